@@ -1,0 +1,91 @@
+package snapshots
+
+// SetAggregates are a set's precomputed breakdown and price distribution.
+type SetAggregates struct {
+	SetID        string             `json:"set_id"`
+	Breakdown    []RarityBreakdown  `json:"breakdown"`
+	Distribution []PriceBucket      `json:"distribution"`
+	Totals       SetTotals          `json:"totals"`
+	Extra        map[string]float64 `json:"extra,omitempty"`
+}
+
+// SetTotals sums a set's priced cards.
+type SetTotals struct {
+	Cards            int   `json:"cards"`
+	PricedCards      int   `json:"priced_cards"`
+	ValueCents       int64 `json:"value_cents"` // sum of raw:near_mint fmv
+	MedianPriceCents int64 `json:"median_price_cents"`
+	Volume30dCents   int64 `json:"volume_30d_cents"`
+	Sales30d         int   `json:"sales_30d"`
+}
+
+// RarityBreakdown is one rarity of a set.
+type RarityBreakdown struct {
+	Rarity           string `json:"rarity"` // "" for cards without a rarity
+	Cards            int    `json:"cards"`
+	PricedCards      int    `json:"priced_cards"`
+	ValueCents       int64  `json:"value_cents"`
+	MedianPriceCents int64  `json:"median_price_cents"`
+	MaxPriceCents    int64  `json:"max_price_cents"`
+	TopCardID        string `json:"top_card_id,omitempty"`
+	Volume30dCents   int64  `json:"volume_30d_cents"`
+	Sales30d         int    `json:"sales_30d"`
+}
+
+// PriceBucket counts a set's cards whose raw:near_mint fmv lies in
+// [MinCents, MaxCents); MaxCents 0 means unbounded.
+type PriceBucket struct {
+	MinCents int64 `json:"min_cents"`
+	MaxCents int64 `json:"max_cents"`
+	Cards    int   `json:"cards"`
+}
+
+// Reader reads one open snapshot. All methods are safe for concurrent use and
+// return values the caller owns (nothing aliases the storage). Methods that
+// take a game return an ENOTFOUND *Error for an unknown game; methods that take
+// an id return ENOTFOUND when it does not exist.
+type Reader interface {
+	// Manifest returns the verified manifest of the snapshot.
+	Manifest() *Manifest
+
+	// Card returns a card by id (case-insensitive). ENOTFOUND.
+	Card(game, id string) (*Card, error)
+	// CardByPartnerID returns the card with a partner product id. ENOTFOUND.
+	CardByPartnerID(game string, productID int64) (*Card, error)
+	// Cards returns the game's cards in catalog order (index = Ordinal).
+	// The slice and the cards are shared and must not be modified.
+	Cards(game string) ([]*Card, error)
+	// Set returns a set by id (case-insensitive). ENOTFOUND.
+	Set(game, id string) (*Set, error)
+	// Sets returns the game's sets in catalog order; shared, read-only.
+	Sets(game string) ([]*Set, error)
+	// SetCards returns the cards of a set in catalog order; shared, read-only.
+	SetCards(game, setID string) ([]*Card, error)
+
+	// Sales returns a card's sales, newest first (by day, then id).
+	Sales(game, cardID string) ([]Sale, error)
+	// PriceSeries returns a card's oracle price series, one per grade.
+	PriceSeries(game, cardID string) ([]PriceSeries, error)
+	// Analytics returns a card's analytics, one per AnalyticsWindows entry.
+	Analytics(game, cardID string) ([]CardAnalytics, error)
+	// Listings returns a card's current listings, cheapest first.
+	Listings(game, cardID string) ([]Listing, error)
+	// AllListings returns every current listing of the game, cheapest first;
+	// shared, read-only.
+	AllListings(game string) ([]*Listing, error)
+
+	// Trending returns a precomputed ranking, highest value first. metric is
+	// one of TrendingMetrics, window one of TrendingWindows' names, language
+	// one of Languages or "all". Only cards with activity in the window rank.
+	Trending(game, metric, window, language string) ([]TrendingEntry, error)
+	// SetAggregates returns a set's breakdown and price distribution.
+	SetAggregates(game, setID string) (*SetAggregates, error)
+	// SetDaily returns a set's daily verified sales, oldest first, one entry
+	// per day with sales.
+	SetDaily(game, setID string) ([]DailyStat, error)
+
+	// Dir is the snapshot directory (for the index and gold.sqlite).
+	Dir() string
+	// Close releases the snapshot's files.
+	Close() error
+}

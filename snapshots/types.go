@@ -1,0 +1,244 @@
+package snapshots
+
+import (
+	"fmt"
+	"time"
+)
+
+// FormatVersion is the snapshot layout version this code writes and reads.
+const FormatVersion = 1
+
+// Languages of the card catalog, in the order the API lists them.
+var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}
+
+// IsLanguage reports whether s is one of Languages.
+func IsLanguage(s string) bool {
+	for _, l := range Languages {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Day counts days since 1970-01-01 UTC.
+type Day int32
+
+// DayOf returns the Day of t (in UTC).
+func DayOf(t time.Time) Day { return Day(t.UTC().Unix() / 86400) }
+
+// ParseDay parses a YYYY-MM-DD date.
+func ParseDay(s string) (Day, error) {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return 0, fmt.Errorf("parse date %q: want YYYY-MM-DD", s)
+	}
+	return DayOf(t), nil
+}
+
+// Time returns midnight UTC of d.
+func (d Day) Time() time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
+
+// String formats d as YYYY-MM-DD.
+func (d Day) String() string { return d.Time().Format("2006-01-02") }
+
+// Set is one language edition of a card set.
+type Set struct {
+	Game             string `json:"game"`
+	ID               string `json:"id"`
+	Language         string `json:"language"`
+	SourceID         string `json:"source_id"`
+	Name             string `json:"name"`
+	Series           string `json:"series,omitempty"`
+	ReleaseDate      string `json:"release_date,omitempty"` // YYYY-MM-DD, "" when unknown
+	Abbreviation     string `json:"abbreviation,omitempty"`
+	CardCountPrinted int    `json:"card_count_printed,omitempty"` // 0 when unknown
+	CardCountTotal   int    `json:"card_count_total,omitempty"`   // 0 when unknown
+	Source           string `json:"source"`
+
+	// Computed by the builder.
+	CardCount      int   `json:"card_count"`       // cards of the catalog in this set
+	Volume30dCents int64 `json:"volume_30d_cents"` // verified sales volume over the last 30 days
+	Sales30d       int   `json:"sales_30d"`
+}
+
+// Card is one printed card of the catalog with its market summary.
+type Card struct {
+	Game         string   `json:"game"`
+	ID           string   `json:"id"`
+	Language     string   `json:"language"`
+	SourceID     string   `json:"source_id"`
+	SetID        string   `json:"set_id"`
+	Name         string   `json:"name"`
+	NameLanguage string   `json:"name_language"`
+	Number       string   `json:"number"`
+	Rarity       string   `json:"rarity,omitempty"`
+	Supertype    string   `json:"supertype,omitempty"`
+	Subtypes     []string `json:"subtypes,omitempty"`
+	Colors       []string `json:"colors,omitempty"`
+	NationalDex  []int    `json:"national_dex,omitempty"`
+	Variants     []string `json:"variants,omitempty"` // nil when unknown
+	ENCardID     string   `json:"en_card_id,omitempty"`
+	ENMatch      string   `json:"en_match,omitempty"`
+	Source       string   `json:"source"`
+
+	// PartnerProductID is the partner marketplace's numeric product id (first
+	// game only); 0 when the card has none.
+	PartnerProductID int64 `json:"partner_product_id,omitempty"`
+
+	// Computed by the builder.
+	Ordinal        uint32   `json:"ordinal"`        // position in the game's catalog order
+	MarketSources  []string `json:"market_sources"` // off-chain marketplaces with verified sales
+	Venues         []string `json:"venues"`         // on-chain venues with verified sales
+	PriceCents     int64    `json:"price_cents"`    // raw:near_mint fmv as of the snapshot; 0 when unpriced
+	PriceDay       Day      `json:"price_day"`      // day of the last price change behind PriceCents
+	Volume30dCents int64    `json:"volume_30d_cents"`
+	Sales30d       int      `json:"sales_30d"`
+	SalesAll       int      `json:"sales_all"`
+	Listings       int      `json:"listings"` // current shop listings
+}
+
+// Sale flags.
+const (
+	// SaleFlagged marks a sale flagged by a quality rule (hidden by default).
+	SaleFlagged uint8 = 1 << iota
+	// SalePriceFeed marks a partner price-feed snapshot row: a daily market
+	// median, not an executed sale (hidden by default).
+	SalePriceFeed
+)
+
+// Sale is one recorded sale of a card. Sales are stored per card, newest
+// first, with a fixed-size binary encoding (see EncodeSales).
+type Sale struct {
+	ID          uint64
+	Day         Day
+	PriceCents  int64
+	Marketplace Marketplace
+	TradeType   TradeType
+	Grade       Grade
+	Confidence  Confidence
+	Flags       uint8
+	Finish      uint8 // index into the card's Variants; 0 when unknown
+}
+
+// Hidden reports whether the sale is hidden under the default filters.
+func (s Sale) Hidden() bool {
+	return s.Flags&(SaleFlagged|SalePriceFeed) != 0 || s.Confidence.Untrusted()
+}
+
+// PricePoint is one change of a card's oracle price for one grade.
+type PricePoint struct {
+	Day         Day
+	FMVCents    int64 // fair market value: smoothed estimate from sales
+	TVWAPCents  int64 // time- and volume-weighted average over the trailing 7 days
+	MedianCents int64 // median of the day's sales (or of the trailing 7 days)
+	Sales       int32 // sales behind this point (trailing 7 days)
+}
+
+// PriceSeries is the oracle price history of one card and grade: change points
+// in day order. A day without a point keeps the previous point's values.
+type PriceSeries struct {
+	Grade  Grade
+	Points []PricePoint
+}
+
+// Listing is one current ask on a shop platform.
+type Listing struct {
+	ID                 string  `json:"id"`
+	CardID             string  `json:"card_id"`
+	Platform           string  `json:"platform"`
+	Grade              string  `json:"grade"`
+	Finish             string  `json:"finish,omitempty"`
+	AskCents           int64   `json:"ask_cents"`
+	ShippingCents      int64   `json:"shipping_cents"`
+	ListedDay          Day     `json:"listed_day"`
+	Quantity           int     `json:"quantity"`
+	DealScore          float64 `json:"deal_score"`           // experimental: 100 × (1 - ask / fmv), clamped to [-100, 100]
+	PlatformFreshnessH int     `json:"platform_freshness_h"` // experimental: hours since the platform was last read
+}
+
+// Window is an analytics window.
+type Window struct {
+	Name string // 1w, 1m, 3m, 6m, 1y, all
+	Days int    // 0 means all history
+}
+
+// AnalyticsWindows are the windows of card analytics, in API order.
+var AnalyticsWindows = []Window{{"1w", 7}, {"1m", 30}, {"3m", 90}, {"6m", 180}, {"1y", 365}, {"all", 0}}
+
+// CardAnalytics is one card's verified-sales statistics for one window.
+type CardAnalytics struct {
+	Window         string             `json:"window"`
+	From           string             `json:"from"`
+	To             string             `json:"to"`
+	Sales          int                `json:"sales"`
+	VolumeCents    int64              `json:"volume_cents"`
+	AvgCents       int64              `json:"avg_cents"`
+	MedianCents    int64              `json:"median_cents"`
+	LowCents       int64              `json:"low_cents"`
+	HighCents      int64              `json:"high_cents"`
+	FirstFMVCents  int64              `json:"first_fmv_cents"`
+	LastFMVCents   int64              `json:"last_fmv_cents"`
+	ChangePct      float64            `json:"change_pct"`
+	VolatilityPct  float64            `json:"volatility_pct"` // stdev of daily log returns of raw fmv, in percent
+	ByMarketplace  map[string]int     `json:"by_marketplace"`
+	ByGrade        map[string]int     `json:"by_grade"`
+	GradeMedianCts map[string]int64   `json:"grade_median_cents"`
+	TradeTypes     map[string]int     `json:"trade_types"`
+	Extra          map[string]float64 `json:"extra,omitempty"`
+}
+
+// TrendingWindows are the precomputed trending windows, in API order.
+var TrendingWindows = []Window{{"1d", 1}, {"7d", 7}, {"30d", 30}, {"90d", 90}, {"180d", 180}}
+
+// TrendingMetrics are the trending metrics of the spec, in API order.
+var TrendingMetrics = []string{
+	"volume_pct", "price_pct", "composite", "new_listings", "volume_usd", "sales_count",
+	"slab_volume_pct", "slab_price_pct", "slab_composite", "slab_volume_usd", "slab_sales_count",
+}
+
+// TrendingEntry is one card of a trending ranking.
+type TrendingEntry struct {
+	Ordinal uint32
+	Value   float64
+}
+
+// DailyStat is one day of a market, set or card volume series.
+type DailyStat struct {
+	Day         Day   `json:"day"`
+	Sales       int   `json:"sales"`
+	VolumeCents int64 `json:"volume_cents"`
+}
+
+// Manifest describes a snapshot and lets the edge verify it before serving.
+type Manifest struct {
+	SnapshotID    string            `json:"snapshot_id"`
+	FormatVersion int               `json:"format_version"`
+	AsOf          string            `json:"as_of"` // YYYY-MM-DD, the snapshot's "today"
+	Games         []string          `json:"games"` // in order; the first is the default
+	Preset        string            `json:"preset"`
+	Seed          int64             `json:"seed"`
+	MarketSource  string            `json:"market_source"` // "synthetic" or "feed"
+	Counts        map[string]int64  `json:"counts"`
+	BuiltAt       string            `json:"built_at"` // RFC 3339 UTC
+	BuildSeconds  float64           `json:"build_seconds"`
+	InputDigests  map[string]string `json:"input_digests"`
+	Files         map[string]string `json:"files"` // relative path -> hex SHA-256
+	ContentDigest string            `json:"content_digest"`
+}
+
+// AsOfDay returns the manifest's as_of as a Day.
+func (m *Manifest) AsOfDay() Day {
+	d, _ := ParseDay(m.AsOf)
+	return d
+}
+
+// HasGame reports whether the snapshot has game g.
+func (m *Manifest) HasGame(g string) bool {
+	for _, x := range m.Games {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
