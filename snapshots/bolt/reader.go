@@ -1,0 +1,377 @@
+package bolt
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+	"go.etcd.io/bbolt"
+)
+
+// Reader is a read-only snapshots.Reader over a snapshot directory. The
+// catalog (sets, cards) and the listings are decoded into memory at Open;
+// per-card market rows and aggregates are read from the memory-mapped bbolt
+// files on each call.
+type Reader struct {
+	dir      string
+	manifest *snapshots.Manifest
+	market   *bbolt.DB
+	aggs     *bbolt.DB
+	games    map[string]*gameCatalog
+}
+
+var _ snapshots.Reader = (*Reader)(nil)
+
+type gameCatalog struct {
+	cards     []*snapshots.Card
+	byID      map[string]*snapshots.Card // lower-cased id
+	byPartner map[int64]*snapshots.Card
+	sets      []*snapshots.Set
+	setByID   map[string]*snapshots.Set // lower-cased id
+	setCards  map[string][]*snapshots.Card
+	listings  []*snapshots.Listing
+}
+
+// Open opens the snapshot in dir read-only. The caller verifies the manifest
+// first (snapshots.Verify) and passes it in.
+func Open(dir string, m *snapshots.Manifest) (*Reader, error) {
+	r := &Reader{dir: dir, manifest: m, games: map[string]*gameCatalog{}}
+	opts := &bbolt.Options{ReadOnly: true, Timeout: time.Second}
+	catalog, err := bbolt.Open(filepath.Join(dir, CatalogFile), 0o444, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, CatalogFile), err)
+	}
+	defer catalog.Close()
+	if r.market, err = bbolt.Open(filepath.Join(dir, MarketFile), 0o444, opts); err != nil {
+		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, MarketFile), err)
+	}
+	if r.aggs, err = bbolt.Open(filepath.Join(dir, AggregatesFile), 0o444, opts); err != nil {
+		r.market.Close()
+		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, AggregatesFile), err)
+	}
+	for _, game := range m.Games {
+		g, err := loadGame(catalog, r.market, game)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("open %s: game %s: %w", dir, game, err)
+		}
+		r.games[game] = g
+	}
+	return r, nil
+}
+
+func loadGame(catalog, market *bbolt.DB, game string) (*gameCatalog, error) {
+	g := &gameCatalog{
+		byID:      map[string]*snapshots.Card{},
+		byPartner: map[int64]*snapshots.Card{},
+		setByID:   map[string]*snapshots.Set{},
+		setCards:  map[string][]*snapshots.Card{},
+	}
+	err := catalog.View(func(tx *bbolt.Tx) error {
+		setsB, orderB := tx.Bucket([]byte("sets/"+game)), tx.Bucket([]byte("setorder/"+game))
+		if setsB == nil || orderB == nil {
+			return fmt.Errorf("no sets")
+		}
+		err := orderB.ForEach(func(_, id []byte) error {
+			var s snapshots.Set
+			if err := json.Unmarshal(setsB.Get(id), &s); err != nil {
+				return fmt.Errorf("decode set %s: %w", id, err)
+			}
+			g.sets = append(g.sets, &s)
+			g.setByID[strings.ToLower(s.ID)] = &s
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		cardsB := tx.Bucket([]byte("cards/" + game))
+		if cardsB == nil {
+			return fmt.Errorf("no cards")
+		}
+		return cardsB.ForEach(func(k, v []byte) error {
+			c := new(snapshots.Card)
+			if err := json.Unmarshal(v, c); err != nil {
+				return fmt.Errorf("decode card %x: %w", k, err)
+			}
+			if int(c.Ordinal) != len(g.cards) {
+				return fmt.Errorf("card %s has ordinal %d at position %d", c.ID, c.Ordinal, len(g.cards))
+			}
+			g.cards = append(g.cards, c)
+			g.byID[strings.ToLower(c.ID)] = c
+			if c.PartnerProductID != 0 {
+				g.byPartner[c.PartnerProductID] = c
+			}
+			key := strings.ToLower(c.SetID)
+			g.setCards[key] = append(g.setCards[key], c)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = market.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("listings/" + game))
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			var ls []snapshots.Listing
+			if err := json.Unmarshal(v, &ls); err != nil {
+				return fmt.Errorf("decode listings %x: %w", k, err)
+			}
+			for i := range ls {
+				g.listings = append(g.listings, &ls[i])
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(g.listings, func(i, j int) bool { return g.listings[i].AskCents < g.listings[j].AskCents })
+	return g, nil
+}
+
+// Manifest implements snapshots.Reader.
+func (r *Reader) Manifest() *snapshots.Manifest { return r.manifest }
+
+// Dir implements snapshots.Reader.
+func (r *Reader) Dir() string { return r.dir }
+
+// Close implements snapshots.Reader.
+func (r *Reader) Close() error {
+	var first error
+	for _, db := range []*bbolt.DB{r.market, r.aggs} {
+		if db != nil {
+			if err := db.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}
+
+func (r *Reader) game(game string) (*gameCatalog, error) {
+	g, ok := r.games[game]
+	if !ok {
+		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown game %q; this snapshot has %s", game, strings.Join(r.manifest.Games, ", "))
+	}
+	return g, nil
+}
+
+// Card implements snapshots.Reader.
+func (r *Reader) Card(game, id string) (*snapshots.Card, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := g.byID[strings.ToLower(id)]
+	if !ok {
+		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %q not found in %s", id, game)
+	}
+	return c, nil
+}
+
+// CardByPartnerID implements snapshots.Reader.
+func (r *Reader) CardByPartnerID(game string, productID int64) (*snapshots.Card, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := g.byPartner[productID]
+	if !ok {
+		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "no %s card has partner product id %d", game, productID)
+	}
+	return c, nil
+}
+
+// Cards implements snapshots.Reader.
+func (r *Reader) Cards(game string) ([]*snapshots.Card, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	return g.cards, nil
+}
+
+// Set implements snapshots.Reader.
+func (r *Reader) Set(game, id string) (*snapshots.Set, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := g.setByID[strings.ToLower(id)]
+	if !ok {
+		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "set %q not found in %s", id, game)
+	}
+	return s, nil
+}
+
+// Sets implements snapshots.Reader.
+func (r *Reader) Sets(game string) ([]*snapshots.Set, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	return g.sets, nil
+}
+
+// SetCards implements snapshots.Reader.
+func (r *Reader) SetCards(game, setID string) ([]*snapshots.Card, error) {
+	s, err := r.Set(game, setID)
+	if err != nil {
+		return nil, err
+	}
+	return r.games[game].setCards[strings.ToLower(s.ID)], nil
+}
+
+// AllListings implements snapshots.Reader.
+func (r *Reader) AllListings(game string) ([]*snapshots.Listing, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	return g.listings, nil
+}
+
+// cardValue calls decode with the value of a card's row in bucket, or with
+// nil when the card has no row.
+func (r *Reader) cardValue(db *bbolt.DB, bucket, game, cardID string, decode func([]byte) error) error {
+	c, err := r.Card(game, cardID)
+	if err != nil {
+		return err
+	}
+	err = db.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte(bucket + "/" + game))
+		if b == nil {
+			return decode(nil)
+		}
+		return decode(b.Get(OrdinalKey(c.Ordinal)))
+	})
+	if err != nil {
+		return fmt.Errorf("read %s of %s: %w", bucket, cardID, err)
+	}
+	return nil
+}
+
+// Sales implements snapshots.Reader.
+func (r *Reader) Sales(game, cardID string) ([]snapshots.Sale, error) {
+	var out []snapshots.Sale
+	err := r.cardValue(r.market, "sales", game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeSales(make([]snapshots.Sale, 0, len(v)/26), v)
+		}
+		return err
+	})
+	return out, err
+}
+
+// PriceSeries implements snapshots.Reader.
+func (r *Reader) PriceSeries(game, cardID string) ([]snapshots.PriceSeries, error) {
+	var out []snapshots.PriceSeries
+	err := r.cardValue(r.market, "prices", game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeSeries(v)
+		}
+		return err
+	})
+	return out, err
+}
+
+// Analytics implements snapshots.Reader.
+func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, error) {
+	var out []snapshots.CardAnalytics
+	err := r.cardValue(r.market, "analytics", game, cardID, func(v []byte) error {
+		if v == nil {
+			return nil
+		}
+		return json.Unmarshal(v, &out)
+	})
+	return out, err
+}
+
+// Listings implements snapshots.Reader.
+func (r *Reader) Listings(game, cardID string) ([]snapshots.Listing, error) {
+	var out []snapshots.Listing
+	err := r.cardValue(r.market, "listings", game, cardID, func(v []byte) error {
+		if v == nil {
+			return nil
+		}
+		return json.Unmarshal(v, &out)
+	})
+	return out, err
+}
+
+// Trending implements snapshots.Reader.
+func (r *Reader) Trending(game, metric, window, language string) ([]snapshots.TrendingEntry, error) {
+	if _, err := r.game(game); err != nil {
+		return nil, err
+	}
+	var out []snapshots.TrendingEntry
+	err := r.aggs.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("trending/" + game))
+		if b == nil {
+			return nil
+		}
+		v := b.Get(TrendingKey(metric, window, language))
+		if v == nil {
+			return snapshots.Errorf(snapshots.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
+		}
+		var err error
+		out, err = snapshots.DecodeTrending(v)
+		return err
+	})
+	return out, err
+}
+
+// SetAggregates implements snapshots.Reader.
+func (r *Reader) SetAggregates(game, setID string) (*snapshots.SetAggregates, error) {
+	s, err := r.Set(game, setID)
+	if err != nil {
+		return nil, err
+	}
+	agg := &snapshots.SetAggregates{SetID: s.ID}
+	err = r.aggs.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("setagg/" + game))
+		if b == nil {
+			return nil
+		}
+		if v := b.Get([]byte(s.ID)); v != nil {
+			return json.Unmarshal(v, agg)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read set aggregates of %s: %w", s.ID, err)
+	}
+	return agg, nil
+}
+
+// SetDaily implements snapshots.Reader.
+func (r *Reader) SetDaily(game, setID string) ([]snapshots.DailyStat, error) {
+	s, err := r.Set(game, setID)
+	if err != nil {
+		return nil, err
+	}
+	var out []snapshots.DailyStat
+	err = r.aggs.View(func(tx *bbolt.Tx) error {
+		b := tx.Bucket([]byte("setdaily/" + game))
+		if b == nil {
+			return nil
+		}
+		if v := b.Get([]byte(s.ID)); v != nil {
+			var err error
+			out, err = snapshots.DecodeDaily(v)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read set daily of %s: %w", s.ID, err)
+	}
+	return out, nil
+}
