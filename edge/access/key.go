@@ -1,0 +1,156 @@
+package access
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/base64"
+	"strings"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// Key is the public record of an API key. The secret itself is never stored:
+// only its SHA-256 hash is, inside the state file.
+type Key struct {
+	ID        string    `json:"id"`   // short public id, "k_" + 8 base32 characters
+	Name      string    `json:"name"` // free text chosen at creation
+	Tier      Tier      `json:"tier"`
+	SQL       bool      `json:"sql"`       // on the allowlist for POST /api/v3/sql
+	Unmetered bool      `json:"unmetered"` // no quota or rate limit (load tests)
+	Created   time.Time `json:"created"`
+	Revoked   time.Time `json:"revoked,omitzero"` // zero while the key is active
+}
+
+// Active reports whether k has not been revoked.
+func (k Key) Active() bool { return k.Revoked.IsZero() }
+
+// Key secrets look like
+//
+//	ce_<t>_<43 base64url characters>
+//
+// where <t> is the tier letter (f, p or e) and the rest encodes 32 random
+// bytes (base64url, no padding). The prefix lets people and secret scanners
+// recognise a cardedge key and its tier at a glance; the tier that applies is
+// always the stored one, and because the hash covers the whole string, a key
+// whose letter was edited is simply unknown.
+const (
+	secretBytes  = 32
+	secretPrefix = "ce_"
+	secretB64Len = 43 // base64.RawURLEncoding.EncodedLen(32)
+	secretLen    = len(secretPrefix) + 2 + secretB64Len
+)
+
+var tierLetters = [numTiers]byte{0, 'f', 'p', 'e'}
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// newSecret returns a fresh secret for tier t.
+func newSecret(t Tier) (string, error) {
+	var b [secretBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	var sb strings.Builder
+	sb.Grow(secretLen)
+	sb.WriteString(secretPrefix)
+	sb.WriteByte(tierLetters[t])
+	sb.WriteByte('_')
+	sb.WriteString(base64.RawURLEncoding.EncodeToString(b[:]))
+	return sb.String(), nil
+}
+
+// newKeyID returns a fresh public key id.
+func newKeyID() (string, error) {
+	var b [5]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "k_" + idEncoding.EncodeToString(b[:]), nil
+}
+
+// hashSecret is the stored form of a secret.
+func hashSecret(secret []byte) [sha256.Size]byte { return sha256.Sum256(secret) }
+
+// wellFormed reports whether tok has the shape of a key secret.
+func wellFormed(tok []byte) bool {
+	if len(tok) != secretLen || string(tok[:3]) != secretPrefix || tok[4] != '_' {
+		return false
+	}
+	switch tok[3] {
+	case 'f', 'p', 'e':
+	default:
+		return false
+	}
+	for _, c := range tok[5:] {
+		if !isB64URL(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isB64URL(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// Messages of the 401 errors Authenticate returns.
+const (
+	msgScheme    = "malformed Authorization header: want \"Bearer <API_KEY>\""
+	msgEmpty     = "malformed Authorization header: the API key is empty"
+	msgSpace     = "malformed Authorization header: want exactly one space after Bearer and no whitespace in the API key"
+	msgMalformed = "invalid API key: not a cardedge key (ce_<tier>_<secret>)"
+	msgUnknown   = "invalid API key"
+	msgRevoked   = "API key revoked"
+)
+
+// parseBearer returns the token of an Authorization value "Bearer <token>".
+// The scheme is case-insensitive; exactly one space separates it from the
+// token, which must be non-empty and free of whitespace and control bytes.
+func parseBearer(h []byte) ([]byte, string) {
+	const scheme = "bearer"
+	if len(h) < len(scheme) || !equalFoldASCII(h[:len(scheme)], scheme) {
+		return nil, msgScheme
+	}
+	rest := h[len(scheme):]
+	if len(rest) == 0 {
+		return nil, msgEmpty
+	}
+	if rest[0] != ' ' {
+		if isSpace(rest[0]) {
+			return nil, msgSpace
+		}
+		return nil, msgScheme // e.g. "Bearerx ..."
+	}
+	tok := rest[1:]
+	if len(tok) == 0 {
+		return nil, msgEmpty
+	}
+	for _, c := range tok {
+		if isSpace(c) {
+			return nil, msgSpace
+		}
+	}
+	return tok, ""
+}
+
+func isSpace(c byte) bool { return c <= ' ' || c == 0x7f }
+
+func equalFoldASCII(b []byte, lower string) bool {
+	for i := 0; i < len(lower); i++ {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// unauthorized returns a fresh EUNAUTHORIZED error (callers may keep it).
+func unauthorized(msg string) error {
+	return &snapshots.Error{Code: snapshots.EUNAUTHORIZED, Message: msg}
+}

@@ -1,0 +1,252 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// chargeScript applies the token bucket and the day quota of one key
+// atomically, in one round trip (EVALSHA, EVAL on a cold script cache).
+//
+// KEYS[1] day counter, KEYS[2] bucket hash {t: tokens, ts: ms}.
+// ARGV now_ms, rate/s, burst, quota, units, floor, counter TTL s, bucket TTL ms.
+// Returns {status, used, tokens*1000}: status 0 quota refused, 1 rate refused,
+// 2 allowed (used and tokens after the charge). floor raises a counter that is
+// below what the state file already holds (a Redis restarted empty).
+const chargeScript = `
+local now = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local quota = tonumber(ARGV[4])
+local units = tonumber(ARGV[5])
+local floor = tonumber(ARGV[6])
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used < floor then
+  redis.call('SET', KEYS[1], floor, 'EX', ARGV[7])
+  used = floor
+end
+local b = redis.call('HMGET', KEYS[2], 't', 'ts')
+local tokens = tonumber(b[1])
+local ts = tonumber(b[2])
+if tokens == nil or ts == nil then
+  tokens = burst
+  ts = now
+end
+if now > ts then
+  tokens = math.min(burst, tokens + (now - ts) * rate / 1000)
+  ts = now
+end
+if used + units > quota then
+  return {0, used, math.floor(tokens * 1000)}
+end
+if tokens < 1 then
+  return {1, used, math.floor(tokens * 1000)}
+end
+tokens = tokens - 1
+redis.call('HSET', KEYS[2], 't', tostring(tokens), 'ts', tostring(ts))
+redis.call('PEXPIRE', KEYS[2], ARGV[8])
+used = redis.call('INCRBY', KEYS[1], units)
+redis.call('EXPIRE', KEYS[1], ARGV[7])
+return {2, used, math.floor(tokens * 1000)}
+`
+
+const (
+	redisQuota   = 0
+	redisRate    = 1
+	redisAllowed = 2
+
+	counterTTL = 2 * 86400 // seconds a day counter lives in Redis
+)
+
+type redisResult struct {
+	status      int64
+	used        int64
+	tokensMilli int64
+}
+
+// redisBackend is the shared store of day counters and buckets, behind a
+// circuit breaker: the first failed call opens it, every call then counts
+// locally without touching Redis, and the sync loop probes Redis (PING) once
+// per tick; when it answers, the counts admitted meanwhile are added (INCRBY)
+// and the breaker closes.
+type redisBackend struct {
+	c      *redis.Client
+	script *redis.Script
+	prefix string
+	log    *slog.Logger
+	down   atomic.Bool
+}
+
+func newRedis(url, prefix string, timeout time.Duration, log *slog.Logger) (*redisBackend, error) {
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("access: Redis URL: %w", err)
+	}
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = timeout, timeout, timeout, timeout
+	o.MaxRetries = -1 // the breaker decides, not retries
+	o.DisableIdentity = true
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	r := &redisBackend{c: redis.NewClient(o), script: redis.NewScript(chargeScript), prefix: prefix, log: log}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*timeout)
+	defer cancel()
+	if err := r.c.Ping(ctx).Err(); err != nil {
+		r.down.Store(true)
+		log.Warn("access: Redis unreachable at start; counting locally until it answers", "err", err)
+	} else {
+		_ = r.script.Load(ctx, r.c).Err() // EVALSHA hits from the first call
+	}
+	return r, nil
+}
+
+func (r *redisBackend) up() bool { return !r.down.Load() }
+
+// trip opens the breaker.
+func (r *redisBackend) trip(err error) {
+	if r.down.CompareAndSwap(false, true) {
+		r.log.Warn("access: Redis failed; counting locally until it answers again", "err", err)
+	}
+}
+
+// qkey returns the Redis key of st's counter of day d. Callers hold st.mu.
+func (r *redisBackend) qkey(st *keyState, d snapshots.Day) string {
+	if st.qkey == "" || st.qday != d {
+		st.qkey = r.prefix + "{" + st.id + "}:q:" + strconv.Itoa(int(d))
+		st.qday = d
+	}
+	return st.qkey
+}
+
+// charge runs the script for key st.
+func (r *redisBackend) charge(st *keyState, today snapshots.Day, nowNs int64, lim Limits, n int64) (redisResult, error) {
+	st.mu.Lock()
+	var floor int64
+	if st.day == today {
+		floor = st.floor
+	}
+	keys := []string{r.qkey(st, today), st.bkey}
+	st.mu.Unlock()
+	bttl := int64(math.Ceil(lim.Burst/lim.RatePerSec*1000)) + 1000
+	v, err := r.script.Run(context.Background(), r.c, keys,
+		nowNs/1e6, lim.RatePerSec, lim.Burst, lim.DailyQuota, n, floor, counterTTL, bttl).Slice()
+	if err != nil {
+		return redisResult{}, err
+	}
+	if len(v) != 3 {
+		return redisResult{}, errors.New("access: Redis script: unexpected reply")
+	}
+	var res redisResult
+	for i, p := range []*int64{&res.status, &res.used, &res.tokensMilli} {
+		x, ok := v[i].(int64)
+		if !ok {
+			return redisResult{}, errors.New("access: Redis script: unexpected reply")
+		}
+		*p = x
+	}
+	return res, nil
+}
+
+// dayCount reads the shared counter of st's day d (for Usage).
+func (r *redisBackend) dayCount(st *keyState, d snapshots.Day) (int64, bool) {
+	if !r.up() {
+		return 0, false
+	}
+	st.mu.Lock()
+	k := r.qkey(st, d)
+	st.mu.Unlock()
+	n, err := r.c.Get(context.Background(), k).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, true
+	}
+	if err != nil {
+		r.trip(err)
+		return 0, false
+	}
+	return n, true
+}
+
+// tick probes Redis when the breaker is open and adds the counts owed to it.
+func (r *redisBackend) tick(states []*keyState) {
+	if !r.up() {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*r.c.Options().ReadTimeout)
+		err := r.c.Ping(ctx).Err()
+		cancel()
+		if err != nil {
+			return
+		}
+		if n, err := r.reconcile(states); err != nil {
+			r.log.Warn("access: Redis answers again but reconciling failed; retrying next sync", "err", err)
+			return
+		} else {
+			r.down.Store(false)
+			r.log.Info("access: Redis answers again; local counts reconciled", "units", n)
+		}
+	}
+	// Charges that saw the breaker open just before it closed.
+	if _, err := r.reconcile(states); err != nil {
+		r.trip(err)
+	}
+}
+
+// reconcile adds every count owed to Redis, in one pipeline. On failure the
+// counts stay owed.
+func (r *redisBackend) reconcile(states []*keyState) (int64, error) {
+	type owed struct {
+		st     *keyState
+		counts []dayCount
+		keys   []string
+	}
+	var all []owed
+	for _, st := range states {
+		st.mu.Lock()
+		c := st.owed.take()
+		var keys []string
+		for _, x := range c {
+			keys = append(keys, r.qkey(st, x.day))
+		}
+		st.mu.Unlock()
+		if c != nil {
+			all = append(all, owed{st, c, keys})
+		}
+	}
+	if len(all) == 0 {
+		return 0, nil
+	}
+	var total int64
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, o := range all {
+			for i, c := range o.counts {
+				p.IncrBy(ctx, o.keys[i], c.n)
+				p.Expire(ctx, o.keys[i], counterTTL*time.Second)
+				total += c.n
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		// An INCRBY may have landed before the error: the counter may then
+		// count it twice, never lose it (overcounting is the safe side).
+		for _, o := range all {
+			o.st.mu.Lock()
+			for _, c := range o.counts {
+				o.st.owed.add(c.day, c.n)
+			}
+			o.st.mu.Unlock()
+		}
+		return 0, err
+	}
+	return total, nil
+}
+
+func (r *redisBackend) close() error { return r.c.Close() }

@@ -1,0 +1,687 @@
+package access
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Options configure a Service. Every zero value has a documented default.
+type Options struct {
+	// StatePath is the state file (bbolt). Required. It is created when
+	// missing; a corrupted or locked file makes Open fail.
+	StatePath string
+	// RedisURL, when set (redis://host:port/db), shares day counters and
+	// token buckets between replicas. Empty means local counting only.
+	RedisURL string
+	// RedisPrefix prefixes every Redis key; empty means "cardedge:".
+	RedisPrefix string
+	// RedisTimeout bounds dial, read and write of one Redis call; zero means
+	// 50ms.
+	RedisTimeout time.Duration
+	// Now is the wall clock (quota days and token buckets); nil means
+	// time.Now.
+	Now func() time.Time
+	// Logger receives state and Redis problems; nil means discard.
+	Logger *slog.Logger
+	// SyncInterval is the period of the background sync (flush usage, reload
+	// keys, probe Redis); zero means 1s, negative disables the background
+	// loop (tests then call Sync).
+	SyncInterval time.Duration
+	// LockTimeout is how long a sync waits for the state file's lock; zero
+	// means 1s. Open and Close wait DefaultLockTimeout.
+	LockTimeout time.Duration
+	// RetainDays is how many days of per-key usage the state file keeps;
+	// zero means 90.
+	RetainDays int
+}
+
+// Caller is who is calling, as Authenticate found it. The zero Caller is a
+// Playground caller with no address.
+type Caller struct {
+	KeyID      string // "" for Playground
+	Tier       Tier
+	SQL        bool   // on the SQL allowlist
+	Unmetered  bool   // no quota or rate limit
+	ClientAddr string // client address, the Playground rate-limit key
+
+	st *keyState // cached state of KeyID
+}
+
+// Reason says why a charge was refused.
+type Reason uint8
+
+// Reasons of a refusal.
+const (
+	ReasonNone  Reason = iota
+	ReasonRate         // token bucket empty: RetryAfter is the time to a token
+	ReasonQuota        // daily quota spent: RetryAfter is the time to 00:00 UTC
+)
+
+// Decision is the outcome of a charge and the data of the rate-limit headers.
+type Decision struct {
+	Allowed    bool
+	Reason     Reason
+	RetryAfter int // seconds; > 0 when refused
+	Tier       Tier
+	Unmetered  bool
+
+	Limit     int // daily quota; 0 for Playground
+	Remaining int // daily quota left after this charge
+	Reset     int // seconds to the next 00:00 UTC
+
+	RateRemaining int // whole tokens left in the bucket
+	RateReset     int // seconds until the bucket is full again
+}
+
+// Service is the access layer: it authenticates callers, charges them against
+// rate limits and quotas, and accounts usage. Its methods are safe for
+// concurrent use.
+type Service struct {
+	opts  Options
+	now   func() time.Time
+	log   *slog.Logger
+	store Store
+
+	keys     atomic.Pointer[keyTable]
+	statesMu sync.Mutex
+	states   map[string]*keyState
+	keysRev  uint64 // guarded by syncMu
+
+	addrs [numAddrShards]addrShard
+
+	redis *redisBackend // nil without RedisURL
+
+	syncMu    sync.Mutex
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+type keyTable struct {
+	byHash map[[sha256.Size]byte]*keyEntry
+	byID   map[string]*keyEntry
+}
+
+type keyEntry struct {
+	key  Key
+	hash [sha256.Size]byte
+	st   *keyState
+}
+
+// Open loads the key table and today's usage from the state file, connects to
+// Redis when configured, and starts the background sync. It fails with
+// ErrStateLocked, ErrStateCorrupt or ErrStateFormat (wrapped with the path)
+// rather than start with an empty table. An unreachable Redis is not an error:
+// the service counts locally until Redis answers.
+func Open(opts Options) (*Service, error) {
+	if opts.StatePath == "" {
+		return nil, errors.New("access: Options.StatePath is required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.SyncInterval == 0 {
+		opts.SyncInterval = time.Second
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = time.Second
+	}
+	if opts.RetainDays <= 0 {
+		opts.RetainDays = 90
+	}
+	if opts.RedisTimeout <= 0 {
+		opts.RedisTimeout = 50 * time.Millisecond
+	}
+	if opts.RedisPrefix == "" {
+		opts.RedisPrefix = "cardedge:"
+	}
+	s := &Service{
+		opts:   opts,
+		now:    opts.Now,
+		log:    opts.Logger,
+		store:  Store{Path: opts.StatePath, Timeout: opts.LockTimeout},
+		states: map[string]*keyState{},
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	for i := range s.addrs {
+		s.addrs[i].m = map[string]*bucket{}
+	}
+	s.keys.Store(&keyTable{byHash: map[[sha256.Size]byte]*keyEntry{}, byID: map[string]*keyEntry{}})
+
+	start := Store{Path: opts.StatePath}
+	if err := start.Check(); err != nil {
+		return nil, err
+	}
+	if err := s.load(start); err != nil {
+		return nil, err
+	}
+	if opts.RedisURL != "" {
+		r, err := newRedis(opts.RedisURL, opts.RedisPrefix, opts.RedisTimeout, s.log)
+		if err != nil {
+			return nil, err
+		}
+		s.redis = r
+	}
+	if opts.SyncInterval > 0 {
+		go s.loop()
+	} else {
+		close(s.done)
+	}
+	return s, nil
+}
+
+// load reads the key table and today's counts.
+func (s *Service) load(st Store) error {
+	today := dayOf(s.now())
+	var recs []keyRecord
+	var rev uint64
+	totals := map[string]int64{}
+	err := st.View(func(tx *bolt.Tx) error {
+		var err error
+		if recs, err = readKeys(tx); err != nil {
+			return err
+		}
+		rev = keysRev(tx)
+		for _, r := range recs {
+			totals[r.ID] = readUsage(tx, r.ID, today)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.install(recs)
+	s.keysRev = rev
+	for id, n := range totals {
+		ks := s.states[id]
+		ks.day, ks.used, ks.floor = today, n, n
+	}
+	return nil
+}
+
+// install builds a key table from recs, keeping each key's state.
+func (s *Service) install(recs []keyRecord) {
+	t := &keyTable{
+		byHash: make(map[[sha256.Size]byte]*keyEntry, len(recs)),
+		byID:   make(map[string]*keyEntry, len(recs)),
+	}
+	s.statesMu.Lock()
+	for _, r := range recs {
+		h, _ := r.hash() // checked by readKeys
+		st := s.states[r.ID]
+		if st == nil {
+			st = &keyState{id: r.ID, bkey: s.opts.RedisPrefix + "{" + r.ID + "}:b"}
+			s.states[r.ID] = st
+		}
+		e := &keyEntry{key: r.Key, hash: h, st: st}
+		t.byHash[h] = e
+		t.byID[r.ID] = e
+	}
+	s.statesMu.Unlock()
+	s.keys.Store(t)
+}
+
+// Authenticate turns an Authorization header value into a Caller. An empty
+// value (no header) is a Playground caller: the edge decides whether the route
+// is keyless. Otherwise the value must be "Bearer <key>" (scheme in any case,
+// one space, a key without whitespace) naming an active key; anything else is
+// an EUNAUTHORIZED *snapshots.Error whose message says what is wrong.
+//
+// clientAddr is kept in the Caller (Playground rate limits are per address);
+// it must be a real string, not one aliasing a request buffer. Authenticate
+// does not allocate for a valid key.
+func (s *Service) Authenticate(authorization []byte, clientAddr string) (Caller, error) {
+	if len(authorization) == 0 {
+		return Caller{Tier: Playground, ClientAddr: clientAddr}, nil
+	}
+	tok, msg := parseBearer(authorization)
+	if msg != "" {
+		return Caller{}, unauthorized(msg)
+	}
+	if !wellFormed(tok) {
+		return Caller{}, unauthorized(msgMalformed)
+	}
+	h := hashSecret(tok)
+	e := s.keys.Load().byHash[h]
+	if e == nil || subtle.ConstantTimeCompare(h[:], e.hash[:]) != 1 {
+		return Caller{}, unauthorized(msgUnknown)
+	}
+	if !e.key.Active() {
+		return Caller{}, unauthorized(msgRevoked)
+	}
+	k := &e.key
+	return Caller{KeyID: k.ID, Tier: k.Tier, SQL: k.SQL, Unmetered: k.Unmetered, ClientAddr: clientAddr, st: e.st}, nil
+}
+
+// Key returns the record of key id as the running service knows it.
+func (s *Service) Key(id string) (Key, bool) {
+	e := s.keys.Load().byID[id]
+	if e == nil {
+		return Key{}, false
+	}
+	return e.key, true
+}
+
+var (
+	quotaMsgs [numTiers]string
+	rateMsgs  [numTiers]string
+)
+
+func init() {
+	for t := Playground; t < numTiers; t++ {
+		l := LimitsOf(t)
+		quotaMsgs[t] = fmt.Sprintf("daily quota of %d exhausted for the %s tier; it resets at 00:00 UTC (see Retry-After)", l.DailyQuota, t)
+		rateMsgs[t] = fmt.Sprintf("rate limit of %s requests per second exceeded for the %s tier (see Retry-After)",
+			strconv.FormatFloat(l.RatePerSec, 'f', -1, 64), t)
+	}
+}
+
+// Charge spends units of caller c's allowance: every request costs 1, a batch
+// (REST or MCP) its number of unique resolved ids; units below 1 count as 1.
+// A request takes one token of the rate bucket whatever its units.
+//
+// Playground callers are limited by rate per ClientAddr and are not counted.
+// Unmetered keys are counted but never refused. When refused, Charge returns
+// the Decision (with RetryAfter) and an EQUOTA *snapshots.Error; a refused
+// charge spends nothing. It returns EUNAUTHORIZED for a KeyID the service does
+// not know. Charge never fails because of Redis: it then counts locally.
+//
+// In steady state Charge does not allocate (without Redis) and takes one
+// per-key mutex, or one sharded mutex for Playground.
+func (s *Service) Charge(c Caller, units int) (Decision, error) {
+	if units < 1 {
+		units = 1
+	}
+	now := s.now()
+	nowNs := now.UnixNano()
+	if c.KeyID == "" {
+		return s.chargeAddr(c.ClientAddr, nowNs)
+	}
+	st := c.st
+	if st == nil {
+		e := s.keys.Load().byID[c.KeyID]
+		if e == nil {
+			return Decision{}, unauthorized(msgUnknown)
+		}
+		st = e.st
+	}
+	lim := LimitsOf(c.Tier)
+	today := dayOf(now)
+	d := Decision{Tier: c.Tier, Limit: lim.DailyQuota, Reset: secondsToMidnight(now)}
+	n := int64(units)
+
+	if c.Unmetered {
+		st.mu.Lock()
+		day := st.rollover(today)
+		st.used += n
+		st.pend.add(day, n)
+		used := st.used
+		st.mu.Unlock()
+		d.Allowed, d.Unmetered = true, true
+		d.Remaining = max(0, lim.DailyQuota-int(used))
+		d.RateRemaining = int(lim.Burst)
+		return d, nil
+	}
+
+	owed := false
+	if r := s.redis; r != nil {
+		if r.up() {
+			if res, err := r.charge(st, today, nowNs, lim, n); err == nil {
+				return s.applyRedis(st, c.Tier, lim, today, nowNs, n, res, d)
+			} else {
+				r.trip(err)
+			}
+		}
+		owed = true
+	}
+
+	st.mu.Lock()
+	day := st.rollover(today)
+	if st.used+n > int64(lim.DailyQuota) {
+		d.Remaining = max(0, lim.DailyQuota-int(st.used))
+		st.bucket.refill(nowNs, lim.RatePerSec, lim.Burst)
+		d.RateRemaining = int(st.bucket.tokens)
+		d.RateReset = fullSeconds(st.bucket.tokens, lim.RatePerSec, lim.Burst)
+		st.mu.Unlock()
+		return refuseQuota(d, c.Tier)
+	}
+	st.bucket.refill(nowNs, lim.RatePerSec, lim.Burst)
+	if st.bucket.tokens < 1 {
+		tokens := st.bucket.tokens
+		d.Remaining = lim.DailyQuota - int(st.used)
+		st.mu.Unlock()
+		return refuseRate(d, c.Tier, tokens, lim)
+	}
+	st.bucket.tokens--
+	st.used += n
+	st.pend.add(day, n)
+	if owed {
+		st.owed.add(day, n)
+	}
+	used, tokens := st.used, st.bucket.tokens
+	st.mu.Unlock()
+
+	d.Allowed = true
+	d.Remaining = lim.DailyQuota - int(used)
+	d.RateRemaining = int(tokens)
+	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
+	return d, nil
+}
+
+// applyRedis records a Redis decision locally.
+func (s *Service) applyRedis(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, res redisResult, d Decision) (Decision, error) {
+	tokens := float64(res.tokensMilli) / 1000
+	st.mu.Lock()
+	day := st.rollover(today)
+	if day == today && res.used > st.used {
+		st.used = res.used
+	}
+	st.bucket = bucket{tokens: tokens, last: nowNs}
+	if res.status == redisAllowed {
+		st.pend.add(day, n)
+	}
+	st.mu.Unlock()
+
+	d.Remaining = max(0, lim.DailyQuota-int(res.used))
+	d.RateRemaining = int(tokens)
+	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
+	switch res.status {
+	case redisQuota:
+		return refuseQuota(d, t)
+	case redisRate:
+		return refuseRate(d, t, tokens, lim)
+	}
+	d.Allowed = true
+	return d, nil
+}
+
+func refuseQuota(d Decision, t Tier) (Decision, error) {
+	d.Reason, d.RetryAfter = ReasonQuota, d.Reset
+	return d, &snapshots.Error{Code: snapshots.EQUOTA, Message: quotaMsgs[t]}
+}
+
+func refuseRate(d Decision, t Tier, tokens float64, lim Limits) (Decision, error) {
+	d.Reason, d.RetryAfter = ReasonRate, waitSeconds(tokens, lim.RatePerSec)
+	d.RateRemaining = 0
+	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
+	return d, &snapshots.Error{Code: snapshots.EQUOTA, Message: rateMsgs[t]}
+}
+
+// chargeAddr applies the Playground rate limit of one client address.
+func (s *Service) chargeAddr(addr string, nowNs int64) (Decision, error) {
+	lim := LimitsOf(Playground)
+	d := Decision{Tier: Playground}
+	sh := &s.addrs[addrHash(addr)%numAddrShards]
+	sh.mu.Lock()
+	b := sh.m[addr]
+	if b == nil {
+		b = &bucket{}
+		sh.m[addr] = b
+	}
+	b.refill(nowNs, lim.RatePerSec, lim.Burst)
+	tokens := b.tokens
+	if tokens < 1 {
+		sh.mu.Unlock()
+		return refuseRate(d, Playground, tokens, lim)
+	}
+	b.tokens--
+	tokens = b.tokens
+	sh.mu.Unlock()
+	d.Allowed = true
+	d.RateRemaining = int(tokens)
+	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
+	return d, nil
+}
+
+// Usage is a key's usage, as GET /keys/usage reports it.
+type Usage struct {
+	KeyID string `json:"key_id"`
+	Tier  Tier   `json:"tier"`
+	// HistoryDays is the tier's history window; nil (JSON null) means
+	// unlimited (Elite).
+	HistoryDays  *int       `json:"history_days"`
+	Unmetered    bool       `json:"unmetered"`
+	Today        TodayUsage `json:"today"`
+	RetainedDays int        `json:"retained_days"`
+	// Days lists the retained days with a non-zero count, newest first, today
+	// included.
+	Days []DayCount `json:"days"`
+}
+
+// TodayUsage is the current UTC day's quota.
+type TodayUsage struct {
+	Date         string `json:"date"`
+	Used         int64  `json:"used"`
+	Remaining    int64  `json:"remaining"`
+	Limit        int64  `json:"limit"`
+	ResetSeconds int    `json:"reset_seconds"`
+}
+
+// Usage returns the usage of key keyID: the state file's per-day counts (every
+// process sharing the file), plus what this process has not flushed yet, plus,
+// with Redis, today's shared counter when it is higher. It reads the state file
+// and so may wait for its lock. It returns ENOTFOUND for an unknown key.
+func (s *Service) Usage(keyID string) (Usage, error) {
+	e := s.keys.Load().byID[keyID]
+	if e == nil {
+		return Usage{}, snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", keyID)
+	}
+	now := s.now()
+	today := dayOf(now)
+	from := today - snapshots.Day(s.opts.RetainDays) + 1
+	lim := LimitsOf(e.key.Tier)
+
+	s.syncMu.Lock() // no flush between reading pend and the file
+	st := e.st
+	st.mu.Lock()
+	pend := append([]dayCount{st.pend.cur}, st.pend.older...)
+	var live int64
+	if st.day == today {
+		live = st.used
+	}
+	st.mu.Unlock()
+	var days map[snapshots.Day]int64
+	err := s.store.View(func(tx *bolt.Tx) error {
+		days = readDays(tx, keyID, from)
+		return nil
+	})
+	s.syncMu.Unlock()
+	if errors.Is(err, ErrStateMissing) {
+		days, err = map[snapshots.Day]int64{}, nil
+	}
+	if err != nil {
+		return Usage{}, err
+	}
+	for _, p := range pend {
+		if p.n != 0 && p.day >= from {
+			days[p.day] += p.n
+		}
+	}
+	used := max(days[today], live)
+	if s.redis != nil {
+		if n, ok := s.redis.dayCount(st, today); ok && n > used {
+			used = n
+		}
+	}
+	if used > 0 {
+		days[today] = used
+	}
+
+	u := Usage{
+		KeyID:        keyID,
+		Tier:         e.key.Tier,
+		Unmetered:    e.key.Unmetered,
+		RetainedDays: s.opts.RetainDays,
+		Today: TodayUsage{
+			Date:         today.String(),
+			Used:         used,
+			Remaining:    max(0, int64(lim.DailyQuota)-used),
+			Limit:        int64(lim.DailyQuota),
+			ResetSeconds: secondsToMidnight(now),
+		},
+		Days: []DayCount{},
+	}
+	if h := lim.HistoryDays; h > 0 {
+		u.HistoryDays = &h
+	}
+	for d, n := range days {
+		if n != 0 {
+			u.Days = append(u.Days, DayCount{Date: d.String(), Requests: n, day: d})
+		}
+	}
+	sort.Slice(u.Days, func(i, j int) bool { return u.Days[i].day > u.Days[j].day })
+	return u, nil
+}
+
+func (s *Service) loop() {
+	defer close(s.done)
+	t := time.NewTicker(s.opts.SyncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			if err := s.Sync(); err != nil {
+				s.log.Warn("access: sync failed; usage stays in memory until the next sync", "err", err)
+			}
+		}
+	}
+}
+
+// Sync runs one sync now (the background loop runs it every SyncInterval): it
+// adds the unflushed usage to the state file, prunes days beyond RetainDays,
+// refreshes today's counts written by other processes, reloads the key table
+// when it changed (new and revoked keys), drops idle Playground buckets and,
+// with Redis, probes it and adds the counts admitted while it was down. On a
+// state file error the usage stays in memory for the next sync.
+func (s *Service) Sync() error {
+	return s.sync(s.store)
+}
+
+func (s *Service) sync(store Store) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	now := s.now()
+	today := dayOf(now)
+	lp := LimitsOf(Playground)
+	for i := range s.addrs {
+		s.addrs[i].sweep(now.UnixNano(), lp.RatePerSec, lp.Burst)
+	}
+
+	s.statesMu.Lock()
+	states := make([]*keyState, 0, len(s.states))
+	for _, st := range s.states {
+		states = append(states, st)
+	}
+	s.statesMu.Unlock()
+
+	type delta struct {
+		st     *keyState
+		counts []dayCount
+	}
+	var deltas []delta
+	for _, st := range states {
+		st.mu.Lock()
+		c := st.pend.take()
+		st.mu.Unlock()
+		if c != nil {
+			deltas = append(deltas, delta{st, c})
+		}
+	}
+	totals := make([]int64, len(states))
+	rev := s.keysRev
+	var recs []keyRecord
+	cutoff := today - snapshots.Day(s.opts.RetainDays) + 1
+	read := func(tx *bolt.Tx) error {
+		for i, st := range states {
+			totals[i] = readUsage(tx, st.id, today)
+		}
+		if rev = keysRev(tx); rev != s.keysRev {
+			var err error
+			recs, err = readKeys(tx)
+			return err
+		}
+		return nil
+	}
+	var err error
+	if len(deltas) == 0 {
+		err = store.View(read)
+	} else {
+		err = store.Update(func(tx *bolt.Tx) error {
+			for _, d := range deltas {
+				for _, c := range d.counts {
+					if _, err := addUsage(tx, d.st.id, c.day, c.n); err != nil {
+						return err
+					}
+				}
+				if err := pruneUsage(tx, d.st.id, cutoff); err != nil {
+					return err
+				}
+			}
+			return read(tx)
+		})
+	}
+	if err != nil && !errors.Is(err, ErrStateMissing) {
+		for _, d := range deltas { // keep them for the next sync
+			d.st.mu.Lock()
+			for _, c := range d.counts {
+				d.st.pend.add(c.day, c.n)
+			}
+			d.st.mu.Unlock()
+		}
+	} else if err == nil {
+		for i, st := range states {
+			st.mu.Lock()
+			if st.rollover(today) == today {
+				st.floor = totals[i]
+				st.used = max(st.used, totals[i]+st.pend.on(today))
+			}
+			st.mu.Unlock()
+		}
+		if recs != nil {
+			s.install(recs)
+			s.keysRev = rev
+		}
+	}
+	if s.redis != nil {
+		s.redis.tick(states)
+	}
+	if errors.Is(err, ErrStateMissing) {
+		return nil
+	}
+	return err
+}
+
+// Close stops the background sync and flushes the usage a last time, waiting
+// up to DefaultLockTimeout for the state file. Charges after Close are
+// answered but not persisted.
+func (s *Service) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		s.closeErr = s.sync(Store{Path: s.opts.StatePath})
+		if s.redis != nil {
+			if err := s.redis.close(); err != nil && s.closeErr == nil {
+				s.closeErr = err
+			}
+		}
+	})
+	return s.closeErr
+}
