@@ -28,7 +28,7 @@ type Generator struct {
 }
 
 type scratch struct {
-	path []float64 // price of raw near_mint per day, cents
+	path []float64 // log price of raw near_mint per day, in log cents
 	lam  []float64 // expected executed sales per day
 }
 
@@ -129,7 +129,31 @@ func (g *Generator) setHash(c *snapshots.Card, set *snapshots.Set) uint64 {
 	if set != nil {
 		id = set.ID
 	}
-	return hashString(g.seed^0x5bd1e995, c.Game+"\x00"+id)
+	return hashString(hashString(g.seed^0x5bd1e995, c.Game), id)
+}
+
+// cardProfile seeds the card's random stream and draws its profile.
+func (g *Generator) cardProfile(c *snapshots.Card, set *snapshots.Set, years float64) (*rand.Rand, profile) {
+	seed := g.cardSeed(c)
+	r := rand.New(rand.NewPCG(seed, mix64(seed^0xa0761d6478bd642f)))
+	var zs [8]float64
+	for i := range zs {
+		zs[i] = r.NormFloat64()
+	}
+	return r, cardProfile(c, set, years, g.setHash(c, set), &zs)
+}
+
+// Popularity returns a card's intrinsic popularity: its expected executed
+// sales per day at SalesScale 1 before seasonality, hype and release effects
+// (the builder may use it to rank cards that have no sales). It is what the
+// price-feed thresholds (Preset.FeedDailyRate) compare with.
+func (g *Generator) Popularity(c *snapshots.Card, set *snapshots.Set) float64 {
+	years := 2.0
+	if rd, ok := ReleaseDay(set); ok {
+		years = float64(g.asOf-rd) / 365.25
+	}
+	_, p := g.cardProfile(c, set, years)
+	return math.Exp(p.logRate)
 }
 
 const maxFinishes = 64
@@ -246,14 +270,7 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 		first = max(first, rd)
 		years = float64(g.asOf-rd) / 365.25
 	}
-	seed := g.cardSeed(c)
-	r := rand.New(rand.NewPCG(seed, mix64(seed^0xa0761d6478bd642f)))
-
-	var zs [8]float64
-	for i := range zs {
-		zs[i] = r.NormFloat64()
-	}
-	prof := cardProfile(c, years, g.setHash(c, set), &zs)
+	r, prof := g.cardProfile(c, set, years)
 	var tab cardTables
 	tab.build(c, &prof)
 
@@ -294,8 +311,13 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 	cum, next := 0.0, r.ExpFloat64()
 	for t := 0; t < n && seq < maxSeq; t++ {
 		day := first + snapshots.Day(t)
+		cum += lam[t]
+		if next >= cum && (feedEvery == 0 || t < feedStart) {
+			continue // a day without rows (most days of most cards)
+		}
+		pt := math.Exp(path[t])
 		if feedEvery > 0 && t >= feedStart && (feedEvery == 1 || (int(day)+4)%7 == 1) {
-			price := path[t] * feedNoise[r.Uint64()>>(64-noiseBits)]
+			price := pt * feedNoise[r.Uint64()>>(64-noiseBits)]
 			sales = append(sales, snapshots.Sale{
 				ID: idBase | seq, Day: day, PriceCents: cents(price),
 				Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeFixedPrice,
@@ -303,7 +325,6 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 			})
 			seq++
 		}
-		cum += lam[t]
 		for next < cum && seq < maxSeq {
 			next += r.ExpFloat64()
 			u := r.Uint64()
@@ -326,7 +347,7 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 			if tab.nFin > 1 {
 				fi = tab.pickFinish(uint32(u3))
 			}
-			price := path[t] * tab.gradeMult[gi] * tab.finMult[fi] * mp[mi] * saleNoise[tt][cheap][(u3>>32)&(1<<noiseBits-1)]
+			price := pt * tab.gradeMult[gi] * tab.finMult[fi] * mp[mi] * saleNoise[tt][cheap][(u3>>32)&(1<<noiseBits-1)]
 			var flags uint8
 			if conf.Untrusted() {
 				price *= wrongCard[(u3>>42)&(1<<noiseBits-1)]
@@ -347,9 +368,12 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 	}
 	slices.Reverse(sales)
 
-	listings = g.listings(r, gameIndex, c, &prof, &tab, cls, path[n-1], first)
+	listings = g.listings(r, gameIndex, c, &prof, &tab, cls, math.Exp(path[n-1]), first)
 	return sales, listings
 }
+
+// minLogCents is the floor of the price path: 3 cents.
+var minLogCents = math.Log(3)
 
 func cents(p float64) int64 {
 	if p < 1 {
@@ -358,7 +382,7 @@ func cents(p float64) int64 {
 	return int64(p + 0.5)
 }
 
-// fillPath draws the card's daily raw near-mint price (path) and expected
+// fillPath draws the card's daily raw near-mint log price (path) and expected
 // executed sales (lam) over the n days from first (window index t0), and
 // returns the expected total.
 func (g *Generator) fillPath(r *rand.Rand, p *profile, first snapshots.Day, t0 int, path, lam []float64) float64 {
@@ -383,6 +407,8 @@ func (g *Generator) fillPath(r *rand.Rand, p *profile, first snapshots.Day, t0 i
 	ev, shift := 0.0, 0.0
 
 	total := 0.0
+	var bits uint64 // six 10-bit normal quantile indices per draw
+	left := 0
 	for t := range n {
 		if float64(t) >= nextEvent {
 			var a float64
@@ -395,9 +421,13 @@ func (g *Generator) fillPath(r *rand.Rand, p *profile, first snapshots.Day, t0 i
 			shift += 0.25 * a
 			nextEvent += r.ExpFloat64() / eventRate
 		}
-		y = y*(1-theta) + p.vol*r.NormFloat64()
-		lp := x0 + p.drift*float64(t) + shift + y + ev + rel + g.priceSeason[t0+t]
-		path[t] = max(3, math.Exp(lp))
+		if left == 0 {
+			bits, left = r.Uint64(), 6
+		}
+		y = y*(1-theta) + p.vol*normalQuantiles[bits&(1<<noiseBits-1)]
+		bits >>= noiseBits
+		left--
+		path[t] = max(minLogCents, x0+p.drift*float64(t)+shift+y+ev+rel+g.priceSeason[t0+t])
 		v := rate0 * g.volSeason[t0+t] * (1 + 2.5*math.Abs(ev)) * (1 + relVol)
 		lam[t] = v
 		total += v
@@ -480,7 +510,7 @@ func (g *Generator) listings(r *rand.Rand, gameIndex int, c *snapshots.Card, p *
 // Listing count model: Poisson with mean listingK * rate^listingExp, where
 // rate is the card's intrinsic expected sales per day.
 const (
-	listingK   = 6.0
+	listingK   = 8.5
 	listingExp = 0.5
 )
 

@@ -65,11 +65,11 @@ var pokemonRarities = map[string]rarityInfo{
 	"Rare BREAK":                {0.7, 150, 0.8},
 	"Rare Prism Star":           {0.8, 250, 0.9},
 	"Rare Prime":                {1.1, 700, 1.2},
-	"Rare Holo Star":            {2.0, 15000, 1.5},
+	"Rare Holo Star":            {2.0, 3000, 1.3},
 	"Classic Collection":        {1.3, 500, 1.0},
 	"Shiny Ultra Rare":          {1.4, 900, 1.1},
 	"LEGEND":                    {1.2, 800, 1.2},
-	"Rare Shining":              {1.8, 6000, 1.4},
+	"Rare Shining":              {1.8, 800, 1.4},
 	"Rare ACE":                  {0.8, 300, 0.9},
 	"Amazing Rare":              {1.2, 450, 1.0},
 	"Black White Rare":          {1.5, 2000, 1.2},
@@ -79,13 +79,13 @@ var onepieceRarities = map[string]rarityInfo{
 	"":        {-0.2, 25, 0.3},
 	"C":       {0, 20, 0.35},
 	"UC":      {0.1, 25, 0.4},
-	"R":       {0.5, 60, 0.6},
-	"SR":      {1.2, 400, 0.9},
-	"L":       {1.3, 250, 0.9},
-	"SEC":     {1.9, 3000, 1.2},
-	"P":       {0.6, 300, 0.8},
-	"SP CARD": {2.1, 6000, 1.3},
-	"TR":      {1.7, 2500, 1.1},
+	"R":       {0.4, 60, 0.6},
+	"SR":      {0.9, 400, 0.9},
+	"L":       {0.8, 250, 0.9},
+	"SEC":     {1.4, 3000, 1.2},
+	"P":       {0.4, 300, 0.8},
+	"SP CARD": {1.5, 6000, 1.3},
+	"TR":      {1.2, 2500, 1.1},
 }
 
 func rarityOf(game, rarity string) rarityInfo {
@@ -144,10 +144,10 @@ var famousOnePiece = []struct {
 	name string
 	f    famous
 }{
-	{"Luffy", famous{1.3, 0.9}},
-	{"Shanks", famous{1.1, 0.8}},
-	{"Zoro", famous{1.0, 0.7}},
-	{"Nami", famous{0.9, 0.8}},
+	{"Luffy", famous{1.1, 0.9}},
+	{"Shanks", famous{0.9, 0.8}},
+	{"Zoro", famous{0.9, 0.7}},
+	{"Nami", famous{0.8, 0.8}},
 	{"Ace", famous{0.8, 0.6}},
 	{"Yamato", famous{0.8, 0.6}},
 	{"Boa Hancock", famous{0.8, 0.7}},
@@ -204,6 +204,38 @@ func containsWord(name, w string) bool {
 
 func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
+// iconicSets are sets collectors chase as a whole (by game and set source
+// id, any language): log popularity and price boosts.
+var iconicSets = map[[2]string]famous{
+	{"pokemon", "base1"}:     {0.9, 0.4}, // Base Set
+	{"pokemon", "base2"}:     {0.4, 0.2}, // Jungle
+	{"pokemon", "base3"}:     {0.4, 0.2}, // Fossil
+	{"pokemon", "base5"}:     {0.4, 0.2}, // Team Rocket
+	{"pokemon", "neo1"}:      {0.4, 0.2}, // Neo Genesis
+	{"pokemon", "neo4"}:      {0.3, 0.2}, // Neo Destiny
+	{"pokemon", "gym1"}:      {0.3, 0.1},
+	{"pokemon", "gym2"}:      {0.3, 0.1},
+	{"pokemon", "ecard3"}:    {0.3, 0.2}, // Skyridge
+	{"pokemon", "swsh7"}:     {0.6, 0.4}, // Evolving Skies
+	{"pokemon", "swsh12pt5"}: {0.4, 0.2}, // Crown Zenith
+	{"pokemon", "cel25"}:     {0.3, 0.1}, // Celebrations
+	{"pokemon", "sv3pt5"}:    {0.7, 0.3}, // 151
+	{"pokemon", "sv8pt5"}:    {0.6, 0.3}, // Prismatic Evolutions
+	{"pokemon", "SV2a"}:      {0.6, 0.3}, // 151 (ja, zh-tw)
+	{"pokemon", "SV8a"}:      {0.4, 0.2}, // Terastal Festival ex
+	{"pokemon", "S12a"}:      {0.3, 0.2}, // VSTAR Universe
+	{"onepiece", "OP-01"}:    {0.5, 0.3}, // Romance Dawn
+	{"onepiece", "OP-05"}:    {0.4, 0.3}, // Awakening of the New Era
+	{"onepiece", "PRB-01"}:   {0.3, 0.2},
+}
+
+func iconicOf(game string, set *snapshots.Set) famous {
+	if set == nil {
+		return famous{}
+	}
+	return iconicSets[[2]string{game, set.SourceID}]
+}
+
 // language is the model of a card language: popularity and price relative to en.
 var languagePop = map[string]float64{"en": 0, "ja": -0.35, "zh-tw": -1.1, "zh-cn": -1.3}
 var languagePrice = map[string]float64{"en": 0, "ja": -0.2, "zh-tw": -0.7, "zh-cn": -0.9}
@@ -248,7 +280,7 @@ func ageCurve(years float64) float64 {
 	if years < 3 {
 		return 0
 	}
-	return min(2.8, 0.12*(years-3))
+	return min(1.9, 0.09*(years-3))
 }
 
 // profile is the time-independent model of one card.
@@ -266,7 +298,7 @@ type profile struct {
 
 // popBase calibrates the popularity so that the shipped catalog has about
 // 1.5 M executed sales over two years at SalesScale 1.
-const popBase = -4.1
+const popBase = -4.74
 
 // normalPair turns two hashes into a standard normal (Box-Muller).
 func normalOf(h uint64) float64 {
@@ -278,11 +310,14 @@ func normalOf(h uint64) float64 {
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
 }
 
+func clamp(z, lim float64) float64 { return max(-lim, min(lim, z)) }
+
 // cardProfile derives a card's profile. zs are the card's own standard
-// normal draws (at least 6), setSeed the set's hash.
-func cardProfile(c *snapshots.Card, years float64, setHash uint64, zs *[8]float64) profile {
+// normal draws, setHash the set's hash.
+func cardProfile(c *snapshots.Card, set *snapshots.Set, years float64, setHash uint64, zs *[8]float64) profile {
 	ri := rarityOf(c.Game, c.Rarity)
 	fm := famousOf(c)
+	ic := iconicOf(c.Game, set)
 	alt := isAltArt(c)
 	setZ := normalOf(setHash)
 	setZ2 := normalOf(mix64(setHash + 1))
@@ -292,15 +327,18 @@ func cardProfile(c *snapshots.Card, years float64, setHash uint64, zs *[8]float6
 	p.collect = ri.collect
 	p.vintage = min(1, max(0, (years-8)/12))
 
-	lp := popBase + ri.pop + fm.pop + languagePop[c.Language] + eraPop(years) + 0.45*setZ + 0.85*zs[0]
+	// Famous cards' demand is steadier: less card-level noise.
+	noise := 1.2 - 0.35*fm.pop
+	lp := popBase + ri.pop + fm.pop + ic.pop + languagePop[c.Language] + eraPop(years) +
+		0.45*setZ + noise*clamp(zs[0], 3.2)
 	lc := math.Log(ri.cents) + ageCurve(years)*(0.45+ri.collect) + fm.price*(0.4+0.6*min(1, ri.collect)) +
-		languagePrice[c.Language] + 0.3*setZ2 + 0.5*zs[1]
+		ic.price + languagePrice[c.Language] + 0.3*setZ2 + 0.5*zs[1]
 	if c.Game == "onepiece" {
 		if c.Supertype == "Leader" {
-			lp += 0.3
+			lp += 0.2
 		}
 		if alt {
-			lp += 1.1
+			lp += 0.6
 			lc += 1.7
 			if strings.Contains(c.SourceID, "_p2") || strings.Contains(c.SourceID, "_p3") {
 				lc += 0.5

@@ -75,8 +75,8 @@ var presets = []Preset{
 		HistoryDays:    730,
 		SalesScale:     2.5,
 		FeedDays:       365,
-		FeedDailyRate:  0.25,
-		FeedWeeklyRate: 0.04,
+		FeedDailyRate:  0.12,
+		FeedWeeklyRate: 0.038,
 		ListingScale:   1,
 	},
 	{
@@ -85,8 +85,8 @@ var presets = []Preset{
 		HistoryDays:    730,
 		SalesScale:     1,
 		FeedDays:       365,
-		FeedDailyRate:  0.25,
-		FeedWeeklyRate: 0.04,
+		FeedDailyRate:  0.12,
+		FeedWeeklyRate: 0.038,
 		ListingScale:   1,
 	},
 	{
@@ -96,8 +96,8 @@ var presets = []Preset{
 		HistoryDays:    730,
 		SalesScale:     3.3,
 		FeedDays:       365,
-		FeedDailyRate:  0.35,
-		FeedWeeklyRate: 0.06,
+		FeedDailyRate:  0.12,
+		FeedWeeklyRate: 0.038,
 		ListingScale:   1,
 	},
 }

@@ -119,4 +119,16 @@ func TestStats(t *testing.T) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	generate(t, name, 1, workers).log(t, name)
+	cards, sets := catalogFor(t, name, 1)
+	g := synth.New(MustPreset(t, name), 1, testAsOf)
+	var pop []float64
+	for _, c := range cards {
+		if c.Game == "pokemon" {
+			pop = append(pop, g.Popularity(c, setOf(sets, c)))
+		}
+	}
+	slices.Sort(pop)
+	for _, q := range []float64{0.5, 0.7, 0.8, 0.85, 0.9, 0.94, 0.95, 0.97, 0.99} {
+		t.Logf("pokemon popularity quantile %.2f: %.4f sales/day", q, pop[int(q*float64(len(pop)))])
+	}
 }

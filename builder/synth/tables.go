@@ -123,7 +123,7 @@ var tradeWeights = [numMarkets][4]float64{
 // agree_medium, disagree_medium, disagree_high). Partner sales match by
 // product id; the rest by title.
 var confPartner = [5]float64{0.90, 0.08, 0.015, 0.0035, 0.0015}
-var confOther = [5]float64{0.36, 0.40, 0.211, 0.019, 0.010}
+var confOther = [5]float64{0.36, 0.40, 0.2145, 0.017, 0.0085}
 
 // flaggedShare is the share of executed sales flagged by quality rules.
 const flaggedShare = 0.03

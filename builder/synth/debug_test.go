@@ -1,0 +1,77 @@
+package synth_test
+
+import (
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/cardedge/cardedge/builder/synth"
+)
+
+func TestDebugTop(t *testing.T) {
+	name := os.Getenv("SYNTH_DEBUG")
+	if name == "" {
+		t.Skip()
+	}
+	cards, sets := catalogFor(t, name, 1)
+	g := synth.New(MustPreset(t, name), 1, testAsOf)
+	type row struct {
+		i, n  int
+		cents int64
+	}
+	var rows []row
+	for i, c := range cards {
+		sales, _ := g.CardMarket(synth.GameIndex(c.Game), c, setOf(sets, c))
+		n := 0
+		var last int64
+		for _, s := range sales {
+			if s.Flags == 0 && s.Grade == 0 {
+				if last == 0 {
+					last = s.PriceCents
+				}
+				n++
+			}
+		}
+		rows = append(rows, row{i, len(sales), last})
+	}
+	slices.SortFunc(rows, func(a, b row) int { return b.n - a.n })
+	for _, r := range rows[:40] {
+		c := cards[r.i]
+		s := setOf(sets, c)
+		t.Logf("%-22s %-28q %-26q %s pop %.3f: %d rows, last raw NM $%.2f", c.ID, c.Name, c.Rarity, s.ReleaseDate, g.Popularity(c, s), r.n, float64(r.cents)/100)
+	}
+}
+
+func TestDebugCard(t *testing.T) {
+	id := os.Getenv("SYNTH_CARD")
+	if id == "" {
+		t.Skip()
+	}
+	cards, sets := catalogFor(t, "default", 1)
+	g := synth.New(MustPreset(t, "default"), 1, testAsOf)
+	for _, c := range cards {
+		if c.ID != id {
+			continue
+		}
+		sales, ls := g.CardMarket(synth.GameIndex(c.Game), c, setOf(sets, c))
+		by := map[string][]int64{}
+		for _, s := range sales {
+			if s.Hidden() || s.Finish != 0 {
+				continue
+			}
+			by[s.Grade.String()] = append(by[s.Grade.String()], s.PriceCents)
+		}
+		for k, v := range by {
+			slices.Sort(v)
+			t.Logf("%-22s n=%5d median $%.2f", k, len(v), float64(v[len(v)/2])/100)
+		}
+		for i, s := range sales {
+			if i < 15 {
+				t.Logf("%v", s)
+			}
+		}
+		for _, l := range ls {
+			t.Logf("%+v", l)
+		}
+	}
+}
