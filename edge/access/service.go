@@ -38,8 +38,9 @@ type Options struct {
 	// keys, probe Redis); zero means 1s, negative disables the background
 	// loop (tests then call Sync).
 	SyncInterval time.Duration
-	// LockTimeout is how long a sync waits for the state file's lock; zero
-	// means 1s. Open and Close wait DefaultLockTimeout.
+	// LockTimeout is how long a sync or Usage waits for the state file's
+	// lock; zero means 1s. Open and Close wait five times as long (5s by
+	// default), a sync skipped for a lock only delays the flush.
 	LockTimeout time.Duration
 	// RetainDays is how many days of per-key usage the state file keeps;
 	// zero means 90.
@@ -164,7 +165,7 @@ func Open(opts Options) (*Service, error) {
 	}
 	s.keys.Store(&keyTable{byHash: map[[sha256.Size]byte]*keyEntry{}, byID: map[string]*keyEntry{}})
 
-	start := Store{Path: opts.StatePath}
+	start := Store{Path: opts.StatePath, Timeout: 5 * opts.LockTimeout}
 	if err := start.Check(); err != nil {
 		return nil, err
 	}
@@ -670,13 +671,13 @@ func (s *Service) sync(store Store) error {
 }
 
 // Close stops the background sync and flushes the usage a last time, waiting
-// up to DefaultLockTimeout for the state file. Charges after Close are
+// up to five times LockTimeout for the state file. Charges after Close are
 // answered but not persisted.
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.closeErr = s.sync(Store{Path: s.opts.StatePath})
+		s.closeErr = s.sync(Store{Path: s.opts.StatePath, Timeout: 5 * s.opts.LockTimeout})
 		if s.redis != nil {
 			if err := s.redis.close(); err != nil && s.closeErr == nil {
 				s.closeErr = err

@@ -1,0 +1,540 @@
+package access_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestService_Charge_Quota(t *testing.T) {
+	path := StatePath(t)
+	secret, _ := MustKey(t, path, access.Free, false, false)
+	clock := NewClock(t, "2026-11-05T22:00:00Z")
+	s := MustOpen(t, path, clock)
+	c := MustAuth(t, s, secret)
+
+	for i := 1; i <= 100; i++ {
+		clock.Advance(time.Second) // keep the rate bucket out of the way
+		d, err := s.Charge(c, 1)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if got, want := d.Remaining, 100-i; got != want {
+			t.Fatalf("request %d: Remaining = %d, want %d", i, got, want)
+		}
+	}
+	clock.Set("2026-11-05T23:00:00Z")
+	d, err := s.Charge(c, 1)
+	var e *snapshots.Error
+	if !errors.As(err, &e) || e.Code != snapshots.EQUOTA {
+		t.Fatalf("101st: err = %v, want EQUOTA", err)
+	}
+	want := access.Decision{
+		Reason: access.ReasonQuota, RetryAfter: 3600, Tier: access.Free,
+		Limit: 100, Remaining: 0, Reset: 3600, RateRemaining: 10, RateReset: 0,
+	}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Fatalf("101st decision (-want +got):\n%s", diff)
+	}
+
+	// A refused request spends nothing, and the quota resets at 00:00 UTC.
+	clock.Set("2026-11-06T00:00:00Z")
+	d, err = s.Charge(c, 1)
+	if err != nil || d.Remaining != 99 || d.Reset != 86400 {
+		t.Fatalf("next day: %+v, %v", d, err)
+	}
+}
+
+func TestService_Charge_Units(t *testing.T) {
+	path := StatePath(t)
+	secret, _ := MustKey(t, path, access.Pro, false, false)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	s := MustOpen(t, path, clock)
+	c := MustAuth(t, s, secret)
+
+	for i := range 39 { // a batch takes one rate token however many ids it has
+		if _, err := s.Charge(c, 50); err != nil {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+	}
+	d, err := s.Charge(c, 51) // 1950 spent: 51 more would exceed 2000
+	if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonQuota || d.Remaining != 50 {
+		t.Fatalf("over quota: %+v, %v", d, err)
+	}
+	if d, err = s.Charge(c, 0); err != nil || d.Remaining != 49 { // counts as 1
+		t.Fatalf("zero units: %+v, %v", d, err)
+	}
+}
+
+func TestService_Charge_Rate(t *testing.T) {
+	tests := []struct {
+		tier  access.Tier
+		burst int
+		gap   time.Duration // time to earn one token
+	}{
+		{access.Free, 10, 200 * time.Millisecond},
+		{access.Pro, 40, 50 * time.Millisecond},
+		{access.Elite, 100, 20 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tier.String(), func(t *testing.T) {
+			path := StatePath(t)
+			secret, _ := MustKey(t, path, tt.tier, false, false)
+			clock := NewClock(t, "2026-11-05T12:00:00Z")
+			s := MustOpen(t, path, clock)
+			c := MustAuth(t, s, secret)
+			for i := range tt.burst {
+				if _, err := s.Charge(c, 1); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+			}
+			d, err := s.Charge(c, 1)
+			if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonRate || d.RetryAfter != 1 {
+				t.Fatalf("over burst: %+v, %v", d, err)
+			}
+			clock.Advance(tt.gap - time.Millisecond)
+			if _, err := s.Charge(c, 1); err == nil {
+				t.Fatal("allowed before a token was earned")
+			}
+			clock.Advance(time.Millisecond)
+			if d, err := s.Charge(c, 1); err != nil || d.RateRemaining != 0 {
+				t.Fatalf("after a token: %+v, %v", d, err)
+			}
+			clock.Advance(time.Hour)
+			if d, err := s.Charge(c, 1); err != nil || d.RateRemaining != tt.burst-1 {
+				t.Fatalf("after an hour: %+v, %v", d, err)
+			}
+		})
+	}
+}
+
+func TestService_Charge_Playground(t *testing.T) {
+	path := StatePath(t)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	s := MustOpen(t, path, clock)
+	a, err := s.Authenticate(nil, "192.0.2.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := s.Authenticate(nil, "192.0.2.2")
+
+	if d, err := s.Charge(a, 1); err != nil || !d.Allowed || d.Tier != access.Playground {
+		t.Fatalf("first: %+v, %v", d, err)
+	}
+	d, err := s.Charge(a, 1)
+	if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonRate || d.RetryAfter != 1 {
+		t.Fatalf("second in the same second: %+v, %v", d, err)
+	}
+	if _, err := s.Charge(b, 1); err != nil {
+		t.Fatalf("another address: %v", err)
+	}
+	clock.Advance(999 * time.Millisecond)
+	if _, err := s.Charge(a, 1); err == nil {
+		t.Fatal("allowed after 999ms")
+	}
+	clock.Advance(time.Millisecond)
+	if _, err := s.Charge(a, 1); err != nil {
+		t.Fatalf("after 1s: %v", err)
+	}
+	// Idle buckets are dropped by Sync and come back full.
+	clock.Advance(10 * time.Second)
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Charge(a, 1); err != nil {
+		t.Fatalf("after sync: %v", err)
+	}
+}
+
+func TestService_Charge_Unmetered(t *testing.T) {
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Free, false, true)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	s := MustOpen(t, path, clock)
+	c := MustAuth(t, s, secret)
+	for i := range 500 {
+		d, err := s.Charge(c, 1)
+		if err != nil || !d.Allowed || !d.Unmetered {
+			t.Fatalf("request %d: %+v, %v", i, d, err)
+		}
+	}
+	u, err := s.Usage(k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Today.Used != 500 || !u.Unmetered {
+		t.Fatalf("usage: %+v", u)
+	}
+	// Unmetered keeps the tier's window and batch rules.
+	if got := access.ClampSince(snapshots.DayOf(clock.Now()), c.Tier, 0, false).String(); got != "2026-11-03" {
+		t.Fatalf("window start %s", got)
+	}
+	if got := code(access.CheckBatch(c, 2)); got != snapshots.EFORBIDDEN {
+		t.Fatalf("batch: %q", got)
+	}
+}
+
+func TestService_Charge_UnknownKey(t *testing.T) {
+	s := MustOpen(t, StatePath(t), nil)
+	if _, err := s.Charge(access.Caller{KeyID: "k_nothere", Tier: access.Elite}, 1); code(err) != snapshots.EUNAUTHORIZED {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestService_Revocation(t *testing.T) {
+	path := StatePath(t)
+	store := access.Store{Path: path}
+	s := MustOpen(t, path, nil)
+
+	secret, k := MustKey(t, path, access.Pro, false, false)
+	if _, err := s.Authenticate(bearer(secret), ""); code(err) != snapshots.EUNAUTHORIZED {
+		t.Fatalf("before sync: %v", err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(bearer(secret), ""); err != nil {
+		t.Fatalf("after sync: %v", err)
+	}
+	if _, err := store.RevokeKey(k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Authenticate(bearer(secret), "")
+	if code(err) != snapshots.EUNAUTHORIZED || !contains(snapshots.ErrorMessage(err), "revoked") {
+		t.Fatalf("after revoke: %v", err)
+	}
+}
+
+func TestService_Revocation_Background(t *testing.T) {
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Free, false, false)
+	s, err := access.Open(access.Options{StatePath: path, SyncInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Authenticate(bearer(secret), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (access.Store{Path: path}).RevokeKey(k.ID); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if _, err := s.Authenticate(bearer(secret), ""); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("revocation not visible after 2s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestService_Concurrent(t *testing.T) {
+	path := StatePath(t)
+	unmetered, uk := MustKey(t, path, access.Elite, false, true)
+	free, fk := MustKey(t, path, access.Free, false, false)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	s, err := access.Open(access.Options{StatePath: path, Now: clock.Now, SyncInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cu, cf := MustAuth(t, s, unmetered), MustAuth(t, s, free)
+
+	const workers, each = 50, 200 // 10,000 charges, flushed by a busy sync loop meanwhile
+	var allowedFree atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if _, err := s.Charge(cu, 1); err != nil {
+					t.Error(err)
+					return
+				}
+				if i%10 == 0 {
+					if _, err := s.Charge(cf, 1); err == nil {
+						allowedFree.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	stop := make(chan struct{})
+	synced := make(chan int)
+	go func() { // flushes interleaved with the charges
+		n := 0
+		for {
+			select {
+			case <-stop:
+				synced <- n
+				return
+			default:
+				if err := s.Sync(); err != nil {
+					t.Error(err)
+				}
+				n++
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	t.Logf("%d syncs during the charges", <-synced)
+	if got := allowedFree.Load(); got != 10 { // the frozen clock leaves only the burst
+		t.Fatalf("free key admitted %d, want 10", got)
+	}
+	check := func(s *access.Service, id string, want int64) {
+		t.Helper()
+		u, err := s.Usage(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Today.Used != want || len(u.Days) != 1 || u.Days[0].Requests != want {
+			t.Fatalf("usage of %s: %+v, want %d", id, u, want)
+		}
+	}
+	check(s, uk.ID, workers*each)
+	check(s, fk.ID, 10)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s2 := MustOpen(t, path, clock)
+	check(s2, uk.ID, workers*each)
+	check(s2, fk.ID, 10)
+	d, err := s2.Charge(MustAuth(t, s2, free), 1)
+	if err != nil || d.Remaining != 89 {
+		t.Fatalf("after reopen: %+v, %v", d, err)
+	}
+}
+
+func TestService_Usage(t *testing.T) {
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Elite, false, false)
+	pro, pk := MustKey(t, path, access.Pro, false, false)
+	clock := NewClock(t, "2026-11-03T12:00:00Z")
+	s := MustOpen(t, path, clock)
+	c := MustAuth(t, s, secret)
+	for day, n := range []int{3, 0, 5} {
+		for range n {
+			if _, err := s.Charge(c, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if day == 0 {
+			if err := s.Sync(); err != nil { // one day flushed, the others pending
+				t.Fatal(err)
+			}
+		}
+		if day < 2 {
+			clock.Advance(24 * time.Hour)
+		}
+	}
+	u, err := s.Usage(k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(u)
+	want := `{"key_id":"` + k.ID + `","tier":"elite","history_days":null,"unmetered":false,` +
+		`"today":{"date":"2026-11-05","used":5,"remaining":9995,"limit":10000,"reset_seconds":43200},` +
+		`"retained_days":90,"days":[{"date":"2026-11-05","requests":5},{"date":"2026-11-03","requests":3}]}`
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Fatalf("usage JSON (-want +got):\n%s", diff)
+	}
+	up, err := s.Usage(pk.ID)
+	if err != nil || up.HistoryDays == nil || *up.HistoryDays != 7 || len(up.Days) != 0 || up.Today.Remaining != 2000 {
+		t.Fatalf("pro usage: %+v, %v", up, err)
+	}
+	_ = pro
+	if _, err := s.Usage("k_nothere"); code(err) != snapshots.ENOTFOUND {
+		t.Fatalf("unknown key: %v", err)
+	}
+}
+
+func TestService_UsageRetention(t *testing.T) {
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Free, false, true)
+	clock := NewClock(t, "2026-01-01T12:00:00Z")
+	s, err := access.Open(access.Options{StatePath: path, Now: clock.Now, SyncInterval: -1, RetainDays: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := MustAuth(t, s, secret)
+	for range 5 {
+		if _, err := s.Charge(c, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(24 * time.Hour)
+	}
+	u, err := s.Usage(k.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range u.Days {
+		got = append(got, d.Date)
+	}
+	if diff := cmp.Diff([]string{"2026-01-05", "2026-01-04"}, got); diff != "" { // today (01-06) has none yet
+		t.Fatalf("retained days (-want +got):\n%s", diff)
+	}
+	var stored int
+	if err := (access.Store{Path: path}).View(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("usage")).Bucket([]byte(k.ID)).ForEach(func(_, _ []byte) error { stored++; return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if stored != 3 { // 01-03 .. 01-05: the last sync pruned before 01-03
+		t.Fatalf("stored days = %d, want 3", stored)
+	}
+}
+
+func TestOpen_ErrCorrupt(t *testing.T) {
+	t.Run("ErrNotBolt", func(t *testing.T) {
+		path := StatePath(t)
+		if err := os.WriteFile(path, []byte("this is not a bbolt file, just text that looks nothing like one"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := access.Open(access.Options{StatePath: path})
+		if !errors.Is(err, access.ErrStateCorrupt) || !contains(err.Error(), path) {
+			t.Fatalf("err = %v, want ErrStateCorrupt with the path", err)
+		}
+	})
+	t.Run("ErrTruncated", func(t *testing.T) {
+		path := StatePath(t)
+		MustKey(t, path, access.Free, false, false)
+		b, _ := os.ReadFile(path)
+		for i := 0; i < 4096 && i < len(b); i++ { // smash the first meta page
+			b[i] ^= 0x5a
+		}
+		for i := 4096; i < 8192 && i < len(b); i++ { // and the second
+			b[i] ^= 0x5a
+		}
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := access.Open(access.Options{StatePath: path}); !errors.Is(err, access.ErrStateCorrupt) {
+			t.Fatalf("err = %v, want ErrStateCorrupt", err)
+		}
+	})
+	t.Run("ErrBadRecord", func(t *testing.T) {
+		path := StatePath(t)
+		MustKey(t, path, access.Free, false, false)
+		if err := (access.Store{Path: path}).Update(func(tx *bolt.Tx) error {
+			return tx.Bucket([]byte("keys")).Put([]byte("k_broken"), []byte("{not json"))
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := access.Open(access.Options{StatePath: path})
+		if !errors.Is(err, access.ErrStateCorrupt) || !contains(err.Error(), "k_broken") {
+			t.Fatalf("err = %v, want ErrStateCorrupt naming the key", err)
+		}
+	})
+	t.Run("ErrLocked", func(t *testing.T) {
+		path := StatePath(t)
+		db, err := bolt.Open(path, 0o600, nil) // a process keeping the file open
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		_, err = access.Open(access.Options{StatePath: path, LockTimeout: 20 * time.Millisecond})
+		if !errors.Is(err, access.ErrStateLocked) {
+			t.Fatalf("err = %v, want ErrStateLocked", err)
+		}
+	})
+}
+
+func TestService_SyncLocked(t *testing.T) {
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Free, false, false)
+	s := MustOpen(t, path, nil)
+	c := MustAuth(t, s, secret)
+	for range 3 {
+		if _, err := s.Charge(c, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); !errors.Is(err, access.ErrStateLocked) {
+		t.Fatalf("sync while locked: %v", err)
+	}
+	db.Close()
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := (access.Store{Path: path}).View(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("usage")).Bucket([]byte(k.ID)).ForEach(func(_, v []byte) error { n += int(v[7]); return nil })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Fatalf("stored %d, want 3 (nothing lost while locked)", n)
+	}
+}
+
+func TestStore_Keys(t *testing.T) {
+	path := StatePath(t)
+	store := access.Store{Path: path}
+	if keys, err := store.ListKeys(); err != nil || len(keys) != 0 {
+		t.Fatalf("missing file: %v, %v", keys, err)
+	}
+	secret, k, err := store.CreateKey(access.Pro, "  load test  ", true, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(secret) != 48 || secret[:5] != "ce_p_" {
+		t.Fatalf("secret %q", secret)
+	}
+	if len(k.ID) != 10 || k.ID[:2] != "k_" || k.Name != "load test" || !k.SQL || !k.Unmetered || !k.Active() {
+		t.Fatalf("key %+v", k)
+	}
+	raw, _ := os.ReadFile(path)
+	if contains(string(raw), secret) || contains(string(raw), secret[5:]) {
+		t.Fatal("the state file holds the secret")
+	}
+	if _, _, err := store.CreateKey(access.Playground, "x", false, false); code(err) != snapshots.EINVALID {
+		t.Fatalf("playground key: %v", err)
+	}
+	if _, _, err := store.CreateKey(access.Free, "bad\nname", false, false); code(err) != snapshots.EINVALID {
+		t.Fatalf("bad name: %v", err)
+	}
+	if _, err := store.RevokeKey("k_nothere"); code(err) != snapshots.ENOTFOUND {
+		t.Fatalf("revoke unknown: %v", err)
+	}
+	r1, err := store.RevokeKey(k.ID)
+	if err != nil || r1.Active() {
+		t.Fatalf("revoke: %+v, %v", r1, err)
+	}
+	r2, err := store.RevokeKey(k.ID)
+	if err != nil || !r2.Revoked.Equal(r1.Revoked) {
+		t.Fatalf("revoke again: %+v, %v", r2, err)
+	}
+	keys, err := store.ListKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]access.Key{r1}, keys); diff != "" {
+		t.Fatalf("ListKeys (-want +got):\n%s", diff)
+	}
+}
