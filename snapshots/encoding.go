@@ -150,3 +150,87 @@ func DecodeDaily(b []byte) ([]DailyStat, error) {
 	}
 	return out, nil
 }
+
+// CumPoint is a running total of a card's verified sales of one grade up to
+// and including Day. The difference of two points gives any window's count
+// and volume in O(1) (after an O(log n) search for the window's ends).
+type CumPoint struct {
+	Day   Day
+	Count int32
+	Cents int64
+}
+
+// CumSeries holds the cumulative points of one card and grade, in day order,
+// one point per day with verified sales.
+type CumSeries struct {
+	Grade  Grade
+	Points []CumPoint
+}
+
+// At returns the running totals up to and including day d.
+func (s CumSeries) At(d Day) (count int32, cents int64) {
+	lo, hi := 0, len(s.Points)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if s.Points[mid].Day <= d {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return 0, 0
+	}
+	p := s.Points[lo-1]
+	return p.Count, p.Cents
+}
+
+// Between returns the count and volume of days in [from, to].
+func (s CumSeries) Between(from, to Day) (count int32, cents int64) {
+	c1, v1 := s.At(to)
+	c0, v0 := s.At(from - 1)
+	return c1 - c0, v1 - v0
+}
+
+const cumSize = 16
+
+// EncodeCum appends the encoding of a card's cumulative series to dst.
+func EncodeCum(dst []byte, series []CumSeries) []byte {
+	for _, s := range series {
+		dst = append(dst, byte(s.Grade))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s.Points)))
+		for _, p := range s.Points {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Day))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Count))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.Cents))
+		}
+	}
+	return dst
+}
+
+// DecodeCum decodes a cumulative series encoded by EncodeCum.
+func DecodeCum(b []byte) ([]CumSeries, error) {
+	var out []CumSeries
+	for len(b) > 0 {
+		if len(b) < 5 {
+			return nil, fmt.Errorf("decode cum: truncated header")
+		}
+		s := CumSeries{Grade: Grade(b[0])}
+		n := int(binary.LittleEndian.Uint32(b[1:]))
+		b = b[5:]
+		if len(b) < n*cumSize {
+			return nil, fmt.Errorf("decode cum: %d points need %d bytes, have %d", n, n*cumSize, len(b))
+		}
+		s.Points = make([]CumPoint, n)
+		for i := range s.Points {
+			s.Points[i] = CumPoint{
+				Day:   Day(binary.LittleEndian.Uint32(b[0:])),
+				Count: int32(binary.LittleEndian.Uint32(b[4:])),
+				Cents: int64(binary.LittleEndian.Uint64(b[8:])),
+			}
+			b = b[cumSize:]
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -68,6 +68,12 @@ type Reader interface {
 	PriceSeries(game, cardID string) ([]PriceSeries, error)
 	// Analytics returns a card's analytics, one per AnalyticsWindows entry.
 	Analytics(game, cardID string) ([]CardAnalytics, error)
+	// Cum returns a card's cumulative verified-sales series, one per grade.
+	Cum(game, cardID string) ([]CumSeries, error)
+	// ScanMarket calls fn for every card of game in ordinal order with its
+	// cumulative and price series (nil when none), for rankings over custom
+	// windows. fn owns the slices; an error from fn stops the scan.
+	ScanMarket(game string, fn func(c *Card, cum []CumSeries, series []PriceSeries) error) error
 	// Listings returns a card's current listings, cheapest first.
 	Listings(game, cardID string) ([]Listing, error)
 	// AllListings returns every current listing of the game, cheapest first;

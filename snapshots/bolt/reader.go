@@ -375,3 +375,51 @@ func (r *Reader) SetDaily(game, setID string) ([]snapshots.DailyStat, error) {
 	}
 	return out, nil
 }
+
+// Cum implements snapshots.Reader.
+func (r *Reader) Cum(game, cardID string) ([]snapshots.CumSeries, error) {
+	var out []snapshots.CumSeries
+	err := r.cardValue(r.market, "cum", game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeCum(v)
+		}
+		return err
+	})
+	return out, err
+}
+
+// ScanMarket calls fn for every card of game in ordinal order with its
+// cumulative series and price series (nil when the card has none). The
+// slices are freshly decoded and owned by fn.
+func (r *Reader) ScanMarket(game string, fn func(c *snapshots.Card, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error) error {
+	g, err := r.game(game)
+	if err != nil {
+		return err
+	}
+	return r.market.View(func(tx *bbolt.Tx) error {
+		cumB, pricesB := tx.Bucket([]byte("cum/"+game)), tx.Bucket([]byte("prices/"+game))
+		for _, c := range g.cards {
+			var cum []snapshots.CumSeries
+			var series []snapshots.PriceSeries
+			key := OrdinalKey(c.Ordinal)
+			if cumB != nil {
+				if v := cumB.Get(key); v != nil {
+					if cum, err = snapshots.DecodeCum(v); err != nil {
+						return fmt.Errorf("scan market of %s: %w", c.ID, err)
+					}
+				}
+			}
+			if pricesB != nil {
+				if v := pricesB.Get(key); v != nil {
+					if series, err = snapshots.DecodeSeries(v); err != nil {
+						return fmt.Errorf("scan market of %s: %w", c.ID, err)
+					}
+				}
+			}
+			if err := fn(c, cum, series); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -10,6 +10,7 @@
 //	                 prices/<game>      uint32 BE ordinal -> EncodeSeries
 //	                 analytics/<game>   uint32 BE ordinal -> JSON []CardAnalytics
 //	                 listings/<game>    uint32 BE ordinal -> JSON []Listing
+//	                 cum/<game>         uint32 BE ordinal -> EncodeCum (verified sales)
 //	aggregates.bolt  trending/<game>    metric|window|lang -> EncodeTrending
 //	                 setagg/<game>      set id            -> JSON SetAggregates
 //	                 setdaily/<game>    set id            -> EncodeDaily
@@ -165,6 +166,7 @@ type CardMarket struct {
 	Series    []snapshots.PriceSeries
 	Analytics []snapshots.CardAnalytics
 	Listings  []snapshots.Listing
+	Cum       []snapshots.CumSeries
 }
 
 // PutCardMarket writes one card's market rows. Empty parts are not written.
@@ -187,6 +189,11 @@ func (w *Writer) PutCardMarket(game string, ord uint32, m *CardMarket) error {
 	}
 	if len(m.Listings) > 0 {
 		if err := w.putJSON(MarketFile, "listings/"+game, key, m.Listings); err != nil {
+			return err
+		}
+	}
+	if len(m.Cum) > 0 {
+		if err := w.put(MarketFile, "cum/"+game, key, snapshots.EncodeCum(nil, m.Cum)); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,60 @@
+# cardedge: build, test, run and measure. See README.md.
+GO        ?= go
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -ldflags "-X main.version=$(VERSION)"
+SNAPSHOTS ?= var/snapshots
+STATE     ?= var/state.bolt
+ADDR      ?= 127.0.0.1:8080
+PRESET    ?= default
+
+.PHONY: build test test-short run fuzz bench bench-quick bench-compare soak lint golden clean
+
+build:
+	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
+	$(GO) build $(LDFLAGS) -o bin/cardedge ./edge/cmd/cardedge
+
+# The whole suite CI runs: unit, end-to-end (real edge, real builder, real MCP
+# client), fuzz seeds and fault tests.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 9m ./...
+
+test-short:
+	$(GO) test -count=1 -short ./...
+
+# Builds the default snapshot once, creates a demo key once, and serves.
+run: build
+	@mkdir -p var
+	@if [ ! -f $(SNAPSHOTS)/CURRENT ]; then bin/cardbuild build --out $(SNAPSHOTS) --preset $(PRESET); fi
+	@bin/cardedge demo --state $(STATE) --addr $(ADDR)
+	bin/cardedge serve --snapshots $(SNAPSHOTS) --state $(STATE) --addr $(ADDR)
+
+FUZZTIME ?= 30s
+fuzz:
+	@for spec in $$($(GO) run ./bench/cmd/fuzzlist); do \
+	  pkg=$${spec%%:*}; name=$${spec##*:}; \
+	  echo "== $$pkg $$name"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
+bench: build
+	$(GO) run ./bench/cmd/cardbench --mode full
+
+bench-quick: build
+	$(GO) run ./bench/cmd/cardbench --mode quick
+
+bench-compare:
+	./bench/compare.sh
+
+soak: build
+	$(GO) run ./bench/cmd/cardbench --mode soak
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+golden:
+	$(GO) test ./edge/... ./mcp/... -run Golden -update
+
+clean:
+	rm -rf bin var

@@ -1,0 +1,148 @@
+// Command cardbuild builds, verifies and publishes cardedge snapshots.
+//
+//	cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
+//	                [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
+//	cardbuild verify DIR/<snapshot_id>
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/cardedge/cardedge/builder"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// version is set by the Makefile (-ldflags -X main.version).
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Main(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "cardbuild:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// Main runs one cardbuild command.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return errors.New("no command")
+	}
+	switch args[0] {
+	case "build":
+		return runBuild(ctx, args[1:], stdout, stderr)
+	case "verify":
+		return runVerify(args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	fmt.Fprintln(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+const usage = `usage:
+  cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
+                  [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
+  cardbuild verify DIR/<snapshot_id>`
+
+// defaultCatalog finds the shipped catalog from the working directory or
+// beside the binary (bin/../builder/catalog).
+func defaultCatalog() string {
+	candidates := []string{"builder/catalog"}
+	if exe, err := os.Executable(); err == nil {
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "..", "builder", "catalog"))
+	}
+	for _, c := range candidates {
+		if _, err := os.Stat(filepath.Join(c, "cards.jsonl.gz")); err == nil {
+			return c
+		}
+	}
+	return "builder/catalog"
+}
+
+func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var opts builder.Options
+	var asOf string
+	var quiet bool
+	fs.StringVar(&opts.Out, "out", "", "snapshots root directory (required)")
+	fs.StringVar(&opts.Preset, "preset", "default", "tiny, default or large")
+	fs.Int64Var(&opts.Seed, "seed", 1, "synthesis seed")
+	fs.StringVar(&opts.CatalogDir, "catalog", defaultCatalog(), "directory with sets.jsonl(.gz) and cards.jsonl(.gz)")
+	fs.StringVar(&opts.MarketDir, "market", "", "directory with market feeds (sales.jsonl, prices.jsonl, listings.jsonl) instead of synthesized data")
+	fs.StringVar(&asOf, "as-of", "", "the snapshot's today, YYYY-MM-DD (default: yesterday UTC, or the latest sale of the feeds)")
+	fs.IntVar(&opts.Keep, "keep", 3, "snapshots to keep in --out")
+	fs.StringVar(&opts.SnapshotID, "id", "", "snapshot id (default: build time, UTC)")
+	fs.IntVar(&opts.Workers, "workers", 0, "parallel workers (default: GOMAXPROCS)")
+	fs.BoolVar(&quiet, "quiet", false, "print nothing but errors and the snapshot id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if opts.Out == "" {
+		return errors.New("build: --out is required")
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("build: unexpected argument %q", fs.Arg(0))
+	}
+	if asOf != "" {
+		d, err := snapshots.ParseDay(asOf)
+		if err != nil {
+			return fmt.Errorf("build: --as-of: %w", err)
+		}
+		opts.AsOf = d
+	}
+	if !quiet {
+		opts.Progress = stderr
+	}
+	m, err := builder.Compile(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(stdout, "snapshot %s: as_of %s, %d cards, %d sales, content digest %s\n",
+			m.SnapshotID, m.AsOf, m.Counts["cards"], m.Counts["sales"], m.ContentDigest)
+	}
+	fmt.Fprintln(stdout, filepath.Join(opts.Out, m.SnapshotID))
+	return nil
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("verify: want one snapshot directory")
+	}
+	dir := fs.Arg(0)
+	// A snapshots root is accepted too: verify the one CURRENT names.
+	if id, err := snapshots.ReadCurrent(dir); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, snapshots.ManifestFile)); err != nil {
+			dir = filepath.Join(dir, id)
+		}
+	}
+	m, err := snapshots.Verify(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "ok: snapshot %s verifies (%d files, content digest %s)\n", m.SnapshotID, len(m.Files), m.ContentDigest)
+	return nil
+}

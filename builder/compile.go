@@ -1,0 +1,586 @@
+package builder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/gold"
+)
+
+// Options configure one build. The zero value of each field is documented.
+type Options struct {
+	// Out is the snapshots root: the build writes Out/<id>/ and Out/CURRENT.
+	Out string
+	// Preset is tiny, default or large ("" = default). With MarketDir it only
+	// selects the catalog (tiny subset, whole, or expanded).
+	Preset string
+	// Seed makes synthesis deterministic (0 is a valid seed).
+	Seed int64
+	// CatalogDir holds sets.jsonl(.gz) and cards.jsonl(.gz).
+	CatalogDir string
+	// MarketDir, when set, holds market feeds (sales.jsonl, prices.jsonl,
+	// listings.jsonl) compiled instead of synthesized data.
+	MarketDir string
+	// AsOf is the snapshot's "today". Zero: yesterday (UTC) of Now for
+	// synthesized data, the latest sale date for market feeds.
+	AsOf snapshots.Day
+	// Keep is how many snapshots to keep in Out (< 1 = 3).
+	Keep int
+	// SnapshotID names the snapshot ("" = UTC build time, e.g. 20261121T235900Z).
+	SnapshotID string
+	// Progress receives stage and progress lines; nil is quiet.
+	Progress io.Writer
+	// Workers computing cards in parallel (< 1 = GOMAXPROCS).
+	Workers int
+	// Now is the clock (nil = time.Now).
+	Now func() time.Time
+	// Hooks, for tests that kill or fail a build at a stage: called at the
+	// start of each stage with its name; an error aborts the build.
+	StageHook func(stage string) error
+}
+
+// Compile builds a snapshot and publishes it: everything is written into
+// Out/<id>.tmp/, fsynced and renamed to Out/<id>/, and only then is CURRENT
+// replaced (atomically). A failed or killed build leaves the live snapshot
+// as it was. It returns the manifest of the new snapshot.
+func Compile(ctx context.Context, opts Options) (*snapshots.Manifest, error) {
+	b, err := newBuild(opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := b.run(ctx)
+	if err != nil {
+		if b.tmp != "" {
+			os.RemoveAll(b.tmp)
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+type build struct {
+	opts     Options
+	started  time.Time
+	progress *progress
+	tmp      string
+}
+
+func newBuild(opts Options) (*build, error) {
+	if opts.Out == "" {
+		return nil, errors.New("build: no output directory")
+	}
+	if opts.Preset == "" {
+		opts.Preset = "default"
+	}
+	if opts.Keep < 1 {
+		opts.Keep = 3
+	}
+	if opts.Workers < 1 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.StageHook == nil {
+		opts.StageHook = func(string) error { return nil }
+	}
+	return &build{opts: opts, started: opts.Now(), progress: newProgress(opts.Progress)}, nil
+}
+
+func (b *build) stage(name string) error {
+	b.progress.stage(name)
+	return b.opts.StageHook(name)
+}
+
+func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
+	opts := b.opts
+	if err := b.stage("catalog"); err != nil {
+		return nil, err
+	}
+	preset, err := synth.PresetByName(opts.Preset)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	cat, err := ReadCatalog(opts.CatalogDir)
+	if err != nil {
+		return nil, fmt.Errorf("build: catalog: %w", err)
+	}
+	cards, sets := preset.Catalog(opts.Seed, cat.Cards, cat.Sets)
+	inputs := map[string]string{}
+	for k, v := range cat.Digests {
+		inputs["catalog/"+k] = v
+	}
+
+	var source MarketSource
+	asOf := opts.AsOf
+	marketSource := "synthetic"
+	if opts.MarketDir != "" {
+		if err := b.stage("market-feeds"); err != nil {
+			return nil, err
+		}
+		feed, latest, digests, err := readMarketFeeds(opts.MarketDir, cards)
+		if err != nil {
+			return nil, fmt.Errorf("build: market feeds: %w", err)
+		}
+		for k, v := range digests {
+			inputs["market/"+k] = v
+		}
+		if asOf == 0 {
+			asOf = latest
+		}
+		source, marketSource = feed, "feed"
+	} else {
+		if asOf == 0 {
+			asOf = snapshots.DayOf(opts.Now()) - 1
+		}
+		source = synthSource{gen: synth.New(preset, opts.Seed, asOf)}
+	}
+	gen := synth.New(preset, opts.Seed, asOf)
+
+	id := opts.SnapshotID
+	if id == "" {
+		id = b.started.UTC().Format("20060102T150405Z")
+	}
+	if !snapshots.ValidID(id) {
+		return nil, fmt.Errorf("build: invalid snapshot id %q", id)
+	}
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(opts.Out, id)); err == nil {
+		return nil, fmt.Errorf("build: snapshot %s already exists in %s", id, opts.Out)
+	}
+	b.tmp = filepath.Join(opts.Out, id+".tmp")
+	if err := os.RemoveAll(b.tmp); err != nil {
+		return nil, fmt.Errorf("build: clear %s: %w", b.tmp, err)
+	}
+	if err := os.Mkdir(b.tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+
+	w, err := bolt.Create(b.tmp)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	gw, err := gold.Create(filepath.Join(b.tmp, "gold.sqlite"))
+	if err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	counts := map[string]int64{}
+	byGame := map[string][]*snapshots.Card{}
+	setsByGame := map[string][]*snapshots.Set{}
+	for _, s := range sets {
+		setsByGame[s.Game] = append(setsByGame[s.Game], s)
+	}
+	for _, c := range cards {
+		byGame[c.Game] = append(byGame[c.Game], c)
+	}
+	var games []string
+	for gi, game := range Games {
+		if len(byGame[game]) == 0 {
+			continue
+		}
+		games = append(games, game)
+		for i, c := range byGame[game] {
+			c.Ordinal = uint32(i)
+			c.PartnerProductID = gen.PartnerProductID(c)
+		}
+		if err := b.stage("market:" + game); err != nil {
+			w.Abort()
+			gw.Close()
+			return nil, err
+		}
+		if err := b.compileGame(ctx, gi, game, setsByGame[game], byGame[game], source, asOf, w, gw, counts); err != nil {
+			w.Abort()
+			gw.Close()
+			return nil, fmt.Errorf("build: %s: %w", game, err)
+		}
+	}
+	if len(games) == 0 {
+		w.Abort()
+		gw.Close()
+		return nil, errors.New("build: the catalog has no cards")
+	}
+	digest, err := w.Close()
+	if err != nil {
+		gw.Close()
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	if err := b.stage("gold"); err != nil {
+		gw.Close()
+		return nil, err
+	}
+	if err := gw.Close(); err != nil {
+		return nil, fmt.Errorf("build: gold tables: %w", err)
+	}
+	if err := b.stage("index"); err != nil {
+		return nil, err
+	}
+	var allSets []*snapshots.Set
+	var allCards []*snapshots.Card
+	for _, g := range games {
+		allSets = append(allSets, setsByGame[g]...)
+		allCards = append(allCards, byGame[g]...)
+	}
+	err = index.Build(ctx, b.tmp, allSets, allCards, index.BuildOptions{Progress: func(done, total int) {
+		b.progress.rows("index", done, total)
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("build: index: %w", err)
+	}
+
+	if err := b.stage("manifest"); err != nil {
+		return nil, err
+	}
+	files, err := snapshots.HashFiles(b.tmp)
+	if err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	counts["sets"], counts["cards"] = int64(len(allSets)), int64(len(allCards))
+	m := &snapshots.Manifest{
+		SnapshotID: id, FormatVersion: snapshots.FormatVersion, AsOf: asOf.String(), Games: games,
+		Preset: opts.Preset, Seed: opts.Seed, MarketSource: marketSource, Counts: counts,
+		BuiltAt: b.started.UTC().Format(time.RFC3339), InputDigests: inputs, Files: files, ContentDigest: digest,
+	}
+	m.BuildSeconds = math.Round(opts.Now().Sub(b.started).Seconds()*1000) / 1000
+	if err := snapshots.WriteManifest(b.tmp, m); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	if err := b.stage("publish"); err != nil {
+		return nil, err
+	}
+	if err := snapshots.SyncTree(b.tmp); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	final := filepath.Join(opts.Out, id)
+	if err := os.Rename(b.tmp, final); err != nil {
+		return nil, fmt.Errorf("build: publish: %w", err)
+	}
+	b.tmp = ""
+	if err := snapshots.SyncDir(opts.Out); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	if err := snapshots.Publish(opts.Out, id); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
+	removed, err := snapshots.Prune(opts.Out, opts.Keep)
+	if err != nil {
+		return nil, fmt.Errorf("build: published %s but pruning failed: %w", id, err)
+	}
+	b.progress.done(id, removed, opts.Now().Sub(b.started))
+	return m, nil
+}
+
+// chunk is a run of consecutive cards computed by one worker.
+type chunk struct {
+	start   int
+	results []*cardResult
+}
+
+// compileGame computes every card of one game in parallel (in chunks, written
+// in ordinal order), then writes the catalog rows and the game's aggregates.
+func (b *build) compileGame(ctx context.Context, gameIndex int, game string, sets []*snapshots.Set, cards []*snapshots.Card,
+	source MarketSource, asOf snapshots.Day, w *bolt.Writer, gw *gold.Writer, counts map[string]int64) error {
+	setByID := map[string]*snapshots.Set{}
+	for _, s := range sets {
+		setByID[s.ID] = s
+	}
+	const chunkSize = 256
+	nChunks := (len(cards) + chunkSize - 1) / chunkSize
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Workers take chunk numbers in order; each chunk's result goes to its
+	// own channel so the writer can consume them in order.
+	jobs := make(chan int)
+	ahead := make(chan struct{}, 2*b.opts.Workers) // chunks computed but not yet written
+	outs := make([]chan chunk, nChunks)
+	for i := range outs {
+		outs[i] = make(chan chunk, 1)
+	}
+	var wg sync.WaitGroup
+	for range b.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ci := range jobs {
+				start := ci * chunkSize
+				end := min(start+chunkSize, len(cards))
+				ch := chunk{start: start}
+				for _, c := range cards[start:end] {
+					m := source.CardMarket(gameIndex, c, setByID[c.SetID])
+					ch.results = append(ch.results, analyzeCard(c, m, asOf))
+				}
+				outs[ci] <- ch
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for ci := range nChunks {
+			// Stay at most a few chunks ahead of the writer to bound memory.
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- ci:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+
+	agg := newGameAggregates(game, sets, len(cards), asOf)
+	for _, s := range sets {
+		if err := gw.AddSet(s); err != nil {
+			return err
+		}
+	}
+	for ci := range nChunks {
+		var ch chunk
+		select {
+		case ch = <-outs[ci]:
+			<-ahead
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		for _, r := range ch.results {
+			c := r.card
+			err := w.PutCardMarket(game, c.Ordinal, &bolt.CardMarket{
+				Sales: r.sales, Series: r.series, Analytics: r.analytics, Listings: r.listings, Cum: r.cum,
+			})
+			if err != nil {
+				return err
+			}
+			if err := gw.AddCard(c, r.sales, r.series, r.listings, r.analytics); err != nil {
+				return err
+			}
+			agg.add(r)
+			counts["sales"] += int64(len(r.sales))
+			counts["listings"] += int64(len(r.listings))
+			for _, s := range r.series {
+				counts["price_points"] += int64(len(s.Points))
+			}
+		}
+		b.progress.rows("cards "+game, ch.start+len(ch.results), len(cards))
+	}
+	for _, c := range cards {
+		if err := w.PutCard(c); err != nil {
+			return err
+		}
+	}
+	return agg.write(w)
+}
+
+// gameAggregates accumulates a game's rankings and set aggregates.
+type gameAggregates struct {
+	game     string
+	asOf     snapshots.Day
+	sets     []*snapshots.Set
+	setCards map[string][]*snapshots.Card
+	setDaily map[string]map[snapshots.Day][2]int64
+	// rankings[metric][window][language] (language index len(Languages) = all)
+	rankings [][][][]snapshots.TrendingEntry
+}
+
+func newGameAggregates(game string, sets []*snapshots.Set, nCards int, asOf snapshots.Day) *gameAggregates {
+	a := &gameAggregates{game: game, asOf: asOf, sets: sets, setCards: map[string][]*snapshots.Card{}, setDaily: map[string]map[snapshots.Day][2]int64{}}
+	a.rankings = make([][][][]snapshots.TrendingEntry, len(snapshots.TrendingMetrics))
+	for mi := range a.rankings {
+		a.rankings[mi] = make([][][]snapshots.TrendingEntry, len(snapshots.TrendingWindows))
+		for wi := range a.rankings[mi] {
+			a.rankings[mi][wi] = make([][]snapshots.TrendingEntry, len(snapshots.Languages)+1)
+		}
+	}
+	return a
+}
+
+func (a *gameAggregates) add(r *cardResult) {
+	c := r.card
+	a.setCards[c.SetID] = append(a.setCards[c.SetID], c)
+	daily := a.setDaily[c.SetID]
+	if daily == nil {
+		daily = map[snapshots.Day][2]int64{}
+		a.setDaily[c.SetID] = daily
+	}
+	for d, v := range r.daily {
+		x := daily[d]
+		daily[d] = [2]int64{x[0] + v[0], x[1] + v[1]}
+	}
+	li := indexOf(snapshots.Languages, c.Language)
+	for mi := range r.trending {
+		for wi, v := range r.trending[mi] {
+			if math.IsNaN(v) {
+				continue
+			}
+			e := snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: v}
+			all := len(snapshots.Languages)
+			a.rankings[mi][wi][all] = append(a.rankings[mi][wi][all], e)
+			if li >= 0 {
+				a.rankings[mi][wi][li] = append(a.rankings[mi][wi][li], e)
+			}
+		}
+	}
+}
+
+// priceBuckets are the bounds (cents) of set price distributions.
+var priceBuckets = []int64{0, 100, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000}
+
+func (a *gameAggregates) write(w *bolt.Writer) error {
+	langs := append(append([]string{}, snapshots.Languages...), "all")
+	for mi, metric := range snapshots.TrendingMetrics {
+		for wi, win := range snapshots.TrendingWindows {
+			for li, lang := range langs {
+				entries := a.rankings[mi][wi][li]
+				sort.SliceStable(entries, func(i, j int) bool {
+					if entries[i].Value != entries[j].Value {
+						return entries[i].Value > entries[j].Value
+					}
+					return entries[i].Ordinal < entries[j].Ordinal
+				})
+				if err := w.PutTrending(a.game, metric, win.Name, lang, entries); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, s := range a.sets {
+		cards := a.setCards[s.ID]
+		agg := setAggregates(s, cards)
+		s.CardCount = len(cards)
+		s.Volume30dCents, s.Sales30d = agg.Totals.Volume30dCents, agg.Totals.Sales30d
+		daily := a.setDaily[s.ID]
+		days := make([]snapshots.DailyStat, 0, len(daily))
+		for d, v := range daily {
+			days = append(days, snapshots.DailyStat{Day: d, Sales: int(v[0]), VolumeCents: v[1]})
+		}
+		sort.Slice(days, func(i, j int) bool { return days[i].Day < days[j].Day })
+		if err := w.PutSetAggregates(a.game, agg, days); err != nil {
+			return err
+		}
+	}
+	return w.PutSets(a.game, a.sets)
+}
+
+func setAggregates(s *snapshots.Set, cards []*snapshots.Card) *snapshots.SetAggregates {
+	agg := &snapshots.SetAggregates{SetID: s.ID}
+	byRarity := map[string]*snapshots.RarityBreakdown{}
+	var rarities []string
+	prices := map[string][]int64{}
+	var all []int64
+	agg.Distribution = make([]snapshots.PriceBucket, len(priceBuckets))
+	for i, lo := range priceBuckets {
+		agg.Distribution[i].MinCents = lo
+		if i+1 < len(priceBuckets) {
+			agg.Distribution[i].MaxCents = priceBuckets[i+1]
+		}
+	}
+	for _, c := range cards {
+		rb := byRarity[c.Rarity]
+		if rb == nil {
+			rb = &snapshots.RarityBreakdown{Rarity: c.Rarity}
+			byRarity[c.Rarity] = rb
+			rarities = append(rarities, c.Rarity)
+		}
+		rb.Cards++
+		rb.Volume30dCents += c.Volume30dCents
+		rb.Sales30d += c.Sales30d
+		agg.Totals.Cards++
+		agg.Totals.Volume30dCents += c.Volume30dCents
+		agg.Totals.Sales30d += c.Sales30d
+		if c.PriceCents <= 0 {
+			continue
+		}
+		rb.PricedCards++
+		rb.ValueCents += c.PriceCents
+		if c.PriceCents > rb.MaxPriceCents {
+			rb.MaxPriceCents, rb.TopCardID = c.PriceCents, c.ID
+		}
+		prices[c.Rarity] = append(prices[c.Rarity], c.PriceCents)
+		all = append(all, c.PriceCents)
+		agg.Totals.PricedCards++
+		agg.Totals.ValueCents += c.PriceCents
+		i := sort.Search(len(priceBuckets), func(i int) bool { return priceBuckets[i] > c.PriceCents }) - 1
+		agg.Distribution[i].Cards++
+	}
+	sort.Slice(rarities, func(i, j int) bool {
+		x, y := byRarity[rarities[i]], byRarity[rarities[j]]
+		if x.ValueCents != y.ValueCents {
+			return x.ValueCents > y.ValueCents
+		}
+		return strings.Compare(x.Rarity, y.Rarity) < 0
+	})
+	for _, r := range rarities {
+		rb := byRarity[r]
+		rb.MedianPriceCents = median(prices[r])
+		agg.Breakdown = append(agg.Breakdown, *rb)
+	}
+	agg.Totals.MedianPriceCents = median(all)
+	return agg
+}
+
+// progress prints stage and rate lines for a long build.
+type progress struct {
+	w          io.Writer
+	stageStart time.Time
+	last       time.Time
+	name       string
+}
+
+func newProgress(w io.Writer) *progress { return &progress{w: w} }
+
+func (p *progress) stage(name string) {
+	if p.w == nil {
+		return
+	}
+	now := time.Now()
+	if p.name != "" {
+		fmt.Fprintf(p.w, "build: %-18s done in %s\n", p.name, now.Sub(p.stageStart).Round(time.Millisecond))
+	}
+	p.name, p.stageStart, p.last = name, now, now
+}
+
+func (p *progress) rows(what string, done, total int) {
+	if p.w == nil {
+		return
+	}
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 2*time.Second {
+		return
+	}
+	p.last = now
+	elapsed := now.Sub(p.stageStart).Seconds()
+	rate := float64(done) / math.Max(elapsed, 1e-3)
+	eta := time.Duration(float64(total-done)/math.Max(rate, 1e-9)) * time.Second
+	fmt.Fprintf(p.w, "build: %-18s %d/%d (%.0f%%) %.0f rows/s, ETA %s\n", what, done, total, 100*float64(done)/float64(max(total, 1)), rate, eta.Round(time.Second))
+}
+
+func (p *progress) done(id string, removed []string, took time.Duration) {
+	if p.w == nil {
+		return
+	}
+	p.stage("")
+	fmt.Fprintf(p.w, "build: published snapshot %s in %s", id, took.Round(time.Millisecond))
+	if len(removed) > 0 {
+		fmt.Fprintf(p.w, " (pruned %s)", strings.Join(removed, ", "))
+	}
+	fmt.Fprintln(p.w)
+}

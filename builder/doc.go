@@ -1,0 +1,21 @@
+// Package builder compiles card catalogs and market data into an immutable
+// snapshot and publishes it atomically.
+//
+// A build reads the catalog feed (sets.jsonl, cards.jsonl), takes market data
+// from the synthesizer (package builder/synth) or from market feeds in JSON
+// Lines (sales.jsonl, prices.jsonl, listings.jsonl), derives every price
+// series and aggregate the edge serves, and writes them through
+// snapshots/bolt, snapshots/gold and index into <out>/<id>.tmp/. Only after
+// every file is fsynced is the directory renamed and CURRENT replaced, so a
+// failed or killed build never changes what the edge serves.
+//
+// It imports snapshots, snapshots/bolt, snapshots/gold, index, builder/synth
+// and the standard library; servers never import it.
+//
+// # Caveats
+//
+// Feed errors are *FeedError values naming file, line and field. The content
+// digest of a snapshot covers the records of the bbolt files in write order,
+// so two builds with the same inputs, seed and as_of have the same digest
+// even though file bytes (Bleve, SQLite) may differ.
+package builder

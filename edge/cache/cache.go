@@ -1,0 +1,172 @@
+// Package cache is the edge's response cache: encoded response bodies in
+// ristretto, keyed by strings that carry the snapshot generation, with
+// compressed variants made once per entry and concurrent misses of one key
+// computed once.
+//
+// It imports ristretto, klauspost/compress (gzip) and andybalholm/brotli.
+//
+// # Caveats
+//
+// Entries are immutable once stored; the byte slices they hold are shared by
+// every request that hits them and must not be modified.
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+	"github.com/dgraph-io/ristretto/v2"
+	"github.com/klauspost/compress/gzip"
+)
+
+// Entry is one cached response.
+type Entry struct {
+	Status int
+	Body   []byte // identity encoding
+	ETag   string // strong ETag of Body, quoted
+
+	gzipOnce, brOnce sync.Once
+	gzip, br         []byte
+}
+
+// NewEntry makes an entry and its ETag.
+func NewEntry(status int, body []byte) *Entry {
+	sum := sha256.Sum256(body)
+	return &Entry{Status: status, Body: body, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+}
+
+// minCompress is the smallest body worth compressing.
+const minCompress = 512
+
+// Gzip returns the gzip encoding of Body (computed once), or nil when the body
+// is too small to gain from it.
+func (e *Entry) Gzip() []byte {
+	if len(e.Body) < minCompress {
+		return nil
+	}
+	e.gzipOnce.Do(func() {
+		var buf bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
+		w.Write(e.Body)
+		w.Close()
+		e.gzip = buf.Bytes()
+	})
+	return e.gzip
+}
+
+// Brotli returns the brotli encoding of Body (computed once, quality 5), or
+// nil when the body is too small.
+func (e *Entry) Brotli() []byte {
+	if len(e.Body) < minCompress {
+		return nil
+	}
+	e.brOnce.Do(func() {
+		var buf bytes.Buffer
+		w := brotli.NewWriterLevel(&buf, 5)
+		w.Write(e.Body)
+		w.Close()
+		e.br = buf.Bytes()
+	})
+	return e.br
+}
+
+// Cache holds entries up to a byte budget.
+type Cache struct {
+	rc *ristretto.Cache[string, *Entry]
+
+	mu       sync.Mutex
+	inflight map[string]*call
+}
+
+type call struct {
+	wg  sync.WaitGroup
+	e   *Entry
+	err error
+}
+
+// New makes a cache of at most maxBytes (0 disables caching: every Get
+// misses and nothing is stored).
+func New(maxBytes int64) (*Cache, error) {
+	c := &Cache{inflight: map[string]*call{}}
+	if maxBytes <= 0 {
+		return c, nil
+	}
+	rc, err := ristretto.NewCache(&ristretto.Config[string, *Entry]{
+		NumCounters: max(maxBytes/1000, 10_000), // ~10x the entries expected at ~10 KB each
+		MaxCost:     maxBytes,
+		BufferItems: 64,
+		Metrics:     true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("new response cache: %w", err)
+	}
+	c.rc = rc
+	return c, nil
+}
+
+// Get returns the entry for key, computing it with fill on a miss. Concurrent
+// misses of one key call fill once; the others wait for its result. hit
+// reports whether the entry came from the cache. Errors are not cached.
+func (c *Cache) Get(key string, fill func() (*Entry, error)) (e *Entry, hit bool, err error) {
+	if c.rc != nil {
+		if e, ok := c.rc.Get(key); ok {
+			return e, true, nil
+		}
+	}
+	c.mu.Lock()
+	if cl, ok := c.inflight[key]; ok {
+		c.mu.Unlock()
+		cl.wg.Wait()
+		return cl.e, false, cl.err
+	}
+	cl := &call{}
+	cl.wg.Add(1)
+	c.inflight[key] = cl
+	c.mu.Unlock()
+
+	defer func() {
+		if r := recover(); r != nil {
+			cl.err = fmt.Errorf("fill %q panicked: %v", key, r)
+			err = cl.err
+		}
+		c.mu.Lock()
+		delete(c.inflight, key)
+		c.mu.Unlock()
+		cl.wg.Done()
+	}()
+	cl.e, cl.err = fill()
+	if cl.err == nil && c.rc != nil && cl.e.Status == 200 {
+		c.rc.Set(key, cl.e, int64(len(cl.e.Body)+len(key)+256))
+	}
+	return cl.e, false, cl.err
+}
+
+// Stats are the cache's counters.
+type Stats struct {
+	Hits, Misses, Evictions int64
+	CostBytes               int64
+	HitRatio                float64
+}
+
+// Stats returns the counters (zero when caching is disabled).
+func (c *Cache) Stats() Stats {
+	if c.rc == nil {
+		return Stats{}
+	}
+	m := c.rc.Metrics
+	return Stats{
+		Hits: int64(m.Hits()), Misses: int64(m.Misses()), Evictions: int64(m.KeysEvicted()),
+		CostBytes: int64(m.CostAdded() - m.CostEvicted()), HitRatio: m.Ratio(),
+	}
+}
+
+// Close stops the cache's goroutines.
+func (c *Cache) Close() {
+	if c.rc != nil {
+		c.rc.Close()
+	}
+}

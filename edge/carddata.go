@@ -1,0 +1,788 @@
+package edge
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// foldAccents maps accented Latin letters to their base letter.
+func foldAccents(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if f, ok := accentFold[r]; ok {
+			b.WriteString(f)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+var accentFold = func() map[rune]string {
+	m := map[rune]string{}
+	groups := map[string]string{
+		"a": "àáâãäåāăą", "A": "ÀÁÂÃÄÅĀĂĄ", "c": "çćĉċč", "C": "ÇĆĈĊČ", "e": "èéêëēĕėęě", "E": "ÈÉÊËĒĔĖĘĚ",
+		"i": "ìíîïĩīĭį", "I": "ÌÍÎÏĨĪĬĮ", "n": "ñńņň", "N": "ÑŃŅŇ", "o": "òóôõöøōŏő", "O": "ÒÓÔÕÖØŌŎŐ",
+		"u": "ùúûüũūŭůűų", "U": "ÙÚÛÜŨŪŬŮŰŲ", "y": "ýÿ", "Y": "ÝŸ", "s": "śŝşš", "S": "ŚŜŞŠ", "z": "źżž", "Z": "ŹŻŽ",
+		"g": "ĝğġģ", "l": "ĺļľł", "r": "ŕŗř", "t": "ţť", "d": "ďđ",
+	}
+	for base, accented := range groups {
+		for _, r := range accented {
+			m[r] = base
+		}
+	}
+	m['ß'], m['æ'], m['Æ'], m['œ'], m['Œ'] = "ss", "ae", "AE", "oe", "OE"
+	m['♀'], m['♂'] = " f", " m"
+	return m
+}()
+
+// ---- card detail and includes ----
+
+func handleCardGet(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	g := newCardGold(c, r.setOf(c))
+	var names []string
+	for _, n := range strings.Split(r.p.str("include"), ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if indexOfString(cardIncludes, n) < 0 {
+			return nil, validationErrors{queryError("include", fmt.Sprintf("unknown include %q; allowed: %s", n, strings.Join(cardIncludes, ", ")), "enum", r.p.str("include"), nil)}
+		}
+		if indexOfString(names, n) < 0 {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		if g.Includes, err = r.cardIncludes(c, names); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// historyStart is the first day a history include shows: the tier's window
+// start or the default look-back, whichever is later.
+func (r *request) historyStart(lookback int) snapshots.Day {
+	start := r.snap.AsOf - snapshots.Day(lookback) + 1
+	if w, ok := r.windowStart(); ok && w > start {
+		start = w
+	}
+	return start
+}
+
+type pricePointRow struct {
+	Date     string  `json:"date"`
+	PriceUSD float64 `json:"price_usd"`
+	Sales    int     `json:"sales"`
+}
+
+type gradeRow struct {
+	Grade      string   `json:"grade"`
+	Sales      int      `json:"sales"`
+	FMVUSD     *float64 `json:"fmv_usd"`
+	TVWAPUSD   *float64 `json:"tvwap_usd"`
+	MedianUSD  *float64 `json:"median_usd"`
+	LastSale   *string  `json:"last_sale_date"`
+	ChangePct  *float64 `json:"change_30d_pct,omitempty"`
+	PremiumRaw *float64 `json:"premium_vs_raw,omitempty"`
+}
+
+// cardIncludes computes the named subresources of a card. History includes
+// respect the caller's history window.
+func (r *request) cardIncludes(c *snapshots.Card, names []string) (map[string]any, error) {
+	series, err := r.snap.PriceSeries(c.Game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	cum, err := r.snap.Cum(c.Game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	asOf := r.snap.AsOf
+	raw := seriesFor(series, snapshots.RawNearMint)
+	out := map[string]any{}
+	for _, name := range names {
+		switch name {
+		case "price_history", "tvwap_history":
+			start := r.historyStart(90)
+			method := "fmv"
+			if name == "tvwap_history" {
+				method = "tvwap"
+			}
+			pts := dailyPoints(raw, start, asOf, method)
+			out[name] = map[string]any{"grade": "raw:near_mint", "method": method, "from": start.String(), "to": asOf.String(), "points": pts}
+		case "tvwap_slots":
+			var slots []gradeRow
+			for _, s := range series {
+				if p, ok := snapshots.PointAt(&s, asOf); ok {
+					slots = append(slots, gradeRow{Grade: s.Grade.String(), Sales: int(p.Sales), TVWAPUSD: usdOrNil(p.TVWAPCents), FMVUSD: usdOrNil(p.FMVCents), LastSale: strOrNil(p.Day.String())})
+				}
+			}
+			out[name] = map[string]any{"basis": "latest trailing-7-day tvwap per grade", "slots": nonNil(slots)}
+		case "grade_momentum":
+			var rows []gradeRow
+			for _, s := range series {
+				now, ok1 := snapshots.FMVAt(&s, asOf)
+				then, ok2 := snapshots.FMVAt(&s, asOf-30)
+				row := gradeRow{Grade: s.Grade.String(), FMVUSD: usdOrNil(now)}
+				n, _ := snapshots.SumWindow(cum, func(g snapshots.Grade) bool { return g == s.Grade }, asOf-29, asOf)
+				row.Sales = n
+				if ok1 && ok2 && then > 0 {
+					v := round2(100 * float64(now-then) / float64(then))
+					row.ChangePct = &v
+				}
+				rows = append(rows, row)
+			}
+			out[name] = map[string]any{"window_days": 30, "grades": nonNil(rows)}
+		case "recent_sales":
+			sales, err := r.snap.Sales(c.Game, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			start, limited := r.windowStart()
+			rows := []saleRow{}
+			for _, s := range sales {
+				if len(rows) == 10 || (limited && s.Day < start) {
+					break
+				}
+				if !s.Hidden() && s.Day <= asOf {
+					rows = append(rows, newSaleRow(c, s))
+				}
+			}
+			out[name] = map[string]any{"limit": 10, "items": rows}
+		case "market_summary":
+			all, err := r.snap.Analytics(c.Game, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			var summary any = nil
+			for _, a := range all {
+				if a.Window == "1m" {
+					summary = newAnalyticsPayload(c, a)
+				}
+			}
+			out[name] = summary
+		case "grade_breakdown":
+			rows := gradeBreakdown(series, cum, asOf, raw)
+			out[name] = map[string]any{"grades": rows}
+		case "population_overview":
+			out[name] = populationOverview(cum, asOf)
+		case "grading_economics":
+			out[name] = gradingEconomics(series, cum, asOf, raw)
+		}
+	}
+	return out, nil
+}
+
+func seriesFor(series []snapshots.PriceSeries, g snapshots.Grade) *snapshots.PriceSeries {
+	for i := range series {
+		if series[i].Grade == g {
+			return &series[i]
+		}
+	}
+	return nil
+}
+
+func pointPrice(p snapshots.PricePoint, method string) int64 {
+	switch method {
+	case "tvwap":
+		return p.TVWAPCents
+	case "median":
+		return p.MedianCents
+	}
+	return p.FMVCents
+}
+
+// dailyPoints carries a series forward one point per day over [from, to];
+// days before the first point are left out.
+func dailyPoints(s *snapshots.PriceSeries, from, to snapshots.Day, method string) []pricePointRow {
+	out := []pricePointRow{}
+	if s == nil {
+		return out
+	}
+	for d := from; d <= to; d++ {
+		p, ok := snapshots.PointAt(s, d)
+		if !ok {
+			continue
+		}
+		sales := 0
+		if p.Day == d {
+			sales = int(p.Sales)
+		}
+		out = append(out, pricePointRow{Date: d.String(), PriceUSD: usd(pointPrice(p, method)), Sales: sales})
+	}
+	return out
+}
+
+func gradeBreakdown(series []snapshots.PriceSeries, cum []snapshots.CumSeries, asOf snapshots.Day, raw *snapshots.PriceSeries) []gradeRow {
+	rawFMV, _ := snapshots.FMVAt(raw, asOf)
+	rows := []gradeRow{}
+	for _, cs := range cum {
+		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
+		row := gradeRow{Grade: cs.Grade.String(), Sales: n}
+		if len(cs.Points) > 0 {
+			row.LastSale = strOrNil(cs.Points[len(cs.Points)-1].Day.String())
+		}
+		if s := seriesFor(series, cs.Grade); s != nil {
+			if p, ok := snapshots.PointAt(s, asOf); ok {
+				row.FMVUSD, row.TVWAPUSD, row.MedianUSD = usdOrNil(p.FMVCents), usdOrNil(p.TVWAPCents), usdOrNil(p.MedianCents)
+				if rawFMV > 0 && !cs.Grade.Raw() {
+					v := round2(float64(p.FMVCents) / float64(rawFMV))
+					row.PremiumRaw = &v
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// populationOverview counts graded sales per grader and grade: the graded
+// population this market has seen trade (not a grading company's census).
+func populationOverview(cum []snapshots.CumSeries, asOf snapshots.Day) map[string]any {
+	type row struct {
+		Grader string  `json:"grader"`
+		Grade  float64 `json:"grade"`
+		Sales  int     `json:"sales"`
+		Share  float64 `json:"share_pct"`
+	}
+	var rows []row
+	total := 0
+	for _, cs := range cum {
+		if cs.Grade.Raw() {
+			continue
+		}
+		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
+		total += n
+		rows = append(rows, row{Grader: snapshots.Graders[cs.Grade.Grader()], Grade: cs.Grade.Number(), Sales: n})
+	}
+	for i := range rows {
+		rows[i].Share = round2(100 * float64(rows[i].Sales) / math.Max(1, float64(total)))
+	}
+	return map[string]any{
+		"basis":        "graded copies seen in verified sales, all history; not a grading company's population report",
+		"graded_sales": total, "grades": nonNil(rows),
+	}
+}
+
+// gradingFeeCents is the assumed cost of grading one card (fee and shipping).
+const gradingFeeCents = 3000
+
+// gradingEconomics estimates the value of grading a raw near-mint copy with
+// the first grader: the observed grade mix of its graded sales weights the
+// graded fmv of each grade.
+func gradingEconomics(series []snapshots.PriceSeries, cum []snapshots.CumSeries, asOf snapshots.Day, raw *snapshots.PriceSeries) map[string]any {
+	rawFMV, _ := snapshots.FMVAt(raw, asOf)
+	var weighted, weights float64
+	for _, cs := range cum {
+		if cs.Grade.Grader() != 0 {
+			continue
+		}
+		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
+		fmv, ok := snapshots.FMVAt(seriesFor(series, cs.Grade), asOf)
+		if !ok || n == 0 {
+			continue
+		}
+		weighted += float64(n) * float64(fmv)
+		weights += float64(n)
+	}
+	out := map[string]any{
+		"grader": snapshots.Graders[0], "raw_fmv_usd": usdOrNil(rawFMV), "grading_cost_usd": usd(gradingFeeCents),
+		"expected_graded_usd": nil, "expected_gain_usd": nil, "sample_sales": int(weights),
+		"basis": "expected graded value = graded fmv per grade weighted by the grade mix of this card's verified graded sales; grading cost is an assumed flat fee",
+	}
+	if weights > 0 && rawFMV > 0 {
+		exp := int64(weighted / weights)
+		out["expected_graded_usd"] = usd(exp)
+		out["expected_gain_usd"] = usd(exp - rawFMV - gradingFeeCents)
+	}
+	return out
+}
+
+// ---- date ranges ----
+
+// dateRange resolves date_from/since/date_to with the history window:
+// since overrides date_from, from is clamped to the window, to defaults to
+// as_of. fromSet reports whether from bounds the range.
+func (r *request) dateRange() (from, to snapshots.Day, fromSet bool, err error) {
+	from, fromSet = r.p.day("date_from")
+	if d, ok := r.p.day("since"); ok {
+		from, fromSet = d, true
+	}
+	from, fromSet = r.clampSince(from, fromSet)
+	to = r.snap.AsOf
+	if d, ok := r.p.day("date_to"); ok {
+		to = d
+	}
+	if fromSet && to < from {
+		name := "date_from"
+		if r.p.has("since") {
+			name = "since"
+		}
+		if r.p.has("date_to") {
+			return 0, 0, false, validationErrors{queryError("date_to", "date_to must not be before "+name+" ("+from.String()+" after clamping to the history window)", "value_error", r.p.str("date_to"), nil)}
+		}
+	}
+	return from, to, fromSet, nil
+}
+
+// gradeFilter parses a condition parameter: a raw condition name or a grade.
+func gradeFilter(name, v string) (func(snapshots.Grade) bool, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if i := snapshots.ConditionIndex(strings.ToLower(v)); i >= 0 {
+		g := snapshots.RawGrade(i)
+		return func(x snapshots.Grade) bool { return x == g }, nil
+	}
+	g, err := snapshots.ParseGrade(v)
+	if err != nil {
+		return nil, validationErrors{queryError(name, "condition must be a raw condition ("+strings.Join(snapshots.Conditions, ", ")+") or a grade such as raw:near_mint or slab:10", "value_error", v, nil)}
+	}
+	return func(x snapshots.Grade) bool { return x == g }, nil
+}
+
+func marketplaceFilter(name, v string) (func(snapshots.Marketplace) bool, error) {
+	if v == "" {
+		return nil, nil
+	}
+	mks, err := parseMarketplaces(v)
+	if err != nil {
+		return nil, validationErrors{queryError(name, err.Error(), "value_error", v, nil)}
+	}
+	return func(m snapshots.Marketplace) bool {
+		for _, x := range mks {
+			if x == m {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// ---- market history ----
+
+type dayRow struct {
+	Date      string  `json:"date"`
+	Sales     int     `json:"sales"`
+	VolumeUSD float64 `json:"volume_usd"`
+	MedianUSD float64 `json:"median_usd"`
+	LowUSD    float64 `json:"low_usd"`
+	HighUSD   float64 `json:"high_usd"`
+}
+
+type historyPayload struct {
+	CardID     string   `json:"card_id"`
+	From       *string  `json:"from"`
+	To         string   `json:"to"`
+	Limit      int      `json:"limit"`
+	TotalDays  int      `json:"total_days"`
+	Truncated  bool     `json:"truncated"`
+	Items      []dayRow `json:"items"`
+	PriceBasis string   `json:"price_basis"`
+}
+
+func handleMarketHistory(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	keepGrade, err1 := gradeFilter("condition", r.p.str("condition"))
+	keepMk, err2 := marketplaceFilter("source", r.p.str("source"))
+	if err := joinValidation(err1, err2); err != nil {
+		return nil, err
+	}
+	from, to, fromSet, err := r.dateRange()
+	if err != nil {
+		return nil, err
+	}
+	sales, err := r.snap.Sales(c.Game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	byDay := map[snapshots.Day][]int64{}
+	for _, s := range sales {
+		if s.Hidden() || s.Day > to || (fromSet && s.Day < from) {
+			continue
+		}
+		if keepGrade != nil && !keepGrade(s.Grade) || keepMk != nil && !keepMk(s.Marketplace) {
+			continue
+		}
+		byDay[s.Day] = append(byDay[s.Day], s.PriceCents)
+	}
+	days := make([]snapshots.Day, 0, len(byDay))
+	for d := range byDay {
+		days = append(days, d)
+	}
+	sort.Slice(days, func(i, j int) bool { return days[i] < days[j] })
+	out := historyPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), TotalDays: len(days), Items: []dayRow{},
+		PriceBasis: "verified sales per day (quality-flagged, low-confidence and price-feed rows excluded); days without sales are omitted"}
+	if fromSet {
+		out.From = strOrNil(from.String())
+	}
+	if len(days) > out.Limit {
+		days = days[len(days)-out.Limit:]
+		out.Truncated = true
+	}
+	for _, d := range days {
+		p := byDay[d]
+		var vol int64
+		for _, x := range p {
+			vol += x
+		}
+		m := medianOf(p)
+		out.Items = append(out.Items, dayRow{Date: d.String(), Sales: len(p), VolumeUSD: usd(vol), MedianUSD: usd(m), LowUSD: usd(p[0]), HighUSD: usd(p[len(p)-1])})
+	}
+	return out, nil
+}
+
+// medianOf sorts p and returns its median.
+func medianOf(p []int64) int64 {
+	sort.Slice(p, func(i, j int) bool { return p[i] < p[j] })
+	if len(p)%2 == 1 {
+		return p[len(p)/2]
+	}
+	return (p[len(p)/2-1] + p[len(p)/2]) / 2
+}
+
+func joinValidation(errs ...error) error {
+	var out validationErrors
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if v, ok := err.(validationErrors); ok {
+			out = append(out, v...)
+			continue
+		}
+		return err
+	}
+	if len(out) > 0 {
+		return out
+	}
+	return nil
+}
+
+// ---- marketplace sales ----
+
+type marketplaceSalesPayload struct {
+	CardID        string         `json:"card_id"`
+	From          *string        `json:"from"`
+	To            string         `json:"to"`
+	Limit         int            `json:"limit"`
+	Total         int            `json:"total"`
+	Truncated     bool           `json:"truncated"`
+	ByMarketplace map[string]int `json:"by_marketplace"`
+	Items         []saleRow      `json:"items"`
+	Note          string         `json:"note"`
+}
+
+func handleMarketplaceSales(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	keepGrade, err1 := gradeFilter("condition", r.p.str("condition"))
+	keepMk, err2 := marketplaceFilter("source", r.p.str("source"))
+	if err := joinValidation(err1, err2); err != nil {
+		return nil, err
+	}
+	from, to, fromSet, err := r.dateRange()
+	if err != nil {
+		return nil, err
+	}
+	sales, err := r.snap.Sales(c.Game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []saleRow{},
+		Note: "raw executed sales per marketplace, newest first, with their quality and identity flags; partner price-feed rows are not sales and are left out"}
+	if fromSet {
+		out.From = strOrNil(from.String())
+	}
+	for _, s := range sales {
+		if s.Flags&snapshots.SalePriceFeed != 0 || s.Day > to || (fromSet && s.Day < from) {
+			continue
+		}
+		if keepGrade != nil && !keepGrade(s.Grade) || keepMk != nil && !keepMk(s.Marketplace) {
+			continue
+		}
+		out.Total++
+		out.ByMarketplace[s.Marketplace.String()]++
+		if len(out.Items) < out.Limit {
+			out.Items = append(out.Items, newSaleRow(c, s))
+		}
+	}
+	out.Truncated = out.Total > len(out.Items)
+	return out, nil
+}
+
+// ---- partner history ----
+
+type partnerDay struct {
+	Date           string   `json:"date"`
+	MarketPriceUSD *float64 `json:"market_price_usd"`
+	Sales          int      `json:"sales"`
+	VolumeUSD      float64  `json:"volume_usd"`
+}
+
+func handlePartnerHistory(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	sales, err := r.snap.Sales(c.Game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	start, limited := r.windowStart()
+	type acc struct {
+		feed  int64
+		n     int
+		cents int64
+	}
+	byDay := map[snapshots.Day]*acc{}
+	for _, s := range sales {
+		if s.Marketplace != snapshots.MarketPartner || s.Day > r.snap.AsOf || (limited && s.Day < start) {
+			continue
+		}
+		a := byDay[s.Day]
+		if a == nil {
+			a = &acc{}
+			byDay[s.Day] = a
+		}
+		if s.Flags&snapshots.SalePriceFeed != 0 {
+			a.feed = s.PriceCents
+		} else if !s.Hidden() {
+			a.n++
+			a.cents += s.PriceCents
+		}
+	}
+	days := make([]snapshots.Day, 0, len(byDay))
+	for d := range byDay {
+		days = append(days, d)
+	}
+	sort.Slice(days, func(i, j int) bool { return days[i] < days[j] })
+	limit := r.p.int("limit")
+	total := len(days)
+	if len(days) > limit {
+		days = days[len(days)-limit:]
+	}
+	items := make([]partnerDay, 0, len(days))
+	for _, d := range days {
+		a := byDay[d]
+		items = append(items, partnerDay{Date: d.String(), MarketPriceUSD: usdOrNil(a.feed), Sales: a.n, VolumeUSD: usd(a.cents)})
+	}
+	out := map[string]any{
+		"card_id": c.ID, "marketplace": "partner", "partner_product_id": nil, "limit": limit, "total_days": total,
+		"truncated": total > len(items), "items": items,
+		"basis": "market_price_usd is the partner price feed's daily market median (not a sale); sales and volume are verified partner sales",
+	}
+	if c.PartnerProductID != 0 {
+		out["partner_product_id"] = c.PartnerProductID
+	}
+	if limited {
+		out["window_start"] = start.String()
+	}
+	return out, nil
+}
+
+// ---- price history ----
+
+func handlePriceHistory(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	gradeStr := r.p.str("grade")
+	if gradeStr == "" {
+		gradeStr = "raw:near_mint"
+	}
+	grade, err := snapshots.ParseGrade(gradeStr)
+	if err != nil {
+		return nil, validationErrors{queryError("grade", err.Error(), "value_error", gradeStr, nil)}
+	}
+	target := c
+	if lang := r.p.str("language"); lang != "" && lang != c.Language {
+		if target, err = r.counterpart(c, lang); err != nil {
+			return nil, err
+		}
+	}
+	from, to, fromSet, err := r.dateRange()
+	if err != nil {
+		return nil, err
+	}
+	series, err := r.snap.PriceSeries(target.Game, target.ID)
+	if err != nil {
+		return nil, err
+	}
+	s := seriesFor(series, grade)
+	method, interval := r.p.str("method"), r.p.str("interval")
+	var pts []pricePointRow
+	if s != nil && len(s.Points) > 0 {
+		start := from
+		if !fromSet || start < s.Points[0].Day {
+			start = s.Points[0].Day
+		}
+		switch interval {
+		case "change":
+			for _, p := range s.Points {
+				if p.Day >= start && p.Day <= to {
+					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: usd(pointPrice(p, method)), Sales: int(p.Sales)})
+				}
+			}
+		case "week":
+			for _, p := range dailyPoints(s, start, to, method) {
+				d, _ := snapshots.ParseDay(p.Date)
+				if d.Time().Weekday() == 0 || d == to { // Sunday closes a week
+					pts = append(pts, p)
+				}
+			}
+		default:
+			pts = dailyPoints(s, start, to, method)
+		}
+	}
+	total := len(pts)
+	offset, limit := r.p.int("offset"), r.p.int("limit")
+	end := max(0, total-offset)
+	begin := max(0, end-limit)
+	page := append([]pricePointRow{}, pts[begin:end]...)
+	grades := []string{}
+	for _, x := range series {
+		grades = append(grades, x.Grade.String())
+	}
+	out := map[string]any{
+		"card_id": target.ID, "requested_card_id": c.ID, "language": target.Language, "grade": grade.String(), "method": method, "interval": interval,
+		"to": to.String(), "from": nil, "total": total, "offset": offset, "limit": limit, "items": page, "available_grades": grades,
+		"price_basis": map[string]string{
+			"fmv":    "exponentially smoothed daily medians of verified sales of this grade",
+			"tvwap":  "trailing 7-day, recency-weighted average of verified sales of this grade",
+			"median": "median of the trailing 7 days' verified sales of this grade",
+		}[method],
+		"order": "oldest first; the page holds the newest points after skipping offset newer ones",
+	}
+	if fromSet {
+		out["from"] = from.String()
+	}
+	return out, nil
+}
+
+// counterpart finds the card's edition in another language through the
+// en_card_id links.
+func (r *request) counterpart(c *snapshots.Card, lang string) (*snapshots.Card, error) {
+	if lang == "en" && c.ENCardID != "" {
+		return r.snap.Card(c.Game, c.ENCardID)
+	}
+	cards, err := r.snap.Cards(c.Game)
+	if err != nil {
+		return nil, err
+	}
+	enID := c.ID
+	if c.Language != "en" {
+		enID = c.ENCardID
+	}
+	if enID != "" {
+		for _, x := range cards {
+			if x.Language == lang && strings.EqualFold(x.ENCardID, enID) {
+				return x, nil
+			}
+		}
+	}
+	return nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %s has no known %s edition", c.ID, lang)
+}
+
+// ---- vwap ----
+
+func handleVWAP(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	p := r.p
+	var verrs validationErrors
+	condition, grader := strings.ToLower(p.str("condition")), strings.ToLower(p.str("grader"))
+	ci, gi := -1, -1
+	if condition != "" {
+		if ci = snapshots.ConditionIndex(condition); ci < 0 {
+			verrs = append(verrs, queryError("condition", "condition must be one of "+strings.Join(snapshots.Conditions, ", "), "enum", p.str("condition"), nil))
+		}
+	}
+	if grader != "" {
+		if gi = snapshots.GraderIndex(grader); gi < 0 {
+			verrs = append(verrs, queryError("grader", "grader must be one of "+strings.Join(snapshots.Graders, ", "), "enum", p.str("grader"), nil))
+		}
+	}
+	if condition != "" && grader != "" {
+		verrs = append(verrs, queryError("grader", "give condition (raw sales) or grader (graded sales), not both", "value_error", p.str("grader"), nil))
+	}
+	if p.has("grade_num") {
+		n := p.num("grade_num")
+		if grader == "" {
+			verrs = append(verrs, queryError("grade_num", "grade_num needs grader", "value_error", n, nil))
+		} else if n < 1 || n*2 != math.Trunc(n*2) {
+			verrs = append(verrs, queryError("grade_num", "grade_num must be 1 to 10 in steps of 0.5", "value_error", n, nil))
+		}
+	}
+	if len(verrs) > 0 {
+		return nil, verrs
+	}
+	keep := func(g snapshots.Grade) bool {
+		switch {
+		case ci >= 0:
+			return g == snapshots.RawGrade(ci)
+		case gi >= 0 && p.has("grade_num"):
+			return g == snapshots.GradedGrade(gi, p.num("grade_num"))
+		case gi >= 0:
+			return g.Grader() == gi
+		}
+		return true
+	}
+	days := p.int("window_days")
+	from := r.snap.AsOf - snapshots.Day(days) + 1
+	clamped := false
+	if w, ok := r.windowStart(); ok && w > from {
+		from, clamped = w, true
+	}
+	out := map[string]any{
+		"card_id": c.ID, "window_days": days, "from": from.String(), "to": r.snap.AsOf.String(), "clamped_to_history_window": clamped,
+		"condition": strOrNil(condition), "grader": strOrNil(grader), "grade_num": nil, "language": c.Language,
+		"vwap_usd": nil, "sales": 0, "volume_usd": 0.0,
+		"price_basis": "sum of verified sale prices / number of verified sales in the window (each sale is one unit)",
+	}
+	if p.has("grade_num") {
+		out["grade_num"] = p.num("grade_num")
+	}
+	if lang := p.str("language"); lang != "" && !strings.EqualFold(lang, c.Language) {
+		out["note"] = "card " + c.ID + " is a " + c.Language + " card; no sales match language " + lang
+		return out, nil
+	}
+	cum, err := r.snap.Cum(c.Game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	n, cents := snapshots.SumWindow(cum, keep, from, r.snap.AsOf)
+	out["sales"], out["volume_usd"] = n, usd(cents)
+	if n > 0 {
+		out["vwap_usd"] = usd(int64(math.Round(float64(cents) / float64(n))))
+	}
+	return out, nil
+}

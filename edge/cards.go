@@ -1,0 +1,632 @@
+package edge
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+var languageEnum = []string{"en", "ja", "zh-cn", "zh-tw"}
+
+var cardIncludes = []string{"price_history", "tvwap_history", "tvwap_slots", "grade_momentum", "recent_sales",
+	"market_summary", "grade_breakdown", "population_overview", "grading_economics"}
+
+func gameParam() paramSpec {
+	return paramSpec{name: "game", kind: kString, maxLen: 32, doc: "Game; one of the snapshot's games, default the first (pokemon)."}
+}
+
+func (s *Server) registerCardRoutes() {
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards", name: "cards_list", contract: "card-gold.v3", cacheable: true, hasGame: true,
+		summary: "Paginated card list", schema: "CardPage",
+		params: []paramSpec{
+			pStr("q", 256, "Case- and accent-insensitive substring of the card name or id."),
+			pStr("set_id", 64, "Only cards of this set."),
+			pEnum("language", "", languageEnum, "Only cards of this language."),
+			pStr("rarity", 64, "Only cards of this rarity (case-insensitive)."),
+			pStr("variant", 64, "Only cards with this variant (finish)."),
+			pStr("card_number", 32, "Only cards with this collector number (leading zeros and a /total ignored)."),
+			pStr("marketplace", 256, "Comma list of marketplaces or venues; partner_feed is an alias of partner."),
+			pStr("source", 256, "Alias of marketplace."),
+			pEnum("marketplace_mode", "any", []string{"any", "only"}, "any: a card matches if any listed marketplace has its sales; only: every populated source of the card is in the list."),
+			pEnum("sort", "volume", []string{"volume", "name", "price"}, "Sort key."),
+			pEnum("order", "desc", []string{"asc", "desc"}, "Sort order."),
+			pIntMin("offset", 0, "0", "Rows to skip."),
+			pInt("limit", 1, 200, "50", "Rows to return."),
+			gameParam(),
+		},
+		handle: handleCardsList})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}", name: "card_get", contract: "card-gold.v3", keyless: true, cacheable: true, hasGame: true,
+		summary: "Card detail", schema: "Card",
+		params: []paramSpec{
+			pStr("include", 256, "Comma list of subresources: "+strings.Join(cardIncludes, ", ")+"."),
+			gameParam(),
+		},
+		handle: handleCardGet})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/analytics", name: "card_analytics", contract: "card-analytics.v1", cacheable: true, hasGame: true,
+		summary: "Card analytics for a window", schema: "CardAnalytics",
+		params: []paramSpec{
+			pEnum("window", "1y", []string{"1y", "6m", "3m", "1m", "1w", "all"}, "Analytics window, counted back from the snapshot's as_of."),
+			gameParam(),
+		},
+		handle: handleCardAnalytics})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/market-history", name: "card_market_history", contract: "market-history.v1", keyless: true, cacheable: true, hasGame: true,
+		summary: "Daily market history", schema: "MarketHistory",
+		params: []paramSpec{
+			pStr("condition", 64, "A raw condition (near_mint ...) or a grade (raw:near_mint, slab:10)."),
+			pStr("source", 32, "Only sales of this marketplace."),
+			pDate("date_from", "First day, YYYY-MM-DD (clamped to the tier's history window)."),
+			pDate("date_to", "Last day, YYYY-MM-DD."),
+			pDate("since", "Alias of date_from; overrides it."),
+			pInt("limit", 1, 2000, "365", "Most recent days to return."),
+			gameParam(),
+		},
+		handle: handleMarketHistory})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/marketplace-sales", name: "card_marketplace_sales", contract: "marketplace-sales.v1", keyless: true, cacheable: true, hasGame: true,
+		summary: "Per-marketplace raw sales", schema: "MarketplaceSales",
+		params: []paramSpec{
+			pStr("condition", 64, "A raw condition or a grade."),
+			pStr("source", 32, "Only this marketplace."),
+			pInt("limit", 1, 2000, "365", "Most recent sales to return."),
+			pDate("date_from", "First day (clamped to the tier's history window)."),
+			pDate("date_to", "Last day."),
+			pDate("since", "Alias of date_from; overrides it."),
+			gameParam(),
+		},
+		handle: handleMarketplaceSales})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/price-history", name: "card_price_history", contract: "price-history.v3", cacheable: true, hasGame: true,
+		summary: "Graded oracle price history", schema: "PriceHistory",
+		params: []paramSpec{
+			pStr("grade", 256, "raw:<condition> or <grader>:<number>."),
+			pEnum("method", "fmv", []string{"fmv", "tvwap", "median"}, "Price method."),
+			pEnum("language", "", languageEnum, "Language edition; default the card's own. Another language follows the en_card_id link."),
+			gameParam(),
+			pDate("date_from", "First day (clamped to the tier's history window)."),
+			pDate("date_to", "Last day (default as_of)."),
+			pDate("since", "Alias of date_from; overrides it."),
+			pEnum("interval", "day", []string{"day", "week", "change"}, "day: one point per day (carried forward); week: the last point of each week (weeks start Monday); change: only days the price changed."),
+			pInt("limit", 1, 2000, "365", "Points to return (the newest, after offset)."),
+			pIntMin("offset", 0, "0", "Newest points to skip."),
+		},
+		handle: handlePriceHistory})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/sales", name: "card_sales", contract: "card-sales.v1", keyless: true, cacheable: true, hasGame: true,
+		summary: "Verified sales, cursor-paginated", schema: "SalesPage",
+		params: []paramSpec{
+			pStr("cursor", 512, "Opaque next_cursor of the previous page."),
+			pDate("since", "Only sales on or after this day (clamped to the tier's history window)."),
+			pInt("limit", 1, 200, "50", "Rows per page."),
+			pBool("include_filtered", "false", "Include sales flagged by quality rules."),
+			pBool("include_untrusted_identity", "false", "Include low-confidence identity matches (disagree_medium, disagree_high)."),
+			pEnum("trade_type", "", snapshots.TradeTypeNames(), "Only this trade type."),
+			pBool("include_price_feed", "false", "Include partner price-feed snapshot rows (daily medians, not sales)."),
+			gameParam(),
+		},
+		handle: handleSales})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/partner-history", name: "card_partner_history", contract: "partner-history.v1", keyless: true, cacheable: true, hasGame: true,
+		summary: "Partner marketplace daily price and sales", schema: "PartnerHistory",
+		params:  []paramSpec{pInt("limit", 1, 2000, "365", "Most recent days to return."), gameParam()},
+		handle:  handlePartnerHistory})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/vwap", name: "card_vwap", contract: "vwap.v1", cacheable: true, hasGame: true,
+		summary: "Volume-weighted average price", schema: "VWAP",
+		params: []paramSpec{
+			pStr("condition", 32, "Raw condition (near_mint ...); sets raw sales only."),
+			pStr("grader", 16, "Grader (slab, bgs, cgc); graded sales of that grader."),
+			pFloat("grade_num", 0, 10, true, "Grade number with grader (e.g. 10, 9.5)."),
+			pStr("language", 16, "Must match the card's language when given."),
+			pInt("window_days", 1, 365, "30", "Days counted back from as_of (clamped to the tier's history window)."),
+			gameParam(),
+		},
+		handle: handleVWAP})
+}
+
+// cardOf resolves the {card_id} path variable.
+func (r *request) cardOf() (*snapshots.Card, error) {
+	return r.snap.Card(r.game, r.vars[0])
+}
+
+func (r *request) setOf(c *snapshots.Card) *snapshots.Set {
+	s, err := r.snap.Set(c.Game, c.SetID)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// ---- card list ----
+
+func foldString(s string) string { return strings.ToLower(foldAccents(s)) }
+
+func normalizeNumber(n string) string {
+	n, _, _ = strings.Cut(strings.TrimSpace(n), "/")
+	n = strings.TrimLeft(strings.ToLower(n), "0")
+	return n
+}
+
+func parseMarketplaces(list string) ([]snapshots.Marketplace, error) {
+	var out []snapshots.Marketplace
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		mk, ok := snapshots.ParseMarketplace(name)
+		if !ok {
+			var names []string
+			for _, m := range snapshots.AllMarketplaces() {
+				names = append(names, m.String())
+			}
+			return nil, fmt.Errorf("unknown marketplace %q; known: %s, %s", name, strings.Join(names, ", "), snapshots.PartnerFeedAlias)
+		}
+		out = append(out, mk)
+	}
+	return out, nil
+}
+
+func handleCardsList(r *request) (any, error) {
+	p := r.p
+	mkList := p.str("marketplace")
+	if p.has("source") && !p.has("marketplace") {
+		mkList = p.str("source")
+	}
+	mks, err := parseMarketplaces(mkList)
+	if err != nil {
+		return nil, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
+	}
+	cards, err := r.snap.Cards(r.game)
+	if err != nil {
+		return nil, err
+	}
+	q := foldString(strings.TrimSpace(p.str("q")))
+	number := normalizeNumber(p.str("card_number"))
+	wanted := map[string]bool{}
+	for _, m := range mks {
+		wanted[m.String()] = true
+	}
+	var matches []*snapshots.Card
+	for _, c := range cards {
+		if p.has("set_id") && !strings.EqualFold(c.SetID, p.str("set_id")) {
+			continue
+		}
+		if p.has("language") && c.Language != p.str("language") {
+			continue
+		}
+		if p.has("rarity") && !strings.EqualFold(c.Rarity, p.str("rarity")) {
+			continue
+		}
+		if p.has("variant") && !hasFold(c.Variants, p.str("variant")) {
+			continue
+		}
+		if p.has("card_number") && normalizeNumber(c.Number) != number {
+			continue
+		}
+		if q != "" && !strings.Contains(foldString(c.Name), q) && !strings.Contains(strings.ToLower(c.ID), q) {
+			continue
+		}
+		if len(wanted) > 0 && !marketplaceMatch(c, wanted, p.str("marketplace_mode")) {
+			continue
+		}
+		matches = append(matches, c)
+	}
+	sortCards(matches, p.str("sort"), p.str("order") == "asc")
+	pg := paginate(matches, p.int("offset"), p.int("limit"))
+	out := page[cardGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]cardGold, 0, len(pg.Items))}
+	for _, c := range pg.Items {
+		out.Items = append(out.Items, newCardGold(c, r.setOf(c)))
+	}
+	return out, nil
+}
+
+func hasFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func marketplaceMatch(c *snapshots.Card, wanted map[string]bool, mode string) bool {
+	sources := append(append([]string{}, c.MarketSources...), c.Venues...)
+	if mode == "only" {
+		if len(sources) == 0 {
+			return false
+		}
+		for _, s := range sources {
+			if !wanted[s] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, s := range sources {
+		if wanted[s] {
+			return true
+		}
+	}
+	return false
+}
+
+func sortCards(cards []*snapshots.Card, key string, asc bool) {
+	less := func(a, b *snapshots.Card) int {
+		switch key {
+		case "name":
+			if c := strings.Compare(foldString(a.Name), foldString(b.Name)); c != 0 {
+				return c
+			}
+		case "price":
+			if a.PriceCents != b.PriceCents {
+				return cmpInt64(a.PriceCents, b.PriceCents)
+			}
+		default:
+			if a.Volume30dCents != b.Volume30dCents {
+				return cmpInt64(a.Volume30dCents, b.Volume30dCents)
+			}
+			if a.SalesAll != b.SalesAll {
+				return cmpInt64(int64(a.SalesAll), int64(b.SalesAll))
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(cards, func(i, j int) bool {
+		c := less(cards[i], cards[j])
+		if c == 0 {
+			return cards[i].Ordinal < cards[j].Ordinal // stable tie-break, whatever the order
+		}
+		if asc {
+			return c < 0
+		}
+		return c > 0
+	})
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// ---- sales ----
+
+type salesPage struct {
+	CardID       string    `json:"card_id"`
+	Items        []saleRow `json:"items"`
+	Limit        int       `json:"limit"`
+	NextCursor   *string   `json:"next_cursor"`
+	WindowStart  *string   `json:"window_start"`
+	HistoryDays  *int      `json:"history_days"`
+	Filters      any       `json:"filters"`
+	RowsInWindow int       `json:"rows_in_window"`
+}
+
+type salesFilters struct {
+	Since                    *string `json:"since"`
+	IncludeFiltered          bool    `json:"include_filtered"`
+	IncludeUntrustedIdentity bool    `json:"include_untrusted_identity"`
+	IncludePriceFeed         bool    `json:"include_price_feed"`
+	TradeType                *string `json:"trade_type"`
+}
+
+func handleSales(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	p := r.p
+	since, sinceSet := p.day("since")
+	since, sinceSet = r.clampSince(since, sinceSet)
+	f := salesFilters{
+		IncludeFiltered: p.flag("include_filtered"), IncludeUntrustedIdentity: p.flag("include_untrusted_identity"),
+		IncludePriceFeed: p.flag("include_price_feed"), TradeType: strOrNil(p.str("trade_type")),
+	}
+	if sinceSet {
+		d := since.String()
+		f.Since = &d
+	}
+	// The cursor binds the card and every filter: a cursor of another query
+	// is refused.
+	binding := fmt.Sprintf("%s|%s|%s|%v|%v|%v|%s", r.game, strings.ToLower(c.ID), since, f.IncludeFiltered, f.IncludeUntrustedIdentity, f.IncludePriceFeed, p.str("trade_type"))
+	var after *cursorPos
+	if p.has("cursor") && p.str("cursor") != "" {
+		if r.caller.Tier == access.Playground {
+			return nil, validationErrors{queryError("cursor", "paging needs an API key: the Playground tier gets the first page only", "value_error", p.str("cursor"), nil)}
+		}
+		pos, err := decodeCursor(r.srv.opts.CursorSecret, p.str("cursor"), binding)
+		if err != nil {
+			return nil, validationErrors{queryError("cursor", err.Error(), "value_error", p.str("cursor"), nil)}
+		}
+		after = &pos
+	}
+	sales, err := r.snap.Sales(r.game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	tt, hasTT := snapshots.ParseTradeType(p.str("trade_type"))
+	out := salesPage{CardID: c.ID, Items: []saleRow{}, Limit: p.int("limit"), Filters: f}
+	if start, ok := r.windowStart(); ok {
+		d := start.String()
+		out.WindowStart = &d
+		h := r.limits.HistoryDays
+		out.HistoryDays = &h
+	}
+	var last *snapshots.Sale
+	more := false
+	for i := range sales {
+		s := &sales[i]
+		if sinceSet && s.Day < since {
+			break // newest first: the rest is older
+		}
+		if s.Day > r.snap.AsOf {
+			continue
+		}
+		if s.Flags&snapshots.SaleFlagged != 0 && !f.IncludeFiltered {
+			continue
+		}
+		if s.Confidence.Untrusted() && !f.IncludeUntrustedIdentity {
+			continue
+		}
+		if s.Flags&snapshots.SalePriceFeed != 0 && !f.IncludePriceFeed {
+			continue
+		}
+		if hasTT && s.TradeType != tt {
+			continue
+		}
+		out.RowsInWindow++
+		if after != nil && !after.before(s) {
+			continue
+		}
+		if len(out.Items) == out.Limit {
+			more = true
+			continue
+		}
+		out.Items = append(out.Items, newSaleRow(c, *s))
+		last = s
+	}
+	if more && last != nil && r.caller.Tier != access.Playground {
+		cur := encodeCursor(r.srv.opts.CursorSecret, cursorPos{Day: last.Day, ID: last.ID}, binding)
+		out.NextCursor = &cur
+	}
+	return out, nil
+}
+
+// cursorPos is the position of the last row of a page: rows sort by day,
+// then id, both descending.
+type cursorPos struct {
+	Day snapshots.Day
+	ID  uint64
+}
+
+// before reports whether s comes after the position in page order.
+func (p cursorPos) before(s *snapshots.Sale) bool {
+	return s.Day < p.Day || (s.Day == p.Day && s.ID < p.ID)
+}
+
+// encodeCursor: base64url(version, day, id, sha256(binding)[:8]) "." base64url(hmac[:16]).
+func encodeCursor(secret []byte, pos cursorPos, binding string) string {
+	b := make([]byte, 0, 21)
+	b = append(b, 1)
+	b = binary.BigEndian.AppendUint32(b, uint32(pos.Day))
+	b = binary.BigEndian.AppendUint64(b, pos.ID)
+	bh := sha256.Sum256([]byte(binding))
+	b = append(b, bh[:8]...)
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(b)
+	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
+}
+
+func decodeCursor(secret []byte, s, binding string) (cursorPos, error) {
+	payload, sig, ok := strings.Cut(s, ".")
+	if !ok {
+		return cursorPos{}, fmt.Errorf("cursor is not a value this API issued")
+	}
+	b, err1 := base64.RawURLEncoding.DecodeString(payload)
+	m, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil || len(b) != 21 || b[0] != 1 {
+		return cursorPos{}, fmt.Errorf("cursor is not a value this API issued")
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(b)
+	if !hmac.Equal(mac.Sum(nil)[:16], m) {
+		return cursorPos{}, fmt.Errorf("cursor signature does not verify")
+	}
+	bh := sha256.Sum256([]byte(binding))
+	if !hmac.Equal(bh[:8], b[13:21]) {
+		return cursorPos{}, fmt.Errorf("cursor belongs to another card or other filters; start again without cursor")
+	}
+	return cursorPos{Day: snapshots.Day(binary.BigEndian.Uint32(b[1:])), ID: binary.BigEndian.Uint64(b[5:])}, nil
+}
+
+// ---- analytics ----
+
+type analyticsPayload struct {
+	CardID        string             `json:"card_id"`
+	Name          string             `json:"name"`
+	Window        string             `json:"window"`
+	From          string             `json:"from"`
+	To            string             `json:"to"`
+	Sales         int                `json:"sales"`
+	VolumeUSD     float64            `json:"volume_usd"`
+	AvgUSD        *float64           `json:"avg_usd"`
+	MedianUSD     *float64           `json:"median_usd"`
+	LowUSD        *float64           `json:"low_usd"`
+	HighUSD       *float64           `json:"high_usd"`
+	FirstFMVUSD   *float64           `json:"first_fmv_usd"`
+	LastFMVUSD    *float64           `json:"last_fmv_usd"`
+	ChangePct     *float64           `json:"change_pct"`
+	VolatilityPct *float64           `json:"volatility_pct"`
+	ByMarketplace map[string]int     `json:"by_marketplace"`
+	ByGrade       map[string]int     `json:"by_grade"`
+	GradeMedian   map[string]float64 `json:"grade_median_usd"`
+	TradeTypes    map[string]int     `json:"trade_types"`
+	PriceBasis    string             `json:"price_basis"`
+}
+
+func newAnalyticsPayload(c *snapshots.Card, a snapshots.CardAnalytics) analyticsPayload {
+	out := analyticsPayload{
+		CardID: c.ID, Name: c.Name, Window: a.Window, From: a.From, To: a.To, Sales: a.Sales, VolumeUSD: usd(a.VolumeCents),
+		AvgUSD: usdOrNil(a.AvgCents), MedianUSD: usdOrNil(a.MedianCents), LowUSD: usdOrNil(a.LowCents), HighUSD: usdOrNil(a.HighCents),
+		FirstFMVUSD: usdOrNil(a.FirstFMVCents), LastFMVUSD: usdOrNil(a.LastFMVCents),
+		ByMarketplace: nonNilMap(a.ByMarketplace), ByGrade: nonNilMap(a.ByGrade), TradeTypes: nonNilMap(a.TradeTypes),
+		GradeMedian: map[string]float64{},
+		PriceBasis:  "verified sales only (quality-flagged, low-confidence identity and price-feed rows excluded); fmv of raw:near_mint for change and volatility",
+	}
+	for g, v := range a.GradeMedianCts {
+		out.GradeMedian[g] = usd(v)
+	}
+	if a.FirstFMVCents > 0 {
+		out.ChangePct = &a.ChangePct
+		out.VolatilityPct = &a.VolatilityPct
+	}
+	return out
+}
+
+func nonNilMap[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return map[string]V{}
+	}
+	return m
+}
+
+func handleCardAnalytics(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	all, err := r.snap.Analytics(r.game, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	window := r.p.str("window")
+	for _, a := range all {
+		if a.Window == window {
+			return newAnalyticsPayload(c, a), nil
+		}
+	}
+	return newAnalyticsPayload(c, snapshots.CardAnalytics{Window: window, To: r.snap.AsOf.String()}), nil
+}
+
+// ---- batch ----
+
+type batchBody struct {
+	IDs     []string `json:"ids"`
+	Game    string   `json:"game"`
+	Profile string   `json:"profile"`
+}
+
+var batchProfiles = []string{"core", "market", "full"}
+
+// parseBatch decodes and checks a batch body; the unique ids are its cost.
+func parseBatch(r *request) (batchBody, []string, error) {
+	var b batchBody
+	dec := json.NewDecoder(strings.NewReader(string(r.body)))
+	if err := dec.Decode(&b); err != nil {
+		return b, nil, validationErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"ids\": [...], \"game\": ..., \"profile\": ...}: " + err.Error(), Type: "json_invalid"}}
+	}
+	var verrs validationErrors
+	if len(b.IDs) == 0 {
+		verrs = append(verrs, validationError{Loc: []any{"body", "ids"}, Msg: "ids must be a non-empty array of card ids", Type: "missing"})
+	}
+	if b.Profile == "" {
+		b.Profile = "core"
+	}
+	if indexOfString(batchProfiles, b.Profile) < 0 {
+		verrs = append(verrs, validationError{Loc: []any{"body", "profile"}, Msg: "Input should be " + enumList(batchProfiles), Type: "enum", Input: b.Profile})
+	}
+	if b.Game == "" {
+		b.Game = r.snap.Manifest().Games[0]
+	} else if !r.snap.Manifest().HasGame(b.Game) {
+		verrs = append(verrs, validationError{Loc: []any{"body", "game"}, Msg: "Input should be " + enumList(r.snap.Manifest().Games), Type: "enum", Input: b.Game})
+	}
+	seen := map[string]bool{}
+	var unique []string
+	for i, id := range b.IDs {
+		if id == "" || len(id) > 128 {
+			verrs = append(verrs, validationError{Loc: []any{"body", "ids", i}, Msg: "card id must be 1 to 128 characters", Type: "string_too_long", Input: id})
+			continue
+		}
+		k := strings.ToLower(id)
+		if !seen[k] {
+			seen[k] = true
+			unique = append(unique, id)
+		}
+	}
+	if len(verrs) > 0 {
+		return b, nil, verrs
+	}
+	return b, unique, nil
+}
+
+func indexOfString(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func batchCost(r *request) (int, error) {
+	if err := access.RequireKey(r.caller); err != nil {
+		return 0, err
+	}
+	if r.caller.Tier == access.Free {
+		return 0, access.CheckBatch(r.caller, 0)
+	}
+	_, ids, err := parseBatch(r)
+	if err != nil {
+		return 0, err
+	}
+	if err := access.CheckBatch(r.caller, len(ids)); err != nil {
+		return 0, validationErrors{{Loc: []any{"body", "ids"}, Msg: snapshots.ErrorMessage(err), Type: "too_long", Ctx: map[string]any{"max_length": r.limits.BatchMax}}}
+	}
+	return len(ids), nil
+}
+
+type batchPayload struct {
+	Profile  string         `json:"profile"`
+	Items    []cardGold     `json:"items"`
+	NotFound []string       `json:"not_found"`
+	Cost     int            `json:"cost"`
+	Summary  map[string]int `json:"summary"`
+}
+
+func handleBatch(r *request) (any, error) {
+	b, ids, err := parseBatch(r)
+	if err != nil {
+		return nil, err
+	}
+	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: []string{}, Cost: len(ids)}
+	for _, id := range ids {
+		c, err := r.snap.Card(b.Game, id)
+		if err != nil {
+			out.NotFound = append(out.NotFound, id)
+			continue
+		}
+		g := newCardGold(c, r.setOf(c))
+		var includes []string
+		switch b.Profile {
+		case "market":
+			includes = []string{"market_summary"}
+		case "full":
+			includes = cardIncludes
+		}
+		if len(includes) > 0 {
+			if g.Includes, err = r.cardIncludes(c, includes); err != nil {
+				return nil, err
+			}
+		}
+		out.Items = append(out.Items, g)
+	}
+	out.Summary = map[string]int{"requested": len(b.IDs), "unique": len(ids), "found": len(out.Items), "not_found": len(out.NotFound)}
+	return out, nil
+}

@@ -1,0 +1,262 @@
+// Command cardedge serves the cardedge API and manages its keys.
+//
+//	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL]
+//	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
+//	cardedge keys list --state FILE
+//	cardedge keys revoke --state FILE ID
+//	cardedge demo --state FILE [--addr ADDR]   (make run: one demo key, printed with a curl line)
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/edge/access"
+)
+
+// version is set by the Makefile (-ldflags -X main.version).
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Main(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "cardedge:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--log-level info]
+  cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
+  cardedge keys list --state FILE
+  cardedge keys revoke --state FILE ID
+  cardedge demo --state FILE [--addr ADDR]`
+
+// Main runs one cardedge command until ctx ends.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return errors.New("no command")
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr)
+	case "keys":
+		return runKeys(args[1:], stdout, stderr)
+	case "demo":
+		return runDemo(args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "-h", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	fmt.Fprintln(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// ServeConfig is what `cardedge serve` runs with.
+type ServeConfig struct {
+	Snapshots, State, Addr, Redis, LogLevel string
+	CacheMB                                 int
+	// Ready, when set, receives the listening address once serving (tests).
+	Ready func(addr string)
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg ServeConfig
+	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT (required)")
+	fs.StringVar(&cfg.State, "state", "", "state file: keys and usage (required)")
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
+	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db for usage and rate limits shared by replicas")
+	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if cfg.Snapshots == "" || cfg.State == "" {
+		return errors.New("serve: --snapshots and --state are required")
+	}
+	return Serve(ctx, cfg, stdout, stderr)
+}
+
+// Serve runs the edge until ctx ends, then drains and exits.
+func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("serve: --log-level: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	acc, err := access.Open(access.Options{StatePath: cfg.State, RedisURL: cfg.Redis, Logger: log})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer acc.Close()
+	secret, err := cursorSecret(cfg.State)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	srv, err := edge.New(edge.Options{
+		Snapshots: cfg.Snapshots, Access: acc, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
+		Logger: log, Version: version, MCP: newMCP(acc, log),
+	})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		srv.Shutdown(context.Background())
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "version", version)
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	return nil
+}
+
+// cursorSecret reads (or creates once) the key that signs sales cursors,
+// beside the state file, so cursors survive restarts and snapshot swaps.
+func cursorSecret(state string) ([]byte, error) {
+	path := state + ".cursor-key"
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("write cursor key: %w", err)
+	}
+	return b, nil
+}
+
+func runKeys(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("keys: want create, list or revoke")
+	}
+	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	state := fs.String("state", "", "state file (required)")
+	tier := fs.String("tier", "free", "free, pro or elite")
+	name := fs.String("name", "", "a name for the key")
+	sql := fs.Bool("sql", false, "allow POST /api/v3/sql")
+	unmetered := fs.Bool("unmetered", false, "skip quotas and rate limits (load tests)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *state == "" {
+		return errors.New("keys: --state is required")
+	}
+	store := access.Store{Path: *state}
+	switch args[0] {
+	case "create":
+		t, err := access.ParseTier(*tier)
+		if err != nil || t == access.Playground {
+			return fmt.Errorf("keys create: --tier must be free, pro or elite")
+		}
+		secret, k, err := store.CreateKey(t, *name, *sql, *unmetered)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "created key %s (tier %s, name %q, sql %v, unmetered %v); the secret is shown once:\n", k.ID, k.Tier, k.Name, k.SQL, k.Unmetered)
+		fmt.Fprintln(stdout, secret)
+		return nil
+	case "list":
+		keys, err := store.ListKeys()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-12s %-7s %-5s %-9s %-20s %-20s %s\n", "ID", "TIER", "SQL", "UNMETERED", "CREATED", "REVOKED", "NAME")
+		for _, k := range keys {
+			revoked := "-"
+			if !k.Revoked.IsZero() {
+				revoked = k.Revoked.UTC().Format(time.RFC3339)
+			}
+			fmt.Fprintf(stdout, "%-12s %-7s %-5v %-9v %-20s %-20s %s\n", k.ID, k.Tier, k.SQL, k.Unmetered, k.Created.UTC().Format(time.RFC3339), revoked, k.Name)
+		}
+		return nil
+	case "revoke":
+		if fs.NArg() != 1 {
+			return errors.New("keys revoke: want one key id")
+		}
+		k, err := store.RevokeKey(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "revoked key %s; a running server refuses it within a second\n", k.ID)
+		return nil
+	}
+	return fmt.Errorf("keys: unknown command %q", args[0])
+}
+
+// runDemo creates one Pro demo key the first time (its secret is kept in
+// <state>.demo-key so make run can print it again) and prints a curl line.
+func runDemo(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	state := fs.String("state", "", "state file (required)")
+	addr := fs.String("addr", "127.0.0.1:8080", "address the server will listen on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *state == "" {
+		return errors.New("demo: --state is required")
+	}
+	path := *state + ".demo-key"
+	secret := ""
+	if b, err := os.ReadFile(path); err == nil {
+		secret = strings.TrimSpace(string(b))
+	}
+	if secret == "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		s, _, err := access.Store{Path: *state}.CreateKey(access.Pro, "demo (make run)", false, false)
+		if err != nil {
+			return err
+		}
+		secret = s
+		if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\n\n", secret, secret, *addr, *addr)
+	return nil
+}

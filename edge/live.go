@@ -1,0 +1,173 @@
+package edge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/gold"
+)
+
+// Snapshot is one open, verified snapshot with its index and gold tables.
+// Requests hold a reference while they use it; a retired snapshot is closed
+// when its last reference is released.
+type Snapshot struct {
+	snapshots.Reader
+	Index *index.Index
+	Gold  *gold.DB
+	AsOf  snapshots.Day
+	// Gen numbers the snapshots this process opened; cache keys carry it.
+	Gen uint64
+
+	refs      atomic.Int64
+	retired   atomic.Bool
+	closeOnce sync.Once
+	opened    time.Time
+}
+
+// openSnapshot verifies and opens root/<id>.
+func openSnapshot(root, id string, gen uint64) (*Snapshot, error) {
+	dir := filepath.Join(root, id)
+	m, err := snapshots.Verify(dir)
+	if err != nil {
+		return nil, err
+	}
+	r, err := bolt.Open(dir, m)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(dir)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open index of %s: %w", id, err)
+	}
+	g, err := gold.Open(filepath.Join(dir, "gold.sqlite"))
+	if err != nil {
+		ix.Close()
+		r.Close()
+		return nil, fmt.Errorf("open gold tables of %s: %w", id, err)
+	}
+	return &Snapshot{Reader: r, Index: ix, Gold: g, AsOf: m.AsOfDay(), Gen: gen, opened: time.Now()}, nil
+}
+
+func (s *Snapshot) close() {
+	s.closeOnce.Do(func() {
+		s.Gold.Close()
+		s.Index.Close()
+		s.Reader.Close()
+	})
+}
+
+// release drops a reference taken by liveSnapshot.acquire.
+func (s *Snapshot) release() {
+	if s.refs.Add(-1) == 0 && s.retired.Load() {
+		s.close()
+	}
+}
+
+// liveSnapshot holds the snapshot being served and swaps it when CURRENT
+// changes.
+type liveSnapshot struct {
+	root    string
+	log     *slog.Logger
+	cur     atomic.Pointer[Snapshot]
+	gen     atomic.Uint64
+	mu      sync.Mutex // serializes swaps
+	metrics *metrics
+	// rejected remembers the last id that failed to open, so a bad snapshot
+	// is logged once, not on every poll.
+	rejected string
+}
+
+func newLiveSnapshot(root string, log *slog.Logger, m *metrics) (*liveSnapshot, error) {
+	l := &liveSnapshot{root: root, log: log, metrics: m}
+	id, err := snapshots.ReadCurrent(root)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSnapshot(root, id, l.gen.Add(1))
+	if err != nil {
+		return nil, fmt.Errorf("open snapshot %s: %w", id, err)
+	}
+	l.cur.Store(s)
+	log.Info("serving snapshot", "id", id, "as_of", s.Manifest().AsOf)
+	return l, nil
+}
+
+// acquire returns the live snapshot with a reference held; call release.
+func (l *liveSnapshot) acquire() *Snapshot {
+	for {
+		s := l.cur.Load()
+		s.refs.Add(1)
+		if l.cur.Load() == s {
+			return s
+		}
+		s.release()
+	}
+}
+
+// check swaps to the snapshot CURRENT names if it changed. A snapshot that
+// fails to verify or open is refused and the old one keeps serving.
+func (l *liveSnapshot) check() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id, err := snapshots.ReadCurrent(l.root)
+	if err != nil {
+		return err
+	}
+	old := l.cur.Load()
+	if id == old.Manifest().SnapshotID || id == l.rejected {
+		return nil
+	}
+	s, err := openSnapshot(l.root, id, l.gen.Add(1))
+	if err != nil {
+		l.rejected = id
+		reason := "open"
+		if errors.Is(err, snapshots.ErrVerify) || errors.Is(err, snapshots.ErrFormat) {
+			reason = "verify"
+		}
+		l.metrics.rejections.Add(reason, 1)
+		l.log.Error("refused new snapshot; still serving the old one", "id", id, "serving", old.Manifest().SnapshotID, "reason", reason, "err", err)
+		return fmt.Errorf("refuse snapshot %s: %w", id, err)
+	}
+	l.rejected = ""
+	l.cur.Store(s)
+	old.retired.Store(true)
+	if old.refs.Load() == 0 {
+		old.close()
+	}
+	l.metrics.swaps.Add(1)
+	l.log.Info("swapped snapshot", "id", id, "as_of", s.Manifest().AsOf, "previous", old.Manifest().SnapshotID)
+	return nil
+}
+
+// watch polls CURRENT every interval until ctx ends.
+func (l *liveSnapshot) watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			l.check()
+		}
+	}
+}
+
+// close retires the live snapshot (closed once its requests drain).
+func (l *liveSnapshot) close() {
+	s := l.cur.Load()
+	s.retired.Store(true)
+	if s.refs.Load() == 0 {
+		s.close()
+	}
+}

@@ -1,0 +1,360 @@
+package edge
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+func (s *Server) registerMarketRoutes() {
+	s.router.add(&route{method: "GET", pattern: "/api/v3/trending", name: "trending", contract: "trending.v1", keyless: true, cacheable: true, hasGame: true,
+		summary: "Trending cards leaderboard", schema: "Trending",
+		params: []paramSpec{
+			pEnum("metric", "composite", snapshots.TrendingMetrics, "Ranking metric; slab_* metrics use the first grader's graded sales only."),
+			pEnum("window", "30d", trendingWindowNames(), "Window counted back from as_of."),
+			pInt("window_days", 1, 365, "", "Custom window in days; overrides window."),
+			pEnum("language", "all", append(append([]string{}, languageEnum...), "all"), "Card language."),
+			pEnum("direction", "desc", []string{"asc", "desc"}, "desc: highest values first."),
+			pInt("limit", 1, 200, "50", "Rows to return."),
+			pIntMin("offset", 0, "0", "Rows to skip."),
+			pStr("grader", 16, "Rank on this grader's graded sales only (slab, bgs, cgc)."),
+			pFloat("grade_num", 0, 10, true, "With grader: rank on this grade only."),
+			gameParam(),
+		},
+		handle: handleTrending})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/market/volume", name: "market_volume", contract: "market-volume.v1", cacheable: true, hasGame: true,
+		summary: "Market-wide volume by set", schema: "MarketVolume",
+		params: []paramSpec{
+			pInt("days", 1, 730, "90", "Days counted back from as_of."),
+			pEnum("language", "en", append(append([]string{}, languageEnum...), "all"), "Card language."),
+			pEnum("granularity", "daily", []string{"daily", "weekly", "monthly"}, "Period of the series."),
+			gameParam(),
+		},
+		handle: handleMarketVolume})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/shop/listings", name: "shop_listings", contract: "shop-listings.v1", cacheable: true, hasGame: true,
+		summary: "Shop listings (beta: deal_score and platform_freshness_h are experimental)", schema: "ListingPage",
+		params: []paramSpec{
+			pStr("platforms", 256, "all, or a comma list of marketplaces."),
+			pStr("q", 256, "Case- and accent-insensitive substring of the card name."),
+			pStr("card_id", 128, "Only listings of this card."),
+			pEnum("sort", "price_asc", []string{"price_asc", "price_desc", "deal_score", "newest"}, "Sort order."),
+			pIntMin("offset", 0, "0", "Rows to skip."),
+			pInt("limit", 1, 100, "50", "Rows to return."),
+			gameParam(),
+		},
+		handle: handleShopListings})
+}
+
+type trendingItem struct {
+	Rank      int       `json:"rank"`
+	CardID    string    `json:"card_id"`
+	Name      string    `json:"name"`
+	Set       setRef    `json:"set"`
+	Language  string    `json:"language"`
+	Rarity    *string   `json:"rarity"`
+	Metric    string    `json:"metric"`
+	Value     float64   `json:"value"`
+	PriceUSD  *float64  `json:"price_usd"`
+	Sales30d  int       `json:"sales_30d"`
+	Volume30d float64   `json:"volume_30d_usd"`
+	Extra     *trendExt `json:"detail,omitempty"`
+}
+
+type trendExt struct {
+	SalesCount float64  `json:"sales_count"`
+	VolumeUSD  float64  `json:"volume_usd"`
+	VolumePct  *float64 `json:"volume_pct"`
+	PricePct   *float64 `json:"price_pct"`
+	Composite  *float64 `json:"composite"`
+}
+
+func newTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, metric string, v float64) trendingItem {
+	it := trendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: setRef{ID: c.SetID}, Language: c.Language, Rarity: strOrNil(c.Rarity),
+		Metric: metric, Value: round2(v), PriceUSD: usdOrNil(c.PriceCents), Sales30d: c.Sales30d, Volume30d: usd(c.Volume30dCents)}
+	if s != nil {
+		it.Set.Name = s.Name
+	}
+	return it
+}
+
+func handleTrending(r *request) (any, error) {
+	p := r.p
+	metric, window, lang := p.str("metric"), p.str("window"), p.str("language")
+	var verrs validationErrors
+	gi := -1
+	if g := strings.ToLower(p.str("grader")); g != "" {
+		if gi = snapshots.GraderIndex(g); gi < 0 {
+			verrs = append(verrs, queryError("grader", "grader must be one of "+strings.Join(snapshots.Graders, ", "), "enum", p.str("grader"), nil))
+		}
+	}
+	if p.has("grade_num") {
+		n := p.num("grade_num")
+		if !p.has("grader") {
+			verrs = append(verrs, queryError("grade_num", "grade_num needs grader", "value_error", n, nil))
+		} else if n < 1 || n*2 != math.Trunc(n*2) {
+			verrs = append(verrs, queryError("grade_num", "grade_num must be 1 to 10 in steps of 0.5", "value_error", n, nil))
+		}
+	}
+	if gi >= 0 && (metric == "new_listings" || strings.HasPrefix(metric, "slab_")) {
+		verrs = append(verrs, queryError("metric", "with grader, use the plain metrics (volume_pct, price_pct, composite, volume_usd, sales_count); the grader selects the sales", "value_error", metric, nil))
+	}
+	if len(verrs) > 0 {
+		return nil, verrs
+	}
+	cards, err := r.snap.Cards(r.game)
+	if err != nil {
+		return nil, err
+	}
+	var entries []snapshots.TrendingEntry
+	days := 0
+	for _, w := range snapshots.TrendingWindows {
+		if w.Name == window {
+			days = w.Days
+		}
+	}
+	custom := p.has("window_days") || gi >= 0
+	if p.has("window_days") {
+		days = p.int("window_days")
+		window = ""
+	}
+	if !custom {
+		if entries, err = r.snap.Trending(r.game, metric, window, lang); err != nil {
+			return nil, err
+		}
+	} else {
+		var keep func(snapshots.Grade) bool
+		if gi >= 0 {
+			keep = func(g snapshots.Grade) bool {
+				if p.has("grade_num") {
+					return g == snapshots.GradedGrade(gi, p.num("grade_num"))
+				}
+				return g.Grader() == gi
+			}
+		}
+		if entries, err = customTrending(r.snap, r.game, metric, days, lang, keep); err != nil {
+			return nil, err
+		}
+	}
+	if p.str("direction") == "asc" {
+		entries = append([]snapshots.TrendingEntry{}, entries...)
+		reverse(entries)
+	}
+	offset, limit := p.int("offset"), p.int("limit")
+	items := []trendingItem{}
+	for i := offset; i < len(entries) && i < offset+limit; i++ {
+		c := cards[entries[i].Ordinal]
+		items = append(items, newTrendingItem(i+1, c, r.setOf(c), metric, entries[i].Value))
+	}
+	out := map[string]any{"metric": metric, "window": strOrNil(window), "window_days": days, "language": lang, "direction": p.str("direction"),
+		"grader": strOrNil(p.str("grader")), "grade_num": nil, "as_of": r.snap.AsOf.String(),
+		"total": len(entries), "offset": offset, "limit": limit, "items": items,
+		"basis": "verified sales; *_pct compare the window with the one before it (volume) or the fmv at its ends (price); composite = 0.6 price_pct + 0.4 volume_pct, each clamped to [-100, 300]; a card ranks once it has enough sales in the window (2 for percentages, 3 for composite)"}
+	if p.has("grade_num") {
+		out["grade_num"] = p.num("grade_num")
+	}
+	return out, nil
+}
+
+// customTrending ranks every card for a window or grade filter that is not
+// precomputed: one pass over the per-card cumulative sums.
+func customTrending(snap *Snapshot, game, metric string, days int, lang string, keep func(snapshots.Grade) bool) ([]snapshots.TrendingEntry, error) {
+	slab := strings.HasPrefix(metric, "slab_")
+	base := strings.TrimPrefix(metric, "slab_")
+	if slab {
+		keep = func(g snapshots.Grade) bool { return g.Grader() == 0 }
+	}
+	var out []snapshots.TrendingEntry
+	var listings map[string]int
+	if metric == "new_listings" {
+		all, err := snap.AllListings(game)
+		if err != nil {
+			return nil, err
+		}
+		listings = map[string]int{}
+		for _, l := range all {
+			if l.ListedDay > snap.AsOf-snapshots.Day(days) && l.ListedDay <= snap.AsOf {
+				listings[strings.ToLower(l.CardID)]++
+			}
+		}
+	}
+	err := snap.ScanMarket(game, func(c *snapshots.Card, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error {
+		if lang != "all" && c.Language != lang {
+			return nil
+		}
+		var v float64
+		if metric == "new_listings" {
+			n := listings[strings.ToLower(c.ID)]
+			if n == 0 {
+				return nil
+			}
+			v = float64(n)
+		} else {
+			t := snapshots.TrendingValues(cum, series, snap.AsOf, days, keep)
+			switch base {
+			case "volume_pct":
+				v = t.VolumePct
+			case "price_pct":
+				v = t.PricePct
+			case "composite":
+				v = t.Composite
+			case "volume_usd":
+				v = t.VolumeUSD
+			case "sales_count":
+				v = t.SalesCount
+			}
+		}
+		if !math.IsNaN(v) {
+			out = append(out, snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: v})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Value != out[j].Value {
+			return out[i].Value > out[j].Value
+		}
+		return out[i].Ordinal < out[j].Ordinal
+	})
+	return out, nil
+}
+
+func handleMarketVolume(r *request) (any, error) {
+	days, lang, gran := r.p.int("days"), r.p.str("language"), r.p.str("granularity")
+	sets, err := r.snap.Sets(r.game)
+	if err != nil {
+		return nil, err
+	}
+	from, to := r.snap.AsOf-snapshots.Day(days)+1, r.snap.AsOf
+	type setRow struct {
+		SetID     string  `json:"set_id"`
+		Name      string  `json:"name"`
+		Language  string  `json:"language"`
+		Sales     int     `json:"sales"`
+		VolumeUSD float64 `json:"volume_usd"`
+		SharePct  float64 `json:"share_pct"`
+	}
+	var rows []setRow
+	var all []snapshots.DailyStat
+	var totalCents int64
+	totalSales := 0
+	for _, s := range sets {
+		if lang != "all" && s.Language != lang {
+			continue
+		}
+		daily, err := r.snap.SetDaily(r.game, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		row := setRow{SetID: s.ID, Name: s.Name, Language: s.Language}
+		var cents int64
+		for _, d := range daily {
+			if d.Day >= from && d.Day <= to {
+				row.Sales += d.Sales
+				cents += d.VolumeCents
+				all = append(all, d)
+			}
+		}
+		if row.Sales == 0 {
+			continue
+		}
+		row.VolumeUSD = usd(cents)
+		totalCents += cents
+		totalSales += row.Sales
+		rows = append(rows, row)
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].VolumeUSD > rows[j].VolumeUSD })
+	for i := range rows {
+		rows[i].SharePct = round2(100 * rows[i].VolumeUSD / math.Max(0.01, usd(totalCents)))
+	}
+	return map[string]any{
+		"game": r.game, "language": lang, "granularity": gran, "days": days, "from": from.String(), "to": to.String(),
+		"total_sales": totalSales, "total_volume_usd": usd(totalCents), "series": bucketDaily(all, from, to, gran),
+		"sets": nonNil(rows), "basis": "verified sales; sets listed by volume, sets without sales in the window left out",
+	}, nil
+}
+
+type listingRow struct {
+	ListingID          string   `json:"listing_id"`
+	CardID             string   `json:"card_id"`
+	Name               string   `json:"name"`
+	SetID              string   `json:"set_id"`
+	Platform           string   `json:"platform"`
+	Grade              string   `json:"grade"`
+	Finish             *string  `json:"finish"`
+	AskUSD             float64  `json:"ask_usd"`
+	ShippingUSD        float64  `json:"shipping_usd"`
+	ListedDate         string   `json:"listed_date"`
+	Quantity           int      `json:"quantity"`
+	FMVUSD             *float64 `json:"fmv_usd"`
+	DealScore          float64  `json:"deal_score"`
+	PlatformFreshnessH int      `json:"platform_freshness_h"`
+}
+
+func handleShopListings(r *request) (any, error) {
+	p := r.p
+	var keep func(snapshots.Marketplace) bool
+	if pl := strings.TrimSpace(p.str("platforms")); pl != "" && pl != "all" {
+		var err error
+		if keep, err = marketplaceFilter("platforms", pl); err != nil {
+			return nil, err
+		}
+	}
+	all, err := r.snap.AllListings(r.game)
+	if err != nil {
+		return nil, err
+	}
+	q := foldString(strings.TrimSpace(p.str("q")))
+	cardID := p.str("card_id")
+	if cardID != "" {
+		if _, err := r.snap.Card(r.game, cardID); err != nil {
+			return nil, err
+		}
+	}
+	var matches []*snapshots.Listing
+	for _, l := range all {
+		if cardID != "" && !strings.EqualFold(l.CardID, cardID) {
+			continue
+		}
+		if keep != nil {
+			mk, _ := snapshots.ParseMarketplace(l.Platform)
+			if !keep(mk) {
+				continue
+			}
+		}
+		if q != "" {
+			c, err := r.snap.Card(r.game, l.CardID)
+			if err != nil || !strings.Contains(foldString(c.Name), q) {
+				continue
+			}
+		}
+		matches = append(matches, l)
+	}
+	switch p.str("sort") {
+	case "price_desc":
+		matches = append([]*snapshots.Listing{}, matches...)
+		reverse(matches)
+		sort.SliceStable(matches, func(i, j int) bool { return matches[i].AskCents > matches[j].AskCents })
+	case "deal_score":
+		sort.SliceStable(matches, func(i, j int) bool { return matches[i].DealScore > matches[j].DealScore })
+	case "newest":
+		sort.SliceStable(matches, func(i, j int) bool { return matches[i].ListedDay > matches[j].ListedDay })
+	}
+	pg := paginate(matches, p.int("offset"), p.int("limit"))
+	items := make([]listingRow, 0, len(pg.Items))
+	for _, l := range pg.Items {
+		row := listingRow{ListingID: l.ID, CardID: l.CardID, Platform: l.Platform, Grade: l.Grade, Finish: strOrNil(l.Finish),
+			AskUSD: usd(l.AskCents), ShippingUSD: usd(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity,
+			DealScore: round2(l.DealScore), PlatformFreshnessH: l.PlatformFreshnessH}
+		if c, err := r.snap.Card(r.game, l.CardID); err == nil {
+			row.Name, row.SetID = c.Name, c.SetID
+			row.FMVUSD = usdOrNil(c.PriceCents)
+		}
+		items = append(items, row)
+	}
+	return map[string]any{"items": items, "total": pg.Total, "offset": pg.Offset, "limit": pg.Limit, "beta": true,
+		"note": "beta route: deal_score (100 x (1 - ask / fmv)) and platform_freshness_h are experimental and may change"}, nil
+}

@@ -1,0 +1,105 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/valyala/fasthttp"
+)
+
+// registerRoutes builds the route table: one register function per resource.
+func (s *Server) registerRoutes() {
+	s.registerCardRoutes()
+	s.registerSetRoutes()
+	s.registerMarketRoutes()
+	s.router.add(&route{method: "POST", pattern: "/api/v3/cards/batch", name: "cards_batch", contract: "card-gold.v3", cacheable: true, hasGame: false,
+		summary: "Batch card lookup (Pro: 50 ids, Elite: 100; Free: 403); costs one unit per unique id", schema: "CardBatch",
+		cost: batchCost, handle: handleBatch})
+	s.router.add(&route{method: "GET", pattern: "/keys/usage", name: "keys_usage", contract: "key-usage.v1",
+		summary: "Daily usage of the calling key", schema: "KeyUsage", handle: s.handleKeyUsage})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/openapi.json", name: "openapi", keyless: true, raw: s.handleOpenAPI})
+	for _, r := range removedRoutes {
+		s.router.add(&route{method: r.method, pattern: r.pattern, name: "removed", removed: true, replacement: r.replacement})
+	}
+}
+
+// writeAccessHeaders sets X-Service-Tier, X-Service-History-Days and, after
+// a charge, the rate-limit headers.
+func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d *access.Decision) {
+	h := &ctx.Response.Header
+	if d == nil {
+		h.SetBytesV(access.HeaderTier, access.TierValue(c.Tier))
+		h.SetBytesV(access.HeaderHistoryDays, access.HistoryDaysValue(c.Tier))
+		return
+	}
+	var buf [64]byte
+	access.SetHeaders(h, *d, buf[:0])
+}
+
+func (s *Server) handleKeyUsage(r *request) (any, error) {
+	u, err := s.access.Usage(r.caller.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+type healthBody struct {
+	Status        string      `json:"status"`
+	Version       string      `json:"version"`
+	MCPVersion    string      `json:"mcp_version"`
+	APIVersion    string      `json:"api_version"`
+	SnapshotID    string      `json:"snapshot_id"`
+	AsOf          string      `json:"as_of"`
+	Games         []string    `json:"games"`
+	SnapshotAgeS  float64     `json:"snapshot_age_seconds"`
+	UptimeSeconds float64     `json:"uptime_seconds"`
+	Counts        any         `json:"counts"`
+	Cache         cacheHealth `json:"cache"`
+}
+
+type cacheHealth struct {
+	Enabled   bool    `json:"enabled"`
+	Hits      int64   `json:"hits"`
+	Misses    int64   `json:"misses"`
+	Evictions int64   `json:"evictions"`
+	CostBytes int64   `json:"cost_bytes"`
+	HitRatio  float64 `json:"hit_ratio"`
+}
+
+func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
+	snap := s.live.acquire()
+	defer snap.release()
+	m := snap.Manifest()
+	st := s.cache.Stats()
+	writeJSON(ctx, fasthttp.StatusOK, healthBody{
+		Status: "ok", Version: s.opts.Version, MCPVersion: MCPVersion, APIVersion: APIVersion,
+		SnapshotID: m.SnapshotID, AsOf: m.AsOf, Games: m.Games, Counts: m.Counts,
+		SnapshotAgeS: round2(time.Since(snap.opened).Seconds()), UptimeSeconds: round2(time.Since(s.started).Seconds()),
+		Cache: cacheHealth{Enabled: s.opts.CacheBytes > 0, Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: round2(st.HitRatio)},
+	})
+	ctx.Response.Header.Set("Cache-Control", "no-store")
+}
+
+func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
+	snap := s.live.acquire()
+	defer snap.release()
+	st := s.cache.Stats()
+	var buf bytes.Buffer
+	s.metrics.write(&buf, cacheStats{Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: st.HitRatio},
+		snap.Manifest().SnapshotID, time.Since(snap.opened))
+	ctx.SetContentType("text/plain; version=0.0.4")
+	ctx.SetBody(buf.Bytes())
+}
+
+func (s *Server) handleOpenAPI(r *request) {
+	b, err := json.Marshal(s.openAPI())
+	if err != nil {
+		s.writeError(r.ctx, err)
+		return
+	}
+	r.ctx.SetContentType("application/json")
+	r.ctx.SetBody(b)
+}

@@ -1,0 +1,476 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/cache"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/valyala/fasthttp"
+)
+
+// MCPVersion is the MCP server's public version (serverInfo.version and
+// mcp_version on /health).
+const MCPVersion = "1.1.0"
+
+// APIVersion is the version of the published OpenAPI description.
+const APIVersion = "0.3.0"
+
+// Options configure a Server. Zero values are documented per field.
+type Options struct {
+	// Snapshots is the snapshots root holding CURRENT (required).
+	Snapshots string
+	// Access is the access layer (required).
+	Access *access.Service
+	// CacheBytes is the response cache budget (0 disables the cache).
+	CacheBytes int64
+	// WatchInterval is how often CURRENT is polled (0 = 1 s).
+	WatchInterval time.Duration
+	// CursorSecret signs sales cursors (required, at least 16 bytes).
+	CursorSecret []byte
+	// MCP, when set, is mounted at /api/v3/mcp/ (it receives the caller in
+	// the request context, see CallerFromContext).
+	MCP http.Handler
+	// Logger (nil = slog.Default()).
+	Logger *slog.Logger
+	// Version is reported on /health.
+	Version string
+	// ReadTimeout, WriteTimeout and IdleTimeout guard against slow clients
+	// (0 = 10 s, 30 s, 60 s).
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MaxBodyBytes bounds request bodies (0 = 4 MiB).
+	MaxBodyBytes int
+	// Extra routes (imports, chat, ...) registered by other files.
+}
+
+// Server is the edge: the fasthttp front door over the live snapshot.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	live    *liveSnapshot
+	access  *access.Service
+	cache   *cache.Cache
+	metrics *metrics
+	router  *router
+	http    *fasthttp.Server
+	cancel  context.CancelFunc
+	reqSeq  atomic.Uint64
+	started time.Time
+	mcp     fasthttp.RequestHandler
+}
+
+// New opens the live snapshot and prepares the server.
+func New(opts Options) (*Server, error) {
+	if opts.Access == nil {
+		return nil, errors.New("edge: no access layer")
+	}
+	if len(opts.CursorSecret) < 16 {
+		return nil, errors.New("edge: cursor secret must be at least 16 bytes")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.WatchInterval == 0 {
+		opts.WatchInterval = time.Second
+	}
+	if opts.ReadTimeout == 0 {
+		opts.ReadTimeout = 10 * time.Second
+	}
+	if opts.WriteTimeout == 0 {
+		opts.WriteTimeout = 30 * time.Second
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = 60 * time.Second
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = 4 << 20
+	}
+	s := &Server{opts: opts, log: opts.Logger, access: opts.Access, metrics: newMetrics(), started: time.Now()}
+	var err error
+	if s.cache, err = cache.New(opts.CacheBytes); err != nil {
+		return nil, err
+	}
+	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics); err != nil {
+		s.cache.Close()
+		return nil, err
+	}
+	s.router = newRouter()
+	s.registerRoutes()
+	if opts.MCP != nil {
+		s.mcp = s.mcpHandler(opts.MCP)
+	}
+	s.http = &fasthttp.Server{
+		Handler:                       s.handle,
+		Name:                          "cardedge",
+		ReadTimeout:                   opts.ReadTimeout,
+		WriteTimeout:                  opts.WriteTimeout,
+		IdleTimeout:                   opts.IdleTimeout,
+		MaxRequestBodySize:            opts.MaxBodyBytes,
+		ReadBufferSize:                16 << 10,
+		DisableHeaderNamesNormalizing: false,
+		NoDefaultServerHeader:         false,
+		NoDefaultDate:                 false,
+		CloseOnShutdown:               true,
+		StreamRequestBody:             false,
+		Logger:                        fasthttpLogger{s.log},
+	}
+	return s, nil
+}
+
+type fasthttpLogger struct{ log *slog.Logger }
+
+func (l fasthttpLogger) Printf(format string, args ...any) {
+	l.log.Debug("fasthttp", "msg", fmt.Sprintf(format, args...))
+}
+
+// Serve answers on ln until Shutdown, and watches CURRENT meanwhile.
+func (s *Server) Serve(ln net.Listener) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	go s.live.watch(ctx, s.opts.WatchInterval)
+	return s.http.Serve(ln)
+}
+
+// CheckSnapshot swaps to a new CURRENT now (tests; the watcher does it too).
+func (s *Server) CheckSnapshot() error { return s.live.check() }
+
+// Shutdown stops accepting, lets in-flight requests finish (until ctx ends),
+// and closes the snapshot and cache.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	err := s.http.ShutdownWithContext(ctx)
+	s.live.close()
+	s.cache.Close()
+	return err
+}
+
+// Snapshot returns the live snapshot with a reference held; call Release.
+func (s *Server) Snapshot() *Snapshot { return s.live.acquire() }
+
+// Release drops the reference taken by Snapshot.
+func (s *Snapshot) Release() { s.release() }
+
+func requestID(ctx *fasthttp.RequestCtx) string {
+	return string(ctx.Response.Header.Peek("X-Request-Id"))
+}
+
+// handle is the front door: route -> validate -> authenticate -> tier, quota,
+// rate -> clamp -> cache -> data plane.
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	start := time.Now()
+	id := ctx.Request.Header.Peek("X-Request-Id")
+	if len(id) == 0 || len(id) > 64 || !printableASCII(id) {
+		id = strconv.AppendUint(make([]byte, 0, 24), s.reqSeq.Add(1), 36)
+	}
+	ctx.Response.Header.SetBytesV("X-Request-Id", id)
+	routeName := s.dispatch(ctx)
+	status := ctx.Response.StatusCode()
+	took := time.Since(start)
+	s.metrics.observe(routeName, status, took)
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		s.log.Debug("request", "method", string(ctx.Method()), "path", string(ctx.Path()), "route", routeName,
+			"status", status, "duration_us", took.Microseconds(), "request_id", string(id))
+	}
+}
+
+func printableASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// dispatch routes the request and returns the route name for metrics.
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx) string {
+	path := ctx.Path()
+	method := string(ctx.Method())
+	switch {
+	case bytes.Equal(path, []byte("/health")):
+		s.handleHealth(ctx)
+		return "health"
+	case bytes.Equal(path, []byte("/metrics")):
+		s.handleMetrics(ctx)
+		return "metrics"
+	case bytes.Equal(path, []byte("/api/v3/mcp")):
+		ctx.Redirect("/api/v3/mcp/", fasthttp.StatusTemporaryRedirect)
+		return "mcp_redirect"
+	case bytes.HasPrefix(path, []byte("/api/v3/mcp/")):
+		if s.mcp == nil {
+			writeJSON(ctx, fasthttp.StatusNotFound, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.ENOTFOUND, Message: "MCP is not enabled on this server"}})
+			return "mcp"
+		}
+		s.mcp(ctx)
+		return "mcp"
+	}
+	rt, vars, allowed := s.router.match(method, string(path))
+	if rt != nil && rt.removed {
+		writeRemoved(ctx, rt.method, rt.pattern, rt.replacement)
+		return "removed"
+	}
+	if rt == nil {
+		if len(allowed) > 0 {
+			ctx.Response.Header.Set("Allow", strings.Join(allowed, ", "))
+			writeJSON(ctx, fasthttp.StatusMethodNotAllowed, errorBody{Contract: "error.v1", Error: errorDetail{Code: "method_not_allowed", Message: method + " is not allowed here; use " + strings.Join(allowed, " or ")}})
+			return "method_not_allowed"
+		}
+		writeJSON(ctx, fasthttp.StatusNotFound, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.ENOTFOUND, Message: "no route " + method + " " + string(path)}})
+		return "not_found"
+	}
+	s.serveRoute(ctx, rt, vars)
+	return rt.name
+}
+
+// request is one call of a route, parsed into plain values.
+type request struct {
+	ctx    *fasthttp.RequestCtx
+	srv    *Server
+	snap   *Snapshot
+	caller access.Caller
+	limits access.Limits
+	p      *params
+	vars   []string // path variables in pattern order
+	game   string
+	body   []byte // POST body (copied)
+}
+
+// windowStart returns the first day the caller's tier may see (and false when
+// the tier is unlimited).
+func (r *request) windowStart() (snapshots.Day, bool) {
+	return access.WindowStart(r.snap.AsOf, r.caller.Tier)
+}
+
+// clampSince applies the history window to a since/date_from value.
+func (r *request) clampSince(since snapshots.Day, set bool) (snapshots.Day, bool) {
+	d := access.ClampSince(r.snap.AsOf, r.caller.Tier, since, set)
+	_, limited := r.windowStart()
+	return d, set || limited
+}
+
+func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars []string) {
+	snap := s.live.acquire()
+	defer snap.release()
+	req := &request{ctx: ctx, srv: s, snap: snap, vars: vars}
+
+	// Validate.
+	p, verrs := parseParams(ctx.QueryArgs(), rt.params)
+	req.p = p
+	if rt.hasGame {
+		g := ctx.QueryArgs().Peek("game")
+		req.game = snap.Manifest().Games[0]
+		if g != nil {
+			if !snap.Manifest().HasGame(string(g)) {
+				verrs = append(verrs, queryError("game", "Input should be "+enumList(snap.Manifest().Games), "enum", string(g), map[string]any{"expected": enumList(snap.Manifest().Games)}))
+			} else {
+				req.game = string(g)
+			}
+		}
+	}
+	if ctx.IsPost() || ctx.IsPut() || ctx.IsPatch() {
+		req.body = append([]byte(nil), ctx.PostBody()...)
+	}
+	if len(verrs) > 0 {
+		s.writeAccessHeaders(ctx, access.Caller{}, nil)
+		s.writeError(ctx, verrs)
+		return
+	}
+
+	// Authenticate.
+	caller, err := s.access.Authenticate(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
+	if err == nil && !rt.keyless {
+		err = access.RequireKey(caller)
+	}
+	if err != nil {
+		s.metrics.limited.Add("unauthorized", 1)
+		s.writeAccessHeaders(ctx, access.Caller{}, nil)
+		s.writeError(ctx, err)
+		return
+	}
+	req.caller, req.limits = caller, access.LimitsOf(caller.Tier)
+
+	// Route-specific checks that need the body before charging (batch sizes).
+	units := 1
+	if rt.cost != nil {
+		if units, err = rt.cost(req); err != nil {
+			s.writeAccessHeaders(ctx, caller, nil)
+			s.writeError(ctx, err)
+			return
+		}
+	}
+
+	// Tier, quota, rate.
+	dec, err := s.access.Charge(caller, units)
+	if err != nil {
+		s.metrics.limited.Add(snapshots.ErrorCode(err), 1)
+		s.writeAccessHeaders(ctx, caller, &dec)
+		if dec.RetryAfter > 0 {
+			ctx.Response.Header.Set("Retry-After", strconv.Itoa(dec.RetryAfter))
+		}
+		s.writeError(ctx, err)
+		return
+	}
+	s.writeAccessHeaders(ctx, caller, &dec)
+
+	// Clamp: the row cap lowers limit before the cache key is made.
+	if rt.hasLimit {
+		if c := req.limits.RowCap; c > 0 && p.int("limit") > c {
+			p.setInt("limit", c)
+		}
+	}
+
+	if rt.raw != nil {
+		rt.raw(req)
+		return
+	}
+	if !rt.cacheable {
+		entry, err := s.render(req, rt)
+		if err != nil {
+			s.writeError(ctx, err)
+			return
+		}
+		s.writeEntry(ctx, entry)
+		return
+	}
+	key := s.cacheKey(req, rt)
+	entry, _, err := s.cache.Get(key, func() (*cache.Entry, error) { return s.render(req, rt) })
+	if err != nil {
+		s.writeError(ctx, err)
+		return
+	}
+	s.writeEntry(ctx, entry)
+}
+
+// cacheKey: snapshot generation, route, game, path variables, normalized
+// parameters, the caller's effective history window and row cap.
+func (s *Server) cacheKey(req *request, rt *route) string {
+	b := make([]byte, 0, 128)
+	b = strconv.AppendUint(b, req.snap.Gen, 10)
+	b = append(b, '|')
+	b = append(b, rt.name...)
+	b = append(b, '|')
+	b = append(b, req.game...)
+	for _, v := range req.vars {
+		b = append(b, '|')
+		b = append(b, strings.ToLower(v)...)
+	}
+	b = append(b, '|')
+	b = req.p.canonical(b)
+	b = append(b, '|')
+	b = strconv.AppendInt(b, int64(req.limits.HistoryDays), 10)
+	b = append(b, '|')
+	b = strconv.AppendInt(b, int64(req.limits.RowCap), 10)
+	if req.caller.Tier == access.Playground {
+		b = append(b, "|pg"...)
+	}
+	if len(req.body) > 0 {
+		b = append(b, '|')
+		b = append(b, req.body...)
+	}
+	return string(b)
+}
+
+// render runs the route's data plane and encodes the envelope.
+func (s *Server) render(req *request, rt *route) (*cache.Entry, error) {
+	data, err := rt.handle(req)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(1024)
+	buf.WriteString(`{"contract":`)
+	c, _ := json.Marshal(rt.contract)
+	buf.Write(c)
+	buf.WriteString(`,"data":`)
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(data); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", rt.name, err)
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	buf.WriteByte('}')
+	return cache.NewEntry(fasthttp.StatusOK, buf.Bytes()), nil
+}
+
+// writeEntry sends a cached or fresh response with ETag/304 and the
+// negotiated content encoding.
+func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
+	h := &ctx.Response.Header
+	h.SetContentType("application/json")
+	h.Set("ETag", e.ETag)
+	h.Set("Vary", "Accept-Encoding, Authorization")
+	h.Set("Cache-Control", "private, max-age=60")
+	if inm := ctx.Request.Header.Peek("If-None-Match"); len(inm) > 0 && etagMatch(inm, e.ETag) {
+		ctx.SetStatusCode(fasthttp.StatusNotModified)
+		ctx.Response.SkipBody = true
+		return
+	}
+	ctx.SetStatusCode(e.Status)
+	ae := ctx.Request.Header.Peek("Accept-Encoding")
+	if len(ae) > 0 {
+		if acceptsEncoding(ae, "br") {
+			if b := e.Brotli(); b != nil {
+				h.Set("Content-Encoding", "br")
+				ctx.SetBody(b)
+				return
+			}
+		}
+		if acceptsEncoding(ae, "gzip") {
+			if b := e.Gzip(); b != nil {
+				h.Set("Content-Encoding", "gzip")
+				ctx.SetBody(b)
+				return
+			}
+		}
+	}
+	ctx.SetBody(e.Body)
+}
+
+// etagMatch reports whether an If-None-Match list names etag (or is *).
+func etagMatch(inm []byte, etag string) bool {
+	for _, part := range strings.Split(string(inm), ",") {
+		part = strings.TrimSpace(part)
+		part = strings.TrimPrefix(part, "W/")
+		if part == "*" || part == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsEncoding reports whether an Accept-Encoding header accepts enc with
+// a non-zero quality.
+func acceptsEncoding(ae []byte, enc string) bool {
+	for _, part := range strings.Split(string(ae), ",") {
+		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), enc) {
+			continue
+		}
+		q = strings.ReplaceAll(strings.TrimSpace(q), " ", "")
+		if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+func clientAddr(ctx *fasthttp.RequestCtx) string {
+	if a, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return ctx.RemoteAddr().String()
+}

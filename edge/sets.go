@@ -1,0 +1,324 @@
+package edge
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+func (s *Server) registerSetRoutes() {
+	s.router.add(&route{method: "GET", pattern: "/api/v3/sets", name: "sets_list", contract: "set-list.v1", cacheable: true, hasGame: true,
+		summary: "Set directory", schema: "SetPage",
+		params: []paramSpec{
+			pEnum("sort", "release_date", []string{"release_date", "release_date_asc", "name", "volume", "card_count"}, "release_date: newest first (sets without a date last); release_date_asc: oldest first; name; volume: 30-day volume, highest first; card_count: most cards first."),
+			pIntMin("offset", 0, "0", "Rows to skip."),
+			pInt("limit", 1, 200, "50", "Rows to return."),
+			gameParam(),
+		},
+		handle: handleSetsList})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/sets/{id}", name: "set_get", contract: "set-gold.v3", cacheable: true, hasGame: true,
+		summary: "Set detail", schema: "SetDetail", params: []paramSpec{gameParam()}, handle: handleSetGet})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/sets/{id}/breakdown", name: "set_breakdown", contract: "set-breakdown.v1", cacheable: true, hasGame: true,
+		summary: "Set breakdown by rarity", schema: "SetBreakdown", params: []paramSpec{gameParam()}, handle: handleSetBreakdown})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/sets/{id}/price-distribution", name: "set_price_distribution", contract: "set-price-distribution.v1", cacheable: true, hasGame: true,
+		summary: "Set price distribution", schema: "SetPriceDistribution", params: []paramSpec{gameParam()}, handle: handleSetPriceDistribution})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/sets/{id}/trending-cards", name: "set_trending_cards", contract: "set-trending-cards.v2", cacheable: true, hasGame: true,
+		summary: "Trending cards of a set", schema: "SetTrendingCards",
+		params: []paramSpec{
+			pEnum("metric", "composite", snapshots.TrendingMetrics, "Trending metric."),
+			pEnum("window", "30d", trendingWindowNames(), "Trending window."),
+			pEnum("direction", "desc", []string{"asc", "desc"}, "desc: biggest values first."),
+			pInt("limit", 1, 200, "50", "Rows to return."),
+			gameParam(),
+		},
+		handle: handleSetTrendingCards})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/sets/{id}/volume-history", name: "set_volume_history", contract: "set-volume-history.v1", cacheable: true, hasGame: true,
+		summary: "Set volume history", schema: "SetVolumeHistory",
+		params: []paramSpec{
+			pInt("days", 1, 730, "90", "Days counted back from as_of."),
+			pEnum("granularity", "daily", []string{"daily", "weekly", "monthly"}, "Period of each point."),
+			gameParam(),
+		},
+		handle: handleSetVolumeHistory})
+}
+
+func trendingWindowNames() []string {
+	var out []string
+	for _, w := range snapshots.TrendingWindows {
+		out = append(out, w.Name)
+	}
+	return out
+}
+
+type setGold struct {
+	SetID            string   `json:"set_id"`
+	Game             string   `json:"game"`
+	Name             string   `json:"name"`
+	Language         string   `json:"language"`
+	Series           *string  `json:"series"`
+	ReleaseDate      *string  `json:"release_date"`
+	Abbreviation     *string  `json:"abbreviation"`
+	CardCount        int      `json:"card_count"`
+	CardCountPrinted *int     `json:"card_count_printed"`
+	CardCountTotal   *int     `json:"card_count_total"`
+	Volume30dUSD     float64  `json:"volume_30d_usd"`
+	Sales30d         int      `json:"sales_30d"`
+	Source           string   `json:"source"`
+	Extra            *setMore `json:"market,omitempty"`
+}
+
+type setMore struct {
+	PricedCards    int        `json:"priced_cards"`
+	ValueUSD       float64    `json:"value_usd"`
+	MedianPriceUSD *float64   `json:"median_price_usd"`
+	TopCards       []cardGold `json:"top_cards"`
+	PriceBasis     string     `json:"price_basis"`
+}
+
+func intOrNil(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+func newSetGold(s *snapshots.Set) setGold {
+	return setGold{
+		SetID: s.ID, Game: s.Game, Name: s.Name, Language: s.Language, Series: strOrNil(s.Series), ReleaseDate: strOrNil(s.ReleaseDate),
+		Abbreviation: strOrNil(s.Abbreviation), CardCount: s.CardCount, CardCountPrinted: intOrNil(s.CardCountPrinted),
+		CardCountTotal: intOrNil(s.CardCountTotal), Volume30dUSD: usd(s.Volume30dCents), Sales30d: s.Sales30d, Source: s.Source,
+	}
+}
+
+func handleSetsList(r *request) (any, error) {
+	sets, err := r.snap.Sets(r.game)
+	if err != nil {
+		return nil, err
+	}
+	sorted := append([]*snapshots.Set{}, sets...)
+	key := r.p.str("sort")
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		switch key {
+		case "release_date", "release_date_asc":
+			if (a.ReleaseDate == "") != (b.ReleaseDate == "") {
+				return b.ReleaseDate == "" // unknown dates last either way
+			}
+			if a.ReleaseDate != b.ReleaseDate {
+				if key == "release_date" {
+					return a.ReleaseDate > b.ReleaseDate
+				}
+				return a.ReleaseDate < b.ReleaseDate
+			}
+		case "name":
+			if c := strings.Compare(foldString(a.Name), foldString(b.Name)); c != 0 {
+				return c < 0
+			}
+		case "volume":
+			if a.Volume30dCents != b.Volume30dCents {
+				return a.Volume30dCents > b.Volume30dCents
+			}
+		case "card_count":
+			if a.CardCount != b.CardCount {
+				return a.CardCount > b.CardCount
+			}
+		}
+		return a.ID < b.ID
+	})
+	pg := paginate(sorted, r.p.int("offset"), r.p.int("limit"))
+	out := page[setGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]setGold, 0, len(pg.Items))}
+	for _, s := range pg.Items {
+		out.Items = append(out.Items, newSetGold(s))
+	}
+	return out, nil
+}
+
+func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars[0]) }
+
+func handleSetGet(r *request) (any, error) {
+	s, err := r.set()
+	if err != nil {
+		return nil, err
+	}
+	agg, err := r.snap.SetAggregates(r.game, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	cards, err := r.snap.SetCards(r.game, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	top := append([]*snapshots.Card{}, cards...)
+	sortCards(top, "price", false)
+	g := newSetGold(s)
+	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: usd(agg.Totals.ValueCents), MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents),
+		TopCards: []cardGold{}, PriceBasis: priceBasisRawFMV}
+	for _, c := range top[:min(10, len(top))] {
+		if c.PriceCents > 0 {
+			g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))
+		}
+	}
+	return g, nil
+}
+
+func handleSetBreakdown(r *request) (any, error) {
+	s, err := r.set()
+	if err != nil {
+		return nil, err
+	}
+	agg, err := r.snap.SetAggregates(r.game, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		Rarity         *string  `json:"rarity"`
+		Cards          int      `json:"cards"`
+		PricedCards    int      `json:"priced_cards"`
+		ValueUSD       float64  `json:"value_usd"`
+		MedianPriceUSD *float64 `json:"median_price_usd"`
+		MaxPriceUSD    *float64 `json:"max_price_usd"`
+		TopCardID      *string  `json:"top_card_id"`
+		Volume30dUSD   float64  `json:"volume_30d_usd"`
+		Sales30d       int      `json:"sales_30d"`
+		ValueSharePct  float64  `json:"value_share_pct"`
+	}
+	rows := []row{}
+	for _, b := range agg.Breakdown {
+		rows = append(rows, row{Rarity: strOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: usd(b.ValueCents),
+			MedianPriceUSD: usdOrNil(b.MedianPriceCents), MaxPriceUSD: usdOrNil(b.MaxPriceCents), TopCardID: strOrNil(b.TopCardID),
+			Volume30dUSD: usd(b.Volume30dCents), Sales30d: b.Sales30d,
+			ValueSharePct: round2(100 * float64(b.ValueCents) / math.Max(1, float64(agg.Totals.ValueCents)))})
+	}
+	return map[string]any{
+		"set_id": s.ID, "name": s.Name, "as_of": r.snap.AsOf.String(), "rarities": rows,
+		"totals": map[string]any{"cards": agg.Totals.Cards, "priced_cards": agg.Totals.PricedCards, "value_usd": usd(agg.Totals.ValueCents),
+			"median_price_usd": usdOrNil(agg.Totals.MedianPriceCents), "volume_30d_usd": usd(agg.Totals.Volume30dCents), "sales_30d": agg.Totals.Sales30d},
+		"price_basis": priceBasisRawFMV + "; value is the sum over priced cards",
+	}, nil
+}
+
+func handleSetPriceDistribution(r *request) (any, error) {
+	s, err := r.set()
+	if err != nil {
+		return nil, err
+	}
+	agg, err := r.snap.SetAggregates(r.game, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	type bucket struct {
+		MinUSD float64  `json:"min_usd"`
+		MaxUSD *float64 `json:"max_usd"`
+		Cards  int      `json:"cards"`
+		Pct    float64  `json:"pct"`
+	}
+	buckets := []bucket{}
+	for _, b := range agg.Distribution {
+		buckets = append(buckets, bucket{MinUSD: usd(b.MinCents), MaxUSD: usdOrNil(b.MaxCents), Cards: b.Cards,
+			Pct: round2(100 * float64(b.Cards) / math.Max(1, float64(agg.Totals.PricedCards)))})
+	}
+	return map[string]any{
+		"set_id": s.ID, "name": s.Name, "as_of": r.snap.AsOf.String(), "buckets": buckets,
+		"cards": agg.Totals.Cards, "priced_cards": agg.Totals.PricedCards, "unpriced_cards": agg.Totals.Cards - agg.Totals.PricedCards,
+		"median_price_usd": usdOrNil(agg.Totals.MedianPriceCents),
+		"price_basis":      priceBasisRawFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
+	}, nil
+}
+
+func handleSetTrendingCards(r *request) (any, error) {
+	s, err := r.set()
+	if err != nil {
+		return nil, err
+	}
+	metric, window := r.p.str("metric"), r.p.str("window")
+	entries, err := r.snap.Trending(r.game, metric, window, "all")
+	if err != nil {
+		return nil, err
+	}
+	cards, err := r.snap.Cards(r.game)
+	if err != nil {
+		return nil, err
+	}
+	var mine []snapshots.TrendingEntry
+	for _, e := range entries {
+		if strings.EqualFold(cards[e.Ordinal].SetID, s.ID) {
+			mine = append(mine, e)
+		}
+	}
+	if r.p.str("direction") == "asc" {
+		reverse(mine)
+	}
+	limit := r.p.int("limit")
+	items := []trendingItem{}
+	for i, e := range mine[:min(limit, len(mine))] {
+		items = append(items, newTrendingItem(i+1, cards[e.Ordinal], s, metric, e.Value))
+	}
+	return map[string]any{"set_id": s.ID, "name": s.Name, "metric": metric, "window": window, "direction": r.p.str("direction"),
+		"as_of": r.snap.AsOf.String(), "total": len(mine), "limit": limit, "items": items}, nil
+}
+
+func reverse[T any](s []T) {
+	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
+		s[i], s[j] = s[j], s[i]
+	}
+}
+
+type periodRow struct {
+	PeriodStart string  `json:"period_start"`
+	Sales       int     `json:"sales"`
+	VolumeUSD   float64 `json:"volume_usd"`
+}
+
+// periodStart maps a day to the first day of its period.
+func periodStart(d snapshots.Day, granularity string) snapshots.Day {
+	switch granularity {
+	case "weekly":
+		wd := (int(d.Time().Weekday()) + 6) % 7 // Monday = 0
+		return d - snapshots.Day(wd)
+	case "monthly":
+		t := d.Time()
+		return snapshots.DayOf(time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC))
+	}
+	return d
+}
+
+// bucketDaily sums a daily series into periods over [from, to], every period
+// present (zeros included), oldest first.
+func bucketDaily(days []snapshots.DailyStat, from, to snapshots.Day, granularity string) []periodRow {
+	var rows []periodRow
+	idx := map[snapshots.Day]int{}
+	for d := from; d <= to; d++ {
+		ps := periodStart(d, granularity)
+		if _, ok := idx[ps]; !ok {
+			idx[ps] = len(rows)
+			rows = append(rows, periodRow{PeriodStart: ps.String()})
+		}
+	}
+	for _, d := range days {
+		if d.Day < from || d.Day > to {
+			continue
+		}
+		i := idx[periodStart(d.Day, granularity)]
+		rows[i].Sales += d.Sales
+		rows[i].VolumeUSD = round2(rows[i].VolumeUSD + usd(d.VolumeCents))
+	}
+	return nonNil(rows)
+}
+
+func handleSetVolumeHistory(r *request) (any, error) {
+	s, err := r.set()
+	if err != nil {
+		return nil, err
+	}
+	daily, err := r.snap.SetDaily(r.game, s.ID)
+	if err != nil {
+		return nil, err
+	}
+	days, gran := r.p.int("days"), r.p.str("granularity")
+	from := r.snap.AsOf - snapshots.Day(days) + 1
+	return map[string]any{"set_id": s.ID, "name": s.Name, "granularity": gran, "days": days, "from": from.String(), "to": r.snap.AsOf.String(),
+		"items": bucketDaily(daily, from, r.snap.AsOf, gran), "basis": "verified sales of the set's cards"}, nil
+}
