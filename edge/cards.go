@@ -111,8 +111,8 @@ func (s *Server) registerCardRoutes() {
 		handle: handleSales})
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/partner-history", name: "card_partner_history", contract: "partner-history.v1", keyless: true, cacheable: true, hasGame: true,
 		summary: "Partner marketplace daily price and sales", schema: "PartnerHistory",
-		params:  []paramSpec{pInt("limit", 1, 2000, "365", "Most recent days to return."), gameParam()},
-		handle:  handlePartnerHistory})
+		params: []paramSpec{pInt("limit", 1, 2000, "365", "Most recent days to return."), gameParam()},
+		handle: handlePartnerHistory})
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/vwap", name: "card_vwap", contract: "vwap.v1", cacheable: true, hasGame: true,
 		summary: "Volume-weighted average price", schema: "VWAP",
 		params: []paramSpec{
