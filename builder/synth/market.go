@@ -401,7 +401,7 @@ func (g *Generator) fillPath(r *rand.Rand, p *profile, first snapshots.Day, t0 i
 		relVolDecay = math.Exp(-1.0 / 25)
 	}
 	// Hype events: spikes (and a few slumps) that decay, part of them stays.
-	const eventRate = 1.0 / 300
+	const eventRate = 1.0 / 240
 	evDecay := math.Exp(math.Ln2 / -(7 + 38*r.Float64()))
 	nextEvent := r.ExpFloat64() / eventRate
 	ev, shift := 0.0, 0.0
@@ -412,7 +412,7 @@ func (g *Generator) fillPath(r *rand.Rand, p *profile, first snapshots.Day, t0 i
 	for t := range n {
 		if float64(t) >= nextEvent {
 			var a float64
-			if r.Float64() < 0.65 {
+			if r.Float64() < 0.6 {
 				a = 0.15 + 0.65*r.Float64()
 			} else {
 				a = -(0.1 + 0.35*r.Float64())

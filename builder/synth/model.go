@@ -298,7 +298,7 @@ type profile struct {
 
 // popBase calibrates the popularity so that the shipped catalog has about
 // 1.5 M executed sales over two years at SalesScale 1.
-const popBase = -4.74
+const popBase = -4.8
 
 // normalPair turns two hashes into a standard normal (Box-Muller).
 func normalOf(h uint64) float64 {
@@ -373,7 +373,7 @@ func cardProfile(c *snapshots.Card, set *snapshots.Set, years float64, setHash u
 	}
 	usd := p.cents / 100
 	p.graded = 0.02 + 0.45/(1+math.Exp(-2.2*(math.Log10(usd)-1.3)))
-	p.graded *= 0.6 + 0.5*min(1.5, ri.collect)
+	p.graded *= (0.6 + 0.5*min(1.5, ri.collect)) * (1 + 0.8*fm.pop)
 	p.graded = min(0.6, p.graded)
 	return p
 }
