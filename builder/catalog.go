@@ -138,23 +138,23 @@ type catalogCard snapshots.Card
 
 func (c *catalogCard) UnmarshalJSON(b []byte) error {
 	var row struct {
-		Game         string   `json:"game"`
-		ID           string   `json:"id"`
-		Language     string   `json:"language"`
-		SourceID     string   `json:"source_id"`
-		SetID        string   `json:"set_id"`
-		Name         string   `json:"name"`
-		NameLanguage string   `json:"name_language"`
-		Number       string   `json:"number"`
-		Rarity       *string  `json:"rarity"`
-		Supertype    *string  `json:"supertype"`
-		Subtypes     []string `json:"subtypes"`
-		Colors       []string `json:"colors"`
-		NationalDex  []int    `json:"national_dex"`
-		Variants     []string `json:"variants"`
-		ENCardID     *string  `json:"en_card_id"`
-		ENMatch      *string  `json:"en_match"`
-		Source       string   `json:"source"`
+		Game         string    `json:"game"`
+		ID           string    `json:"id"`
+		Language     string    `json:"language"`
+		SourceID     string    `json:"source_id"`
+		SetID        string    `json:"set_id"`
+		Name         string    `json:"name"`
+		NameLanguage string    `json:"name_language"`
+		Number       string    `json:"number"`
+		Rarity       *string   `json:"rarity"`
+		Supertype    *string   `json:"supertype"`
+		Subtypes     []string  `json:"subtypes"`
+		Colors       []string  `json:"colors"`
+		NationalDex  []float64 `json:"national_dex"` // a few rows carry forms such as 384.1
+		Variants     []string  `json:"variants"`
+		ENCardID     *string   `json:"en_card_id"`
+		ENMatch      *string   `json:"en_match"`
+		Source       string    `json:"source"`
 	}
 	if err := decodeRow(b, &row); err != nil {
 		return err
@@ -162,7 +162,7 @@ func (c *catalogCard) UnmarshalJSON(b []byte) error {
 	*c = catalogCard{
 		Game: row.Game, ID: row.ID, Language: row.Language, SourceID: row.SourceID, SetID: row.SetID,
 		Name: row.Name, NameLanguage: row.NameLanguage, Number: row.Number, Rarity: deref(row.Rarity),
-		Supertype: deref(row.Supertype), Subtypes: row.Subtypes, Colors: row.Colors, NationalDex: row.NationalDex,
+		Supertype: deref(row.Supertype), Subtypes: row.Subtypes, Colors: row.Colors, NationalDex: dexNumbers(row.NationalDex),
 		Variants: row.Variants, ENCardID: deref(row.ENCardID), ENMatch: deref(row.ENMatch), Source: row.Source,
 	}
 	return nil
@@ -217,4 +217,18 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// dexNumbers keeps the species number of each entry: the catalog marks a few
+// forms with a decimal (384.1 is a Rayquaza form), which the API reports as
+// the species (384).
+func dexNumbers(f []float64) []int {
+	if f == nil {
+		return nil
+	}
+	out := make([]int, len(f))
+	for i, x := range f {
+		out[i] = int(x)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -56,7 +57,11 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
-	b, err := json.Marshal(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	b := bytes.TrimRight(buf.Bytes(), "\n")
 	if err != nil {
 		status = fasthttp.StatusInternalServerError
 		b = []byte(`{"contract":"error.v1","error":{"code":"internal","message":"internal error"}}`)

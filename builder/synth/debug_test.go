@@ -1,6 +1,7 @@
 package synth_test
 
 import (
+	"github.com/cardedge/cardedge/snapshots"
 	"os"
 	"slices"
 	"testing"
@@ -73,5 +74,29 @@ func TestDebugCard(t *testing.T) {
 		for _, l := range ls {
 			t.Logf("%+v", l)
 		}
+	}
+}
+
+func TestDebugTrend(t *testing.T) {
+	if os.Getenv("SYNTH_TREND") == "" {
+		t.Skip()
+	}
+	cards, sets := catalogFor(t, "default", 1)
+	g := synth.New(MustPreset(t, "default"), 1, testAsOf)
+	for _, w := range []int{7, 30, 90} {
+		var chs []float64
+		for i := 0; i < len(cards); i += 3 {
+			c := cards[i]
+			sales, _ := g.CardMarket(synth.GameIndex(c.Game), c, setOf(sets, c))
+			now, n1 := medianRaw(sales, 0, testAsOf-7, testAsOf)
+			then, n2 := medianRaw(sales, 0, testAsOf-snapshots.Day(w)-7, testAsOf-snapshots.Day(w))
+			if n1 < 3 || n2 < 3 {
+				continue
+			}
+			chs = append(chs, float64(now)/float64(then)-1)
+		}
+		slices.Sort(chs)
+		q := func(f float64) float64 { return 100 * chs[int(f*float64(len(chs)-1))] }
+		t.Logf("%2dd change over %d cards: p1 %.0f%% p5 %.0f%% p25 %.0f%% p50 %.0f%% p75 %.0f%% p95 %.0f%% p99 %.0f%%", w, len(chs), q(0.01), q(0.05), q(0.25), q(0.5), q(0.75), q(0.95), q(0.99))
 	}
 }

@@ -73,6 +73,14 @@ func newKeyID() (string, error) {
 // hashSecret is the stored form of a secret.
 func hashSecret(secret []byte) [sha256.Size]byte { return sha256.Sum256(secret) }
 
+// b64url marks the bytes of the base64url alphabet.
+var b64url = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" {
+		t[c] = true
+	}
+	return t
+}()
+
 // wellFormed reports whether tok has the shape of a key secret.
 func wellFormed(tok []byte) bool {
 	if len(tok) != secretLen || string(tok[:3]) != secretPrefix || tok[4] != '_' {
@@ -83,16 +91,11 @@ func wellFormed(tok []byte) bool {
 	default:
 		return false
 	}
+	ok := true
 	for _, c := range tok[5:] {
-		if !isB64URL(c) {
-			return false
-		}
+		ok = ok && b64url[c]
 	}
-	return true
-}
-
-func isB64URL(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+	return ok
 }
 
 // Messages of the 401 errors Authenticate returns.
@@ -105,34 +108,35 @@ const (
 	msgRevoked   = "API key revoked"
 )
 
-// parseBearer returns the token of an Authorization value "Bearer <token>".
-// The scheme is case-insensitive; exactly one space separates it from the
-// token, which must be non-empty and free of whitespace and control bytes.
+// parseBearer returns the token of an Authorization value "Bearer <token>"
+// or the message of the 401 to answer. The scheme is case-insensitive;
+// exactly one space separates it from the token, which must be a well-formed
+// key: non-empty, without whitespace or control bytes.
 func parseBearer(h []byte) ([]byte, string) {
 	const scheme = "bearer"
 	if len(h) < len(scheme) || !equalFoldASCII(h[:len(scheme)], scheme) {
 		return nil, msgScheme
 	}
 	rest := h[len(scheme):]
-	if len(rest) == 0 {
-		return nil, msgEmpty
+	if len(rest) > 1 && rest[0] == ' ' && wellFormed(rest[1:]) {
+		return rest[1:], "" // the fast path
 	}
-	if rest[0] != ' ' {
-		if isSpace(rest[0]) {
-			return nil, msgSpace
-		}
+	switch {
+	case len(rest) == 0:
+		return nil, msgEmpty
+	case rest[0] != ' ' && !isSpace(rest[0]):
 		return nil, msgScheme // e.g. "Bearerx ..."
-	}
-	tok := rest[1:]
-	if len(tok) == 0 {
+	case rest[0] != ' ':
+		return nil, msgSpace
+	case len(rest) == 1:
 		return nil, msgEmpty
 	}
-	for _, c := range tok {
+	for _, c := range rest[1:] {
 		if isSpace(c) {
 			return nil, msgSpace
 		}
 	}
-	return tok, ""
+	return nil, msgMalformed
 }
 
 func isSpace(c byte) bool { return c <= ' ' || c == 0x7f }
