@@ -74,9 +74,9 @@ func newKeyID() (string, error) {
 func hashSecret(secret []byte) [sha256.Size]byte { return sha256.Sum256(secret) }
 
 // b64url marks the bytes of the base64url alphabet.
-var b64url = func() (t [256]bool) {
+var b64url = func() (t [256]uint8) {
 	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_" {
-		t[c] = true
+		t[c] = 1
 	}
 	return t
 }()
@@ -91,11 +91,11 @@ func wellFormed(tok []byte) bool {
 	default:
 		return false
 	}
-	ok := true
+	ok := uint8(1)
 	for _, c := range tok[5:] {
-		ok = ok && b64url[c]
+		ok &= b64url[c]
 	}
-	return ok
+	return ok == 1
 }
 
 // Messages of the 401 errors Authenticate returns.
