@@ -21,8 +21,8 @@ import (
 // KEYS[1] day counter, KEYS[2] bucket hash {t: tokens, ts: ms}.
 // ARGV now_ms, rate/s, burst, quota, units, floor, counter TTL s, bucket TTL ms.
 // Returns {status, used, tokens*1000}: status 0 quota refused, 1 rate refused,
-// 2 allowed (used and tokens after the charge). floor raises a counter that is
-// below what the state file already holds (a Redis restarted empty).
+// 2 allowed (used and tokens after the charge). floor, the state file's count
+// of the day, seeds a missing counter (a Redis that lost its data).
 const chargeScript = `
 local now = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
@@ -30,8 +30,9 @@ local burst = tonumber(ARGV[3])
 local quota = tonumber(ARGV[4])
 local units = tonumber(ARGV[5])
 local floor = tonumber(ARGV[6])
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used < floor then
+local v = redis.call('GET', KEYS[1])
+local used = tonumber(v or '0')
+if not v and floor > 0 then
   redis.call('SET', KEYS[1], floor, 'EX', ARGV[7])
   used = floor
 end
@@ -58,6 +59,20 @@ redis.call('PEXPIRE', KEYS[2], ARGV[8])
 used = redis.call('INCRBY', KEYS[1], units)
 redis.call('EXPIRE', KEYS[1], ARGV[7])
 return {2, used, math.floor(tokens * 1000)}
+`
+
+// reconcileScript adds what a replica admitted while Redis was down: INCRBY
+// when the counter exists; when it does not (Redis lost its data), it is set
+// to max(floor, owed), floor being the state file's count, which the sync
+// has just flushed the owed units into.
+// KEYS[1] day counter; ARGV owed, floor, counter TTL s.
+const reconcileScript = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('INCRBY', KEYS[1], ARGV[1])
+else
+  redis.call('SET', KEYS[1], math.max(tonumber(ARGV[1]), tonumber(ARGV[2])))
+end
+return redis.call('EXPIRE', KEYS[1], ARGV[3])
 `
 
 const (
@@ -93,11 +108,12 @@ func newRedis(url, prefix string, timeout time.Duration, log *slog.Logger) (*red
 		return nil, fmt.Errorf("access: Redis URL: %w", err)
 	}
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout, o.PoolTimeout = timeout, timeout, timeout, timeout
-	o.MaxRetries = -1 // the breaker decides, not retries
+	o.MaxRetries = -1   // the breaker decides, not retries
+	o.DialerRetries = 1 // a dial fails fast
 	o.DisableIdentity = true
 	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	r := &redisBackend{c: redis.NewClient(o), script: redis.NewScript(chargeScript), prefix: prefix, log: log}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*timeout)
 	defer cancel()
 	if err := r.c.Ping(ctx).Err(); err != nil {
 		r.down.Store(true)
@@ -204,18 +220,24 @@ func (r *redisBackend) reconcile(states []*keyState) (int64, error) {
 		st     *keyState
 		counts []dayCount
 		keys   []string
+		floors []int64
 	}
 	var all []owed
 	for _, st := range states {
 		st.mu.Lock()
 		c := st.owed.take()
-		var keys []string
+		o := owed{st: st, counts: c}
 		for _, x := range c {
-			keys = append(keys, r.qkey(st, x.day))
+			o.keys = append(o.keys, r.qkey(st, x.day))
+			var floor int64
+			if x.day == st.day {
+				floor = st.floor
+			}
+			o.floors = append(o.floors, floor)
 		}
 		st.mu.Unlock()
 		if c != nil {
-			all = append(all, owed{st, c, keys})
+			all = append(all, o)
 		}
 	}
 	if len(all) == 0 {
@@ -227,8 +249,7 @@ func (r *redisBackend) reconcile(states []*keyState) (int64, error) {
 	_, err := r.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, o := range all {
 			for i, c := range o.counts {
-				p.IncrBy(ctx, o.keys[i], c.n)
-				p.Expire(ctx, o.keys[i], counterTTL*time.Second)
+				p.Eval(ctx, reconcileScript, o.keys[i:i+1], c.n, o.floors[i], counterTTL)
 				total += c.n
 			}
 		}
