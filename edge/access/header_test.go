@@ -7,6 +7,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/google/go-cmp/cmp"
+	"github.com/valyala/fasthttp"
 )
 
 // headers records SetBytesKV calls, copying as fasthttp does.
@@ -210,5 +211,24 @@ func BenchmarkAuthenticate(b *testing.B) {
 		if _, err := s.Authenticate(hdr, "192.0.2.1"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The fasthttp response header is a HeaderSetter, and writing the access
+// headers into it allocates nothing once it has grown.
+func TestSetHeaders_Fasthttp(t *testing.T) {
+	var h fasthttp.ResponseHeader
+	var _ access.HeaderSetter = &h
+	d := access.Decision{Allowed: true, Tier: access.Pro, Limit: 2000, Remaining: 1999, Reset: 600, RateRemaining: 39, RateReset: 1}
+	buf := make([]byte, 0, 64)
+	buf = access.SetHeaders(&h, d, buf)
+	if got, want := string(h.Peek("RateLimit")), `"daily";r=1999;t=600, "burst";r=39;t=1`; got != want {
+		t.Fatalf("RateLimit = %q, want %q", got, want)
+	}
+	if got := string(h.Peek("X-Service-History-Days")); got != "7" {
+		t.Fatalf("X-Service-History-Days = %q", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { buf = access.SetHeaders(&h, d, buf) }); n != 0 {
+		t.Fatalf("SetHeaders into fasthttp allocates %v times", n)
 	}
 }

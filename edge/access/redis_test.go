@@ -243,8 +243,9 @@ func TestRedis_RestartEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs.Kill()
-	rs.Start()                                // empty
-	if _, err := s.Charge(c, 1); err != nil { // fails over to local counting
+	rs.Start() // empty
+	// The first charge fails over to local counting.
+	if _, err := s.Charge(c, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Sync(); err != nil {

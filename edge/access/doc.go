@@ -1,0 +1,136 @@
+// Package access is the one access layer of cardedge: API keys, tiers, daily
+// quotas, per-second rate limits, usage accounting and history windows. The
+// REST edge (fasthttp) and the MCP server both call it; the edge
+// authenticates once per request and passes the Caller on (MCP gets it in the
+// request context).
+//
+// It imports only the standard library, snapshots, go.etcd.io/bbolt and
+// github.com/redis/go-redis/v9.
+//
+// # A request
+//
+//	c, err := svc.Authenticate(ctx.Request.Header.Peek("Authorization"), addr)
+//	// err: EUNAUTHORIZED (401). Keyed route and c is Playground: access.RequireKey(c).
+//	// Batch: access.CheckBatch(c, len(ids)); SQL: access.CheckSQL(c).
+//	d, err := svc.Charge(c, units) // 1, or the unique resolved ids of a batch
+//	buf = access.SetHeaders(&ctx.Response.Header, d, buf)
+//	// err: EQUOTA (429, Retry-After set by SetHeaders).
+//	since = access.ClampSince(asOf, c.Tier, since, sinceSet)
+//	limit = access.CapRows(c.Tier, limit)
+//
+// # Tiers
+//
+//	tier        quota/day  rate (burst)  history    rows  batch
+//	playground  -          1/s (1)       3 days     50    - (needs a key)
+//	free        100        5/s (10)      3 days     -     refused (403)
+//	pro         2,000      20/s (40)     7 days     -     50 ids
+//	elite       10,000     50/s (100)    unlimited  -     100 ids
+//
+// Playground's bucket is per client address, the others per key.
+//
+// Quotas count units per UTC day and reset at 00:00 UTC of the wall clock
+// (Options.Now). A request takes one rate token whatever its units; a batch
+// (REST or MCP) spends one quota unit per unique resolved id. A refused charge
+// spends nothing. 429s carry Retry-After: the seconds to the next token for a
+// rate refusal, the seconds to 00:00 UTC for a quota refusal (a quota refusal
+// wins when both apply). Unmetered keys are never refused but are counted;
+// they keep their tier's history window, row cap and batch rules.
+//
+// History windows: ClampSince raises since/date_from to as_of - days + 1 (as_of
+// is the snapshot's day, not the wall clock); Elite is unclamped.
+// X-Service-History-Days says "3", "7", or "unlimited" for Elite (the header
+// is the tier's window, not the snapshot's length); in the /keys/usage JSON,
+// history_days is null for Elite.
+//
+// # Keys
+//
+// A key secret is "ce_<t>_<43 base64url characters>": t is the tier letter (f,
+// p, e) and the rest 32 bytes from crypto/rand. It is shown once by
+// Store.CreateKey and stored only as its SHA-256 hash (of the whole string),
+// in the state file with a short public id ("k_" + 8 base32 characters), a
+// name, the tier, the sql and unmetered flags, and the creation and
+// revocation times. Authenticate parses "Bearer <key>" (scheme in any case,
+// exactly one space, no whitespace in the key), hashes the key, looks the hash
+// up in a map and confirms it with crypto/subtle; an empty header value is a
+// Playground caller (an empty or absent header are the same to fasthttp's
+// Peek).
+//
+// # Response headers
+//
+// SetHeaders writes X-Service-Tier, X-Service-History-Days, Retry-After on a
+// refusal, and the draft-ietf-httpapi-ratelimit-headers (-08 and later)
+// fields, left out for unmetered keys:
+//
+//	RateLimit-Policy: "daily";q=100;w=86400, "burst";q=10;w=2
+//	RateLimit: "daily";r=42;t=3600, "burst";r=9;t=1
+//
+// "daily" is the quota (t: seconds to 00:00 UTC). "burst" is the token bucket
+// written as a window: q requests at once, refilled over w seconds (so q/w is
+// the sustained rate); its t is the seconds until the bucket is full again.
+// Playground has only "burst";q=1;w=1. The values are precomputed or appended
+// into a caller buffer: no allocation.
+//
+// # Usage and the state file
+//
+// Usage is counted in memory per key and UTC day, under a per-key mutex, so
+// counts are exact under any concurrency. A sync, every Options.SyncInterval
+// (1 s) and on Close, adds the new counts to the state file, prunes days older
+// than RetainDays (90), reads back today's totals (other processes on the same
+// file) and reloads the key table when it changed, so keys created or revoked
+// by the CLI take effect within about a second, without a restart. Nothing is
+// written per request.
+//
+// The state file is a bbolt file shared by the server, its replicas on the
+// same node and the CLI (cardedge keys create|list|revoke --state FILE), which
+// run as separate processes. bbolt locks a file exclusively while it is open
+// for writing, so no process keeps it open: each operation opens it, runs one
+// transaction and closes it, waiting for the lock (Store.Timeout, 5 s for the
+// CLI; Options.LockTimeout, 1 s, for a sync, whose counts simply wait for the
+// next one when the file stays locked). Open refuses a corrupted file
+// (ErrStateCorrupt, after bbolt's consistency check and a decode of every
+// record) or one locked too long (ErrStateLocked); it never resets usage.
+//
+// This package owns the buckets "keys" (id -> JSON record), "usage" (id ->
+// day -> count) and "meta" (keys starting "access."). Other packages keep
+// their state in their own top-level buckets of the same file through
+// Store.Update and Store.View, and must never hold the file open either.
+//
+// Crash bound: a graceful Close flushes everything, so counts survive a
+// restart exactly. A hard crash (SIGKILL, power loss) loses the units charged
+// since the last sync: at most SyncInterval (1 s) of requests. Keys are
+// written by the CLI in their own fsynced transaction and are never lost.
+//
+// # Several replicas and Redis
+//
+// Without Redis, each process enforces quotas and rates from its own memory;
+// processes sharing one state file see each other's counts at every sync, so
+// a key may overshoot its quota by what the other processes admit within about
+// a second. With Options.RedisURL, each charge of a metered key is one Lua
+// script run (EVALSHA) doing the token bucket and the day counter atomically,
+// so all replicas share one quota and one bucket. Redis calls have short
+// timeouts (50 ms) and sit behind a circuit breaker: the first failure opens
+// it, and calls then count locally, with the same limits applied to the local
+// counters (which follow Redis's while it answers), adding no latency. Each
+// sync probes Redis (PING); when it answers, the units admitted meanwhile are
+// added to its counters (INCRBY) and the breaker closes. Policy: while Redis is
+// down, a key may overshoot its quota (and its rate) by what the other
+// replicas admit meanwhile, at most one quota per replica; a call that timed
+// out after Redis ran it is counted twice (the strict side). A counter Redis
+// lost (restart without persistence) is seeded from the state file's count of
+// the day, which covers the replicas sharing that file. Unmetered keys and
+// Playground callers never touch Redis: Playground's 1 request/s is per client
+// address and per replica (route a client to one replica, or accept N/s for N
+// replicas). Usage reads per-day history from the state file and today's count
+// as the highest of the file, this process and Redis. Redis mode allocates per
+// charge (go-redis) and costs one round trip.
+//
+// # Caveats
+//
+// Authenticate and Charge do not allocate for a valid key without Redis; keep
+// the Caller Authenticate returned (it caches the key's state). ClientAddr
+// must be a string that outlives the request, not one aliasing fasthttp's
+// buffers. Errors are *snapshots.Error with codes EUNAUTHORIZED, EFORBIDDEN,
+// EINVALID, ENOTFOUND and EQUOTA; state file errors wrap the sentinels of this
+// package with the path. go-redis logs its own dial failures through its
+// global logger.
+package access
