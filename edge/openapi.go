@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"strconv"
 	"strings"
 )
 
@@ -100,7 +101,18 @@ func openAPIParams(rt *route) []any {
 			schema["maxLength"] = 10
 		}
 		if p.def != "" {
-			schema["default"] = p.def
+			switch p.kind {
+			case kInt:
+				n, _ := strconv.Atoi(p.def)
+				schema["default"] = n
+			case kFloat:
+				f, _ := strconv.ParseFloat(p.def, 64)
+				schema["default"] = f
+			case kBool:
+				schema["default"] = p.def == "true"
+			default:
+				schema["default"] = p.def
+			}
 		}
 		out = append(out, map[string]any{"name": p.name, "in": "query", "required": false, "description": p.doc, "schema": schema})
 	}

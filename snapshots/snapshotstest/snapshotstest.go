@@ -1,0 +1,53 @@
+// Package snapshotstest builds real snapshots for tests: the tiny preset of
+// the shipped catalog, compiled by the real builder.
+//
+// It imports builder (it is a test helper, like net/http/httptest); no
+// production package imports it.
+package snapshotstest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/cardedge/cardedge/builder"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// AsOf is the "today" of snapshots built here.
+const AsOf = "2026-11-20"
+
+// CatalogDir returns the shipped catalog directory.
+func CatalogDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "builder", "catalog")
+}
+
+// Build compiles a tiny snapshot into root (created if needed) with the
+// given seed, as_of and snapshot id, publishes it and returns its manifest.
+func Build(root string, seed int64, asOf, id string) (*snapshots.Manifest, error) {
+	day, err := snapshots.ParseDay(asOf)
+	if err != nil {
+		return nil, err
+	}
+	return builder.Compile(context.Background(), builder.Options{
+		Out: root, Preset: "tiny", Seed: seed, CatalogDir: CatalogDir(), AsOf: day, SnapshotID: id, Keep: 5,
+	})
+}
+
+// MustBuild builds a tiny snapshot (seed 7, AsOf) into a new temporary root
+// and returns the root.
+func MustBuild(tb testing.TB) string {
+	tb.Helper()
+	root, err := os.MkdirTemp("", "cardedge-snap-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(root) })
+	if _, err := Build(root, 7, AsOf, "s0001"); err != nil {
+		tb.Fatalf("build tiny snapshot: %v", err)
+	}
+	return root
+}
