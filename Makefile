@@ -7,7 +7,7 @@ STATE     ?= var/state.bolt
 ADDR      ?= 127.0.0.1:8080
 PRESET    ?= default
 
-.PHONY: build test test-short run fuzz bench bench-quick bench-compare soak lint golden clean
+.PHONY: build test test-short run fuzz bench lint golden clean
 
 build:
 	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
@@ -30,24 +30,18 @@ run: build
 	bin/cardedge serve --snapshots $(SNAPSHOTS) --state $(STATE) --addr $(ADDR)
 
 FUZZTIME ?= 30s
+# Every fuzz target of the module, each for FUZZTIME.
 fuzz:
-	@for spec in $$($(GO) run ./bench/cmd/fuzzlist); do \
-	  pkg=$${spec%%:*}; name=$${spec##*:}; \
-	  echo "== $$pkg $$name"; \
-	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	@for pkg in $$($(GO) list ./...); do \
+	  for name in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$name"; \
+	    $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
 	done
 
+# Cross-layer benchmarks (CARDEDGE_BENCH_PRESETS=tiny,default,large picks build presets).
 bench: build
-	$(GO) run ./bench/cmd/cardbench --mode full
-
-bench-quick: build
-	$(GO) run ./bench/cmd/cardbench --mode quick
-
-bench-compare:
-	./bench/compare.sh
-
-soak: build
-	$(GO) run ./bench/cmd/cardbench --mode soak
+	$(GO) test ./bench/... -run '^$$' -bench . -benchtime 1x
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
