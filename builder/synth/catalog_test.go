@@ -186,8 +186,8 @@ func TestPreset_Catalog_Default(t *testing.T) {
 }
 
 func TestPreset_Catalog_Large(t *testing.T) {
-	if testing.Short() {
-		t.Skip("large catalog in -short mode")
+	if testing.Short() || raceEnabled {
+		t.Skip("large catalog in -short mode or under the race detector")
 	}
 	in, inSets := MustLoadCatalog(t)
 	p := MustPreset(t, "large")

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -23,13 +22,6 @@ type Generator struct {
 	priceSeason []float64 // per window day: seasonal log price offset
 	volSeason   []float64 // per window day: seasonal volume factor
 	freshness   [numMarkets]int
-
-	scratch sync.Pool // *scratch
-}
-
-type scratch struct {
-	path []float64 // log price of raw near_mint per day, in log cents
-	lam  []float64 // expected executed sales per day
 }
 
 // New returns the generator of preset p for seed, with history up to and
@@ -75,9 +67,6 @@ func New(p Preset, seed int64, asOf snapshots.Day) *Generator {
 	for m := range g.freshness {
 		h := mix64(g.seed ^ uint64(asOf)*0x9e3779b97f4a7c15 ^ uint64(m+1)*0xc2b2ae3d27d4eb4f)
 		g.freshness[m] = int(h % 73)
-	}
-	g.scratch.New = func() any {
-		return &scratch{path: make([]float64, days), lam: make([]float64, days)}
 	}
 	return g
 }
@@ -274,12 +263,9 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 	var tab cardTables
 	tab.build(c, &prof)
 
-	sc := g.scratch.Get().(*scratch)
-	defer g.scratch.Put(sc)
 	t0 := int(first - g.start)
 	n := g.days - t0
-	path, lam := sc.path[:n], sc.lam[:n]
-	expected := g.fillPath(r, &prof, first, t0, path, lam)
+	w := g.newWalk(r, &prof, t0, n)
 
 	// Partner price feed: popular first-game cards, daily or weekly.
 	feedStart, feedEvery := n, 0
@@ -297,6 +283,7 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 	if feedEvery > 0 {
 		feedRows = (n-feedStart)/feedEvery + 1
 	}
+	expected := w.expected(n)
 	sales = make([]snapshots.Sale, 0, int(expected+3*math.Sqrt(expected)+4)+feedRows)
 
 	idBase := uint64(gameIndex)<<56 | uint64(c.Ordinal)<<24
@@ -309,13 +296,16 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 	}
 	mp := &marketPrice[cls]
 	cum, next := 0.0, r.ExpFloat64()
-	for t := 0; t < n && seq < maxSeq; t++ {
-		day := first + snapshots.Day(t)
-		cum += lam[t]
-		if next >= cum && (feedEvery == 0 || t < feedStart) {
+	logPrice := 0.0
+	for t := range n {
+		var lam float64
+		logPrice, lam = w.step(r, t)
+		cum += lam
+		if next >= cum && (feedEvery == 0 || t < feedStart) || seq >= maxSeq {
 			continue // a day without rows (most days of most cards)
 		}
-		pt := math.Exp(path[t])
+		day := first + snapshots.Day(t)
+		pt := priceOf(logPrice)
 		if feedEvery > 0 && t >= feedStart && (feedEvery == 1 || (int(day)+4)%7 == 1) {
 			price := pt * feedNoise[r.Uint64()>>(64-noiseBits)]
 			sales = append(sales, snapshots.Sale{
@@ -327,35 +317,36 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 		}
 		for next < cum && seq < maxSeq {
 			next += r.ExpFloat64()
-			u := r.Uint64()
-			gi := tab.pickGrade(uint32(u))
+			// Two draws per sale. u: grade (20 bits), marketplace (20),
+			// flagged (12). v: trade type (16), confidence (16), finish (16),
+			// price noise (10).
+			u, v := r.Uint64(), r.Uint64()
+			gi := tab.pickGrade(uint32(u) << 12)
 			grade := tab.grade[gi]
 			graded := 0
 			if !grade.Raw() {
 				graded = 1
 			}
-			mi := marketCum[cls][graded].pick(uint32(u >> 32))
-			u2 := r.Uint64()
-			tt := tradeCum[mi].pick(uint32(u2))
+			mi := marketCum[cls][graded].pick(uint32(u>>20) << 12)
+			tt := tradeCum[mi].pick(uint32(v) << 16)
 			partner := 0
 			if mi == int(snapshots.MarketPartner) {
 				partner = 1
 			}
-			conf := snapshots.Confidence(confCum[partner].pick(uint32(u2 >> 32)))
-			u3 := r.Uint64()
+			conf := snapshots.Confidence(confCum[partner].pick(uint32(v>>16) << 16))
 			fi := 0
 			if tab.nFin > 1 {
-				fi = tab.pickFinish(uint32(u3))
+				fi = tab.pickFinish(uint32(v>>32) << 16)
 			}
-			price := pt * tab.gradeMult[gi] * tab.finMult[fi] * mp[mi] * saleNoise[tt][cheap][(u3>>32)&(1<<noiseBits-1)]
+			price := pt * tab.gradeMult[gi] * tab.finMult[fi] * mp[mi] * saleNoise[tt][cheap][(v>>48)&(1<<noiseBits-1)]
 			var flags uint8
 			if conf.Untrusted() {
-				price *= wrongCard[(u3>>42)&(1<<noiseBits-1)]
+				price *= wrongCard[r.Uint64()>>(64-noiseBits)]
 			}
-			if float64(u3>>44)*(1.0/(1<<20)) < flaggedShare {
+			if u>>52 < flaggedThreshold {
 				flags = snapshots.SaleFlagged
-				if u3&3 != 0 { // most flagged sales are price outliers
-					price *= outliers[(u3>>2)&7]
+				if w := r.Uint64(); w&3 != 0 { // most flagged sales are price outliers
+					price *= outliers[(w>>2)&7]
 				}
 			}
 			sales = append(sales, snapshots.Sale{
@@ -368,12 +359,17 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 	}
 	slices.Reverse(sales)
 
-	listings = g.listings(r, gameIndex, c, &prof, &tab, cls, math.Exp(path[n-1]), first)
+	listings = g.listings(r, gameIndex, c, &prof, &tab, cls, priceOf(logPrice), first)
 	return sales, listings
 }
 
-// minLogCents is the floor of the price path: 3 cents.
-var minLogCents = math.Log(3)
+// priceOf turns a log price of the path into cents, with a floor of 3 cents.
+func priceOf(logCents float64) float64 {
+	if logCents < 1.0986 { // log(3)
+		return 3
+	}
+	return math.Exp(logCents)
+}
 
 func cents(p float64) int64 {
 	if p < 1 {
@@ -382,60 +378,82 @@ func cents(p float64) int64 {
 	return int64(p + 0.5)
 }
 
-// fillPath draws the card's daily raw near-mint log price (path) and expected
-// executed sales (lam) over the n days from first (window index t0), and
-// returns the expected total.
-func (g *Generator) fillPath(r *rand.Rand, p *profile, first snapshots.Day, t0 int, path, lam []float64) float64 {
-	n := len(path)
-	const theta = 0.004 // mean reversion of the walk towards its trend
-	x0 := math.Log(p.cents) - p.drift*float64(n)
-	y := p.vol / math.Sqrt(2*theta) * r.NormFloat64()
-	rate0 := math.Exp(p.logRate) * g.p.SalesScale
+// walk is a card's raw near-mint log price and expected executed sales,
+// advanced one day at a time: a mean-reverting random walk around a drifting
+// trend, with seasonality, the release hype of sets released inside the
+// window, and hype events (spikes and a few slumps) that decay while part of
+// them stays.
+type walk struct {
+	x0, drift, vol, y    float64
+	shift, ev, evDecay   float64
+	nextEvent            float64
+	rel, relDecay        float64
+	relVol, relVolDecay  float64
+	rate0                float64
+	bits                 uint64 // six 10-bit normal quantile indices per draw
+	left                 int
+	priceSeason, volSeas []float64
+}
 
-	// Release hype of sets released inside the window decays.
-	rel, relDecay, relVol, relVolDecay := 0.0, 1.0, 0.0, 1.0
+const (
+	theta     = 0.004     // mean reversion of the walk towards its trend, per day
+	eventRate = 1.0 / 240 // hype events per day
+)
+
+func (g *Generator) newWalk(r *rand.Rand, p *profile, t0, n int) walk {
+	w := walk{
+		x0:          math.Log(p.cents) - p.drift*float64(n),
+		drift:       p.drift,
+		vol:         p.vol,
+		y:           p.vol / math.Sqrt(2*theta) * r.NormFloat64(),
+		rate0:       math.Exp(p.logRate) * g.p.SalesScale,
+		relDecay:    1,
+		relVolDecay: 1,
+		priceSeason: g.priceSeason[t0:][:n],
+		volSeas:     g.volSeason[t0:][:n],
+	}
 	if t0 > 0 {
-		rel = (0.1 + 0.45*min(1, p.collect)) * (0.5 + r.Float64())
-		relDecay = math.Exp(-1 / (40 + 80*r.Float64()))
-		relVol = 2 + 2*r.Float64()
-		relVolDecay = math.Exp(-1.0 / 25)
+		w.rel = (0.1 + 0.45*min(1, p.collect)) * (0.5 + r.Float64())
+		w.relDecay = math.Exp(-1 / (40 + 80*r.Float64()))
+		w.relVol = 2 + 2*r.Float64()
+		w.relVolDecay = math.Exp(-1.0 / 25)
 	}
-	// Hype events: spikes (and a few slumps) that decay, part of them stays.
-	const eventRate = 1.0 / 240
-	evDecay := math.Exp(math.Ln2 / -(7 + 38*r.Float64()))
-	nextEvent := r.ExpFloat64() / eventRate
-	ev, shift := 0.0, 0.0
+	w.evDecay = math.Exp(math.Ln2 / -(7 + 38*r.Float64()))
+	w.nextEvent = r.ExpFloat64() / eventRate
+	return w
+}
 
-	total := 0.0
-	var bits uint64 // six 10-bit normal quantile indices per draw
-	left := 0
-	for t := range n {
-		if float64(t) >= nextEvent {
-			var a float64
-			if r.Float64() < 0.6 {
-				a = 0.15 + 0.65*r.Float64()
-			} else {
-				a = -(0.1 + 0.35*r.Float64())
-			}
-			ev += a
-			shift += 0.25 * a
-			nextEvent += r.ExpFloat64() / eventRate
+// expected estimates the executed sales over n days (for preallocation).
+func (w *walk) expected(n int) float64 {
+	return w.rate0 * (1.2*float64(n) + 25*w.relVol)
+}
+
+// step advances the walk to day t (0, 1, ... in turn) and returns that day's
+// log price and expected executed sales.
+func (w *walk) step(r *rand.Rand, t int) (logPrice, lam float64) {
+	if float64(t) >= w.nextEvent {
+		var a float64
+		if r.Float64() < 0.6 {
+			a = 0.15 + 0.65*r.Float64()
+		} else {
+			a = -(0.1 + 0.35*r.Float64())
 		}
-		if left == 0 {
-			bits, left = r.Uint64(), 6
-		}
-		y = y*(1-theta) + p.vol*normalQuantiles[bits&(1<<noiseBits-1)]
-		bits >>= noiseBits
-		left--
-		path[t] = max(minLogCents, x0+p.drift*float64(t)+shift+y+ev+rel+g.priceSeason[t0+t])
-		v := rate0 * g.volSeason[t0+t] * (1 + 2.5*math.Abs(ev)) * (1 + relVol)
-		lam[t] = v
-		total += v
-		ev *= evDecay
-		rel *= relDecay
-		relVol *= relVolDecay
+		w.ev += a
+		w.shift += 0.25 * a
+		w.nextEvent += r.ExpFloat64() / eventRate
 	}
-	return total
+	if w.left == 0 {
+		w.bits, w.left = r.Uint64(), 6
+	}
+	w.y = w.y*(1-theta) + w.vol*normalQuantiles[w.bits&(1<<noiseBits-1)]
+	w.bits >>= noiseBits
+	w.left--
+	logPrice = w.x0 + w.drift*float64(t) + w.shift + w.y + w.ev + w.rel + w.priceSeason[t]
+	lam = w.rate0 * w.volSeas[t] * (1 + 2.5*math.Abs(w.ev)) * (1 + w.relVol)
+	w.ev *= w.evDecay
+	w.rel *= w.relDecay
+	w.relVol *= w.relVolDecay
+	return logPrice, lam
 }
 
 // listings draws a card's current shop listings, cheapest first.

@@ -94,7 +94,7 @@ var presets = []Preset{
 		Mode:           CatalogExpanded,
 		Reprints:       3,
 		HistoryDays:    730,
-		SalesScale:     3.3,
+		SalesScale:     4.3,
 		FeedDays:       365,
 		FeedDailyRate:  0.12,
 		FeedWeeklyRate: 0.038,

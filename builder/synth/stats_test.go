@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,7 +21,15 @@ type stats struct {
 	perCard                                     []int
 	byMarket                                    [8]int
 	byTrade                                     [4]int
-	elapsed                                     time.Duration
+	elapsed, cpu                                time.Duration
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func generate(tb testing.TB, name string, seed int64, workers int) stats {
@@ -30,7 +39,7 @@ func generate(tb testing.TB, name string, seed int64, workers int) stats {
 	st.cards = len(cards)
 	st.perCard = make([]int, len(cards))
 	var mu sync.Mutex
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	var wg sync.WaitGroup
 	next := 0
 	for range workers {
@@ -90,7 +99,7 @@ func generate(tb testing.TB, name string, seed int64, workers int) stats {
 		}()
 	}
 	wg.Wait()
-	st.elapsed = time.Since(start)
+	st.elapsed, st.cpu = time.Since(start), cpuTime()-cpu0
 	return st
 }
 
@@ -99,10 +108,11 @@ func (st stats) log(tb testing.TB, name string) {
 	pc := slices.Clone(st.perCard)
 	slices.Sort(pc)
 	q := func(f float64) int { return pc[int(math.Min(float64(len(pc)-1), f*float64(len(pc))))] }
-	tb.Logf("%s: %d cards, %d executed sales (%.1f/card), %d feed rows, %d listings, %.1f%% cards without listings, %.2f%% flagged, %.2f%% untrusted, in %v",
+	tb.Logf("%s: %d cards, %d executed sales (%.1f/card), %d feed rows, %d listings, %.1f%% cards without listings, %.2f%% flagged, %.2f%% untrusted, in %v (%v CPU, %.2f M rows per CPU second)",
 		name, st.cards, st.executed, float64(st.executed)/float64(st.cards), st.feed, st.listings,
 		100*float64(st.noListings)/float64(st.cards), 100*float64(st.flagged)/float64(st.executed),
-		100*float64(st.untrusted)/float64(st.executed), st.elapsed)
+		100*float64(st.untrusted)/float64(st.executed), st.elapsed.Round(time.Millisecond), st.cpu.Round(time.Millisecond),
+		float64(st.executed+st.feed)/st.cpu.Seconds()/1e6)
 	tb.Logf("sales per card: p10 %d p25 %d p50 %d p75 %d p90 %d p99 %d p99.9 %d max %d",
 		q(0.1), q(0.25), q(0.5), q(0.75), q(0.9), q(0.99), q(0.999), pc[len(pc)-1])
 	tb.Logf("by marketplace %v, by trade type %v", st.byMarket, st.byTrade)

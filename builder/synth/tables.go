@@ -125,8 +125,9 @@ var tradeWeights = [numMarkets][4]float64{
 var confPartner = [5]float64{0.90, 0.08, 0.015, 0.0035, 0.0015}
 var confOther = [5]float64{0.36, 0.40, 0.2145, 0.017, 0.0085}
 
-// flaggedShare is the share of executed sales flagged by quality rules.
-const flaggedShare = 0.03
+// flaggedThreshold is the share of executed sales flagged by quality rules
+// (3 %), out of 4096.
+const flaggedThreshold = 123
 
 // outliers are the price multipliers of flagged outlier sales.
 var outliers = [8]float64{0.1, 0.12, 0.2, 0.3, 3, 5, 8, 10}
