@@ -20,12 +20,21 @@
 // spikes and slumps that decay, part of which stays). Executed sales are a
 // Poisson process whose intensity follows popularity, seasonality and events;
 // each sale draws a grade (raw conditions, or slab/bgs/cgc grades with
-// premiums), a marketplace (by game, language and whether the card is graded;
+// premiums over raw near-mint, with a grading-cost floor of $5-18 so bulk
+// cards trade graded at the floor rather than at a multiple), a marketplace
+// (by game, language and whether the card is graded;
 // on-chain venues sell graded cards as on_chain_transfer), a trade type, a
 // finish (index into Card.Variants), an identity confidence (about 2 %
 // untrusted) and quality flags (about 3 % flagged, most of them price
-// outliers). Popular first-game cards also get partner price-feed rows
-// (SalePriceFeed, daily or weekly), and cards get current listings.
+// outliers). First-game cards whose Popularity reaches the preset's
+// thresholds also get partner price-feed rows (SalePriceFeed, one a day or one
+// a week over the last FeedDays days: about the top 6 % and the next 15 % of
+// the shipped Pokémon cards), and cards get current listings (Poisson in
+// popularity; about 40 % of the shipped cards have none).
+//
+// Volumes (seed 1, as_of 2026-11-15): tiny about 115 k executed sales (over
+// 200 a card), default about 1.5 M executed sales and 1.1 M feed rows, large
+// about 20 M executed sales and 3.1 M feed rows.
 //
 // # Caveats
 //

@@ -153,6 +153,7 @@ type cardTables struct {
 	gradeCum  [40]uint64
 	grade     [40]snapshots.Grade
 	gradeMult [40]float64
+	gradeMin  [40]float64 // price floor of graded copies (cents), 0 for raw
 
 	nFin    int
 	finCum  [maxFinishes]uint64
@@ -200,6 +201,7 @@ func (t *cardTables) build(c *snapshots.Card, p *profile) {
 		w[n] = raw * (condModern[i]*(1-p.vintage) + condVintage[i]*p.vintage)
 		t.grade[n] = snapshots.RawGrade(i)
 		t.gradeMult[n] = condPrice[i]
+		t.gradeMin[n] = 0
 		n++
 	}
 	for gi, steps := range graderSteps {
@@ -211,6 +213,7 @@ func (t *cardTables) build(c *snapshots.Card, p *profile) {
 			w[n] = p.graded * graderShare[gi] * (s.modern*(1-p.vintage) + s.vintage*p.vintage) / sum
 			t.grade[n] = snapshots.GradedGrade(gi, s.num)
 			t.gradeMult[n] = gradeMultiplier(gi, s.num, p.logP10)
+			t.gradeMin[n] = gradedFloor(s.num)
 			n++
 		}
 	}
@@ -338,7 +341,7 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 			if tab.nFin > 1 {
 				fi = tab.pickFinish(uint32(v>>32) << 16)
 			}
-			price := pt * tab.gradeMult[gi] * tab.finMult[fi] * mp[mi] * saleNoise[tt][cheap][(v>>48)&(1<<noiseBits-1)]
+			price := max(pt*tab.gradeMult[gi]*tab.finMult[fi], tab.gradeMin[gi]) * mp[mi] * saleNoise[tt][cheap][(v>>48)&(1<<noiseBits-1)]
 			var flags uint8
 			if conf.Untrusted() {
 				price *= wrongCard[r.Uint64()>>(64-noiseBits)]
@@ -474,7 +477,7 @@ func (g *Generator) listings(r *rand.Rand, gameIndex int, c *snapshots.Card, p *
 		if tab.nFin > 1 {
 			fi = tab.pickFinish(uint32(u2))
 		}
-		fmv := now * tab.gradeMult[gi] * tab.finMult[fi] * marketPrice[cls][mi]
+		fmv := max(now*tab.gradeMult[gi]*tab.finMult[fi], tab.gradeMin[gi]) * marketPrice[cls][mi]
 		// Asks sit a little above market; about a third are below (deals),
 		// a few are wishful.
 		ask := fmv * math.Exp(0.06+0.14*r.NormFloat64())

@@ -201,6 +201,24 @@ func gradeMultiplier(g int, num, logP10 float64) float64 {
 	return m
 }
 
+// gradedFloor is the least a graded copy sells for, in cents: grading costs
+// money, so bulk cards trade graded at a floor, not at a multiple of raw.
+func gradedFloor(num float64) float64 {
+	switch {
+	case num >= 10:
+		return 1800
+	case num >= 9.5:
+		return 1400
+	case num >= 9:
+		return 1000
+	case num >= 8.5:
+		return 800
+	case num >= 8:
+		return 700
+	}
+	return 500
+}
+
 // Noise tables: exp(sigma * z) at the 1024 quantiles of a standard normal,
 // so a sale's noise is one table read.
 const noiseBits = 10

@@ -9,6 +9,13 @@ import (
 	"github.com/cardedge/cardedge/builder/synth"
 )
 
+// The tests of this file are tools for tuning the model, skipped unless
+// their environment variable is set:
+//
+//	SYNTH_DEBUG=default go test -run TestDebugTop -v      # the 40 busiest cards
+//	SYNTH_CARD=en:base1-4 go test -run TestDebugCard -v   # one card's grades, sales, listings
+//	SYNTH_TREND=1 go test -run TestDebugTrend -v          # 7/30/90-day price changes
+
 func TestDebugTop(t *testing.T) {
 	name := os.Getenv("SYNTH_DEBUG")
 	if name == "" {
