@@ -177,7 +177,7 @@ func (db *DB) loadSchema() error {
 		if def != nil {
 			t.Description = def.desc
 		}
-		rows, err := db.db.QueryContext(ctx, "SELECT name, type FROM pragma_table_info(?) ORDER BY cid", n)
+		rows, err := db.db.QueryContext(ctx, "SELECT name, type FROM pragma_table_xinfo(?) WHERE hidden IN (0, 2, 3) ORDER BY cid", n)
 		if err != nil {
 			return err
 		}
@@ -346,6 +346,11 @@ func (db *DB) collect(ctx context.Context, conn *sql.Conn, query string) (*Resul
 			return nil, sqlError(err)
 		}
 		for i, v := range vals {
+			if iv, ok := v.(int64); ok && res.Columns[i].Type == "real" {
+				// SQLite hands out whole REAL values of generated
+				// columns (the *_usd amounts) as integers.
+				v = float64(iv)
+			}
 			var k uint8
 			var n int
 			vals[i], k, n = jsonValue(v)

@@ -16,35 +16,123 @@ import (
 )
 
 // Writer writes gold.sqlite during a snapshot build. It is not safe for
-// concurrent use. After the first error every method returns that error; the
+// concurrent use. Rows are buffered and inserted batchRows at a time, so an
+// insert error may surface on a later call than the one that added the row,
+// or at Close. After the first error every method returns that error; the
 // caller then calls Close (which reports it again) and discards the file.
 type Writer struct {
 	path string
 	conn driver.Conn
 
-	sets, cards, sales, points, listings, analytics stmt
-	// salesBatch inserts salesBatchRows sales with one statement.
-	salesBatch stmt
+	sets, cards, sales, points, listings, analytics batcher
 
-	counts map[string]int64
 	err    error
 	closed bool
 
-	args    []driver.NamedValue
-	jsonErr error // the first JSON encoding error of the pending row
-	days    map[snapshots.Day]string
-	grade   [256]string
+	jsonErr error // the first JSON encoding error of the row being added
+
+	// Values boxed once: boxing a string or an int64 into a driver.Value
+	// allocates, and millions of rows made the garbage collector busy.
+	days       map[snapshots.Day]any
+	grade      [256]any
+	market     [256]any
+	tradeType  [256]any
+	confidence [256]any
+	flags      [2]any
+	cardID     any // of the card being added
+	game       any
+	games      map[string]any
+	variants   []any
 }
 
-// salesBatchRows is how many sales one multi-row INSERT writes. Fewer
-// statement executions (step, reset, clear) per row is most of the speed-up;
-// 32 rows × 14 columns stays far below SQLite's limit of 32766 parameters.
-const salesBatchRows = 32
+// batchRows is how many rows one INSERT writes. Fewer statement executions
+// (bind setup, step, reset) per row is most of the speed of the Writer; past
+// about ten rows per statement modernc.org/sqlite gets slower again.
+const batchRows = 10
 
-type stmt struct {
-	s    driver.StmtExecContext
-	c    driver.Stmt
-	cols int
+// batcher buffers the rows of one table and inserts them batchRows at a
+// time.
+type batcher struct {
+	t     *tableDef
+	conn  driver.Conn
+	batch driver.Stmt // INSERT of batchRows rows
+	args  []driver.NamedValue
+	rows  int    // rows in args
+	first string // card of the first buffered row, for error messages
+	total int64
+}
+
+func (b *batcher) init(conn driver.Conn, t *tableDef) error {
+	st, err := conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), t.insertSQL(batchRows))
+	if err != nil {
+		return fmt.Errorf("prepare insert into %s: %w", t.name, err)
+	}
+	*b = batcher{t: t, conn: conn, batch: st, args: make([]driver.NamedValue, 0, batchRows*t.stored())}
+	return nil
+}
+
+// add buffers one row, whose values must be in the order of the table's
+// stored columns, and inserts the batch when it is full.
+func (b *batcher) add(card string, vals ...any) error {
+	if len(vals) != b.t.stored() {
+		return fmt.Errorf("gold: %s: %d values for %d columns (internal)", b.t.name, len(vals), b.t.stored())
+	}
+	if b.rows == 0 {
+		b.first = card
+	}
+	for _, v := range vals {
+		b.args = append(b.args, driver.NamedValue{Ordinal: len(b.args) + 1, Value: v})
+	}
+	b.rows++
+	if b.rows == batchRows {
+		return b.flush(b.batch)
+	}
+	return nil
+}
+
+// flush inserts the buffered rows with st, an INSERT of exactly b.rows rows.
+func (b *batcher) flush(st driver.Stmt) error {
+	if b.rows == 0 {
+		return nil
+	}
+	_, err := st.(driver.StmtExecContext).ExecContext(context.Background(), b.args)
+	n := b.rows
+	clear(b.args)
+	b.args, b.rows = b.args[:0], 0
+	if err != nil {
+		return fmt.Errorf("gold: insert into %s (a batch from card %s on): %w", b.t.name, b.first, err)
+	}
+	b.total += int64(n)
+	return nil
+}
+
+// finish inserts the rows left in the buffer and closes the statements.
+func (b *batcher) finish() error {
+	var err error
+	if b.rows > 0 {
+		var st driver.Stmt
+		st, err = b.conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), b.t.insertSQL(b.rows))
+		if err == nil {
+			err = b.flush(st)
+			if e := st.Close(); err == nil {
+				err = e
+			}
+		}
+	}
+	return errors.Join(err, b.close())
+}
+
+func (b *batcher) close() error {
+	if b.batch == nil {
+		return nil
+	}
+	err := b.batch.Close()
+	b.batch = nil
+	return err
+}
+
+func (w *Writer) batchers() []*batcher {
+	return []*batcher{&w.sets, &w.cards, &w.sales, &w.points, &w.listings, &w.analytics}
 }
 
 // Create creates the gold database at path, replacing any file there, and
@@ -62,7 +150,7 @@ func Create(path string) (*Writer, error) {
 			"journal_mode(OFF)",
 			"synchronous(OFF)",
 			"locking_mode(EXCLUSIVE)",
-			"cache_size(-65536)",
+			"cache_size(-131072)", // 128 MiB, for the sorts of CREATE INDEX
 			"temp_store(MEMORY)",
 		},
 	})
@@ -74,15 +162,22 @@ func Create(path string) (*Writer, error) {
 		return nil, fmt.Errorf("gold: create %s: %w", path, err)
 	}
 	w := &Writer{
-		path:   path,
-		conn:   conn,
-		counts: make(map[string]int64, len(tables)),
-		days:   make(map[snapshots.Day]string, 1024),
+		path:  path,
+		conn:  conn,
+		days:  make(map[snapshots.Day]any, 1024),
+		games: make(map[string]any),
+		flags: [2]any{int64(0), int64(1)},
 	}
-	for i := range w.grade {
+	for i := range 256 {
 		w.grade[i] = snapshots.Grade(i).String()
+		w.market[i] = snapshots.Marketplace(i).String()
+		w.tradeType[i] = snapshots.TradeType(i).String()
+		w.confidence[i] = snapshots.Confidence(i).String()
 	}
 	if err := w.init(); err != nil {
+		for _, b := range w.batchers() {
+			b.close()
+		}
 		conn.Close()
 		return nil, fmt.Errorf("gold: create %s: %w", path, err)
 	}
@@ -125,71 +220,11 @@ func (w *Writer) init() error {
 	if err := w.exec("BEGIN"); err != nil {
 		return err
 	}
-	for _, p := range []struct {
-		st *stmt
-		t  *tableDef
-		n  int
-	}{
-		{&w.sets, &setsTable, 1},
-		{&w.cards, &cardsTable, 1},
-		{&w.sales, &salesTable, 1},
-		{&w.salesBatch, &salesTable, salesBatchRows},
-		{&w.points, &pricePointsTable, 1},
-		{&w.listings, &listingsTable, 1},
-		{&w.analytics, &cardAnalyticsTable, 1},
-	} {
-		q := p.t.insertSQL()
-		for i := 1; i < p.n; i++ {
-			q += p.t.valuesSQL()
+	for i, b := range w.batchers() {
+		if err := b.init(w.conn, tables[i]); err != nil {
+			return err
 		}
-		c, err := w.conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), q)
-		if err != nil {
-			return fmt.Errorf("prepare %s: %w", p.t.name, err)
-		}
-		*p.st = stmt{s: c.(driver.StmtExecContext), c: c, cols: len(p.t.cols) * p.n}
 	}
-	return nil
-}
-
-// valuesSQL is one more ",(?,...)" row for a multi-row INSERT.
-func (t *tableDef) valuesSQL() string {
-	b := make([]byte, 0, 2+2*len(t.cols))
-	b = append(b, ",("...)
-	for i := range t.cols {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '?')
-	}
-	return string(append(b, ')'))
-}
-
-// put appends the values of one row to the pending arguments.
-func (w *Writer) put(vals ...any) {
-	for _, v := range vals {
-		w.args = append(w.args, driver.NamedValue{Ordinal: len(w.args) + 1, Value: v})
-	}
-}
-
-// run executes st with the pending arguments and clears them.
-func (w *Writer) run(st *stmt, table string, rows int) error {
-	if w.jsonErr != nil || len(w.args) != st.cols {
-		err := w.jsonErr
-		if err == nil {
-			err = fmt.Errorf("%d values for %d columns (internal)", len(w.args), st.cols)
-		}
-		w.jsonErr = nil
-		clear(w.args)
-		w.args = w.args[:0]
-		return fmt.Errorf("gold: %s: %w", table, err)
-	}
-	_, err := st.s.ExecContext(context.Background(), w.args)
-	clear(w.args)
-	w.args = w.args[:0]
-	if err != nil {
-		return fmt.Errorf("gold: insert into %s: %w", table, err)
-	}
-	w.counts[table] += int64(rows)
 	return nil
 }
 
@@ -198,15 +233,15 @@ func (w *Writer) AddSet(s *snapshots.Set) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
-	w.put(s.Game, s.ID, s.Language, nullText(s.SourceID), s.Name, nullText(s.Series),
+	return w.fail(w.sets.add("", s.Game, s.ID, s.Language, nullText(s.SourceID), s.Name, nullText(s.Series),
 		nullText(s.ReleaseDate), nullText(s.Abbreviation), nullInt(int64(s.CardCountPrinted)),
 		nullInt(int64(s.CardCountTotal)), nullText(s.Source), int64(s.CardCount),
-		usd(s.Volume30dCents), s.Volume30dCents, int64(s.Sales30d))
-	return w.fail(w.run(&w.sets, "sets", 1))
+		s.Volume30dCents, int64(s.Sales30d)))
 }
 
 // AddCard writes one card with its sales (including price-feed rows), price
-// series, listings and analytics.
+// series, listings and analytics. The Writer copies what it keeps: the caller
+// may reuse the slices.
 func (w *Writer) AddCard(c *snapshots.Card, sales []snapshots.Sale, series []snapshots.PriceSeries, listings []snapshots.Listing, analytics []snapshots.CardAnalytics) error {
 	if err := w.usable(); err != nil {
 		return err
@@ -215,48 +250,58 @@ func (w *Writer) AddCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 }
 
 func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []snapshots.PriceSeries, listings []snapshots.Listing, analytics []snapshots.CardAnalytics) error {
-	var priceUSD, priceCents, priceDate any
+	var priceCents, priceDate any
 	if c.PriceCents != 0 {
-		priceUSD, priceCents, priceDate = usd(c.PriceCents), c.PriceCents, w.day(c.PriceDay)
+		priceCents, priceDate = c.PriceCents, w.day(c.PriceDay)
 	}
 	var variants any
 	if c.Variants != nil {
 		variants = w.jsonText(c.Variants)
 	}
-	w.put(c.Game, c.ID, c.Language, nullText(c.SourceID), c.SetID, c.Name, nullText(c.NameLanguage),
-		nullText(c.Number), nullText(c.Rarity), nullText(c.Supertype), jsonList(w, c.Subtypes),
-		jsonList(w, c.Colors), jsonList(w, c.NationalDex), variants, nullText(c.ENCardID), nullText(c.ENMatch),
-		nullText(c.Source), nullInt(c.PartnerProductID), int64(c.Ordinal), jsonList(w, c.MarketSources),
-		jsonList(w, c.Venues), priceUSD, priceCents, priceDate, usd(c.Volume30dCents), c.Volume30dCents,
-		int64(c.Sales30d), int64(c.SalesAll), int64(c.Listings))
-	if err := w.run(&w.cards, "cards", 1); err != nil {
-		return fmt.Errorf("%w (card %s)", err, c.ID)
+	subtypes, colors, dex := jsonList(w, c.Subtypes), jsonList(w, c.Colors), jsonList(w, c.NationalDex)
+	sources, venues := jsonList(w, c.MarketSources), jsonList(w, c.Venues)
+	if err := w.jsonCheck(c.ID); err != nil {
+		return err
+	}
+	if err := w.cards.add(c.ID, c.Game, c.ID, c.Language, nullText(c.SourceID), c.SetID, c.Name,
+		nullText(c.NameLanguage), nullText(c.Number), nullText(c.Rarity), nullText(c.Supertype),
+		subtypes, colors, dex, variants, nullText(c.ENCardID), nullText(c.ENMatch), nullText(c.Source),
+		nullInt(c.PartnerProductID), int64(c.Ordinal), sources, venues, priceCents, priceDate,
+		c.Volume30dCents, int64(c.Sales30d), int64(c.SalesAll), int64(c.Listings)); err != nil {
+		return err
 	}
 
-	for len(sales) > 0 {
-		n, st := 1, &w.sales
-		if len(sales) >= salesBatchRows {
-			n, st = salesBatchRows, &w.salesBatch
+	w.cardID = c.ID
+	if w.game = w.games[c.Game]; w.game == nil {
+		w.game = c.Game
+		w.games[c.Game] = w.game
+	}
+	w.variants = w.variants[:0]
+	for _, v := range c.Variants {
+		w.variants = append(w.variants, v)
+	}
+	for i := range sales {
+		s := &sales[i]
+		if s.ID > math.MaxInt64 {
+			return fmt.Errorf("gold: sale id %d of card %s does not fit a signed 64-bit integer", s.ID, c.ID)
 		}
-		for i := range sales[:n] {
-			if err := w.putSale(c, &sales[i]); err != nil {
-				w.args = w.args[:0]
-				return err
-			}
+		var finish any
+		if int(s.Finish) < len(w.variants) {
+			finish = w.variants[s.Finish]
 		}
-		if err := w.run(st, "sales", n); err != nil {
-			return fmt.Errorf("%w (card %s)", err, c.ID)
+		if err := w.sales.add(c.ID, int64(s.ID), w.cardID, w.game, w.day(s.Day), s.PriceCents,
+			w.market[s.Marketplace], w.tradeType[s.TradeType], w.grade[s.Grade], w.confidence[s.Confidence],
+			w.flag(s.Flags&snapshots.SaleFlagged), w.flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
+			return err
 		}
-		sales = sales[n:]
 	}
 
 	for _, s := range series {
-		g := w.gradeName(s.Grade)
+		g := w.grade[s.Grade]
 		for _, p := range s.Points {
-			w.put(c.ID, c.Game, g, w.day(p.Day), usd(p.FMVCents), p.FMVCents, usd(p.TVWAPCents),
-				p.TVWAPCents, usd(p.MedianCents), p.MedianCents, int64(p.Sales))
-			if err := w.run(&w.points, "price_points", 1); err != nil {
-				return fmt.Errorf("%w (card %s)", err, c.ID)
+			if err := w.points.add(c.ID, w.cardID, w.game, g, w.day(p.Day), p.FMVCents, p.TVWAPCents,
+				p.MedianCents, int64(p.Sales)); err != nil {
+				return err
 			}
 		}
 	}
@@ -267,11 +312,10 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 		if cardID == "" {
 			cardID = c.ID
 		}
-		w.put(l.ID, cardID, c.Game, l.Platform, l.Grade, nullText(l.Finish), usd(l.AskCents), l.AskCents,
-			usd(l.ShippingCents), l.ShippingCents, w.day(l.ListedDay), int64(l.Quantity), finite(l.DealScore),
-			int64(l.PlatformFreshnessH))
-		if err := w.run(&w.listings, "listings", 1); err != nil {
-			return fmt.Errorf("%w (card %s)", err, c.ID)
+		if err := w.listings.add(c.ID, l.ID, cardID, c.Game, l.Platform, l.Grade, nullText(l.Finish), l.AskCents,
+			l.ShippingCents, w.day(l.ListedDay), int64(l.Quantity), finite(l.DealScore),
+			int64(l.PlatformFreshnessH)); err != nil {
+			return err
 		}
 	}
 
@@ -281,41 +325,39 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 		if len(a.Extra) > 0 {
 			extra = w.jsonText(a.Extra)
 		}
-		w.put(c.ID, c.Game, a.Window, nullText(a.From), nullText(a.To), int64(a.Sales),
-			usd(a.VolumeCents), a.VolumeCents, usd(a.AvgCents), a.AvgCents, usd(a.MedianCents), a.MedianCents,
-			usd(a.LowCents), a.LowCents, usd(a.HighCents), a.HighCents, usd(a.FirstFMVCents), a.FirstFMVCents,
-			usd(a.LastFMVCents), a.LastFMVCents, finite(a.ChangePct), finite(a.VolatilityPct),
-			jsonMap(w, a.ByMarketplace), jsonMap(w, a.ByGrade), jsonMap(w, a.GradeMedianCts), jsonMap(w, a.TradeTypes), extra)
-		if err := w.run(&w.analytics, "card_analytics", 1); err != nil {
-			return fmt.Errorf("%w (card %s)", err, c.ID)
+		byMarket, byGrade := jsonMap(w, a.ByMarketplace), jsonMap(w, a.ByGrade)
+		gradeMedian, tradeTypes := jsonMap(w, a.GradeMedianCts), jsonMap(w, a.TradeTypes)
+		if err := w.jsonCheck(c.ID); err != nil {
+			return err
+		}
+		if err := w.analytics.add(c.ID, c.ID, c.Game, a.Window, nullText(a.From), nullText(a.To), int64(a.Sales),
+			a.VolumeCents, a.AvgCents, a.MedianCents, a.LowCents, a.HighCents, a.FirstFMVCents,
+			a.LastFMVCents, finite(a.ChangePct), finite(a.VolatilityPct), byMarket, byGrade,
+			gradeMedian, tradeTypes, extra); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (w *Writer) putSale(c *snapshots.Card, s *snapshots.Sale) error {
-	if s.ID > math.MaxInt64 {
-		return fmt.Errorf("gold: sale id %d of card %s does not fit a signed 64-bit integer", s.ID, c.ID)
+// jsonCheck returns (and clears) the pending JSON encoding error.
+func (w *Writer) jsonCheck(card string) error {
+	if err := w.jsonErr; err != nil {
+		w.jsonErr = nil
+		return fmt.Errorf("gold: card %s: %w", card, err)
 	}
-	var finish any
-	if int(s.Finish) < len(c.Variants) {
-		finish = c.Variants[s.Finish]
-	}
-	hidden := int64(0)
-	if s.Hidden() {
-		hidden = 1
-	}
-	w.put(int64(s.ID), c.ID, c.Game, w.day(s.Day), usd(s.PriceCents), s.PriceCents,
-		s.Marketplace.String(), s.TradeType.String(), w.gradeName(s.Grade), s.Confidence.String(),
-		flag(s.Flags&snapshots.SaleFlagged), flag(s.Flags&snapshots.SalePriceFeed), hidden, finish)
 	return nil
 }
 
 // Rows returns how many rows the Writer has written per table so far.
+// Buffered rows count once they are inserted: call it after Close for the
+// final counts.
 func (w *Writer) Rows() map[string]int64 {
 	out := make(map[string]int64, len(tables))
-	for _, t := range tables {
-		out[t.name] = w.counts[t.name]
+	for _, b := range w.batchers() {
+		if b.t != nil {
+			out[b.t.name] = b.total
+		}
 	}
 	return out
 }
@@ -332,11 +374,9 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.finish()
 	}
-	for _, st := range []*stmt{&w.sets, &w.cards, &w.sales, &w.salesBatch, &w.points, &w.listings, &w.analytics} {
-		if st.c != nil {
-			if e := st.c.Close(); e != nil && err == nil {
-				err = fmt.Errorf("gold: close statement: %w", e)
-			}
+	for _, b := range w.batchers() {
+		if e := b.close(); e != nil && err == nil {
+			err = fmt.Errorf("gold: close statement: %w", e)
 		}
 	}
 	if e := w.conn.Close(); e != nil && err == nil {
@@ -352,6 +392,11 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) finish() error {
+	for _, b := range w.batchers() {
+		if err := b.finish(); err != nil {
+			return err
+		}
+	}
 	if err := w.exec("COMMIT"); err != nil {
 		return fmt.Errorf("gold: %s: %w", w.path, err)
 	}
@@ -402,7 +447,7 @@ func (w *Writer) fail(err error) error {
 	return err
 }
 
-func (w *Writer) day(d snapshots.Day) string {
+func (w *Writer) day(d snapshots.Day) any {
 	s, ok := w.days[d]
 	if !ok {
 		s = d.String()
@@ -411,17 +456,11 @@ func (w *Writer) day(d snapshots.Day) string {
 	return s
 }
 
-func (w *Writer) gradeName(g snapshots.Grade) string { return w.grade[g] }
-
-// usd converts cents to dollars: the nearest float64 to the two-decimal
-// amount.
-func usd(cents int64) float64 { return float64(cents) / 100 }
-
-func flag(b uint8) int64 {
+func (w *Writer) flag(b uint8) any {
 	if b != 0 {
-		return 1
+		return w.flags[1]
 	}
-	return 0
+	return w.flags[0]
 }
 
 // finite maps NaN and infinities (which SQLite stores as NULL or cannot
@@ -448,7 +487,7 @@ func nullInt(n int64) any {
 }
 
 // jsonText encodes v as JSON. An error (a NaN in a float map, say) is kept
-// in w.jsonErr and fails the pending row in run.
+// in w.jsonErr for jsonCheck.
 func (w *Writer) jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
