@@ -538,3 +538,39 @@ func TestStore_Keys(t *testing.T) {
 		t.Fatalf("ListKeys (-want +got):\n%s", diff)
 	}
 }
+
+// A state file removed under a running server is not recreated empty.
+func TestService_SyncMissingFile(t *testing.T) {
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Free, false, false)
+	s := MustOpen(t, path, nil)
+	c := MustAuth(t, s, secret)
+	if _, err := s.Charge(c, 1); err != nil {
+		t.Fatal(err)
+	}
+	backup, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); !errors.Is(err, access.ErrStateMissing) {
+		t.Fatalf("sync: %v, want ErrStateMissing", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("sync recreated the state file")
+	}
+	if _, err := s.Authenticate(bearer(secret), ""); err != nil {
+		t.Fatalf("key table lost: %v", err)
+	}
+	if err := os.WriteFile(path, backup, 0o600); err != nil { // restored
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.Usage(k.ID); err != nil || u.Today.Used != 1 {
+		t.Fatalf("usage: %+v, %v", u, err)
+	}
+}

@@ -199,6 +199,9 @@ func TestRedis_Outage(t *testing.T) {
 	rs.Kill()
 	charge(a, ca, 1) // the failing call opens the breaker
 	charge(b, cb, 1)
+	if a.RedisUp() || b.RedisUp() {
+		t.Fatal("breaker still closed after a failed call")
+	}
 	if took := charge(a, ca, 19) + charge(b, cb, 19); took > 200*time.Millisecond {
 		t.Fatalf("38 charges with Redis down took %v: the breaker should skip Redis", took)
 	}
@@ -211,6 +214,9 @@ func TestRedis_Outage(t *testing.T) {
 		if err := s.Sync(); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if !a.RedisUp() || !b.RedisUp() {
+		t.Fatal("breaker still open after a sync with Redis back")
 	}
 	if got := rs.Counter("outage:", k.ID, clock.Now()); got != 70 {
 		t.Fatalf("counter after reconciling = %d, want 70", got)
@@ -274,13 +280,21 @@ func TestRedis_DownAtStart(t *testing.T) {
 	}
 }
 
+// BenchmarkAuthenticateCharge_Redis is a keyed charge with Redis: one round
+// trip to a local redis-server (timeout raised so a loaded machine does not
+// trip the breaker, which would measure the local path instead).
 func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 	rs := StartRedis(b, false)
 	path := StatePath(b)
 	secret, _ := MustKey(b, path, access.Elite, false, false)
 	clock := NewClock(b, "2026-11-05T00:00:00Z")
 	clock.step = 10 * time.Second
-	s := openRedis(b, path, rs.URL(), "bench:", clock)
+	s, err := access.Open(access.Options{StatePath: path, RedisURL: rs.URL(), RedisPrefix: "bench:",
+		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
 	hdr := bearer(secret)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -291,6 +305,9 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 		if _, err := s.Charge(c, 1); err != nil {
 			b.Fatal(err)
 		}
+	}
+	if !s.RedisUp() {
+		b.Fatal("the breaker opened: this measured local counting")
 	}
 }
 

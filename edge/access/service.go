@@ -5,7 +5,9 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"sort"
 	"strconv"
 	"sync"
@@ -266,6 +268,10 @@ func (s *Service) Authenticate(authorization []byte, clientAddr string) (Caller,
 	k := &e.key
 	return Caller{KeyID: k.ID, Tier: k.Tier, SQL: k.SQL, Unmetered: k.Unmetered, ClientAddr: clientAddr, st: e.st}, nil
 }
+
+// RedisUp reports whether Redis is configured and answering (its circuit
+// breaker is closed), for health checks. Without RedisURL it is false.
+func (s *Service) RedisUp() bool { return s.redis != nil && s.redis.up() }
 
 // Key returns the record of key id as the running service knows it.
 func (s *Service) Key(id string) (Key, bool) {
@@ -568,7 +574,8 @@ func (s *Service) loop() {
 // refreshes today's counts written by other processes, reloads the key table
 // when it changed (new and revoked keys), drops idle Playground buckets and,
 // with Redis, probes it and adds the counts admitted while it was down. On a
-// state file error the usage stays in memory for the next sync.
+// state file error (locked, corrupted, missing: a sync never recreates the
+// file) the usage stays in memory for the next sync.
 func (s *Service) Sync() error {
 	return s.sync(s.store)
 }
@@ -621,6 +628,10 @@ func (s *Service) sync(store Store) error {
 	var err error
 	if len(deltas) == 0 {
 		err = store.View(read)
+	} else if _, serr := os.Stat(store.Path); errors.Is(serr, fs.ErrNotExist) {
+		// Never recreate a state file that disappeared under a running server:
+		// that would start an empty key table. Keep the counts in memory.
+		err = fmt.Errorf("%s: %w", store.Path, ErrStateMissing)
 	} else {
 		err = store.Update(func(tx *bolt.Tx) error {
 			for _, d := range deltas {
@@ -636,7 +647,7 @@ func (s *Service) sync(store Store) error {
 			return read(tx)
 		})
 	}
-	if err != nil && !errors.Is(err, ErrStateMissing) {
+	if err != nil {
 		for _, d := range deltas { // keep them for the next sync
 			d.st.mu.Lock()
 			for _, c := range d.counts {
@@ -644,7 +655,7 @@ func (s *Service) sync(store Store) error {
 			}
 			d.st.mu.Unlock()
 		}
-	} else if err == nil {
+	} else {
 		for i, st := range states {
 			st.mu.Lock()
 			if st.rollover(today) == today {
@@ -660,9 +671,6 @@ func (s *Service) sync(store Store) error {
 	}
 	if s.redis != nil {
 		s.redis.tick(states)
-	}
-	if errors.Is(err, ErrStateMissing) {
-		return nil
 	}
 	return err
 }
