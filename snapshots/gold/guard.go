@@ -82,6 +82,12 @@ func Check(sql string) error {
 	if len(sql) > MaxSQLBytes {
 		return invalidf("the SQL text is %d bytes; at most %d bytes (16 KiB) are allowed", len(sql), MaxSQLBytes)
 	}
+	// SQLite reads the text as a C string and stops at a NUL: refuse it
+	// anywhere, strings and comments included, so that the guard and SQLite
+	// never read different texts.
+	if i := strings.IndexByte(sql, 0); i >= 0 {
+		return invalidf("the SQL text contains a NUL byte (at byte %d)", i)
+	}
 	toks, err := lex(sql)
 	if err != nil {
 		return err
