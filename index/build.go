@@ -296,7 +296,16 @@ func (in *input) doc(i int) *doc {
 	d.Set = uniq(normKeyword(c.SetID), normKeyword(sourceOf(c.SetID)))
 	printed := 0
 	if set != nil {
-		d.SetName = set.Name
+		d.SetName = []string{set.Name}
+		// English collectors say "Base Set", "Jungle set": the word "set"
+		// then matches (and counts for coordination) on English sets.
+		if set.Language == "en" && !strings.HasSuffix(strings.ToLower(set.Name), " set") {
+			d.SetName = append(d.SetName, set.Name+" Set")
+		}
+		for _, n := range d.SetName {
+			d.SetExact = append(d.SetExact, normalizeText(n))
+		}
+		d.SetExact = uniq(d.SetExact...)
 		printed = set.CardCountPrinted
 		d.Set = uniq(append(d.Set, normKeyword(set.SourceID))...)
 		d.SetCode = setCodes(set)
@@ -309,7 +318,11 @@ func (in *input) doc(i int) *doc {
 		d.IDs = append(d.IDs, strconv.FormatInt(c.PartnerProductID, 10))
 	}
 	tags := []string{c.Rarity, c.Supertype}
-	tags = append(tags, c.Subtypes...)
+	for _, st := range c.Subtypes {
+		if !strings.ContainsAny(st, "0123456789") { // "Stage 2" would match any "2"
+			tags = append(tags, st)
+		}
+	}
 	for _, v := range c.Variants {
 		tags = append(tags, strings.NewReplacer("/", " ", "-", " ").Replace(v))
 		d.Variant = append(d.Variant, normKeyword(v))
@@ -540,7 +553,7 @@ func (in *input) entities() []taEntity {
 		e.detail = strings.Join(uniq(parts...), " · ")
 		e.keys = nameKeys(s.Name, s.Language)
 		for _, code := range setCodes(s) {
-			e.keys = append(e.keys, taKey{code, wID})
+			e.keys = append(e.keys, taKey{code, wSetCode})
 		}
 		e.exact = uniq(normalizeID(s.ID), normalizeID(s.SourceID))
 		ents = append(ents, e)

@@ -469,7 +469,8 @@ func termQ(field, term string, boost float64) *query.TermQuery {
 // Query tuning: boosts of the clauses built for each query token.
 const (
 	bID        = 30 // card id, source id or product id
-	bNameExact = 12 // the whole query is the whole name
+	bNameExact = 12 // a run of query words is the whole name
+	bSetExact  = 6  // a run of query words is the whole set name
 	bNumber    = 4  // a form of the collector number
 	bSetCode   = 4  // a set id, source id or abbreviation
 	bName      = 5
@@ -481,9 +482,17 @@ const (
 	bPrefix    = 1
 )
 
-// queryStopwords are words collectors add that no field needs: "charizard
-// base set 4" means the Base set. Dropped unless they are the whole query.
-var queryStopwords = map[string]bool{"set": true, "card": true, "cards": true}
+// queryStopwords are words collectors add that no field needs ("charizard
+// card"). Dropped unless they are the whole query. ("set" is not one: English
+// set names are also indexed as "<name> Set".)
+var queryStopwords = map[string]bool{"card": true, "cards": true}
+
+// Phrase clauses: runs of up to maxShingle words among the first
+// maxQueryWords words of a query.
+const (
+	maxShingle    = 4
+	maxQueryWords = 8
+)
 
 // textQuery builds the relevance query for q, or nil when q is blank.
 //
@@ -492,8 +501,8 @@ var queryStopwords = map[string]bool{"set": true, "card": true, "cards": true}
 // the name, its romaji/pinyin forms, the linked English name, the set name
 // and the tags, plus fuzzy matches of the name (typos) and a prefix match
 // for the last token. The tokens' disjunctions and an exact-name clause are
-// combined in one disjunction whose coordination factor ranks cards matching
-// more tokens first.
+// combined in one disjunction, with phrase clauses (see maxShingle), whose
+// coordination factor ranks cards matching more tokens and phrases first.
 func (ix *Index) textQuery(q string) query.Query {
 	raw := strings.Fields(normalizeID(q))
 	for i, t := range raw {
@@ -562,12 +571,23 @@ func (ix *Index) textQuery(q string) query.Query {
 		}
 		groups = append(groups, query.NewDisjunctionQuery(cl))
 	}
-	if tn := normalizeText(q); tn != "" {
-		var ex []query.Query
-		for _, v := range uniq(tn, compact(tn)) {
-			ex = append(ex, termQ(fNameExact, v, bNameExact))
+	// Whole-phrase matches: every run of up to maxShingle words of the query
+	// against the exact (normalized) card names and set names, each its own
+	// clause, so "charizard base set 4" finds the set named exactly "base set"
+	// (Base, not Base Set 2) and the card named exactly "charizard".
+	words := strings.Fields(normalizeText(q))
+	if len(words) > maxQueryWords {
+		words = words[:maxQueryWords]
+	}
+	for n := 1; n <= min(len(words), maxShingle); n++ {
+		for i := 0; i+n <= len(words); i++ {
+			// a longer exact phrase is stronger evidence (weight n²)
+			g, w := strings.Join(words[i:i+n], " "), float64(n*n)
+			groups = append(groups, termQ(fNameExact, g, bNameExact*w), termQ(fSetExact, g, bSetExact*w))
+			if n > 1 {
+				groups = append(groups, termQ(fNameExact, strings.Join(words[i:i+n], ""), bNameExact*w))
+			}
 		}
-		groups = append(groups, query.NewDisjunctionQuery(ex))
 	}
 	return query.NewDisjunctionQuery(groups)
 }

@@ -37,6 +37,7 @@ const (
 	wTranslit = 0.9  // romaji / pinyin of a Japanese / Chinese name
 	wID       = 0.8  // card id, set id, source id, set code
 	wSuffix   = 0.6  // a later word of the name ("vmax" of "Umbreon VMAX")
+	wSetCode  = 0.5  // set id, source id, abbreviation ("mew" is also the code of the 151 set)
 	wLinkedEN = 0.55 // English name of the linked English card
 )
 

@@ -1,0 +1,155 @@
+package index
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// Hooks for the external tests (package index_test).
+
+var (
+	NormalizeText    = normalizeText
+	NormalizeID      = normalizeID
+	NormKeyword      = normKeyword
+	NumberForms      = numberForms
+	NumberQueryForms = numberQueryForms
+)
+
+// Romaji returns the short and long romaji of a name ("" when it has none).
+func Romaji(name string) (short, long string) {
+	s, l, _, _ := romaji(normalizeText(name))
+	return s, l
+}
+
+// Pinyin returns the spaced and joined pinyin of a name.
+func Pinyin(name string) (spaced, joined string) {
+	s, j, _ := pinyinOf(normalizeText(name))
+	return s, j
+}
+
+// Analyze runs the index ("text") or query ("query") analyzer on s.
+func Analyze(which, s string) []string {
+	m, err := newMapping()
+	if err != nil {
+		panic(err)
+	}
+	name := textAnalyzer
+	if which == "query" {
+		name = queryAnalyzer
+	}
+	var out []string
+	for _, t := range m.AnalyzerNamed(name).Analyze([]byte(s)) {
+		out = append(out, string(t.Term))
+	}
+	return out
+}
+
+// Typeahead is a typeahead table built without Bleve, for large-scale
+// latency tests. It goes through encode and decode like the real file.
+type Typeahead struct{ t *table }
+
+func BuildTypeahead(sets []*snapshots.Set, cards []*snapshots.Card) (*Typeahead, int, error) {
+	in, err := prepare(sets, cards)
+	if err != nil {
+		return nil, 0, err
+	}
+	b := buildTable(in.entities(), len(in.cards), in.games).encode()
+	t, err := decodeTable(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &Typeahead{t}, len(b), nil
+}
+
+func (ta *Typeahead) Lookup(game, q, language string, limit int) []Suggestion {
+	return ta.t.lookup(game, q, language, limit)
+}
+
+func (ta *Typeahead) BruteLookup(game, q, language string, limit int) []Suggestion {
+	return ta.t.bruteLookup(game, q, language, limit)
+}
+
+// BruteLookup answers like Lookup by scanning every key: the reference the
+// hot-prefix lists are checked against.
+func (ix *Index) BruteLookup(game, q, language string, limit int) []Suggestion {
+	return ix.t.bruteLookup(game, q, language, limit)
+}
+
+// HotPrefixes returns the number of precomputed prefixes of a game.
+func (ix *Index) HotPrefixes(game string) int {
+	return len(ix.t.games[ix.t.gameIdx[game]].hotOff) - 1
+}
+
+func (t *table) bruteLookup(game, q, language string, limit int) []Suggestion {
+	gi, ok := t.gameIdx[game]
+	if !ok {
+		return nil
+	}
+	g := &t.games[gi]
+	scope, ok := scopeOf(language)
+	if !ok {
+		return nil
+	}
+	if limit <= 0 {
+		limit = DefaultLookupLimit
+	}
+	limit = min(limit, TopK)
+	tn, in := normalizeText(q), normalizeID(q)
+	if tn == "" && in == "" {
+		return nil
+	}
+	var res []Suggestion
+	seen := map[uint32]bool{}
+	for i := range g.exactEnt {
+		e := g.exactEnt[i]
+		if g.exKey(i) == in && (scope == 0 || int(t.lang[e]) == scope) && len(res) < limit {
+			s := t.suggestion(e, float64(t.score[e])*exactKeyBoost, in)
+			s.Exact = true
+			res = append(res, s)
+			seen[e] = true
+		}
+	}
+	best := map[uint32]cand{}
+	for _, p := range uniqStrings(tn, in) {
+		for k := 0; k < g.nKeys(); k++ {
+			key := g.key(k)
+			if !strings.HasPrefix(key, p) {
+				continue
+			}
+			boost := float32(1)
+			if key == p {
+				boost = exactKeyBoost
+			}
+			for post := g.postOff[k]; post < g.postOff[k+1]; post++ {
+				e := g.postEnt[post]
+				if scope != 0 && int(t.lang[e]) != scope {
+					continue
+				}
+				c := cand{ent: e, post: post, score: g.postScore[post] * boost}
+				if b, ok := best[e]; !ok || t.compare(c.score, c.ent, b.score, b.ent) < 0 || c.score == b.score && c.post < b.post {
+					best[e] = c
+				}
+			}
+		}
+	}
+	var cands []cand
+	for _, c := range best {
+		if !seen[c.ent] {
+			cands = append(cands, c)
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int { return t.compare(a.score, a.ent, b.score, b.ent) })
+	for _, c := range cands {
+		if len(res) >= limit {
+			break
+		}
+		k := sort.Search(g.nKeys(), func(i int) bool { return g.postOff[i+1] > c.post })
+		res = append(res, t.suggestion(c.ent, float64(c.score), g.key(k)))
+	}
+	return res
+}
+
+func uniqStrings(v ...string) []string { return uniq(v...) }
