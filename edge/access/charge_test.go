@@ -574,3 +574,14 @@ func TestService_SyncMissingFile(t *testing.T) {
 		t.Fatalf("usage: %+v, %v", u, err)
 	}
 }
+
+func TestService_Charge_InvalidTier(t *testing.T) {
+	path := StatePath(t)
+	secret, _ := MustKey(t, path, access.Pro, false, false)
+	s := MustOpen(t, path, nil)
+	c := MustAuth(t, s, secret)
+	c.Tier = access.Tier(200) // a Caller built by hand: refused, not a panic
+	if _, err := s.Charge(c, 1); code(err) != snapshots.EQUOTA {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -325,6 +325,7 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 		}
 		st = e.st
 	}
+	c.Tier = tierIndex(c.Tier) // an invalid tier gets Playground's limits (no quota)
 	lim := LimitsOf(c.Tier)
 	today := dayOf(now)
 	d := Decision{Tier: c.Tier, Limit: lim.DailyQuota, Reset: secondsToMidnight(now)}
@@ -346,11 +347,11 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	owed := false
 	if r := s.redis; r != nil {
 		if r.up() {
-			if res, err := r.charge(st, today, nowNs, lim, n); err == nil {
+			res, err := r.charge(st, today, nowNs, lim, n)
+			if err == nil {
 				return s.applyRedis(st, c.Tier, lim, today, nowNs, n, res, d)
-			} else {
-				r.trip(err)
 			}
+			r.trip(err)
 		}
 		owed = true
 	}
