@@ -75,11 +75,15 @@
 // Money is in *_usd REAL (the cents divided by 100: two decimals) and in
 // integer *_cents; dates are TEXT YYYY-MM-DD (UTC); list and map fields are
 // JSON text (query them with json_each, json_extract, json_array_length).
-// Every table is STRICT. The game column ("pokemon", "onepiece") is on every
-// table; ids are unique within a game. Indexes: sets(id, game) and
-// cards(id, game) unique, cards(set_id), sales(card_id, sale_date),
-// sales(sale_date), price_points(card_id, grade, date), price_points(date),
-// listings(card_id), card_analytics(card_id, window). ANALYZE statistics are
+// Every table is STRICT. The *_usd columns and sales.hidden are VIRTUAL
+// generated columns, computed on read from the stored columns: they cost no
+// space and no write time, and are otherwise ordinary columns (SELECT *
+// includes them). The game column ("pokemon", "onepiece") is on every table;
+// ids are unique within a game. Indexes, built at the end of the write:
+// sets(id, game) and cards(id, game) unique, cards(set_id),
+// sales(card_id, sale_date), sales(sale_date),
+// price_points(card_id, grade, date), listings(card_id) and
+// card_analytics(card_id, window). ANALYZE statistics (sqlite_stat1) are
 // gathered at build time.
 //
 // Table sets: one language edition of a card set.
@@ -219,6 +223,9 @@
 //   - The Writer is not safe for concurrent use, and its file is valid only
 //     after Close returned nil: it is written without a journal and without
 //     syncing (a failed build discards it). Create replaces an existing file.
+//     Rows are inserted in batches of ten, across cards: an insert error may
+//     surface on a later AddCard or at Close, and Rows counts a row once it
+//     is inserted.
 //   - Opened immutable, the file must never change while a DB has it open:
 //     snapshots are immutable, and a new snapshot is a new file.
 //   - The time limit needs sqlite3_interrupt, which the driver does not

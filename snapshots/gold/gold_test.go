@@ -526,21 +526,70 @@ func TestDB_Query_ErrContext(t *testing.T) {
 }
 
 func TestDB_Query_ErrBusy(t *testing.T) {
-	db := MustOpen(t, gold.Options{MaxConns: 1, Timeout: 500 * time.Millisecond, WaitTimeout: 50 * time.Millisecond})
-	started := make(chan struct{})
+	db := MustOpen(t, gold.Options{MaxConns: 1, WaitTimeout: 20 * time.Millisecond})
 	done := make(chan error)
 	go func() {
-		close(started)
 		_, err := db.Query(context.Background(), "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c")
 		done <- err
 	}()
-	<-started
-	time.Sleep(100 * time.Millisecond)
-	_, err := db.Query(context.Background(), "SELECT 1")
-	if code := snapshots.ErrorCode(err); code != snapshots.EQUOTA {
-		t.Errorf("second query: error %v (code %s), want EQUOTA", err, code)
+	// While the bomb holds the only connection, other queries are refused.
+	busy := false
+	for !busy {
+		select {
+		case err := <-done:
+			t.Fatalf("the bomb ended (%v) before a second query saw the runner busy", err)
+		default:
+		}
+		_, err := db.Query(context.Background(), "SELECT 1")
+		switch code := snapshots.ErrorCode(err); {
+		case err == nil:
+			time.Sleep(5 * time.Millisecond) // the bomb has not started yet
+		case code == snapshots.EQUOTA:
+			busy = true
+		default:
+			t.Fatalf("second query: error %v (code %s), want EQUOTA", err, code)
+		}
 	}
-	wantInvalid(t, <-done, `exceeded the 500ms time limit`)
+	wantInvalid(t, <-done, `^query exceeded the 1 s time limit$`)
+	MustQuery(t, db, "SELECT 1") // the connection is back
+}
+
+func TestDB_Query_TimeLimitOption(t *testing.T) {
+	db := MustOpen(t, gold.Options{Timeout: 200 * time.Millisecond})
+	_, err := db.Query(context.Background(), "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c")
+	wantInvalid(t, err, `^query exceeded the 200ms time limit$`)
+}
+
+func TestOpen_Path(t *testing.T) {
+	// A path that needs escaping in a file: URI.
+	dir := filepath.Join(t.TempDir(), "a b#c%20d?e")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "gold.sqlite")
+	w, err := gold.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddSet(testSets[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || entries[0].Name() != "gold.sqlite" {
+		t.Fatalf("directory holds %v (%v), want gold.sqlite alone", entries, err)
+	}
+	db, err := gold.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res := MustQuery(t, db, "SELECT name FROM sets")
+	if diff := cmp.Diff([][]any{{"Base"}}, res.Rows); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestDB_Query_RowCap(t *testing.T) {
@@ -675,5 +724,29 @@ func TestOpen_ErrMissing(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Open created %s", path)
+	}
+}
+
+// TestWriter_File checks the file the Writer leaves: consistent, with the
+// page size it asked for, and planner statistics.
+func TestWriter_File(t *testing.T) {
+	db := MustOpen(t, gold.Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		sql  string
+		want any
+	}{
+		{"PRAGMA integrity_check", "ok"},
+		{"PRAGMA page_size", int64(8192)},
+		{"SELECT count(*) > 0 FROM sqlite_stat1", int64(1)},
+		{"SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%'", int64(8)},
+	} {
+		res, err := db.QueryUnchecked(ctx, tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if got := res.Rows[0][0]; got != tc.want {
+			t.Errorf("%s = %v, want %v", tc.sql, got, tc.want)
+		}
 	}
 }

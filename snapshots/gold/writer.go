@@ -58,7 +58,7 @@ type batcher struct {
 	batch driver.Stmt // INSERT of batchRows rows
 	args  []driver.NamedValue
 	rows  int    // rows in args
-	first string // card of the first buffered row, for error messages
+	first string // set or card of the first buffered row, for error messages
 	total int64
 }
 
@@ -73,12 +73,12 @@ func (b *batcher) init(conn driver.Conn, t *tableDef) error {
 
 // add buffers one row, whose values must be in the order of the table's
 // stored columns, and inserts the batch when it is full.
-func (b *batcher) add(card string, vals ...any) error {
+func (b *batcher) add(owner string, vals ...any) error {
 	if len(vals) != b.t.stored() {
 		return fmt.Errorf("gold: %s: %d values for %d columns (internal)", b.t.name, len(vals), b.t.stored())
 	}
 	if b.rows == 0 {
-		b.first = card
+		b.first = owner
 	}
 	for _, v := range vals {
 		b.args = append(b.args, driver.NamedValue{Ordinal: len(b.args) + 1, Value: v})
@@ -100,7 +100,7 @@ func (b *batcher) flush(st driver.Stmt) error {
 	clear(b.args)
 	b.args, b.rows = b.args[:0], 0
 	if err != nil {
-		return fmt.Errorf("gold: insert into %s (a batch from card %s on): %w", b.t.name, b.first, err)
+		return fmt.Errorf("gold: insert into %s (a batch starting at %s): %w", b.t.name, b.first, err)
 	}
 	b.total += int64(n)
 	return nil
@@ -233,7 +233,7 @@ func (w *Writer) AddSet(s *snapshots.Set) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
-	return w.fail(w.sets.add("", s.Game, s.ID, s.Language, nullText(s.SourceID), s.Name, nullText(s.Series),
+	return w.fail(w.sets.add(s.ID, s.Game, s.ID, s.Language, nullText(s.SourceID), s.Name, nullText(s.Series),
 		nullText(s.ReleaseDate), nullText(s.Abbreviation), nullInt(int64(s.CardCountPrinted)),
 		nullInt(int64(s.CardCountTotal)), nullText(s.Source), int64(s.CardCount),
 		s.Volume30dCents, int64(s.Sales30d)))
