@@ -2,6 +2,7 @@ package gold_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -223,6 +224,16 @@ func TestDB_Query(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, res, cmpResult); diff != "" {
 			t.Errorf("mismatch (-want +got):\n%s", diff)
+		}
+		res.ElapsedMS = 1.5
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const wantJSON = `{"columns":[{"name":"n","type":"integer"},{"name":"cents","type":"integer"},{"name":"usd","type":"real"}],` +
+			`"rows":[[3,123456,1234.56]],"row_count":1,"truncated":false,"max_rows":1000,"elapsed_ms":1.5}`
+		if string(b) != wantJSON {
+			t.Errorf("JSON:\n got %s\nwant %s", b, wantJSON)
 		}
 	})
 
