@@ -96,8 +96,10 @@ func decodeRow(line []byte, v any) error {
 		}
 		return &FeedError{Err: fmt.Errorf("not a JSON object: %w", err)}
 	}
-	if dec.More() {
-		return &FeedError{Err: errors.New("more than one JSON value on the line")}
+	// More reports false before a stray ] or }, so read the next token: only
+	// the end of the line is acceptable.
+	if _, err := dec.Token(); err != io.EOF {
+		return &FeedError{Err: errors.New("data after the JSON object")}
 	}
 	return nil
 }

@@ -37,12 +37,22 @@ type feedSource struct {
 	byCard map[string]*CardMarket // game|lower(card id)
 }
 
-func (f *feedSource) CardMarket(_ int, c *snapshots.Card, _ *snapshots.Set) CardMarket {
+func (f *feedSource) CardMarket(gameIndex int, c *snapshots.Card, _ *snapshots.Set) CardMarket {
 	m := f.byCard[c.Game+"|"+strings.ToLower(c.ID)]
 	if m == nil {
 		return CardMarket{}
 	}
-	return *m
+	// Give sales their ids as the synthesizer does: game, ordinal and a
+	// sequence number rising with time, so (day, id) descending is the
+	// stored order. The copy keeps the shared feed rows unmodified.
+	out := *m
+	out.Sales = make([]snapshots.Sale, len(m.Sales))
+	base := uint64(gameIndex)<<56 | uint64(c.Ordinal)<<24
+	for i, s := range m.Sales {
+		s.ID = base | uint64(len(m.Sales)-1-i)
+		out.Sales[i] = s
+	}
+	return out
 }
 
 // The market feed rows. See README "Market feeds".
@@ -138,6 +148,9 @@ func readMarketFeeds(dir string, cards []*snapshots.Card) (*feedSource, snapshot
 			return &FeedError{Field: "sale_id", Err: fmt.Errorf("duplicate sale id %q", row.SaleID)}
 		}
 		seen[row.Game+"|"+row.SaleID] = true
+		if len(m.Sales) >= maxSalesPerCard {
+			return &FeedError{Field: "card_id", Err: fmt.Errorf("card %s has more than %d sales", c.ID, maxSalesPerCard)}
+		}
 		if sale.Day > latest {
 			latest = sale.Day
 		}
@@ -201,6 +214,9 @@ func readMarketFeeds(dir string, cards []*snapshots.Card) (*feedSource, snapshot
 	}
 	return src, latest, digests, nil
 }
+
+// maxSalesPerCard bounds a card's sales: their ids hold a 24-bit sequence.
+const maxSalesPerCard = 1 << 24
 
 func cents(usd float64, field string) (int64, error) {
 	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 || usd > 1e9 {
@@ -289,8 +305,8 @@ func (row *feedPrice) addTo(m *CardMarket) error {
 			return err
 		}
 	}
-	if row.Sales < 0 {
-		return &FeedError{Field: "sales", Err: errors.New("must be >= 0")}
+	if row.Sales < 0 || row.Sales > math.MaxInt32 {
+		return &FeedError{Field: "sales", Err: fmt.Errorf("%d is not between 0 and %d", row.Sales, math.MaxInt32)}
 	}
 	for i := range m.Prices {
 		if m.Prices[i].Grade == g {
