@@ -61,18 +61,10 @@ func Build(ctx context.Context, dir string, sets []*snapshots.Set, cards []*snap
 	if _, err := os.Stat(blevePath); err == nil {
 		return fmt.Errorf("%w: %s", ErrExists, blevePath)
 	}
-	dbg := func(string) {}
-	if os.Getenv("CARDEDGE_INDEX_DEBUG") != "" {
-		t0 := time.Now()
-		dbg = func(s string) { fmt.Fprintf(os.Stderr, "%8.2fs %s\n", time.Since(t0).Seconds(), s) }
-	}
-	dbg("prepared")
 	if err := buildBleve(ctx, blevePath, in, opts); err != nil {
 		return fmt.Errorf("index: build %s: %w", blevePath, err)
 	}
-	dbg("bleve")
 	t := buildTable(in.entities(), len(in.cards), in.games)
-	dbg("table")
 	if err := writeFileSync(filepath.Join(dir, TypeaheadBin), t.encode()); err != nil {
 		return fmt.Errorf("index: build: %w", err)
 	}
@@ -146,7 +138,7 @@ func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
 		}
 		in.pop[i] = popularity(c.Volume30dCents, c.Sales30d)
 		maxPop[c.Game] = math.Max(maxPop[c.Game], in.pop[i])
-		gk := c.Game + "\x00" + strings.ToLower(c.SetID) + "\x00" + normalizeID(c.Number)
+		gk := c.Game + "\x00" + strings.ToLower(baseID(c.ID))
 		g, ok := groups[gk]
 		if !ok {
 			g = uint32(len(groups))
@@ -164,6 +156,17 @@ func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
 		in.setPops[i] = popularity(s.Volume30dCents, s.Sales30d)
 	}
 	return in, nil
+}
+
+// baseID is the id of the printed card a variant row belongs to: the id
+// without its variant suffix, which starts at the first '_' or '@'
+// ("en:OP01-001_p1", "en:OP09-078_r1@PRB-02" and "en:cel25c-15_A1" are
+// variants of "en:OP01-001", "en:OP09-078" and "en:cel25c-15").
+func baseID(id string) string {
+	if i := strings.IndexAny(id, "_@"); i > 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // popularity is the build-time popularity of a card or set:
@@ -216,22 +219,21 @@ func buildBleve(ctx context.Context, path string, in *input, opts BuildOptions) 
 			}
 		}
 	}
-	if os.Getenv("CARDEDGE_INDEX_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "batches done %v\n", time.Now())
-	}
 	if err := forceMerge(ctx, idx); err != nil {
 		return err
 	}
-	closed = true
-	if os.Getenv("CARDEDGE_INDEX_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "merged %v\n", time.Now())
+	if n, err := idx.DocCount(); err != nil || n != uint64(total) {
+		return fmt.Errorf("indexed %d documents of %d (%v)", n, total, err)
 	}
+	closed = true
 	return idx.Close()
 }
 
 // forceMerge merges the index down to one file segment. One ForceMerge pass
 // merges at most SegmentsPerMergeTask (10) segments, so it repeats, waiting
-// for the persister to write in-memory segments first.
+// for the persister to write in-memory segments first. It counts segments
+// on the current root snapshot: scorch's segment statistics are computed
+// on the root *before* each introduction, so they lag one batch behind.
 func forceMerge(ctx context.Context, idx bleve.Index) error {
 	adv, err := idx.Advanced()
 	if err != nil {
@@ -246,23 +248,45 @@ func forceMerge(ctx context.Context, idx bleve.Index) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		stats := s.StatsMap()
-		mem, _ := stats["num_root_memorysegments"].(uint64)
-		files, _ := stats["num_root_filesegments"].(uint64)
+		mem, files, err := countSegments(s)
+		if err != nil {
+			return err
+		}
 		if mem == 0 && files <= 1 {
 			return nil
 		}
-		if attempt > 10000 {
+		if attempt > 100000 {
 			return fmt.Errorf("force merge: still %d memory and %d file segments", mem, files)
 		}
 		if mem > 0 {
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond)
 			continue
 		}
 		if err := s.ForceMerge(ctx, &opts); err != nil {
 			return err
 		}
 	}
+}
+
+// countSegments counts the in-memory and persisted segments of the root.
+func countSegments(s *scorch.Scorch) (mem, files int, err error) {
+	r, err := s.Reader()
+	if err != nil {
+		return 0, 0, err
+	}
+	defer r.Close()
+	snap, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return 0, 0, fmt.Errorf("force merge: reader is %T", r)
+	}
+	for _, seg := range snap.Segments() {
+		if _, persisted := seg.Segment().(interface{ Path() string }); persisted {
+			files++
+		} else {
+			mem++
+		}
+	}
+	return mem, files, nil
 }
 
 func docID(row int) string { return strconv.FormatUint(uint64(row), 36) }
@@ -281,16 +305,19 @@ func (in *input) doc(i int) *doc {
 		Language: c.Language,
 		Name:     c.Name,
 		NameEN:   in.enName[i],
-		Rarity:   normKeyword(c.Rarity),
 		Volume:   fmt.Sprintf("%016x%08x", uint64(max(c.Volume30dCents, 0)), uint32(max(c.Sales30d, 0))),
 	}
 	norm := normalizeText(c.Name)
 	d.NameSort = norm
+	if r := normKeyword(c.Rarity); r != "" {
+		d.Rarity = &r
+	}
 	names := nameForms(c.Name, c.NameLanguage)
 	d.NameAlt = names.alt
 	d.NameExact = names.exact
 	if c.PriceCents > 0 {
-		d.Price = fmt.Sprintf("%016x", uint64(c.PriceCents))
+		p := fmt.Sprintf("%016x", uint64(c.PriceCents))
+		d.Price = &p
 	}
 
 	d.Set = uniq(normKeyword(c.SetID), normKeyword(sourceOf(c.SetID)))

@@ -9,8 +9,8 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,8 +18,9 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// The whole shipped catalog is built once per test binary (TestMain) and
-// shared read-only by every test and benchmark.
+// The whole shipped catalog is loaded and indexed once per test binary, on
+// first use (sync.Once), and shared read-only by every test and benchmark.
+// Tests that do not need it (analysis, normalization) do not pay for it.
 var (
 	catSets  []*snapshots.Set
 	catCards []*snapshots.Card
@@ -27,56 +28,60 @@ var (
 	fullIx   *index.Index
 	fullDir  string
 	fullTook time.Duration
+	fullErr  error
+	fullOnce sync.Once
+	tmpRoot  string
 )
 
 const catalogDir = "../builder/catalog"
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
 	var err error
-	catSets, catCards, err = loadCatalog(catalogDir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "load catalog:", err)
-		return 1
-	}
-	addSyntheticMarket(catSets, catCards)
-	cardByID = make(map[string]*snapshots.Card, len(catCards))
-	for _, c := range catCards {
-		cardByID[c.Game+"/"+c.ID] = c
-	}
-	tmp, err := os.MkdirTemp("", "cardedge-index-test-")
+	tmpRoot, err = os.MkdirTemp("", "cardedge-index-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		os.Exit(1)
 	}
-	defer os.RemoveAll(tmp)
-	fullDir = filepath.Join(tmp, "full")
-	if p := os.Getenv("PROFILE_BUILD"); p != "" {
-		f, _ := os.Create(p)
-		pprof.StartCPUProfile(f)
-		defer pprof.StopCPUProfile()
+	code := m.Run()
+	if fullIx != nil {
+		fullIx.Close()
 	}
-	start := time.Now()
-	if err := index.Build(context.Background(), fullDir, catSets, catCards, index.BuildOptions{}); err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
-		return 1
+	os.RemoveAll(tmpRoot)
+	os.Exit(code)
+}
+
+// catalog loads the shipped catalog with its synthetic market once.
+func catalog(tb testing.TB) ([]*snapshots.Set, []*snapshots.Card) {
+	tb.Helper()
+	full(tb)
+	return catSets, catCards
+}
+
+// full returns the index of the whole shipped catalog, building it once.
+func full(tb testing.TB) *index.Index {
+	tb.Helper()
+	fullOnce.Do(func() {
+		catSets, catCards, fullErr = loadCatalog(catalogDir)
+		if fullErr != nil {
+			return
+		}
+		addSyntheticMarket(catSets, catCards)
+		cardByID = make(map[string]*snapshots.Card, len(catCards))
+		for _, c := range catCards {
+			cardByID[c.Game+"/"+c.ID] = c
+		}
+		fullDir = filepath.Join(tmpRoot, "full")
+		start := time.Now()
+		if fullErr = index.Build(context.Background(), fullDir, catSets, catCards, index.BuildOptions{}); fullErr != nil {
+			return
+		}
+		fullTook = time.Since(start)
+		fullIx, fullErr = index.Open(fullDir)
+	})
+	if fullErr != nil {
+		tb.Fatalf("full catalog index: %v", fullErr)
 	}
-	fullTook = time.Since(start)
-	if os.Getenv("PROFILE_BUILD") != "" {
-		pprof.StopCPUProfile()
-		fmt.Println("build took", fullTook)
-		return 0
-	}
-	fullIx, err = index.Open(fullDir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "open:", err)
-		return 1
-	}
-	defer fullIx.Close()
-	return m.Run()
+	return fullIx
 }
 
 // loadCatalog decodes the shipped JSON Lines catalog straight into the
@@ -204,6 +209,7 @@ func addSyntheticMarket(sets []*snapshots.Set, cards []*snapshots.Card) {
 
 func card(tb testing.TB, game, id string) *snapshots.Card {
 	tb.Helper()
+	full(tb)
 	c := cardByID[game+"/"+id]
 	if c == nil {
 		tb.Fatalf("no card %s/%s in the catalog", game, id)
@@ -217,7 +223,7 @@ func mustSearch(tb testing.TB, r index.SearchRequest) index.SearchResult {
 	if r.MinPriceCents == 0 && r.MaxPriceCents == 0 {
 		r.MinPriceCents, r.MaxPriceCents = -1, -1
 	}
-	res, err := fullIx.Search(context.Background(), r)
+	res, err := full(tb).Search(context.Background(), r)
 	if err != nil {
 		tb.Fatalf("Search(%+v): %v", r, err)
 	}

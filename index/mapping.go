@@ -38,7 +38,7 @@ type doc struct {
 	Game      string   `json:"game"`
 	Language  string   `json:"language"`
 	Set       []string `json:"set"`
-	Rarity    string   `json:"rarity,omitempty"`
+	Rarity    *string  `json:"rarity,omitempty"`
 	Variant   []string `json:"variant,omitempty"`
 	Name      string   `json:"name"`
 	NameAlt   []string `json:"name_alt,omitempty"`
@@ -51,7 +51,7 @@ type doc struct {
 	Number    []string `json:"number,omitempty"`
 	IDs       []string `json:"ids"`
 	Tags      []string `json:"tags,omitempty"`
-	Price     string   `json:"price,omitempty"`
+	Price     *string  `json:"price,omitempty"` // nil (not "") when unpriced: Bleve indexes "" as a term
 	Volume    string   `json:"volume"`
 }
 

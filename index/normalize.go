@@ -104,6 +104,8 @@ func normalizeText(s string) string {
 		switch {
 		case isApostrophe(r):
 			continue
+		case r == 0xFF9E || r == 0xFF9F: // halfwidth (semi-)voiced sound mark
+			b = voice(b, r == 0xFF9F)
 		case isWordRune(r):
 			if space && len(b) > 0 {
 				b = append(b, ' ')
@@ -122,6 +124,26 @@ func normalizeText(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// voice combines a halfwidth voicing mark with the katakana that ends b:
+// カ+ﾞ = ガ, ハ+ﾟ = パ, ウ+ﾞ = ヴ. A mark that does not combine is dropped.
+func voice(b []byte, semi bool) []byte {
+	r, size := utf8.DecodeLastRune(b)
+	var v rune
+	switch {
+	case semi && r >= 'ハ' && r <= 'ホ' && (r-'ハ')%3 == 0:
+		v = r + 2
+	case !semi && r == 'ウ':
+		v = 'ヴ'
+	case !semi && (r >= 'カ' && r <= 'ド' && (r-'カ')%2 == 0 && r < 'ッ' ||
+		r >= 'ツ' && r <= 'ト' && (r-'ツ')%2 == 0 ||
+		r >= 'ハ' && r <= 'ホ' && (r-'ハ')%3 == 0):
+		v = r + 1
+	default:
+		return b
+	}
+	return utf8.AppendRune(b[:len(b)-size], v)
 }
 
 // normalizeID is the normal form of ids (card, set, product) and of number

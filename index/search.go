@@ -179,9 +179,12 @@ type SearchRequest struct {
 	// orders.
 	Order string
 
-	// CollapseVariants (collapse=variants) returns one hit per
-	// (game, set, number) group, the group's best-ranked card under Sort: an
-	// alternate-art print ("OP01-001_p1") folds into its base print's group.
+	// CollapseVariants (collapse=variants) returns one hit per printed card:
+	// rows whose ids differ only by a variant suffix (from the first '_' or
+	// '@': One Piece parallels "OP01-001_p1" and reprints "_r1", even when
+	// filed under another product, Celebrations "cel25c-15_A1") form one
+	// group with their base row, and the group's best-ranked row under Sort
+	// stands for it. (Pokémon finishes are Variants of one row already.)
 	// It looks at the first CollapseWindow ranked matches only; Total is then
 	// the number of groups seen plus the matches beyond the window (exact
 	// when Total <= CollapseWindow, an upper bound otherwise).
@@ -235,27 +238,26 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 	}
 
 	text := ix.textQuery(r.Q)
-	filters := []query.Query{termQ(fGame, r.Game, 1)}
+	filters := []query.Query{termQ(fGame, r.Game, 0)}
 	if r.Language != "" {
-		filters = append(filters, termQ(fLanguage, r.Language, 1))
+		filters = append(filters, termQ(fLanguage, r.Language, 0))
 	}
 	if r.SetID != "" {
-		filters = append(filters, termQ(fSet, normKeyword(r.SetID), 1))
+		filters = append(filters, termQ(fSet, normKeyword(r.SetID), 0))
 	}
 	if r.Rarity != "" {
-		filters = append(filters, termQ(fRarity, normKeyword(r.Rarity), 1))
+		filters = append(filters, termQ(fRarity, normKeyword(r.Rarity), 0))
 	}
 	if r.Variant != "" {
-		filters = append(filters, termQ(fVariant, normKeyword(r.Variant), 1))
+		filters = append(filters, termQ(fVariant, normKeyword(r.Variant), 0))
 	}
 	var main query.Query = text
 	if text == nil {
 		main = query.NewMatchAllQuery()
 	}
-	bq := query.NewBooleanQuery(nil, nil, nil)
-	bq.AddMust(main)
-	bq.AddFilter(query.NewConjunctionQuery(filters))
-	var q query.Query = bq
+	// Filters are conjuncts with boost 0: they select without weighing, and
+	// the conjunction advances through the rarest of them.
+	var q query.Query = query.NewConjunctionQuery(append([]query.Query{main}, filters...))
 	if r.MinPriceCents >= 0 || r.MaxPriceCents >= 0 {
 		if ix.docRow == nil {
 			return SearchResult{}, fmt.Errorf("index: search: price filter unavailable (unknown document numbering)")
