@@ -3,7 +3,6 @@ package gold
 import (
 	"context"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -29,7 +28,9 @@ type Writer struct {
 	err    error
 	closed bool
 
-	jsonErr error // the first JSON encoding error of the row being added
+	jsonErr error    // the first JSON encoding error of the row being added
+	buf     []byte   // scratch for JSON text
+	keys    []string // scratch for sorting map keys
 
 	// Values boxed once: boxing a string or an int64 into a driver.Value
 	// allocates, and millions of rows made the garbage collector busy.
@@ -256,7 +257,7 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 	}
 	var variants any
 	if c.Variants != nil {
-		variants = w.jsonText(c.Variants)
+		variants = jsonList(w, c.Variants)
 	}
 	subtypes, colors, dex := jsonList(w, c.Subtypes), jsonList(w, c.Colors), jsonList(w, c.NationalDex)
 	sources, venues := jsonList(w, c.MarketSources), jsonList(w, c.Venues)
@@ -323,7 +324,7 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 		a := &analytics[i]
 		var extra any
 		if len(a.Extra) > 0 {
-			extra = w.jsonText(a.Extra)
+			extra = jsonMap(w, a.Extra)
 		}
 		byMarket, byGrade := jsonMap(w, a.ByMarketplace), jsonMap(w, a.ByGrade)
 		gradeMedian, tradeTypes := jsonMap(w, a.GradeMedianCts), jsonMap(w, a.TradeTypes)
@@ -486,31 +487,25 @@ func nullInt(n int64) any {
 	return n
 }
 
-// jsonText encodes v as JSON. An error (a NaN in a float map, say) is kept
-// in w.jsonErr for jsonCheck.
-func (w *Writer) jsonText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		if w.jsonErr == nil {
-			w.jsonErr = fmt.Errorf("encode %T as JSON: %w", v, err)
-		}
-		return ""
-	}
-	return string(b)
-}
-
 // jsonList encodes a list as a JSON array, [] for nil.
-func jsonList[T any](w *Writer, v []T) string {
+func jsonList[T string | int](w *Writer, v []T) string {
 	if len(v) == 0 {
 		return "[]"
 	}
-	return w.jsonText(v)
+	w.buf = appendJSONList(w.buf[:0], v)
+	return string(w.buf)
 }
 
-// jsonMap encodes a map as a JSON object (keys sorted), {} for nil.
-func jsonMap[V any](w *Writer, m map[string]V) string {
+// jsonMap encodes a map as a JSON object (keys sorted), {} for nil. A NaN
+// or an infinity is kept in w.jsonErr for jsonCheck.
+func jsonMap[V jsonNumber](w *Writer, m map[string]V) string {
 	if len(m) == 0 {
 		return "{}"
 	}
-	return w.jsonText(m)
+	var ok bool
+	w.buf, w.keys, ok = appendJSONMap(w.buf[:0], m, w.keys)
+	if !ok && w.jsonErr == nil {
+		w.jsonErr = fmt.Errorf("a map value is NaN or infinite, which JSON cannot hold")
+	}
+	return string(w.buf)
 }
