@@ -9,18 +9,9 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
 
-type callerKey struct{}
-
-// WithCaller returns ctx carrying the authenticated caller for MCP tools.
-func WithCaller(ctx context.Context, c access.Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
-
-// CallerFromContext returns the caller the edge authenticated.
-func CallerFromContext(ctx context.Context) (access.Caller, bool) {
-	c, ok := ctx.Value(callerKey{}).(access.Caller)
-	return c, ok
-}
+// MountMCP mounts h at /api/v3/mcp/ (call before Serve). h receives the
+// authenticated caller in its request context (access.CallerFromContext).
+func (s *Server) MountMCP(h http.Handler) { s.mcp = s.mcpHandler(h) }
 
 // mcpHandler authenticates MCP requests (a key is always required) and hands
 // them to the MCP http.Handler. Headers are copied out of fasthttp's reused
@@ -51,7 +42,7 @@ func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 			hdr[string([]byte(k))] = vv
 		}
 		req.Header = hdr
-		r := req.WithContext(WithCaller(context.Background(), caller))
+		r := req.WithContext(access.WithCaller(context.Background(), caller))
 		w := &responseWriter{ctx: ctx, header: http.Header{}}
 		h.ServeHTTP(w, r)
 		w.finish()

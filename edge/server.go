@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -39,9 +38,6 @@ type Options struct {
 	WatchInterval time.Duration
 	// CursorSecret signs sales cursors (required, at least 16 bytes).
 	CursorSecret []byte
-	// MCP, when set, is mounted at /api/v3/mcp/ (it receives the caller in
-	// the request context, see CallerFromContext).
-	MCP http.Handler
 	// Logger (nil = slog.Default()).
 	Logger *slog.Logger
 	// Version is reported on /health.
@@ -107,9 +103,6 @@ func New(opts Options) (*Server, error) {
 	}
 	s.router = newRouter()
 	s.registerRoutes()
-	if opts.MCP != nil {
-		s.mcp = s.mcpHandler(opts.MCP)
-	}
 	s.http = &fasthttp.Server{
 		Handler:                       s.handle,
 		Name:                          "cardedge",

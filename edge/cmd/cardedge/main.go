@@ -117,10 +117,13 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	}
 	srv, err := edge.New(edge.Options{
 		Snapshots: cfg.Snapshots, Access: acc, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
-		Logger: log, Version: version, MCP: newMCP(acc, log),
+		Logger: log, Version: version,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
+	}
+	if h := newMCP(srv, acc, log); h != nil {
+		srv.MountMCP(h)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
