@@ -226,12 +226,69 @@ func buildBleve(ctx context.Context, path string, in *input, opts BuildOptions) 
 		return fmt.Errorf("indexed %d documents of %d (%v)", n, total, err)
 	}
 	closed = true
-	return idx.Close()
+	if err := idx.Close(); err != nil {
+		return err
+	}
+	return pruneSegments(path)
+}
+
+// pruneSegments removes the segment files that the merges left behind (scorch
+// deletes obsolete files asynchronously and may not have done so before
+// Close): it opens the index read-only, keeps the files of its root
+// snapshot and deletes the other *.zap files of the store.
+func pruneSegments(path string) error {
+	idx, err := bleve.OpenUsing(path, map[string]interface{}{"read_only": true})
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	err = func() error {
+		adv, err := idx.Advanced()
+		if err != nil {
+			return err
+		}
+		r, err := adv.Reader()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		snap, ok := r.(*scorch.IndexSnapshot)
+		if !ok {
+			return fmt.Errorf("prune: reader is %T", r)
+		}
+		for _, seg := range snap.Segments() {
+			p, ok := seg.Segment().(interface{ Path() string })
+			if !ok {
+				return fmt.Errorf("prune: in-memory segment in a closed index")
+			}
+			live[filepath.Base(p.Path())] = true
+		}
+		return nil
+	}()
+	if cerr := idx.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	zaps, err := filepath.Glob(filepath.Join(path, "store", "*.zap"))
+	if err != nil {
+		return err
+	}
+	for _, z := range zaps {
+		if !live[filepath.Base(z)] {
+			if err := os.Remove(z); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // forceMerge merges the index down to one file segment. One ForceMerge pass
 // merges at most SegmentsPerMergeTask (10) segments, so it repeats, waiting
-// for the persister to write in-memory segments first. It counts segments
+// for the persister to write in-memory segments first, and at the end for it
+// to persist the merged root. It counts segments
 // on the current root snapshot: scorch's segment statistics are computed
 // on the root *before* each introduction, so they lag one batch behind.
 func forceMerge(ctx context.Context, idx bleve.Index) error {
@@ -253,7 +310,16 @@ func forceMerge(ctx context.Context, idx bleve.Index) error {
 			return err
 		}
 		if mem == 0 && files <= 1 {
-			return nil
+			// Wait for the persister to write the root (Close does not), so
+			// that the index opens as this one segment.
+			st := s.StatsMap()
+			root, _ := st["CurRootEpoch"].(uint64)
+			persisted, _ := st["LastPersistedEpoch"].(uint64)
+			if persisted >= root {
+				return nil
+			}
+			time.Sleep(2 * time.Millisecond)
+			continue
 		}
 		if attempt > 100000 {
 			return fmt.Errorf("force merge: still %d memory and %d file segments", mem, files)

@@ -72,8 +72,8 @@ func (ta *Typeahead) BruteLookup(game, q, language string, limit int) []Suggesti
 	return ta.t.bruteLookup(game, q, language, limit)
 }
 
-// BruteLookup answers like Lookup by scanning every key: the reference the
-// hot-prefix lists are checked against.
+// BruteLookup answers like Lookup by ranking every posting of every key with
+// the prefix: the reference the hot-prefix lists are checked against.
 func (ix *Index) BruteLookup(game, q, language string, limit int) []Suggestion {
 	return ix.t.bruteLookup(game, q, language, limit)
 }
@@ -114,11 +114,10 @@ func (t *table) bruteLookup(game, q, language string, limit int) []Suggestion {
 	}
 	best := map[uint32]cand{}
 	for _, p := range uniqStrings(tn, in) {
-		for k := 0; k < g.nKeys(); k++ {
+		// every key with the prefix (sorted, so one range), every posting
+		lo := sort.Search(g.nKeys(), func(i int) bool { return g.key(i) >= p })
+		for k := lo; k < g.nKeys() && strings.HasPrefix(g.key(k), p); k++ {
 			key := g.key(k)
-			if !strings.HasPrefix(key, p) {
-				continue
-			}
 			boost := float32(1)
 			if key == p {
 				boost = exactKeyBoost

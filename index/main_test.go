@@ -30,6 +30,8 @@ var (
 	fullTook time.Duration
 	fullErr  error
 	fullOnce sync.Once
+	catErr   error
+	catOnce  sync.Once
 	tmpRoot  string
 )
 
@@ -50,19 +52,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// catalog loads the shipped catalog with its synthetic market once.
+// catalog loads the shipped catalog with its synthetic market, once.
 func catalog(tb testing.TB) ([]*snapshots.Set, []*snapshots.Card) {
 	tb.Helper()
-	full(tb)
-	return catSets, catCards
-}
-
-// full returns the index of the whole shipped catalog, building it once.
-func full(tb testing.TB) *index.Index {
-	tb.Helper()
-	fullOnce.Do(func() {
-		catSets, catCards, fullErr = loadCatalog(catalogDir)
-		if fullErr != nil {
+	catOnce.Do(func() {
+		catSets, catCards, catErr = loadCatalog(catalogDir)
+		if catErr != nil {
 			return
 		}
 		addSyntheticMarket(catSets, catCards)
@@ -70,9 +65,21 @@ func full(tb testing.TB) *index.Index {
 		for _, c := range catCards {
 			cardByID[c.Game+"/"+c.ID] = c
 		}
+	})
+	if catErr != nil {
+		tb.Fatalf("catalog: %v", catErr)
+	}
+	return catSets, catCards
+}
+
+// full returns the index of the whole shipped catalog, building it once.
+func full(tb testing.TB) *index.Index {
+	tb.Helper()
+	sets, cards := catalog(tb)
+	fullOnce.Do(func() {
 		fullDir = filepath.Join(tmpRoot, "full")
 		start := time.Now()
-		if fullErr = index.Build(context.Background(), fullDir, catSets, catCards, index.BuildOptions{}); fullErr != nil {
+		if fullErr = index.Build(context.Background(), fullDir, sets, cards, index.BuildOptions{}); fullErr != nil {
 			return
 		}
 		fullTook = time.Since(start)
@@ -209,7 +216,7 @@ func addSyntheticMarket(sets []*snapshots.Set, cards []*snapshots.Card) {
 
 func card(tb testing.TB, game, id string) *snapshots.Card {
 	tb.Helper()
-	full(tb)
+	catalog(tb)
 	c := cardByID[game+"/"+id]
 	if c == nil {
 		tb.Fatalf("no card %s/%s in the catalog", game, id)
