@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/cardedge/cardedge/builder"
@@ -92,6 +93,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opts.SnapshotID, "id", "", "snapshot id (default: build time, UTC)")
 	fs.IntVar(&opts.Workers, "workers", 0, "parallel workers (default: GOMAXPROCS)")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing but errors and the snapshot id")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -110,6 +112,17 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if !quiet {
 		opts.Progress = stderr
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("build: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("build: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	m, err := builder.Compile(ctx, opts)
 	if err != nil {
