@@ -750,7 +750,7 @@ func TestWriter_File(t *testing.T) {
 		{"PRAGMA integrity_check", "ok"},
 		{"PRAGMA page_size", int64(8192)},
 		{"SELECT count(*) > 0 FROM sqlite_stat1", int64(1)},
-		{"SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%'", int64(8)},
+		{"SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%'", int64(7)},
 	} {
 		res, err := db.QueryUnchecked(ctx, tc.sql)
 		if err != nil {

@@ -1,6 +1,7 @@
 package gold
 
 import (
+	"cmp"
 	"context"
 	"database/sql/driver"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
 	"modernc.org/sqlite"
@@ -27,6 +30,9 @@ type Writer struct {
 
 	err    error
 	closed bool
+
+	saleCards []saleCard // the cards of saleBuf
+	saleBuf   []saleRec  // sales buffered until Close
 
 	jsonErr error    // the first JSON encoding error of the row being added
 	buf     []byte   // scratch for JSON text
@@ -277,23 +283,23 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 		w.game = c.Game
 		w.games[c.Game] = w.game
 	}
-	w.variants = w.variants[:0]
-	for _, v := range c.Variants {
-		w.variants = append(w.variants, v)
-	}
-	for i := range sales {
-		s := &sales[i]
-		if s.ID > math.MaxInt64 {
-			return fmt.Errorf("gold: sale id %d of card %s does not fit a signed 64-bit integer", s.ID, c.ID)
+	// Sales wait in saleBuf, in a compact form, until Close sorts them into
+	// the order of the clustered sales table.
+	if len(sales) > 0 {
+		if len(w.saleCards) >= math.MaxInt32 {
+			return fmt.Errorf("gold: too many cards")
 		}
-		var finish any
-		if int(s.Finish) < len(w.variants) {
-			finish = w.variants[s.Finish]
+		card := int32(len(w.saleCards))
+		variants := make([]any, len(c.Variants))
+		for i, v := range c.Variants {
+			variants[i] = v
 		}
-		if err := w.sales.add(c.ID, int64(s.ID), w.cardID, w.game, w.day(s.Day), s.PriceCents,
-			w.market[s.Marketplace], w.tradeType[s.TradeType], w.grade[s.Grade], w.confidence[s.Confidence],
-			w.flag(s.Flags&snapshots.SaleFlagged), w.flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
-			return err
+		w.saleCards = append(w.saleCards, saleCard{id: c.ID, idv: w.cardID, game: w.game, variants: variants})
+		for i := range sales {
+			if sales[i].ID > math.MaxInt64 {
+				return fmt.Errorf("gold: sale id %d of card %s does not fit a signed 64-bit integer", sales[i].ID, c.ID)
+			}
+			w.saleBuf = append(w.saleBuf, saleRec{card: card, sale: sales[i]})
 		}
 	}
 
@@ -350,6 +356,59 @@ func (w *Writer) jsonCheck(card string) error {
 	return nil
 }
 
+// saleCard is what the sales rows need of a card.
+type saleCard struct {
+	id       string
+	idv      any // id, boxed
+	game     any
+	variants []any
+	rank     int32 // position of id in byte order among saleCards
+}
+
+type saleRec struct {
+	card int32 // index in saleCards
+	sale snapshots.Sale
+}
+
+// writeSales inserts the buffered sales in the key order of the sales table,
+// (card_id, sale_date, id): every insert appends to the B-tree, and no
+// card_id index has to be sorted afterwards. Byte order of the ids is
+// SQLite's BINARY collation, and YYYY-MM-DD sorts like the day.
+func (w *Writer) writeSales() error {
+	order := make([]int32, len(w.saleCards))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(w.saleCards[a].id, w.saleCards[b].id) })
+	for rank, i := range order {
+		w.saleCards[i].rank = int32(rank)
+	}
+	slices.SortFunc(w.saleBuf, func(a, b saleRec) int {
+		if c := cmp.Compare(w.saleCards[a.card].rank, w.saleCards[b.card].rank); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.sale.Day, b.sale.Day); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.sale.ID, b.sale.ID)
+	})
+	for i := range w.saleBuf {
+		r := &w.saleBuf[i]
+		c, s := &w.saleCards[r.card], &r.sale
+		var finish any
+		if int(s.Finish) < len(c.variants) {
+			finish = c.variants[s.Finish]
+		}
+		if err := w.sales.add(c.id, int64(s.ID), c.idv, c.game, w.day(s.Day), s.PriceCents,
+			w.market[s.Marketplace], w.tradeType[s.TradeType], w.grade[s.Grade], w.confidence[s.Confidence],
+			w.flag(s.Flags&snapshots.SaleFlagged), w.flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
+			return err
+		}
+	}
+	w.saleBuf, w.saleCards = nil, nil
+	return nil
+}
+
 // Rows returns how many rows the Writer has written per table so far.
 // Buffered rows count once they are inserted: call it after Close for the
 // final counts.
@@ -393,6 +452,9 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) finish() error {
+	if err := w.writeSales(); err != nil {
+		return err
+	}
 	for _, b := range w.batchers() {
 		if err := b.finish(); err != nil {
 			return err
