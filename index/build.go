@@ -389,16 +389,13 @@ func (in *input) doc(i int) *doc {
 	d.Set = uniq(normKeyword(c.SetID), normKeyword(sourceOf(c.SetID)))
 	printed := 0
 	if set != nil {
-		d.SetName = []string{set.Name}
-		// English collectors say "Base Set", "Jungle set": the word "set"
-		// then matches (and counts for coordination) on English sets.
-		if set.Language == "en" && !strings.HasSuffix(strings.ToLower(set.Name), " set") {
-			d.SetName = append(d.SetName, set.Name+" Set")
+		d.SetName = set.Name
+		// English collectors say "Base Set", "Jungle set": the phrase
+		// "<name> set" also names the set exactly.
+		d.SetExact = []string{normalizeText(set.Name)}
+		if set.Language == "en" && !strings.HasSuffix(d.SetExact[0], " set") {
+			d.SetExact = append(d.SetExact, d.SetExact[0]+" set")
 		}
-		for _, n := range d.SetName {
-			d.SetExact = append(d.SetExact, normalizeText(n))
-		}
-		d.SetExact = uniq(d.SetExact...)
 		printed = set.CardCountPrinted
 		d.Set = uniq(append(d.Set, normKeyword(set.SourceID))...)
 		d.SetCode = setCodes(set)
@@ -410,7 +407,10 @@ func (in *input) doc(i int) *doc {
 	if c.PartnerProductID > 0 {
 		d.IDs = append(d.IDs, strconv.FormatInt(c.PartnerProductID, 10))
 	}
-	tags := []string{c.Rarity, c.Supertype}
+	tags := []string{c.Rarity}
+	if c.Supertype != "Pokémon" { // nearly every card of the game: no signal
+		tags = append(tags, c.Supertype)
+	}
 	for _, st := range c.Subtypes {
 		if !strings.ContainsAny(st, "0123456789") { // "Stage 2" would match any "2"
 			tags = append(tags, st)

@@ -19,8 +19,8 @@ const (
 	fNameEN    = "name_en"    // text, stored: English name of the linked English card
 	fNameExact = "name_exact" // keyword: normalizeText of the name and of its alt forms
 	fNameSort  = "name_sort"  // keyword with doc values: sort key
-	fSetExact  = "set_exact"  // keyword: normalizeText of the set name (and "<name> set")
-	fSetName   = "set_name"   // text, stored: the set name (English sets also "<name> Set")
+	fSetExact  = "set_exact"  // keyword: normalizeText of the set name (English sets also "<name> set")
+	fSetName   = "set_name"   // text, stored: the set name
 	fSetCode   = "set_code"   // keyword: set id, source id, abbreviation, compact forms
 	fNumber    = "number"     // keyword, stored: every form of the collector number
 	fIDs       = "ids"        // keyword: card id, source id, partner product id
@@ -45,7 +45,7 @@ type doc struct {
 	NameEN    string   `json:"name_en,omitempty"`
 	NameExact []string `json:"name_exact,omitempty"`
 	NameSort  string   `json:"name_sort"`
-	SetName   []string `json:"set_name,omitempty"`
+	SetName   string   `json:"set_name,omitempty"`
 	SetExact  []string `json:"set_exact,omitempty"`
 	SetCode   []string `json:"set_code,omitempty"`
 	Number    []string `json:"number,omitempty"`

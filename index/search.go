@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/highlight/highlighter/html"
 	"github.com/blevesearch/bleve/v2/search/query"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -237,7 +238,10 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 		return SearchResult{}, err
 	}
 
-	text := ix.textQuery(r.Q)
+	text, err := ix.textQuery(r.Q)
+	if err != nil {
+		return SearchResult{}, searchErr(ctx, err)
+	}
 	filters := []query.Query{termQ(fGame, r.Game, 0)}
 	if r.Language != "" {
 		filters = append(filters, termQ(fLanguage, r.Language, 0))
@@ -251,9 +255,11 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 	if r.Variant != "" {
 		filters = append(filters, termQ(fVariant, normKeyword(r.Variant), 0))
 	}
+	// Without text, the game term scores every card alike (a keyword field
+	// of one value) and the popularity boost orders them.
 	var main query.Query = text
 	if text == nil {
-		main = query.NewMatchAllQuery()
+		main = termQ(fGame, r.Game, 1)
 	}
 	// Filters are conjuncts with boost 0: they select without weighing, and
 	// the conjunction advances through the rarest of them.
@@ -484,10 +490,11 @@ const (
 	bPrefix    = 1
 )
 
-// queryStopwords are words collectors add that no field needs ("charizard
-// card"). Dropped unless they are the whole query. ("set" is not one: English
-// set names are also indexed as "<name> Set".)
-var queryStopwords = map[string]bool{"card": true, "cards": true}
+// queryStopwords are words collectors add that no token needs to match
+// ("charizard card", "base set"). Dropped from the token clauses unless they
+// are the whole query; the phrase clauses keep them ("base set" is the exact
+// name of the Base set, see set_exact).
+var queryStopwords = map[string]bool{"card": true, "cards": true, "set": true}
 
 // Phrase clauses: runs of up to maxShingle words among the first
 // maxQueryWords words of a query.
@@ -505,7 +512,7 @@ const (
 // for the last token. The tokens' disjunctions and an exact-name clause are
 // combined in one disjunction, with phrase clauses (see maxShingle), whose
 // coordination factor ranks cards matching more tokens and phrases first.
-func (ix *Index) textQuery(q string) query.Query {
+func (ix *Index) textQuery(q string) (query.Query, error) {
 	raw := strings.Fields(normalizeID(q))
 	for i, t := range raw {
 		raw[i] = strings.Trim(t, ",;()[]{}\"")
@@ -523,8 +530,13 @@ func (ix *Index) textQuery(q string) query.Query {
 		}
 	}
 	if len(raw) == 0 {
-		return nil
+		return nil, nil
 	}
+	known, done, err := ix.termChecker()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	var groups []query.Query
 	for i, tok := range raw {
 		last := i == len(raw)-1
@@ -550,7 +562,10 @@ func (ix *Index) textQuery(q string) query.Query {
 			if t.Type == analysis.Ideographic || t.Type == analysis.Double || t.Type == analysis.Single || isDigits(term) {
 				continue
 			}
-			if n := len(term); n >= 4 {
+			// Typo tolerance for words the names do not have: a fuzzy
+			// match costs a walk of the term dictionary, so a word that is
+			// a name term already goes without.
+			if n := len(term); n >= 4 && !known(fName, term) && !known(fNameAlt, term) {
 				fz := 1
 				if n >= 8 {
 					fz = 2
@@ -591,5 +606,37 @@ func (ix *Index) textQuery(q string) query.Query {
 			}
 		}
 	}
-	return query.NewDisjunctionQuery(groups)
+	return query.NewDisjunctionQuery(groups), nil
+}
+
+// termChecker returns a function that reports whether a field's dictionary
+// has a term, and a function that releases it.
+func (ix *Index) termChecker() (known func(field, term string) bool, done func(), err error) {
+	adv, err := ix.bleve.Advanced()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	rc, ok := r.(index.IndexReaderContains)
+	if !ok { // cannot tell: every word gets its fuzzy match
+		r.Close()
+		return func(string, string) bool { return false }, func() {}, nil
+	}
+	dicts := map[string]index.FieldDictContains{}
+	known = func(field, term string) bool {
+		d, ok := dicts[field]
+		if !ok {
+			d, _ = rc.FieldDictContains(field)
+			dicts[field] = d
+		}
+		if d == nil {
+			return false
+		}
+		has, err := d.Contains([]byte(term))
+		return err == nil && has
+	}
+	return known, func() { r.Close() }, nil
 }
