@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -144,6 +145,17 @@ func OpenWith(path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("gold: open %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// dsnFor returns a file: URI for path with the query q.
+func dsnFor(path string, q url.Values) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("gold: %s: %w", path, err)
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	// url.URL writes file:///abs; SQLite accepts an empty authority.
+	return u.String(), nil
 }
 
 // Close closes the database.

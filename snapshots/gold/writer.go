@@ -2,29 +2,28 @@ package gold
 
 import (
 	"cmp"
-	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
-	"modernc.org/sqlite"
 )
 
 // Writer writes gold.sqlite during a snapshot build. It is not safe for
-// concurrent use. Rows are buffered and inserted batchRows at a time, so an
-// insert error may surface on a later call than the one that added the row,
-// or at Close. After the first error every method returns that error; the
-// caller then calls Close (which reports it again) and discards the file.
+// concurrent use.
+//
+// Rows are buffered and inserted batchRows at a time, so an insert error may
+// surface on a later call than the one that added the row, or at Close.
+// Sales are kept until Close (about 40 bytes each), which sorts them into the
+// order of the clustered sales table. After the first error every method
+// returns that error; the caller then calls Close (which reports it again)
+// and discards the file.
 type Writer struct {
 	path string
-	conn driver.Conn
+	db   *bulkDB
 
 	sets, cards, sales, points, listings, analytics batcher
 
@@ -38,58 +37,48 @@ type Writer struct {
 	buf     []byte   // scratch for JSON text
 	keys    []string // scratch for sorting map keys
 
-	// Values boxed once: boxing a string or an int64 into a driver.Value
-	// allocates, and millions of rows made the garbage collector busy.
-	days       map[snapshots.Day]any
-	grade      [256]any
-	market     [256]any
-	tradeType  [256]any
-	confidence [256]any
-	flags      [2]any
-	cardID     any // of the card being added
-	game       any
-	games      map[string]any
-	variants   []any
+	days       map[snapshots.Day]string
+	grade      [256]string
+	market     [256]string
+	tradeType  [256]string
+	confidence [256]string
 }
 
-// batchRows is how many rows one INSERT writes. Fewer statement executions
-// (bind setup, step, reset) per row is most of the speed of the Writer; past
-// about ten rows per statement modernc.org/sqlite gets slower again.
-const batchRows = 10
+// batchRows is how many rows one INSERT writes: fewer statement executions
+// per row is much of the Writer's speed.
+const batchRows = 16
 
 // batcher buffers the rows of one table and inserts them batchRows at a
 // time.
 type batcher struct {
 	t     *tableDef
-	conn  driver.Conn
-	batch driver.Stmt // INSERT of batchRows rows
-	args  []driver.NamedValue
-	rows  int    // rows in args
+	db    *bulkDB
+	batch uintptr // INSERT of batchRows rows
+	vals  []value
+	rows  int    // rows in vals
 	first string // set or card of the first buffered row, for error messages
 	total int64
 }
 
-func (b *batcher) init(conn driver.Conn, t *tableDef) error {
-	st, err := conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), t.insertSQL(batchRows))
+func (b *batcher) init(db *bulkDB, t *tableDef) error {
+	st, err := db.prepare(t.insertSQL(batchRows))
 	if err != nil {
 		return fmt.Errorf("prepare insert into %s: %w", t.name, err)
 	}
-	*b = batcher{t: t, conn: conn, batch: st, args: make([]driver.NamedValue, 0, batchRows*t.stored())}
+	*b = batcher{t: t, db: db, batch: st, vals: make([]value, 0, batchRows*t.stored())}
 	return nil
 }
 
 // add buffers one row, whose values must be in the order of the table's
 // stored columns, and inserts the batch when it is full.
-func (b *batcher) add(owner string, vals ...any) error {
+func (b *batcher) add(owner string, vals ...value) error {
 	if len(vals) != b.t.stored() {
 		return fmt.Errorf("gold: %s: %d values for %d columns (internal)", b.t.name, len(vals), b.t.stored())
 	}
 	if b.rows == 0 {
 		b.first = owner
 	}
-	for _, v := range vals {
-		b.args = append(b.args, driver.NamedValue{Ordinal: len(b.args) + 1, Value: v})
-	}
+	b.vals = append(b.vals, vals...)
 	b.rows++
 	if b.rows == batchRows {
 		return b.flush(b.batch)
@@ -98,14 +87,14 @@ func (b *batcher) add(owner string, vals ...any) error {
 }
 
 // flush inserts the buffered rows with st, an INSERT of exactly b.rows rows.
-func (b *batcher) flush(st driver.Stmt) error {
+func (b *batcher) flush(st uintptr) error {
 	if b.rows == 0 {
 		return nil
 	}
-	_, err := st.(driver.StmtExecContext).ExecContext(context.Background(), b.args)
+	err := b.db.run(st, b.vals)
 	n := b.rows
-	clear(b.args)
-	b.args, b.rows = b.args[:0], 0
+	clear(b.vals) // drop the strings
+	b.vals, b.rows = b.vals[:0], 0
 	if err != nil {
 		return fmt.Errorf("gold: insert into %s (a batch starting at %s): %w", b.t.name, b.first, err)
 	}
@@ -113,29 +102,16 @@ func (b *batcher) flush(st driver.Stmt) error {
 	return nil
 }
 
-// finish inserts the rows left in the buffer and closes the statements.
+// finish inserts the rows left in the buffer.
 func (b *batcher) finish() error {
-	var err error
-	if b.rows > 0 {
-		var st driver.Stmt
-		st, err = b.conn.(driver.ConnPrepareContext).PrepareContext(context.Background(), b.t.insertSQL(b.rows))
-		if err == nil {
-			err = b.flush(st)
-			if e := st.Close(); err == nil {
-				err = e
-			}
-		}
-	}
-	return errors.Join(err, b.close())
-}
-
-func (b *batcher) close() error {
-	if b.batch == nil {
+	if b.rows == 0 {
 		return nil
 	}
-	err := b.batch.Close()
-	b.batch = nil
-	return err
+	st, err := b.db.prepare(b.t.insertSQL(b.rows))
+	if err != nil {
+		return fmt.Errorf("gold: prepare insert into %s: %w", b.t.name, err)
+	}
+	return b.flush(st)
 }
 
 func (w *Writer) batchers() []*batcher {
@@ -151,30 +127,11 @@ func Create(path string) (*Writer, error) {
 			return nil, fmt.Errorf("gold: create %s: %w", path, err)
 		}
 	}
-	dsn, err := dsnFor(path, url.Values{
-		"_pragma": {
-			"page_size(8192)",
-			"journal_mode(OFF)",
-			"synchronous(OFF)",
-			"locking_mode(EXCLUSIVE)",
-			"cache_size(-131072)", // 128 MiB, for the sorts of CREATE INDEX
-			"temp_store(MEMORY)",
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	conn, err := openDriverConn(dsn)
+	db, err := openBulk(path)
 	if err != nil {
 		return nil, fmt.Errorf("gold: create %s: %w", path, err)
 	}
-	w := &Writer{
-		path:  path,
-		conn:  conn,
-		days:  make(map[snapshots.Day]any, 1024),
-		games: make(map[string]any),
-		flags: [2]any{int64(0), int64(1)},
-	}
+	w := &Writer{path: path, db: db, days: make(map[snapshots.Day]string, 1024)}
 	for i := range 256 {
 		w.grade[i] = snapshots.Grade(i).String()
 		w.market[i] = snapshots.Marketplace(i).String()
@@ -182,53 +139,34 @@ func Create(path string) (*Writer, error) {
 		w.confidence[i] = snapshots.Confidence(i).String()
 	}
 	if err := w.init(); err != nil {
-		for _, b := range w.batchers() {
-			b.close()
-		}
-		conn.Close()
+		db.close()
 		return nil, fmt.Errorf("gold: create %s: %w", path, err)
 	}
 	return w, nil
 }
 
-func openDriverConn(dsn string) (driver.Conn, error) {
-	c, err := sqlite.NewConnector(dsn)
-	if err != nil {
-		return nil, err
-	}
-	return c.Connect(context.Background())
-}
-
-// dsnFor returns a file: URI for path with the query q.
-func dsnFor(path string, q url.Values) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", fmt.Errorf("gold: %s: %w", path, err)
-	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
-	// url.URL writes file:///abs; SQLite accepts an empty authority.
-	return u.String(), nil
-}
-
-func (w *Writer) exec(query string) error {
-	_, err := w.conn.(driver.ExecerContext).ExecContext(context.Background(), query, nil)
-	if err != nil {
-		return fmt.Errorf("%.40s: %w", query, err)
-	}
-	return nil
-}
-
 func (w *Writer) init() error {
+	// page_size must come before the first table.
+	err := w.db.exec(`
+		PRAGMA page_size = 8192;
+		PRAGMA journal_mode = OFF;
+		PRAGMA synchronous = OFF;
+		PRAGMA locking_mode = EXCLUSIVE;
+		PRAGMA cache_size = -131072; -- 128 MiB, for the sorts of CREATE INDEX
+		PRAGMA temp_store = MEMORY;`)
+	if err != nil {
+		return err
+	}
 	for _, t := range tables {
-		if err := w.exec(t.createSQL()); err != nil {
-			return err
+		if err := w.db.exec(t.createSQL()); err != nil {
+			return fmt.Errorf("create table %s: %w", t.name, err)
 		}
 	}
-	if err := w.exec("BEGIN"); err != nil {
+	if err := w.db.exec("BEGIN"); err != nil {
 		return err
 	}
 	for i, b := range w.batchers() {
-		if err := b.init(w.conn, tables[i]); err != nil {
+		if err := b.init(w.db, tables[i]); err != nil {
 			return err
 		}
 	}
@@ -240,10 +178,10 @@ func (w *Writer) AddSet(s *snapshots.Set) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
-	return w.fail(w.sets.add(s.ID, s.Game, s.ID, s.Language, nullText(s.SourceID), s.Name, nullText(s.Series),
-		nullText(s.ReleaseDate), nullText(s.Abbreviation), nullInt(int64(s.CardCountPrinted)),
-		nullInt(int64(s.CardCountTotal)), nullText(s.Source), int64(s.CardCount),
-		s.Volume30dCents, int64(s.Sales30d)))
+	return w.fail(w.sets.add(s.ID, textV(s.Game), textV(s.ID), textV(s.Language), nullText(s.SourceID),
+		textV(s.Name), nullText(s.Series), nullText(s.ReleaseDate), nullText(s.Abbreviation),
+		nullInt(int64(s.CardCountPrinted)), nullInt(int64(s.CardCountTotal)), nullText(s.Source),
+		intV(int64(s.CardCount)), intV(s.Volume30dCents), intV(int64(s.Sales30d))))
 }
 
 // AddCard writes one card with its sales (including price-feed rows), price
@@ -257,57 +195,51 @@ func (w *Writer) AddCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 }
 
 func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []snapshots.PriceSeries, listings []snapshots.Listing, analytics []snapshots.CardAnalytics) error {
-	var priceCents, priceDate any
+	priceCents, priceDate := value{}, value{}
 	if c.PriceCents != 0 {
-		priceCents, priceDate = c.PriceCents, w.day(c.PriceDay)
+		priceCents, priceDate = intV(c.PriceCents), textV(w.day(c.PriceDay))
 	}
-	var variants any
+	variants := value{}
 	if c.Variants != nil {
-		variants = jsonList(w, c.Variants)
+		variants = textV(jsonList(w, c.Variants))
 	}
 	subtypes, colors, dex := jsonList(w, c.Subtypes), jsonList(w, c.Colors), jsonList(w, c.NationalDex)
 	sources, venues := jsonList(w, c.MarketSources), jsonList(w, c.Venues)
 	if err := w.jsonCheck(c.ID); err != nil {
 		return err
 	}
-	if err := w.cards.add(c.ID, c.Game, c.ID, c.Language, nullText(c.SourceID), c.SetID, c.Name,
-		nullText(c.NameLanguage), nullText(c.Number), nullText(c.Rarity), nullText(c.Supertype),
-		subtypes, colors, dex, variants, nullText(c.ENCardID), nullText(c.ENMatch), nullText(c.Source),
-		nullInt(c.PartnerProductID), int64(c.Ordinal), sources, venues, priceCents, priceDate,
-		c.Volume30dCents, int64(c.Sales30d), int64(c.SalesAll), int64(c.Listings)); err != nil {
+	if err := w.cards.add(c.ID, textV(c.Game), textV(c.ID), textV(c.Language), nullText(c.SourceID),
+		textV(c.SetID), textV(c.Name), nullText(c.NameLanguage), nullText(c.Number), nullText(c.Rarity),
+		nullText(c.Supertype), textV(subtypes), textV(colors), textV(dex), variants, nullText(c.ENCardID),
+		nullText(c.ENMatch), nullText(c.Source), nullInt(c.PartnerProductID), intV(int64(c.Ordinal)),
+		textV(sources), textV(venues), priceCents, priceDate, intV(c.Volume30dCents),
+		intV(int64(c.Sales30d)), intV(int64(c.SalesAll)), intV(int64(c.Listings))); err != nil {
 		return err
 	}
 
-	w.cardID = c.ID
-	if w.game = w.games[c.Game]; w.game == nil {
-		w.game = c.Game
-		w.games[c.Game] = w.game
-	}
 	// Sales wait in saleBuf, in a compact form, until Close sorts them into
 	// the order of the clustered sales table.
 	if len(sales) > 0 {
 		if len(w.saleCards) >= math.MaxInt32 {
 			return fmt.Errorf("gold: too many cards")
 		}
-		card := int32(len(w.saleCards))
-		variants := make([]any, len(c.Variants))
-		for i, v := range c.Variants {
-			variants[i] = v
-		}
-		w.saleCards = append(w.saleCards, saleCard{id: c.ID, idv: w.cardID, game: w.game, variants: variants})
 		for i := range sales {
 			if sales[i].ID > math.MaxInt64 {
 				return fmt.Errorf("gold: sale id %d of card %s does not fit a signed 64-bit integer", sales[i].ID, c.ID)
 			}
+		}
+		card := int32(len(w.saleCards))
+		w.saleCards = append(w.saleCards, saleCard{id: c.ID, game: c.Game, variants: slices.Clone(c.Variants)})
+		for i := range sales {
 			w.saleBuf = append(w.saleBuf, saleRec{card: card, sale: sales[i]})
 		}
 	}
 
 	for _, s := range series {
-		g := w.grade[s.Grade]
+		g := textV(w.grade[s.Grade])
 		for _, p := range s.Points {
-			if err := w.points.add(c.ID, w.cardID, w.game, g, w.day(p.Day), p.FMVCents, p.TVWAPCents,
-				p.MedianCents, int64(p.Sales)); err != nil {
+			if err := w.points.add(c.ID, textV(c.ID), textV(c.Game), g, textV(w.day(p.Day)), intV(p.FMVCents),
+				intV(p.TVWAPCents), intV(p.MedianCents), intV(int64(p.Sales))); err != nil {
 				return err
 			}
 		}
@@ -319,28 +251,30 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 		if cardID == "" {
 			cardID = c.ID
 		}
-		if err := w.listings.add(c.ID, l.ID, cardID, c.Game, l.Platform, l.Grade, nullText(l.Finish), l.AskCents,
-			l.ShippingCents, w.day(l.ListedDay), int64(l.Quantity), finite(l.DealScore),
-			int64(l.PlatformFreshnessH)); err != nil {
+		if err := w.listings.add(c.ID, textV(l.ID), textV(cardID), textV(c.Game), textV(l.Platform),
+			textV(l.Grade), nullText(l.Finish), intV(l.AskCents), intV(l.ShippingCents),
+			textV(w.day(l.ListedDay)), intV(int64(l.Quantity)), floatV(finite(l.DealScore)),
+			intV(int64(l.PlatformFreshnessH))); err != nil {
 			return err
 		}
 	}
 
 	for i := range analytics {
 		a := &analytics[i]
-		var extra any
+		extra := value{}
 		if len(a.Extra) > 0 {
-			extra = jsonMap(w, a.Extra)
+			extra = textV(jsonMap(w, a.Extra))
 		}
 		byMarket, byGrade := jsonMap(w, a.ByMarketplace), jsonMap(w, a.ByGrade)
 		gradeMedian, tradeTypes := jsonMap(w, a.GradeMedianCts), jsonMap(w, a.TradeTypes)
 		if err := w.jsonCheck(c.ID); err != nil {
 			return err
 		}
-		if err := w.analytics.add(c.ID, c.ID, c.Game, a.Window, nullText(a.From), nullText(a.To), int64(a.Sales),
-			a.VolumeCents, a.AvgCents, a.MedianCents, a.LowCents, a.HighCents, a.FirstFMVCents,
-			a.LastFMVCents, finite(a.ChangePct), finite(a.VolatilityPct), byMarket, byGrade,
-			gradeMedian, tradeTypes, extra); err != nil {
+		if err := w.analytics.add(c.ID, textV(c.ID), textV(c.Game), textV(a.Window), nullText(a.From),
+			nullText(a.To), intV(int64(a.Sales)), intV(a.VolumeCents), intV(a.AvgCents), intV(a.MedianCents),
+			intV(a.LowCents), intV(a.HighCents), intV(a.FirstFMVCents), intV(a.LastFMVCents),
+			floatV(finite(a.ChangePct)), floatV(finite(a.VolatilityPct)), textV(byMarket), textV(byGrade),
+			textV(gradeMedian), textV(tradeTypes), extra); err != nil {
 			return err
 		}
 	}
@@ -358,10 +292,8 @@ func (w *Writer) jsonCheck(card string) error {
 
 // saleCard is what the sales rows need of a card.
 type saleCard struct {
-	id       string
-	idv      any // id, boxed
-	game     any
-	variants []any
+	id, game string
+	variants []string
 	rank     int32 // position of id in byte order among saleCards
 }
 
@@ -395,13 +327,14 @@ func (w *Writer) writeSales() error {
 	for i := range w.saleBuf {
 		r := &w.saleBuf[i]
 		c, s := &w.saleCards[r.card], &r.sale
-		var finish any
+		finish := value{}
 		if int(s.Finish) < len(c.variants) {
-			finish = c.variants[s.Finish]
+			finish = textV(c.variants[s.Finish])
 		}
-		if err := w.sales.add(c.id, int64(s.ID), c.idv, c.game, w.day(s.Day), s.PriceCents,
-			w.market[s.Marketplace], w.tradeType[s.TradeType], w.grade[s.Grade], w.confidence[s.Confidence],
-			w.flag(s.Flags&snapshots.SaleFlagged), w.flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
+		if err := w.sales.add(c.id, intV(int64(s.ID)), textV(c.id), textV(c.game), textV(w.day(s.Day)),
+			intV(s.PriceCents), textV(w.market[s.Marketplace]), textV(w.tradeType[s.TradeType]),
+			textV(w.grade[s.Grade]), textV(w.confidence[s.Confidence]), flag(s.Flags&snapshots.SaleFlagged),
+			flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
 			return err
 		}
 	}
@@ -422,9 +355,10 @@ func (w *Writer) Rows() map[string]int64 {
 	return out
 }
 
-// Close commits the rows, creates the indexes, gathers planner statistics,
-// closes the database and fsyncs the file. It returns the first error of the
-// Writer's life; the file is then unusable and the caller discards it.
+// Close inserts the buffered rows, commits, creates the indexes, gathers
+// planner statistics, closes the database and fsyncs the file. It returns the
+// first error of the Writer's life; the file is then unusable and the caller
+// discards it.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
@@ -434,17 +368,13 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.finish()
 	}
-	for _, b := range w.batchers() {
-		if e := b.close(); e != nil && err == nil {
-			err = fmt.Errorf("gold: close statement: %w", e)
-		}
-	}
-	if e := w.conn.Close(); e != nil && err == nil {
+	if e := w.db.close(); e != nil && err == nil {
 		err = fmt.Errorf("gold: close %s: %w", w.path, e)
 	}
 	if err == nil {
 		err = syncFile(w.path)
 	}
+	w.saleBuf, w.saleCards = nil, nil
 	if w.err == nil {
 		w.err = err
 	}
@@ -460,23 +390,20 @@ func (w *Writer) finish() error {
 			return err
 		}
 	}
-	if err := w.exec("COMMIT"); err != nil {
-		return fmt.Errorf("gold: %s: %w", w.path, err)
+	if err := w.db.exec("COMMIT"); err != nil {
+		return fmt.Errorf("gold: %s: commit: %w", w.path, err)
 	}
 	for _, t := range tables {
 		for _, ix := range t.indexes {
-			if err := w.exec(ix); err != nil {
-				return fmt.Errorf("gold: %s: %w", w.path, err)
+			if err := w.db.exec(ix); err != nil {
+				return fmt.Errorf("gold: %s: %s: %w", w.path, ix, err)
 			}
 		}
 	}
 	// A bounded ANALYZE gives the planner row estimates for the indexes
 	// (sqlite_stat1) at a small fraction of the cost of a full one.
-	if err := w.exec("PRAGMA analysis_limit=1000"); err != nil {
-		return fmt.Errorf("gold: %s: %w", w.path, err)
-	}
-	if err := w.exec("ANALYZE"); err != nil {
-		return fmt.Errorf("gold: %s: %w", w.path, err)
+	if err := w.db.exec("PRAGMA analysis_limit = 1000; ANALYZE"); err != nil {
+		return fmt.Errorf("gold: %s: analyze: %w", w.path, err)
 	}
 	return nil
 }
@@ -510,7 +437,7 @@ func (w *Writer) fail(err error) error {
 	return err
 }
 
-func (w *Writer) day(d snapshots.Day) any {
+func (w *Writer) day(d snapshots.Day) string {
 	s, ok := w.days[d]
 	if !ok {
 		s = d.String()
@@ -519,11 +446,11 @@ func (w *Writer) day(d snapshots.Day) any {
 	return s
 }
 
-func (w *Writer) flag(b uint8) any {
+func flag(b uint8) value {
 	if b != 0 {
-		return w.flags[1]
+		return intV(1)
 	}
-	return w.flags[0]
+	return intV(0)
 }
 
 // finite maps NaN and infinities (which SQLite stores as NULL or cannot
@@ -533,20 +460,6 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
-}
-
-func nullText(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func nullInt(n int64) any {
-	if n == 0 {
-		return nil
-	}
-	return n
 }
 
 // jsonList encodes a list as a JSON array, [] for nil.
