@@ -19,9 +19,9 @@ func TestNormalizeText(t *testing.T) {
 		{"Porygon-Z", "porygon z"},
 		{"  Mr.  Mime ", "mr mime"},
 		{"Nidoran ♀", "nidoran"},
-		{"ＧＸ　ｐｉｋａ", "gx pika"},       // fullwidth letters and space
-		{"ぴかちゅう", "ピカチュウ"},             // hiragana -> katakana
-		{"ﾋﾟｶﾁｭｳ", "ピカチュウ"},               // halfwidth kana and voicing marks
+		{"ＧＸ　ｐｉｋａ", "gx pika"}, // fullwidth letters and space
+		{"ぴかちゅう", "ピカチュウ"},     // hiragana -> katakana
+		{"ﾋﾟｶﾁｭｳ", "ピカチュウ"},    // halfwidth kana and voicing marks
 		{"噴火龍ex", "噴火龍ex"},
 		{"Ærodactyl", "aerodactyl"},
 		{"", ""},

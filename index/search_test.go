@@ -43,9 +43,9 @@ func TestSearch_AccentsAndCase(t *testing.T) {
 
 func TestSearch_CJK(t *testing.T) {
 	for _, tc := range []struct{ q, lang, contains string }{
-		{"火龍", "zh-tw", "火龍"},   // a bigram inside 噴火龍
+		{"火龍", "zh-tw", "火龍"},    // a bigram inside 噴火龍
 		{"龍", "zh-tw", "龍"},      // one character
-		{"ザード", "ja", "ザード"},    // inside リザードン
+		{"ザード", "ja", "ザード"},     // inside リザードン
 		{"ぴかちゅう", "ja", "ピカチュウ"}, // hiragana finds katakana
 	} {
 		res := mustSearch(t, index.SearchRequest{Game: "pokemon", Q: tc.q, Language: tc.lang, Limit: 10})
