@@ -1,0 +1,202 @@
+package resolve
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// QuoteRequest asks for quotes of some cards.
+type QuoteRequest struct {
+	// Game names the game; "" means the snapshot's first game, and card ids
+	// of the other games are then recognized too.
+	Game string
+	// Refs are card ids, partner product ids or card names: one quote per
+	// reference, in order. 1..MaxRefs.
+	Refs []string
+	// Grade is raw:<condition> or <grader>:<number>; "" quotes ungraded
+	// (UngradedOrder).
+	Grade string
+	// Finish, when set, quotes only that finish (a whole variant or one part
+	// of one); see MatchFinish.
+	Finish string
+}
+
+// Midprice describes the midprice a quote looked at for its grade.
+type Midprice struct {
+	Status   string   `json:"status"`
+	PriceUSD *float64 `json:"price_usd"`
+	Sales    int      `json:"sales_in_window"`
+	Window   int      `json:"window_days"`
+	Basis    string   `json:"basis"` // fmv or finish_median
+}
+
+// QuoteResult is the quote of one reference. Status is resolved, ambiguous
+// or not_found. A resolved quote always carries label, price_usd and
+// price_basis (label and price_usd null when nothing could be priced); an
+// ambiguous one carries candidates.
+type QuoteResult struct {
+	Ref        string
+	Status     string
+	ResolvedBy string
+	Card       *snapshots.Card
+	SetName    string
+	Grade      string   // the grade quoted (or the last tried when none priced)
+	Tried      []string // grades tried, in order
+	Finish     *Finish
+	Price      *Price // nil when nothing could be priced
+	Mid        *Midprice
+	Candidates []Candidate
+	Message    string
+}
+
+type quoteJSON struct {
+	Ref        string    `json:"ref"`
+	Status     string    `json:"status"`
+	ResolvedBy string    `json:"resolved_by"`
+	Game       string    `json:"game"`
+	CardID     string    `json:"card_id"`
+	Name       string    `json:"name"`
+	SetID      string    `json:"set_id"`
+	SetName    string    `json:"set_name"`
+	Number     string    `json:"number"`
+	Language   string    `json:"language"`
+	Grade      string    `json:"grade"`
+	Finish     *string   `json:"finish"`
+	Label      *string   `json:"label"`
+	PriceUSD   *float64  `json:"price_usd"`
+	PriceDate  *string   `json:"price_date"`
+	PriceBasis string    `json:"price_basis"`
+	Midprice   *Midprice `json:"midprice"`
+	Tried      []string  `json:"grades_tried"`
+	Message    string    `json:"message,omitempty"`
+}
+
+type unresolvedJSON struct {
+	Ref        string      `json:"ref"`
+	Status     string      `json:"status"`
+	Candidates []Candidate `json:"candidates,omitempty"`
+	Message    string      `json:"message,omitempty"`
+}
+
+// MarshalJSON writes a resolved quote with every price field (nulls
+// included) and an unresolved one with its candidates and message only.
+func (q QuoteResult) MarshalJSON() ([]byte, error) {
+	if q.Status != Resolved || q.Card == nil {
+		return json.Marshal(unresolvedJSON{Ref: q.Ref, Status: q.Status, Candidates: q.Candidates, Message: q.Message})
+	}
+	c := q.Card
+	j := quoteJSON{
+		Ref: q.Ref, Status: q.Status, ResolvedBy: q.ResolvedBy, Game: c.Game, CardID: c.ID, Name: c.Name, SetID: c.SetID,
+		SetName: q.SetName, Number: c.Number, Language: c.Language, Grade: q.Grade, Midprice: q.Mid, Tried: q.Tried, Message: q.Message,
+	}
+	if q.Finish != nil && !q.Finish.Any() {
+		f := strings.Join(q.Finish.Variants, ", ")
+		j.Finish = &f
+	}
+	if p := q.Price; p != nil {
+		label, usd, day := p.Label, USD(p.Cents), p.Day.String()
+		j.Label, j.PriceUSD, j.PriceDate, j.PriceBasis = &label, &usd, &day, p.Basis
+	} else {
+		j.PriceBasis = "no price: no usable midprice, verified sale or current ask for " + strings.Join(q.Tried, " or ")
+		if q.Finish != nil && !q.Finish.Any() {
+			j.PriceBasis += " in finish " + strings.Join(q.Finish.Variants, ", ")
+		}
+	}
+	return json.Marshal(j)
+}
+
+// Quote resolves each reference and quotes the cards it resolves (see the
+// package doc for the rule). Errors: EINVALID for a bad grade, an unknown
+// game, no references or more than MaxRefs; otherwise only the context's or
+// storage errors. A finish a card does not have is not an error of the call:
+// that card's quote has no price and says why in message.
+func Quote(ctx context.Context, src Source, req QuoteRequest) ([]QuoteResult, error) {
+	game, explicit, err := src.Game(req.Game)
+	if err != nil {
+		return nil, err
+	}
+	grades := UngradedOrder
+	if strings.TrimSpace(req.Grade) != "" {
+		g, err := snapshots.ParseGrade(req.Grade)
+		if err != nil {
+			return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
+		}
+		grades = []snapshots.Grade{g}
+	}
+	if len(req.Refs) == 0 {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "give at least one card id, partner product id or card name")
+	}
+	rs, err := ResolveAll(ctx, src, game, explicit, req.Refs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]QuoteResult, len(rs))
+	done := map[*snapshots.Card]QuoteResult{}
+	for i, r := range rs {
+		if r.Status != Resolved {
+			out[i] = QuoteResult{Ref: r.Ref, Status: r.Status, Candidates: r.Candidates, Message: r.Message}
+			continue
+		}
+		if q, ok := done[r.Card]; ok {
+			q.Ref = r.Ref
+			out[i] = q
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		q, err := QuoteCard(src, r.Card, grades, req.Finish)
+		if err != nil {
+			return nil, err
+		}
+		q.Ref, q.ResolvedBy = r.Ref, r.ResolvedBy
+		done[r.Card] = q
+		out[i] = q
+	}
+	return out, nil
+}
+
+// QuoteCard quotes card c over grades in order (one grade, or
+// UngradedOrder) for finish ("" for any).
+func QuoteCard(src Source, c *snapshots.Card, grades []snapshots.Grade, finish string) (QuoteResult, error) {
+	q := QuoteResult{Status: Resolved, Card: c}
+	if s, err := src.Reader.Set(c.Game, c.SetID); err == nil {
+		q.SetName = s.Name
+	}
+	for _, g := range grades {
+		q.Tried = append(q.Tried, g.String())
+	}
+	q.Grade = q.Tried[len(q.Tried)-1]
+	f, err := MatchFinish(c, finish)
+	if err != nil {
+		q.Message = snapshots.ErrorMessage(err)
+		q.Finish = &Finish{Asked: strings.ToLower(strings.TrimSpace(finish)), Variants: []string{strings.TrimSpace(finish)}}
+		return q, nil
+	}
+	q.Finish = &f
+	cm, err := LoadCardMarket(src.Reader, c, src.AsOf)
+	if err != nil {
+		return q, err
+	}
+	markets := make([]Market, len(grades))
+	for i, g := range grades {
+		markets[i] = cm.Market(g, f)
+	}
+	last := markets[len(markets)-1]
+	if p, ok := Choose(markets); ok {
+		q.Price, q.Grade = &p, p.Grade.String()
+		for _, m := range markets {
+			if m.Grade == p.Grade {
+				last = m
+			}
+		}
+	}
+	q.Mid = &Midprice{Status: last.MidStatus, PriceUSD: USDOrNil(last.MidCents), Sales: last.MidSales, Window: MidWindowDays, Basis: "fmv"}
+	if !f.Any() && len(c.Variants) > 1 {
+		q.Mid.Basis = "finish_median"
+	}
+	return q, nil
+}

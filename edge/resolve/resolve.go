@@ -1,0 +1,322 @@
+package resolve
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// Resolution rules and limits.
+const (
+	// MaxCandidates is the most candidates an ambiguous reference lists.
+	MaxCandidates = 5
+	// DominanceRatio: a free-text reference whose best match scores at least
+	// this many times the second best resolves to the best match.
+	DominanceRatio = 2.0
+	// MaxRefs is the most references one call may carry (the keyed JSON id
+	// cap of the access layer, access.MaxJSONIDs).
+	MaxRefs = 1000
+	// MaxRefLen is the longest reference, in bytes (the REST q bound).
+	MaxRefLen = 256
+)
+
+// Statuses of a resolution (and of a quote).
+const (
+	Resolved  = "resolved"
+	Ambiguous = "ambiguous"
+	NotFound  = "not_found"
+)
+
+// How a reference was resolved (Resolution.ResolvedBy).
+const (
+	ByPartnerID = "partner_product_id"
+	ByCardID    = "card_id"
+	BySourceID  = "source_id"
+	ByText      = "text"
+)
+
+// Source is one open snapshot: its reader, its index and its "today". The
+// caller keeps it open while a call runs.
+type Source struct {
+	Reader snapshots.Reader
+	Index  *index.Index
+	AsOf   snapshots.Day
+}
+
+// Game returns the game a request names, or the snapshot's first game when
+// name is empty (explicit is then false). An unknown game is EINVALID.
+func (src Source) Game(name string) (game string, explicit bool, err error) {
+	m := src.Reader.Manifest()
+	if name == "" {
+		if len(m.Games) == 0 {
+			return "", false, snapshots.Errorf(snapshots.EINTERNAL, "snapshot has no games")
+		}
+		return m.Games[0], false, nil
+	}
+	if !m.HasGame(name) {
+		return "", false, snapshots.Errorf(snapshots.EINVALID, "game must be one of %s", strings.Join(m.Games, ", "))
+	}
+	return name, true, nil
+}
+
+// Candidate is a card offered for a reference: enough to tell cards apart.
+type Candidate struct {
+	CardID           string   `json:"card_id"`
+	Game             string   `json:"game"`
+	Name             string   `json:"name"`
+	SetID            string   `json:"set_id"`
+	SetName          string   `json:"set_name,omitempty"`
+	Number           string   `json:"number"`
+	Language         string   `json:"language"`
+	Rarity           string   `json:"rarity,omitempty"`
+	Variants         []string `json:"variants,omitempty"`
+	PartnerProductID int64    `json:"partner_product_id,omitempty"`
+	// PriceUSD is the card's raw:near_mint fmv (null when unpriced).
+	PriceUSD *float64 `json:"price_usd"`
+	// Score is the search relevance (text matches only).
+	Score float64 `json:"score,omitempty"`
+}
+
+// NewCandidate describes card c (its set name read from r).
+func NewCandidate(r snapshots.Reader, c *snapshots.Card) Candidate {
+	cand := Candidate{
+		CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language,
+		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID, PriceUSD: USDOrNil(c.PriceCents),
+	}
+	if s, err := r.Set(c.Game, c.SetID); err == nil {
+		cand.SetName = s.Name
+	}
+	return cand
+}
+
+// Resolution is the outcome of resolving one reference.
+type Resolution struct {
+	Ref        string      `json:"ref"`
+	Status     string      `json:"status"`
+	ResolvedBy string      `json:"resolved_by,omitempty"`
+	Candidates []Candidate `json:"candidates,omitempty"`
+	Message    string      `json:"message,omitempty"`
+	// Card is the resolved card (Status Resolved).
+	Card *snapshots.Card `json:"-"`
+}
+
+// Resolve resolves one reference in game (see the package doc for the
+// order). When explicit is false, card ids of the snapshot's other games are
+// tried too. It returns an error only when ctx ends or the index fails.
+func Resolve(ctx context.Context, src Source, game string, explicit bool, ref string) (Resolution, error) {
+	res := Resolution{Ref: ref}
+	q := strings.TrimSpace(ref)
+	switch {
+	case q == "":
+		res.Status, res.Message = NotFound, "empty reference: give a card id, a partner product id or a card name"
+		return res, nil
+	case len(q) > MaxRefLen:
+		res.Status, res.Message = NotFound, "reference longer than 256 bytes"
+		return res, nil
+	}
+	r := src.Reader
+	if isDigits(q) && len(q) <= 18 {
+		if n, err := strconv.ParseInt(q, 10, 64); err == nil {
+			if c, err := r.CardByPartnerID(game, n); err == nil {
+				return resolved(res, c, ByPartnerID), nil
+			} else if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+				return res, err
+			}
+		}
+	}
+	if c, err := r.Card(game, q); err == nil {
+		return resolved(res, c, ByCardID), nil
+	} else if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		return res, err
+	}
+	if !explicit && strings.Contains(q, ":") {
+		for _, g := range r.Manifest().Games {
+			if g == game {
+				continue
+			}
+			if c, err := r.Card(g, q); err == nil {
+				return resolved(res, c, ByCardID), nil
+			}
+		}
+	}
+	// Exact keys of the typeahead (source ids such as "base1-4").
+	var exact []*snapshots.Card
+	for _, s := range src.Index.Lookup(game, q, "", 2*MaxCandidates) {
+		if !s.Exact || s.Kind != "card" {
+			continue
+		}
+		if c, err := r.Card(game, s.ID); err == nil {
+			exact = append(exact, c)
+		}
+	}
+	switch {
+	case len(exact) == 1:
+		return resolved(res, exact[0], BySourceID), nil
+	case len(exact) > 1:
+		res.Status = Ambiguous
+		res.Message = "several cards have this id; pick one card_id from candidates"
+		for _, c := range exact[:min(len(exact), MaxCandidates)] {
+			res.Candidates = append(res.Candidates, NewCandidate(r, c))
+		}
+		return res, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	sr, err := src.Index.Search(ctx, index.SearchRequest{Game: game, Q: q, Limit: MaxCandidates + 1, MinPriceCents: -1, MaxPriceCents: -1})
+	if err != nil {
+		return res, err
+	}
+	hits := sr.Hits
+	if len(hits) == 0 {
+		res.Status = NotFound
+		res.Message = "no card of " + game + " matches this reference; try a card id (" + exampleID(r, game) + "), a partner product id, or fewer words"
+		return res, nil
+	}
+	if len(hits) == 1 || hits[0].Score >= DominanceRatio*hits[1].Score {
+		if c, err := r.Card(game, hits[0].CardID); err == nil {
+			return resolved(res, c, ByText), nil
+		}
+	}
+	res.Status = Ambiguous
+	res.Message = "several cards match; pick one card_id from candidates (or add the set name or number)"
+	for _, h := range hits[:min(len(hits), MaxCandidates)] {
+		c, err := r.Card(game, h.CardID)
+		if err != nil {
+			continue
+		}
+		cand := NewCandidate(r, c)
+		cand.Score = math.Round(h.Score*1000) / 1000
+		res.Candidates = append(res.Candidates, cand)
+	}
+	return res, nil
+}
+
+func resolved(res Resolution, c *snapshots.Card, by string) Resolution {
+	res.Status, res.ResolvedBy, res.Card = Resolved, by, c
+	return res
+}
+
+func exampleID(r snapshots.Reader, game string) string {
+	if cards, err := r.Cards(game); err == nil && len(cards) > 0 {
+		return cards[0].ID
+	}
+	return "<language>:<set>-<number>"
+}
+
+// ResolveAll resolves refs in order; equal references (after trimming, any
+// case) are resolved once. It fails with EINVALID for more than MaxRefs
+// references, and otherwise only when ctx ends or the index fails.
+func ResolveAll(ctx context.Context, src Source, game string, explicit bool, refs []string) ([]Resolution, error) {
+	if len(refs) > MaxRefs {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "too many ids: %d, at most %d per call; split the call", len(refs), MaxRefs)
+	}
+	out := make([]Resolution, len(refs))
+	seen := make(map[string]int, len(refs))
+	for i, ref := range refs {
+		k := strings.ToLower(strings.TrimSpace(ref))
+		if j, ok := seen[k]; ok {
+			out[i] = out[j]
+			out[i].Ref = ref
+			continue
+		}
+		res, err := Resolve(ctx, src, game, explicit, ref)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res
+		seen[k] = i
+	}
+	return out, nil
+}
+
+// UniqueCards returns the distinct cards of the resolved resolutions, in
+// first-seen order: what a batch call costs.
+func UniqueCards(rs []Resolution) []*snapshots.Card {
+	seen := make(map[string]bool, len(rs))
+	var out []*snapshots.Card
+	for _, r := range rs {
+		if r.Status != Resolved || r.Card == nil {
+			continue
+		}
+		k := r.Card.Game + "|" + strings.ToLower(r.Card.ID)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r.Card)
+		}
+	}
+	return out
+}
+
+// SearchRequest is a single free-text lookup (the search tool's q).
+type SearchRequest struct {
+	Game     string // "" = the snapshot's first game
+	Q        string
+	Language string // optional: en, ja, zh-cn, zh-tw
+	SetID    string // optional
+	Rarity   string // optional
+	Finish   string // optional: cards that have this variant (whole or one part)
+	Limit    int    // 1..index.MaxLimit; 0 = 10
+}
+
+// SearchResult is the ranked matches of a search and how many cards match.
+type SearchResult struct {
+	Game  string      `json:"game"`
+	Total int         `json:"total"`
+	Items []Candidate `json:"items"`
+}
+
+// Search ranks the cards matching a free-text query (and filters), best
+// first. EINVALID for bad filters.
+func Search(ctx context.Context, src Source, req SearchRequest) (SearchResult, error) {
+	game, _, err := src.Game(req.Game)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	if req.Limit == 0 {
+		req.Limit = 10
+	}
+	sr, err := src.Index.Search(ctx, index.SearchRequest{
+		Game: game, Q: req.Q, Language: req.Language, SetID: req.SetID, Rarity: req.Rarity, Variant: req.Finish,
+		Limit: req.Limit, MinPriceCents: -1, MaxPriceCents: -1,
+	})
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out := SearchResult{Game: game, Total: sr.Total, Items: make([]Candidate, 0, len(sr.Hits))}
+	for _, h := range sr.Hits {
+		c, err := src.Reader.Card(game, h.CardID)
+		if err != nil {
+			continue
+		}
+		cand := NewCandidate(src.Reader, c)
+		cand.Score = math.Round(h.Score*1000) / 1000
+		out.Items = append(out.Items, cand)
+	}
+	return out, nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// USD converts cents to dollars with two decimals.
+func USD(cents int64) float64 { return float64(cents) / 100 }
+
+// USDOrNil is nil for 0 (unknown) and the dollars otherwise.
+func USDOrNil(cents int64) *float64 {
+	if cents == 0 {
+		return nil
+	}
+	v := USD(cents)
+	return &v
+}
