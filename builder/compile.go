@@ -181,6 +181,9 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		w.Abort()
 		return nil, fmt.Errorf("build: %w", err)
 	}
+	// The gold tables are written by their own goroutine, beside the card
+	// computation and the bbolt writes: SQLite is the slowest sink.
+	gs := startGoldSink(gw)
 	counts := map[string]int64{}
 	byGame := map[string][]*snapshots.Card{}
 	setsByGame := map[string][]*snapshots.Set{}
@@ -202,35 +205,32 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		}
 		if err := b.stage("market:" + game); err != nil {
 			w.Abort()
-			gw.Close()
+			gs.abort()
 			return nil, err
 		}
-		if err := b.compileGame(ctx, gi, game, setsByGame[game], byGame[game], source, asOf, w, gw, counts); err != nil {
+		if err := b.compileGame(ctx, gi, game, setsByGame[game], byGame[game], source, asOf, w, gs, counts); err != nil {
 			w.Abort()
-			gw.Close()
+			gs.abort()
 			return nil, fmt.Errorf("build: %s: %w", game, err)
 		}
 	}
 	if len(games) == 0 {
 		w.Abort()
-		gw.Close()
+		gs.abort()
 		return nil, errors.New("build: the catalog has no cards")
 	}
 	digest, err := w.Close()
 	if err != nil {
-		gw.Close()
+		gs.abort()
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	if err := b.stage("gold"); err != nil {
-		gw.Close()
-		return nil, err
-	}
-	if err := gw.Close(); err != nil {
-		return nil, fmt.Errorf("build: gold tables: %w", err)
-	}
 	if err := b.stage("index"); err != nil {
+		gs.abort()
 		return nil, err
 	}
+	// The gold tables finish (rows, then their indexes) while Bleve builds.
+	goldDone := make(chan error, 1)
+	go func() { goldDone <- gs.finish() }()
 	var allSets []*snapshots.Set
 	var allCards []*snapshots.Card
 	for _, g := range games {
@@ -240,6 +240,9 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	err = index.Build(ctx, b.tmp, allSets, allCards, index.BuildOptions{Progress: func(done, total int) {
 		b.progress.rows("index", done, total)
 	}})
+	if gerr := <-goldDone; gerr != nil {
+		return nil, fmt.Errorf("build: gold tables: %w", gerr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("build: index: %w", err)
 	}
@@ -295,7 +298,7 @@ type chunk struct {
 // compileGame computes every card of one game in parallel (in chunks, written
 // in ordinal order), then writes the catalog rows and the game's aggregates.
 func (b *build) compileGame(ctx context.Context, gameIndex int, game string, sets []*snapshots.Set, cards []*snapshots.Card,
-	source MarketSource, asOf snapshots.Day, w *bolt.Writer, gw *gold.Writer, counts map[string]int64) error {
+	source MarketSource, asOf snapshots.Day, w *bolt.Writer, gs *goldSink, counts map[string]int64) error {
 	setByID := map[string]*snapshots.Set{}
 	for _, s := range sets {
 		setByID[s.ID] = s
@@ -350,7 +353,8 @@ func (b *build) compileGame(ctx context.Context, gameIndex int, game string, set
 
 	agg := newGameAggregates(game, sets, len(cards), asOf)
 	for _, s := range sets {
-		if err := gw.AddSet(s); err != nil {
+		set := *s // the aggregates below update the catalog's copy
+		if err := gs.send(func(gw *gold.Writer) error { return gw.AddSet(&set) }); err != nil {
 			return err
 		}
 	}
@@ -370,7 +374,8 @@ func (b *build) compileGame(ctx context.Context, gameIndex int, game string, set
 			if err != nil {
 				return err
 			}
-			if err := gw.AddCard(c, r.sales, r.series, r.listings, r.analytics); err != nil {
+			card := *c
+			if err := gs.send(func(gw *gold.Writer) error { return gw.AddCard(&card, r.sales, r.series, r.listings, r.analytics) }); err != nil {
 				return err
 			}
 			agg.add(r)
@@ -583,4 +588,58 @@ func (p *progress) done(id string, removed []string, took time.Duration) {
 		fmt.Fprintf(p.w, " (pruned %s)", strings.Join(removed, ", "))
 	}
 	fmt.Fprintln(p.w)
+}
+
+// goldSink feeds the gold tables from one goroutine, in order. A write error
+// stops the sink; send reports it to the producer.
+type goldSink struct {
+	gw   *gold.Writer
+	ch   chan func(*gold.Writer) error
+	done chan struct{}
+	err  error // set by the goroutine before done closes
+	stop chan struct{}
+}
+
+func startGoldSink(gw *gold.Writer) *goldSink {
+	gs := &goldSink{gw: gw, ch: make(chan func(*gold.Writer) error, 4096), done: make(chan struct{}), stop: make(chan struct{})}
+	go func() {
+		defer close(gs.done)
+		for f := range gs.ch {
+			if gs.err != nil {
+				continue // drain
+			}
+			if err := f(gw); err != nil {
+				gs.err = err
+				close(gs.stop)
+			}
+		}
+	}()
+	return gs
+}
+
+func (gs *goldSink) send(f func(*gold.Writer) error) error {
+	select {
+	case gs.ch <- f:
+		return nil
+	case <-gs.stop:
+		<-gs.done
+		return fmt.Errorf("gold tables: %w", gs.err)
+	}
+}
+
+// finish waits for every row and closes the writer (indexes, fsync).
+func (gs *goldSink) finish() error {
+	close(gs.ch)
+	<-gs.done
+	if gs.err != nil {
+		gs.gw.Close()
+		return gs.err
+	}
+	return gs.gw.Close()
+}
+
+func (gs *goldSink) abort() {
+	close(gs.ch)
+	<-gs.done
+	gs.gw.Close()
 }

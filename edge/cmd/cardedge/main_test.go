@@ -791,3 +791,62 @@ func copyDir(src, dst string) error {
 		return os.WriteFile(target, b, 0o644)
 	})
 }
+
+func TestSearchAndLookup(t *testing.T) {
+	key := env.keys["elite"]
+	first := func(path string) map[string]any {
+		t.Helper()
+		r := do(t, keyedClient, "GET", path, key, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, truncate(r.body))
+		}
+		items := data(t, r)["items"].([]any)
+		if len(items) == 0 {
+			t.Fatalf("%s: no items", path)
+		}
+		return items[0].(map[string]any)
+	}
+	hit := first("/api/v3/search?q=charizard%20base%20set%204")
+	if id := hit["card"].(map[string]any)["card_id"]; id != "en:base1-4" {
+		t.Errorf("charizard base set 4 -> %v", id)
+	}
+	if hl, _ := hit["highlights"].(map[string]any); len(hl) == 0 {
+		t.Errorf("no highlights: %v", hit)
+	}
+	hit = first("/api/v3/search?q=charizrd")
+	if name := hit["card"].(map[string]any)["name"]; name != "Charizard" {
+		t.Errorf("charizrd -> %v", name)
+	}
+	for _, path := range []string{
+		"/api/v3/search?q=pikachu&language=en&sort=price&limit=5",
+		"/api/v3/search?set_id=en:base1&rarity=rare%20holo&min_price=1&max_price=100000&sort=volume",
+		"/api/v3/search?q=luffy&game=onepiece&collapse=variants",
+		"/api/v3/search?q=pikachu&grader=slab&window=1y",
+		"/api/v3/search?q=charizard&slab_only=true&raw_only=true",
+	} {
+		r := do(t, keyedClient, "GET", path, key, nil)
+		if r.status != 200 || r.json["contract"] != "search.v1" {
+			t.Errorf("%s: %d %s", path, r.status, truncate(r.body))
+		}
+	}
+	for _, path := range []string{"/api/v3/search?limit=101", "/api/v3/search?sort=best&collapse=sets&min_price=-1", "/api/v3/lookup?limit=101", "/api/v3/search?min_price=10&max_price=5"} {
+		if r := do(t, keyedClient, "GET", path, key, nil); r.status != 422 {
+			t.Errorf("%s: %d, want 422", path, r.status)
+		}
+	}
+	sug := first("/api/v3/lookup?q=chari")
+	if !strings.HasPrefix(strings.ToLower(sug["label"].(string)), "chari") {
+		t.Errorf("lookup chari -> %v", sug)
+	}
+	r := do(t, keyedClient, "GET", "/api/v3/lookup?q=en:base1-4", key, nil)
+	if res, _ := data(t, r)["resolved"].(map[string]any); res == nil || res["id"] != "en:base1-4" {
+		t.Errorf("lookup of a card id did not resolve: %s", truncate(r.body))
+	}
+	r = do(t, keyedClient, "GET", "/api/v3/lookup?q=c", key, nil)
+	if n := len(data(t, r)["items"].([]any)); n == 0 {
+		t.Errorf("lookup from one character returned nothing")
+	}
+	if r := do(t, freshClient(), "GET", "/api/v3/search?q=x", "", nil); r.status != 401 {
+		t.Errorf("search without key: %d", r.status)
+	}
+}

@@ -1,0 +1,194 @@
+package edge
+
+import (
+	"math"
+	"strings"
+
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// activityScan bounds how many ranked matches the activity filters (grader,
+// slab_only, raw_only) examine; beyond it total is a lower bound.
+const activityScan = 2000
+
+func (s *Server) registerSearchRoutes() {
+	s.router.add(&route{method: "GET", pattern: "/api/v3/search", name: "search", contract: "search.v1", cacheable: true, hasGame: true,
+		summary: "Full-text card search", schema: "Search",
+		params: []paramSpec{
+			pStr("q", 256, "Free text: names in any language (accents and case ignored; pinyin and romaji work), set names and codes, numbers (4, 004, 4/102, OP01-001), ids, rarity; typos tolerated."),
+			pEnum("language", "", languageEnum, "Only cards of this language."),
+			pStr("set_id", 64, "A set id (en:base1) or a set code (base1: every language edition)."),
+			pStr("rarity", 64, "Only this rarity (case-insensitive)."),
+			pStr("variant", 64, "A variant (holo/1st-edition) or one part of one (1st-edition, reverse)."),
+			pFloat("min_price", 0, 0, false, "Lowest raw near-mint fmv in USD (unpriced cards never match a price filter)."),
+			pFloat("max_price", 0, 0, false, "Highest raw near-mint fmv in USD."),
+			pEnum("sort", "relevance", []string{"relevance", "volume", "name", "price"}, "relevance: text relevance boosted by popularity."),
+			pEnum("collapse", "", []string{"variants"}, "variants: one hit per printed card (parallels and reprints of a row fold into it)."),
+			pIntMin("offset", 0, "0", "Rows to skip."),
+			pInt("limit", 1, 100, "25", "Rows to return."),
+			pEnum("grader", "", []string{"slab", "bgs", "cgc"}, "Only cards with verified sales graded by this grader within window."),
+			pBool("slab_only", "false", "Only cards with verified slab-graded sales within window."),
+			pBool("raw_only", "false", "Only cards with verified raw (ungraded) sales within window."),
+			pEnum("window", "all", []string{"1w", "1m", "3m", "6m", "1y", "all"}, "Window of the grader, slab_only and raw_only filters, counted back from as_of."),
+			gameParam(),
+		},
+		handle: handleSearch})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/lookup", name: "lookup", contract: "lookup.v1", cacheable: true, hasGame: true,
+		summary: "Typeahead lookup; resolves card ids, set ids and partner product ids", schema: "Lookup",
+		params: []paramSpec{
+			pStr("q", 256, "What the user typed so far (prefix of names, set names, ids; from the first character)."),
+			pEnum("language", "", languageEnum, "Only entries of this language."),
+			pInt("limit", 1, 100, "25", "Suggestions to return."),
+			gameParam(),
+		},
+		handle: handleLookup})
+}
+
+type searchItem struct {
+	Card       cardGold            `json:"card"`
+	Score      float64             `json:"score"`
+	Highlights map[string][]string `json:"highlights"`
+}
+
+func handleSearch(r *request) (any, error) {
+	p := r.p
+	if p.has("min_price") && p.has("max_price") && p.num("min_price") > p.num("max_price") {
+		return nil, validationErrors{queryError("max_price", "max_price must not be below min_price", "value_error", p.num("max_price"), nil)}
+	}
+	req := index.SearchRequest{
+		Game: r.game, Q: p.str("q"), Language: p.str("language"), SetID: p.str("set_id"), Rarity: p.str("rarity"), Variant: p.str("variant"),
+		MinPriceCents: -1, MaxPriceCents: -1, Sort: p.str("sort"), CollapseVariants: p.str("collapse") == "variants",
+		Offset: p.int("offset"), Limit: p.int("limit"),
+	}
+	if req.Sort == "relevance" {
+		req.Sort = ""
+	}
+	if p.has("min_price") {
+		req.MinPriceCents = int64(math.Round(p.num("min_price") * 100))
+	}
+	if p.has("max_price") {
+		req.MaxPriceCents = int64(math.Round(p.num("max_price") * 100))
+	}
+	keep := r.activityFilter()
+	var hits []index.SearchHit
+	total, lowerBound := 0, false
+	if keep == nil {
+		res, err := r.snap.Index.Search(r.ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		hits, total = res.Hits, res.Total
+	} else {
+		// Walk the ranked matches in pages, keep the active cards.
+		want := req.Offset + req.Limit
+		req.Offset, req.Limit = 0, index.MaxLimit
+		for scanned := 0; scanned < activityScan; {
+			res, err := r.snap.Index.Search(r.ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range res.Hits {
+				ok, err := keep(h.CardID)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					if total >= p.int("offset") && len(hits) < want-p.int("offset") {
+						hits = append(hits, h)
+					}
+					total++
+				}
+			}
+			scanned += len(res.Hits)
+			req.Offset += len(res.Hits)
+			if len(res.Hits) == 0 || req.Offset >= res.Total {
+				break
+			}
+			if scanned >= activityScan {
+				lowerBound = true
+			}
+		}
+	}
+	items := make([]searchItem, 0, len(hits))
+	for _, h := range hits {
+		c, err := r.snap.Card(r.game, h.CardID)
+		if err != nil {
+			continue // the index and the catalog come from one snapshot; never expected
+		}
+		hl := h.Highlights
+		if hl == nil {
+			hl = map[string][]string{}
+		}
+		items = append(items, searchItem{Card: newCardGold(c, r.setOf(c)), Score: round2(h.Score), Highlights: hl})
+	}
+	return map[string]any{
+		"query": p.str("q"), "sort": p.str("sort"), "items": items, "total": total, "total_is_lower_bound": lowerBound,
+		"offset": p.int("offset"), "limit": p.int("limit"),
+		"note": "relevance = text relevance boosted by popularity; highlights mark matched text with <mark>",
+	}, nil
+}
+
+// activityFilter returns the grader/slab_only/raw_only filter over a card's
+// verified sales in the window, or nil when none is set.
+func (r *request) activityFilter() func(cardID string) (bool, error) {
+	p := r.p
+	grader, slabOnly, rawOnly := p.str("grader"), p.flag("slab_only"), p.flag("raw_only")
+	if grader == "" && !slabOnly && !rawOnly {
+		return nil
+	}
+	from := snapshots.Day(1)
+	for _, w := range snapshots.AnalyticsWindows {
+		if w.Name == p.str("window") && w.Days > 0 {
+			from = r.snap.AsOf - snapshots.Day(w.Days) + 1
+		}
+	}
+	gi := snapshots.GraderIndex(grader)
+	return func(cardID string) (bool, error) {
+		cum, err := r.snap.Cum(r.game, cardID)
+		if err != nil {
+			return false, err
+		}
+		has := func(keep func(snapshots.Grade) bool) bool {
+			n, _ := snapshots.SumWindow(cum, keep, from, r.snap.AsOf)
+			return n > 0
+		}
+		if gi >= 0 && !has(func(g snapshots.Grade) bool { return g.Grader() == gi }) {
+			return false, nil
+		}
+		if slabOnly && !has(func(g snapshots.Grade) bool { return g.Grader() == 0 }) {
+			return false, nil
+		}
+		if rawOnly && !has(func(g snapshots.Grade) bool { return g.Raw() }) {
+			return false, nil
+		}
+		return true, nil
+	}
+}
+
+type lookupItem struct {
+	index.Suggestion
+	PriceUSD *float64 `json:"price_usd"`
+}
+
+func handleLookup(r *request) (any, error) {
+	q := r.p.str("q")
+	items := []lookupItem{}
+	var resolved *lookupItem
+	if strings.TrimSpace(q) != "" {
+		for _, s := range r.snap.Index.Lookup(r.game, q, r.p.str("language"), r.p.int("limit")) {
+			it := lookupItem{Suggestion: s}
+			if s.Kind == "card" {
+				if c, err := r.snap.Card(r.game, s.ID); err == nil {
+					it.PriceUSD = usdOrNil(c.PriceCents)
+				}
+			}
+			items = append(items, it)
+			if s.Exact && resolved == nil {
+				x := it
+				resolved = &x
+			}
+		}
+	}
+	return map[string]any{"query": q, "items": items, "resolved": resolved, "limit": r.p.int("limit")}, nil
+}
