@@ -5,7 +5,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -56,8 +55,6 @@ func addAnalyzers(m *mapping.IndexMappingImpl) error {
 		"token_filters": []string{foldFilterName, cjk.BigramName},
 	})
 }
-
-var _ = keyword.Name // the keyword analyzer is used by name in the mapping
 
 // foldFilter lowercases and folds tokens like normalizeText, and splits them
 // where Unicode word segmentation keeps punctuation inside a word

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -286,11 +285,4 @@ func TestLookup_Latency(t *testing.T) {
 			t.Errorf("Lookup p99 %v > 1ms (p50 %v)", p99, p50)
 		}
 	}
-}
-
-func maxRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
 }

@@ -17,12 +17,20 @@ var foldTab [foldLimit]string
 
 func init() {
 	f := asciifolding.New()
-	var buf [4]byte
 	for r := rune(0x80); r < foldLimit; r++ {
-		n := utf8.EncodeRune(buf[:], r)
-		out := string(f.Filter(buf[:n]))
-		if out != string(buf[:n]) {
-			foldTab[r] = strings.ToLower(out)
+		// fold and lowercase to a fixpoint: "Ʀ" lowercases to "ʀ", which
+		// folds to "r"
+		in := string(r)
+		out := in
+		for i := 0; i < 4; i++ {
+			next := strings.ToLower(string(f.Filter([]byte(out))))
+			if next == out {
+				break
+			}
+			out = next
+		}
+		if out != in {
+			foldTab[r] = out
 		}
 	}
 }
