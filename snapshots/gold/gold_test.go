@@ -761,3 +761,37 @@ func TestWriter_File(t *testing.T) {
 		}
 	}
 }
+
+// TestDB_QueryPlan checks that the usual lookups use an index, not a scan,
+// on a synthetic market large enough for the planner statistics to matter.
+func TestDB_QueryPlan(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gold.sqlite")
+	writeMarket(t, path, synthMarket(300, 3))
+	db, err := gold.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT * FROM sales WHERE card_id = 'x'", "USING PRIMARY KEY (card_id=?)"},
+		{"SELECT * FROM sales WHERE card_id = 'x' AND sale_date >= '2026-01-01'", "USING PRIMARY KEY (card_id=? AND sale_date>?)"},
+		{"SELECT count(*) FROM sales WHERE sale_date BETWEEN '2026-10-01' AND '2026-10-31'", "USING COVERING INDEX sales_sale_date"},
+		{"SELECT * FROM cards WHERE id = 'x'", "USING INDEX cards_id"},
+		{"SELECT * FROM cards WHERE set_id = 'x'", "USING INDEX cards_set_id"},
+		{"SELECT * FROM price_points WHERE card_id = 'x' AND grade = 'raw:near_mint'", "USING INDEX price_points_card_id"},
+		{"SELECT * FROM listings WHERE card_id = 'x'", "USING INDEX listings_card_id"},
+		{"SELECT * FROM card_analytics WHERE card_id = 'x'", "USING INDEX card_analytics_card_id"},
+	} {
+		res, err := db.QueryUnchecked(context.Background(), "EXPLAIN QUERY PLAN "+tc.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		var plan []string
+		for _, row := range res.Rows {
+			plan = append(plan, row[len(row)-1].(string))
+		}
+		if got := strings.Join(plan, "; "); !strings.Contains(got, tc.want) {
+			t.Errorf("plan of %s = %q, want it to contain %q", tc.sql, got, tc.want)
+		}
+	}
+}

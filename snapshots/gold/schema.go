@@ -187,7 +187,7 @@ var (
 
 	salesTable = tableDef{
 		name: "sales",
-		desc: "Every recorded sale, and the partner price-feed rows (price_feed = 1), newest first per card.",
+		desc: "Every recorded sale, and the partner price-feed rows (price_feed = 1), clustered by card, day and id.",
 		cols: []colDef{
 			col("id", "INTEGER NOT NULL", "sale id"),
 			col("card_id", "TEXT NOT NULL", "card sold (cards.id)"),
