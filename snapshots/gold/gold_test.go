@@ -181,6 +181,25 @@ func TestWriter_ErrSticky(t *testing.T) {
 	}
 }
 
+func TestWriter_ErrDuplicateSale(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gold.sqlite")
+	w, err := gold.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup := []snapshots.Sale{charizardSales[1], charizardSales[1]}
+	if err := w.AddCard(charizard, dup, nil, nil, nil); err != nil {
+		t.Fatal(err) // sales are inserted at Close
+	}
+	err = w.Close()
+	if err == nil || !strings.Contains(err.Error(), "UNIQUE constraint failed: sales.card_id, sales.sale_date, sales.id") {
+		t.Fatalf("Close = %v, want a UNIQUE constraint error on sales", err)
+	}
+	if err2 := w.Close(); err2 != err {
+		t.Errorf("second Close = %v, want the first error again", err2)
+	}
+}
+
 func nan() float64 {
 	z := 0.0
 	return z / z

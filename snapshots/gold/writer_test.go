@@ -97,8 +97,8 @@ func writeMarket(tb testing.TB, path string, market []synthCard) {
 }
 
 // BenchmarkWriter measures the Writer on a synthetic market of 500 cards
-// (~37k rows), indexes and ANALYZE included. GOLD_BENCH_CARDS=51000 runs the
-// size of the default preset (~3.7M rows).
+// (38,500 rows), indexes and ANALYZE included. GOLD_BENCH_CARDS=51000 runs
+// the size of the default preset (3.93M rows).
 func BenchmarkWriter(b *testing.B) {
 	cards := 500
 	if s := os.Getenv("GOLD_BENCH_CARDS"); s != "" {
