@@ -785,7 +785,7 @@ func TestWriter_File(t *testing.T) {
 // on a synthetic market large enough for the planner statistics to matter.
 func TestDB_QueryPlan(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gold.sqlite")
-	writeMarket(t, path, synthMarket(300, 3))
+	writeMarket(t, path, synthMarket(60, 10, 3))
 	db, err := gold.Open(path)
 	if err != nil {
 		t.Fatal(err)

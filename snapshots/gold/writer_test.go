@@ -32,15 +32,16 @@ func (c *synthCard) rows() int {
 	return n
 }
 
-func synthMarket(cards int, seed uint64) []synthCard {
+// synthMarket makes a market of cards cards in sets of setSize cards.
+func synthMarket(cards, setSize int, seed uint64) []synthCard {
 	r := rand.New(rand.NewPCG(seed, 1))
 	asOf := day("2026-10-31")
 	out := make([]synthCard, cards)
 	var saleID uint64
 	for i := range out {
-		id := fmt.Sprintf("en:sv%d-%d", i/200, i%200)
-		c := &snapshots.Card{Game: "pokemon", ID: id, Language: "en", SourceID: id[3:], SetID: fmt.Sprintf("en:sv%d", i/200),
-			Name: "Card " + strconv.Itoa(i), NameLanguage: "en", Number: strconv.Itoa(i % 200), Rarity: "Rare",
+		id := fmt.Sprintf("en:sv%d-%d", i/setSize, i%setSize)
+		c := &snapshots.Card{Game: "pokemon", ID: id, Language: "en", SourceID: id[3:], SetID: fmt.Sprintf("en:sv%d", i/setSize),
+			Name: "Card " + strconv.Itoa(i), NameLanguage: "en", Number: strconv.Itoa(i % setSize), Rarity: "Rare",
 			Supertype: "Pokémon", Subtypes: []string{"Basic"}, Colors: []string{"Fire"}, NationalDex: []int{i % 1000},
 			Variants: []string{"normal", "reverse-holofoil"}, Source: "synth", Ordinal: uint32(i),
 			MarketSources: []string{"partner", "ebay"}, PriceCents: int64(100 + r.IntN(100000)), PriceDay: asOf - 3,
@@ -108,7 +109,7 @@ func BenchmarkWriter(b *testing.B) {
 		}
 		cards = n
 	}
-	market := synthMarket(cards, 1)
+	market := synthMarket(cards, 200, 1) // sets of the real catalog's size
 	rows := 0
 	for i := range market {
 		rows += market[i].rows()
@@ -139,7 +140,7 @@ func BenchmarkWriter(b *testing.B) {
 }
 
 func TestWriter_Synthetic(t *testing.T) {
-	market := synthMarket(50, 7)
+	market := synthMarket(50, 10, 7)
 	path := filepath.Join(t.TempDir(), "gold.sqlite")
 	writeMarket(t, path, market)
 	db, err := gold.Open(path)
