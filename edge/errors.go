@@ -17,6 +17,7 @@ var errorStatus = map[string]int{
 	snapshots.EFORBIDDEN:    fasthttp.StatusForbidden,
 	snapshots.EQUOTA:        fasthttp.StatusTooManyRequests,
 	snapshots.EINTERNAL:     fasthttp.StatusInternalServerError,
+	ETOOLARGE:               fasthttp.StatusRequestEntityTooLarge,
 }
 
 // errorBody is the error.v1 envelope.

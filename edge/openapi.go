@@ -11,7 +11,7 @@ import (
 func (s *Server) openAPI() map[string]any {
 	paths := map[string]any{}
 	for _, rt := range s.router.routes {
-		if rt.removed || rt.name == "openapi" || rt.name == "keys_usage" {
+		if rt.removed || rt.internal || rt.name == "openapi" || rt.name == "keys_usage" {
 			continue
 		}
 		op := map[string]any{
@@ -26,8 +26,20 @@ func (s *Server) openAPI() map[string]any {
 			op["security"] = []any{map[string]any{}, map[string]any{"bearer": []any{}}}
 		}
 		if rt.method == "POST" {
-			op["requestBody"] = map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{
-				"schema": map[string]any{"type": "object"}}}}
+			types, content := rt.bodyTypes, map[string]any{}
+			if types == nil {
+				types = []string{"application/json"}
+			}
+			for _, t := range types {
+				schema := map[string]any{"type": "string"}
+				if t == "application/json" {
+					schema = map[string]any{"type": "object"}
+				}
+				content[t] = map[string]any{"schema": schema}
+			}
+			op["requestBody"] = map[string]any{"required": true, "content": content}
+			op["responses"].(map[string]any)["413"] = map[string]any{"description": "Request body too large", "content": map[string]any{
+				"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}}
 		}
 		item, _ := paths[rt.pattern].(map[string]any)
 		if item == nil {

@@ -27,6 +27,12 @@ type route struct {
 	cost func(*request) (int, error)
 	// schema names the OpenAPI component of data.
 	schema string
+	// internal routes (SQL, the chat UI's stream) are left out of the public
+	// OpenAPI document.
+	internal bool
+	// bodyTypes are the request body media types of a POST route (nil =
+	// application/json), for the OpenAPI document.
+	bodyTypes []string
 	// removed marks a withdrawn route (404 removed); replacement is the path
 	// to use instead ("" = none).
 	removed     bool

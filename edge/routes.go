@@ -14,6 +14,10 @@ func (s *Server) registerRoutes() {
 	s.registerCardRoutes()
 	s.registerSetRoutes()
 	s.registerMarketRoutes()
+	s.registerSQLRoutes()
+	s.registerPriceRoutes()
+	s.registerImportRoutes()
+	s.registerChatRoutes()
 	s.registerSearchRoutes()
 	s.router.add(&route{method: "POST", pattern: "/api/v3/cards/batch", name: "cards_batch", contract: "card-gold.v3", cacheable: true, hasGame: false,
 		summary: "Batch card lookup (Pro: 50 ids, Elite: 100; Free: 403); costs one unit per unique id", schema: "CardBatch",

@@ -47,6 +47,14 @@ type Options struct {
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxBodyBytes bounds request bodies (0 = 4 MiB).
 	MaxBodyBytes int
+	// LLMURL, when set, is the base URL of an OpenAI-compatible chat
+	// completions endpoint (POST {LLMURL}/chat/completions): the agent chat
+	// answers with that model and the chat tools. Empty means the embedded
+	// agent.
+	LLMURL string
+	// LLMModel is the model name sent to LLMURL ("" = "default"); LLMKey its
+	// bearer token ("" = none).
+	LLMModel, LLMKey string
 	// Extra routes (imports, chat, ...) registered by other files.
 }
 
@@ -64,6 +72,7 @@ type Server struct {
 	reqSeq  atomic.Uint64
 	started time.Time
 	mcp     fasthttp.RequestHandler
+	llm     *llmClient // nil: the embedded chat agent
 }
 
 // New opens the live snapshot and prepares the server.
@@ -100,6 +109,9 @@ func New(opts Options) (*Server, error) {
 	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics); err != nil {
 		s.cache.Close()
 		return nil, err
+	}
+	if opts.LLMURL != "" {
+		s.llm = newLLMClient(opts.LLMURL, opts.LLMModel, opts.LLMKey)
 	}
 	s.router = newRouter()
 	s.registerRoutes()

@@ -282,6 +282,10 @@ func (s *Service) Key(id string) (Key, bool) {
 	return e.key, true
 }
 
+// Store returns the state file the service uses (with its lock timeout), for
+// packages that keep their own buckets in it (Store.Update, Store.View).
+func (s *Service) Store() Store { return s.store }
+
 var (
 	quotaMsgs [numTiers]string
 	rateMsgs  [numTiers]string

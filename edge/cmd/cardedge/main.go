@@ -1,6 +1,6 @@
 // Command cardedge serves the cardedge API and manages its keys.
 //
-//	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL]
+//	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
 //	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
 //	cardedge keys list --state FILE
 //	cardedge keys revoke --state FILE ID
@@ -43,6 +43,7 @@ func main() {
 
 const usage = `usage:
   cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--log-level info]
+                 [--llm-url URL [--llm-model M]]   (agent chat model; its key from $CARDEDGE_LLM_API_KEY)
   cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
   cardedge keys list --state FILE
   cardedge keys revoke --state FILE ID
@@ -76,6 +77,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 type ServeConfig struct {
 	Snapshots, State, Addr, Redis, LogLevel string
 	CacheMB                                 int
+	// LLMURL, LLMModel and LLMKey point the agent chat at an OpenAI-compatible
+	// endpoint (empty URL: the embedded agent).
+	LLMURL, LLMModel, LLMKey string
 	// Ready, when set, receives the listening address once serving (tests).
 	Ready func(addr string)
 }
@@ -90,9 +94,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
 	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db for usage and rate limits shared by replicas")
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
+	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	cfg.LLMKey = os.Getenv("CARDEDGE_LLM_API_KEY")
 	if cfg.Snapshots == "" || cfg.State == "" {
 		return errors.New("serve: --snapshots and --state are required")
 	}
@@ -117,7 +124,7 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	}
 	srv, err := edge.New(edge.Options{
 		Snapshots: cfg.Snapshots, Access: acc, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
-		Logger: log, Version: version,
+		Logger: log, Version: version, LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMKey: cfg.LLMKey,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

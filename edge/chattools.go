@@ -1,0 +1,349 @@
+package edge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// The agent chat's tools: the data of the REST routes and of the MCP tools of
+// the same names (search, quote, get_prices, get_sales) plus trending, as
+// typed calls over one snapshot, within the caller's history window. The
+// embedded agent and an OpenAI-compatible model call the same tools.
+// search and quote are edge/resolve, the one resolution and quote rule of
+// the REST quote route and the MCP tools.
+
+// chatTools runs tools for one chat.
+type chatTools struct {
+	snap *Snapshot
+	game string
+	tier access.Tier
+}
+
+// chatTool is one tool: its JSON schema for a model, and its function.
+type chatTool struct {
+	Name        string
+	Description string
+	Parameters  map[string]any
+	run         func(t *chatTools, args json.RawMessage) (any, error)
+}
+
+func obj(props map[string]any, required ...string) map[string]any {
+	o := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+var (
+	strProp = func(doc string) map[string]any { return map[string]any{"type": "string", "description": doc} }
+	intProp = func(doc string) map[string]any { return map[string]any{"type": "integer", "description": doc} }
+	idsProp = map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 20, "description": "Card ids (e.g. en:base1-4) or partner product ids."}
+)
+
+var chatToolList = []chatTool{
+	{Name: "search", Description: "Find cards by name, set, number or id. Returns the best matches with their raw near-mint price.",
+		Parameters: obj(map[string]any{"q": strProp("Free text: card name, set name or code, number, or a card id."), "ids": idsProp,
+			"language": strProp("en, ja, zh-cn or zh-tw (optional)."), "limit": intProp("Matches to return, 1..10 (default 5).")}),
+		run: (*chatTools).search},
+	{Name: "quote", Description: "Quote cards: per grade the Midprice (our fmv) when recent verified sales back it, else the Last verified sale, else the cheapest Ask. Without a grade it tries slab:10, then raw:near_mint. Check price_basis before treating a number as a live market price.",
+		Parameters: obj(map[string]any{"ids": idsProp, "q": strProp("Free text of one card, resolved like search (instead of ids)."),
+			"grade":  strProp("raw:<condition> or <grader>:<number>, e.g. raw:near_mint, slab:10, bgs:9.5 (optional)."),
+			"finish": strProp("Only this finish (variant), e.g. holo or 1st-edition (optional).")}),
+		run: (*chatTools).quote},
+	{Name: "get_prices", Description: "Price history (fmv change points) of cards for one grade, newest last. Always bound it with since or limit.",
+		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Grade, default raw:near_mint."),
+			"since": strProp("First day, YYYY-MM-DD (clamped to the caller's history window)."), "limit": intProp("Most recent points, 1..90 (default 30).")}, "ids"),
+		run: (*chatTools).getPrices},
+	{Name: "get_sales", Description: "Recent verified sales of cards, newest first (within the caller's history window).",
+		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Only this grade (optional)."), "limit": intProp("Sales per card, 1..20 (default 5).")}, "ids"),
+		run:        (*chatTools).getSales},
+	{Name: "trending", Description: "Top movers: cards ranked by a trending metric over a window (price_pct: fmv change; volume_pct: volume change; composite; volume_usd; sales_count).",
+		Parameters: obj(map[string]any{"metric": strProp("price_pct (default), volume_pct, composite, volume_usd or sales_count."),
+			"window": strProp("1d, 7d (default), 30d, 90d or 180d."), "language": strProp("en, ja, zh-cn, zh-tw or all (default)."),
+			"direction": strProp("desc (default: biggest gainers) or asc (biggest losers)."), "limit": intProp("Rows, 1..20 (default 5).")}),
+		run: (*chatTools).trending},
+}
+
+func findChatTool(name string) *chatTool {
+	for i := range chatToolList {
+		if chatToolList[i].Name == name {
+			return &chatToolList[i]
+		}
+	}
+	return nil
+}
+
+// run calls a tool by name; errors are the tool's (shown to the model or
+// the user), never a failure of the chat.
+func (t *chatTools) run(name string, args json.RawMessage) (any, error) {
+	tool := findChatTool(name)
+	if tool == nil {
+		return nil, fmt.Errorf("unknown tool %q", name)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	return tool.run(t, args)
+}
+
+type toolArgs struct {
+	Q         string   `json:"q"`
+	IDs       []string `json:"ids"`
+	Language  string   `json:"language"`
+	Limit     int      `json:"limit"`
+	Grade     string   `json:"grade"`
+	Since     string   `json:"since"`
+	Metric    string   `json:"metric"`
+	Window    string   `json:"window"`
+	Direction string   `json:"direction"`
+	Finish    string   `json:"finish"`
+}
+
+func decodeArgs(args json.RawMessage) (toolArgs, error) {
+	var a toolArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return a, fmt.Errorf("arguments must be a JSON object: %v", err)
+	}
+	if len(a.IDs) > 20 {
+		return a, fmt.Errorf("at most 20 ids per call")
+	}
+	return a, nil
+}
+
+func clampInt(n, lo, hi, def int) int {
+	if n == 0 {
+		return def
+	}
+	return max(lo, min(hi, n))
+}
+
+func (t *chatTools) source() resolve.Source {
+	return resolve.Source{Reader: t.snap, Index: t.snap.Index, AsOf: t.snap.AsOf}
+}
+
+// search: ids resolve one by one (resolve.ResolveAll), free text ranks the
+// cards (resolve.Search), as the MCP search tool does.
+func (t *chatTools) search(args json.RawMessage) (any, error) {
+	a, err := decodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if len(a.IDs) > 0 {
+		rs, err := resolve.ResolveAll(ctx, t.source(), t.game, true, a.IDs)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"game": t.game, "resolutions": rs, "cards": candidatesOf(t, resolve.UniqueCards(rs))}, nil
+	}
+	if strings.TrimSpace(a.Q) == "" {
+		return nil, fmt.Errorf("give q or ids")
+	}
+	if a.Language != "" && !snapshots.IsLanguage(a.Language) {
+		a.Language = ""
+	}
+	res, err := resolve.Search(ctx, t.source(), resolve.SearchRequest{Game: t.game, Q: a.Q, Language: a.Language, Limit: clampInt(a.Limit, 1, 10, 5)})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"game": t.game, "q": a.Q, "total": res.Total, "cards": res.Items}, nil
+}
+
+func candidatesOf(t *chatTools, cards []*snapshots.Card) []resolve.Candidate {
+	out := []resolve.Candidate{}
+	for _, c := range cards {
+		out = append(out, resolve.NewCandidate(t.snap, c))
+	}
+	return out
+}
+
+// quote is the MCP quote: resolve.Quote over ids or one free-text q.
+func (t *chatTools) quote(args json.RawMessage) (any, error) {
+	a, err := decodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	refs := a.IDs
+	if len(refs) == 0 && strings.TrimSpace(a.Q) != "" {
+		refs = []string{a.Q}
+	}
+	if len(refs) == 0 {
+		return nil, fmt.Errorf("give ids or q")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	qs, err := resolve.Quote(ctx, t.source(), resolve.QuoteRequest{Game: t.game, Refs: refs, Grade: a.Grade, Finish: a.Finish})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"as_of": t.snap.AsOf.String(), "quotes": qs}, nil
+}
+
+// windowStart is the first day the caller may see (false: unlimited).
+func (t *chatTools) windowStart() (snapshots.Day, bool) {
+	return access.WindowStart(t.snap.AsOf, t.tier)
+}
+
+func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
+	a, err := decodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.IDs) == 0 {
+		return nil, fmt.Errorf("ids is required")
+	}
+	g := snapshots.RawNearMint
+	if a.Grade != "" {
+		if g, err = snapshots.ParseGrade(a.Grade); err != nil {
+			return nil, err
+		}
+	}
+	limit := clampInt(a.Limit, 1, 90, 30)
+	var since snapshots.Day
+	if a.Since != "" {
+		if since, err = snapshots.ParseDay(a.Since); err != nil {
+			return nil, err
+		}
+	}
+	since = access.ClampSince(t.snap.AsOf, t.tier, since, a.Since != "")
+	var out []map[string]any
+	for _, id := range a.IDs {
+		c, err := resolvePriceID(t.snap, t.game, id)
+		if err != nil {
+			out = append(out, map[string]any{"id": id, "status": "not_found"})
+			continue
+		}
+		series, err := t.snap.PriceSeries(c.Game, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		s := seriesFor(series, g)
+		var pts []pricePointRow
+		if s != nil {
+			for _, p := range s.Points {
+				if p.Day >= since && p.Day <= t.snap.AsOf {
+					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: usd(p.FMVCents), Sales: int(p.Sales)})
+				}
+			}
+		}
+		if len(pts) > limit {
+			pts = pts[len(pts)-limit:]
+		}
+		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "points": nonNil(pts)}
+		if len(pts) > 1 && pts[0].PriceUSD > 0 {
+			row["change_pct"] = round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
+			row["from"], row["to"] = pts[0].Date, pts[len(pts)-1].Date
+		}
+		out = append(out, row)
+	}
+	res := map[string]any{"basis": "fmv change points of verified sales, oldest first", "as_of": t.snap.AsOf.String(), "prices": out}
+	if start, ok := t.windowStart(); ok {
+		res["window_start"] = start.String()
+	}
+	return res, nil
+}
+
+func (t *chatTools) getSales(args json.RawMessage) (any, error) {
+	a, err := decodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(a.IDs) == 0 {
+		return nil, fmt.Errorf("ids is required")
+	}
+	var g snapshots.Grade
+	hasGrade := a.Grade != ""
+	if hasGrade {
+		if g, err = snapshots.ParseGrade(a.Grade); err != nil {
+			return nil, err
+		}
+	}
+	limit := clampInt(a.Limit, 1, 20, 5)
+	start, limited := t.windowStart()
+	var out []map[string]any
+	for _, id := range a.IDs {
+		c, err := resolvePriceID(t.snap, t.game, id)
+		if err != nil {
+			out = append(out, map[string]any{"id": id, "status": "not_found"})
+			continue
+		}
+		sales, err := t.snap.Sales(c.Game, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		rows := []saleRow{}
+		for _, s := range sales {
+			if len(rows) == limit || (limited && s.Day < start) {
+				break
+			}
+			if !s.Hidden() && s.Day <= t.snap.AsOf && (!hasGrade || s.Grade == g) {
+				rows = append(rows, newSaleRow(c, s))
+			}
+		}
+		out = append(out, map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "sales": rows})
+	}
+	res := map[string]any{"basis": "verified sales only, newest first", "as_of": t.snap.AsOf.String(), "cards": out}
+	if limited {
+		res["window_start"] = start.String()
+	}
+	return res, nil
+}
+
+func (t *chatTools) trending(args json.RawMessage) (any, error) {
+	a, err := decodeArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	metric, window, lang := a.Metric, a.Window, a.Language
+	if metric == "" {
+		metric = "price_pct"
+	}
+	if window == "" {
+		window = "7d"
+	}
+	if lang == "" {
+		lang = "all"
+	}
+	if indexOfString(snapshots.TrendingMetrics, metric) < 0 {
+		return nil, fmt.Errorf("metric must be one of %s", strings.Join(snapshots.TrendingMetrics, ", "))
+	}
+	if indexOfString(trendingWindowNames(), window) < 0 {
+		return nil, fmt.Errorf("window must be one of %s", strings.Join(trendingWindowNames(), ", "))
+	}
+	if lang != "all" && !snapshots.IsLanguage(lang) {
+		return nil, fmt.Errorf("language must be en, ja, zh-cn, zh-tw or all")
+	}
+	entries, err := t.snap.Trending(t.game, metric, window, lang)
+	if err != nil {
+		return nil, err
+	}
+	if a.Direction == "asc" {
+		entries = append([]snapshots.TrendingEntry{}, entries...)
+		reverse(entries)
+	}
+	cards, err := t.snap.Cards(t.game)
+	if err != nil {
+		return nil, err
+	}
+	limit := clampInt(a.Limit, 1, 20, 5)
+	items := []trendingItem{}
+	for i := 0; i < len(entries) && i < limit; i++ {
+		c := cards[entries[i].Ordinal]
+		var set *snapshots.Set
+		if s, err := t.snap.Set(c.Game, c.SetID); err == nil {
+			set = s
+		}
+		items = append(items, newTrendingItem(i+1, c, set, metric, entries[i].Value))
+	}
+	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.snap.AsOf.String(), "total": len(entries), "items": items,
+		"basis": "verified sales; price_pct is the raw near-mint fmv change over the window; a card ranks once it has enough sales in the window"}, nil
+}

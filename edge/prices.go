@@ -1,0 +1,331 @@
+package edge
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// GET and POST /prices (contract prices.v1): current prices of many cards by
+// source. The sources are never blended into one number:
+//
+//	own       our fmv of the grade (the price the card routes show)
+//	partner   the partner price feed's latest daily market median
+//	observed  the latest verified executed sale of the grade
+//	all       own and partner side by side
+//
+// GET takes ids as a comma list (at most pricesGetMax), POST a JSON body of up
+// to access.MaxJSONIDs ids. Both are keyed and cost one unit per unique
+// resolved card (at least one). Unknown ids are reported per id.
+
+// pricesGetMax is the most ids GET /prices takes (a URL stays short); POST
+// takes access.MaxJSONIDs.
+const pricesGetMax = 50
+
+var priceSources = []string{"own", "partner", "observed", "all"}
+
+func (s *Server) registerPriceRoutes() {
+	params := []paramSpec{
+		pStr("ids", 8192, "Comma list of card ids (or partner product ids), at most 50; POST takes up to 1,000."),
+		pEnum("source", "own", priceSources, "own: our fmv; partner: the partner price feed's latest daily median; observed: the latest verified sale; all: own and partner side by side (never blended)."),
+		pStr("grade", 32, "raw:<condition> or <grader>:<number>; default raw:near_mint."),
+		gameParam(),
+	}
+	s.router.add(&route{method: "GET", pattern: "/prices", name: "prices_get", contract: "prices.v1", cacheable: true, hasGame: true,
+		summary: "Current prices of up to 50 cards by source; costs one unit per unique resolved card", schema: "Prices",
+		params: params, cost: pricesCost, handle: handlePrices})
+	s.router.add(&route{method: "POST", pattern: "/prices", name: "prices_post", contract: "prices.v1", cacheable: true,
+		summary: "Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card", schema: "Prices",
+		cost: pricesCost, handle: handlePrices})
+}
+
+// pricesQuery is a parsed GET or POST /prices request.
+type pricesQuery struct {
+	ids       []string // unique (case-insensitive), in request order
+	requested int
+	source    string
+	grade     snapshots.Grade
+	game      string
+}
+
+// sources returns the sources a query reports.
+func (q pricesQuery) sources() []string {
+	if q.source == "all" {
+		return []string{"own", "partner"}
+	}
+	return []string{q.source}
+}
+
+type pricesBody struct {
+	IDs    []string `json:"ids"`
+	Source string   `json:"source"`
+	Grade  string   `json:"grade"`
+	Game   string   `json:"game"`
+}
+
+func parsePrices(r *request) (pricesQuery, error) {
+	q := pricesQuery{game: r.game}
+	var ids []string
+	var grade string
+	loc := "query"
+	var verrs validationErrors
+	if r.ctx.IsPost() {
+		loc = "body"
+		var b pricesBody
+		dec := json.NewDecoder(bytes.NewReader(r.body))
+		if err := dec.Decode(&b); err != nil {
+			return q, validationErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"ids\": [...], \"source\": ..., \"grade\": ..., \"game\": ...}: " + err.Error(), Type: "json_invalid"}}
+		}
+		ids, grade, q.source = b.IDs, b.Grade, b.Source
+		if q.source == "" {
+			q.source = "own"
+		}
+		if indexOfString(priceSources, q.source) < 0 {
+			verrs = append(verrs, validationError{Loc: []any{"body", "source"}, Msg: "Input should be " + enumList(priceSources), Type: "enum", Input: q.source})
+		}
+		q.game = r.snap.Manifest().Games[0]
+		if b.Game != "" {
+			if !r.snap.Manifest().HasGame(b.Game) {
+				verrs = append(verrs, validationError{Loc: []any{"body", "game"}, Msg: "Input should be " + enumList(r.snap.Manifest().Games), Type: "enum", Input: b.Game})
+			}
+			q.game = b.Game
+		}
+	} else {
+		for _, id := range strings.Split(r.p.str("ids"), ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				ids = append(ids, id)
+			}
+		}
+		grade, q.source = r.p.str("grade"), r.p.str("source")
+	}
+	maxIDs, hint := pricesGetMax, " (POST /prices takes up to 1,000)"
+	if r.ctx.IsPost() {
+		maxIDs, hint = access.MaxJSONIDs, ""
+	}
+	if len(ids) == 0 {
+		verrs = append(verrs, validationError{Loc: []any{loc, "ids"}, Msg: "ids must name at least one card id", Type: "missing"})
+	}
+	if grade == "" {
+		grade = "raw:near_mint"
+	}
+	g, err := snapshots.ParseGrade(grade)
+	if err != nil {
+		verrs = append(verrs, validationError{Loc: []any{loc, "grade"}, Msg: err.Error(), Type: "value_error", Input: grade})
+	}
+	q.grade = g
+	seen := map[string]bool{}
+	for i, id := range ids {
+		if id == "" || len(id) > 128 {
+			verrs = append(verrs, validationError{Loc: []any{loc, "ids", i}, Msg: "a card id must be 1 to 128 characters", Type: "string_too_long", Input: id})
+			continue
+		}
+		if k := strings.ToLower(id); !seen[k] {
+			seen[k] = true
+			q.ids = append(q.ids, id)
+		}
+	}
+	q.requested = len(ids)
+	if len(ids) > maxIDs {
+		verrs = append(verrs, validationError{Loc: []any{loc, "ids"}, Msg: "too many ids: " + strconv.Itoa(len(ids)) + ", at most " + strconv.Itoa(maxIDs) + " per request" + hint,
+			Type: "too_long", Ctx: map[string]any{"max_length": maxIDs}})
+	}
+	if len(verrs) > 0 {
+		return q, verrs
+	}
+	return q, nil
+}
+
+// pricesCost is the number of unique resolved cards (at least one): ids that
+// name no card cost nothing.
+func pricesCost(r *request) (int, error) {
+	q, err := parsePrices(r)
+	if err != nil {
+		return 0, err
+	}
+	seen := map[string]bool{}
+	for _, id := range q.ids {
+		if c, err := resolvePriceID(r.snap, q.game, id); err == nil {
+			seen[strings.ToLower(c.ID)] = true
+		}
+	}
+	return max(1, len(seen)), nil
+}
+
+// resolvePriceID finds a card by id or, for an all-digit id, by partner
+// product id.
+func resolvePriceID(snap *Snapshot, game, id string) (*snapshots.Card, error) {
+	c, err := snap.Card(game, id)
+	if err == nil || snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		return c, err
+	}
+	if n, perr := strconv.ParseInt(id, 10, 64); perr == nil && n > 0 {
+		if c, err2 := snap.CardByPartnerID(game, n); err2 == nil {
+			return c, nil
+		}
+	}
+	return nil, err
+}
+
+// priceQuote is one source's current price of a card.
+type priceQuote struct {
+	PriceUSD *float64 `json:"price_usd"`
+	Date     *string  `json:"date"`     // day of the price (last fmv change, feed day, sale day)
+	AgeDays  *int     `json:"age_days"` // as_of - date
+	// observed only
+	Marketplace *string `json:"marketplace,omitempty"`
+	TradeType   *string `json:"trade_type,omitempty"`
+	SaleID      *string `json:"sale_id,omitempty"`
+	// Note says why price_usd is null.
+	Note string `json:"note,omitempty"`
+}
+
+type priceCard struct {
+	CardID   string `json:"card_id"`
+	Name     string `json:"name"`
+	SetID    string `json:"set_id"`
+	Number   string `json:"number"`
+	Language string `json:"language"`
+}
+
+// priceItem is one requested id.
+type priceItem struct {
+	ID      string                 `json:"id"`     // as requested
+	Status  string                 `json:"status"` // ok or not_found
+	Card    *priceCard             `json:"card"`
+	Prices  map[string]*priceQuote `json:"prices,omitempty"`
+	Message string                 `json:"message,omitempty"`
+}
+
+type pricesPayload struct {
+	Source     string            `json:"source"`
+	Sources    []string          `json:"sources"`
+	Grade      string            `json:"grade"`
+	Game       string            `json:"game"`
+	AsOf       string            `json:"as_of"`
+	Items      []priceItem       `json:"items"`
+	Summary    map[string]any    `json:"summary"`
+	Cost       int               `json:"cost"`
+	Basis      map[string]string `json:"basis"`
+	SnapshotID string            `json:"snapshot_id"`
+}
+
+var priceBasis = map[string]string{
+	"own":      "fmv: our fair market value of the grade, exponentially smoothed daily medians of verified sales; date is the day of its last change",
+	"partner":  "the partner marketplace price feed's latest daily market median of the grade: a median, not an executed sale",
+	"observed": "the latest verified executed sale of the grade on any marketplace (quality-flagged, low-confidence identity and price-feed rows excluded)",
+}
+
+func handlePrices(r *request) (any, error) {
+	q, err := parsePrices(r)
+	if err != nil {
+		return nil, err
+	}
+	return pricesFor(r.snap, q)
+}
+
+// pricesFor answers a parsed query from a snapshot (also the chat tools').
+func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
+	sources := q.sources()
+	out := &pricesPayload{Source: q.source, Sources: sources, Grade: q.grade.String(), Game: q.game, AsOf: snap.AsOf.String(),
+		Items: make([]priceItem, 0, len(q.ids)), Basis: map[string]string{}, SnapshotID: snap.Manifest().SnapshotID}
+	for _, s := range sources {
+		out.Basis[s] = priceBasis[s]
+	}
+	priced := map[string]int{}
+	found, notFound := 0, 0
+	cards := map[string]bool{}
+	for _, id := range q.ids {
+		c, err := resolvePriceID(snap, q.game, id)
+		if err != nil {
+			if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+				return nil, err
+			}
+			notFound++
+			out.Items = append(out.Items, priceItem{ID: id, Status: "not_found", Message: "no card " + strconv.Quote(id) + " in " + q.game})
+			continue
+		}
+		found++
+		cards[strings.ToLower(c.ID)] = true
+		it := priceItem{ID: id, Status: "ok", Card: &priceCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language},
+			Prices: map[string]*priceQuote{}}
+		quotes, err := cardPrices(snap, c, q.grade, sources)
+		if err != nil {
+			return nil, err
+		}
+		for s, pq := range quotes {
+			it.Prices[s] = pq
+			if pq.PriceUSD != nil {
+				priced[s]++
+			}
+		}
+		out.Items = append(out.Items, it)
+	}
+	for _, s := range sources {
+		priced[s] += 0
+	}
+	out.Cost = max(1, len(cards))
+	out.Summary = map[string]any{"requested": q.requested, "unique": len(q.ids), "found": found, "not_found": notFound, "priced": priced}
+	return out, nil
+}
+
+// cardPrices computes the named sources' current prices of card c in grade g.
+func cardPrices(snap *Snapshot, c *snapshots.Card, g snapshots.Grade, sources []string) (map[string]*priceQuote, error) {
+	out := map[string]*priceQuote{}
+	asOf := snap.AsOf
+	dated := func(pq *priceQuote, cents int64, d snapshots.Day) {
+		pq.PriceUSD = usdOrNil(cents)
+		ds := d.String()
+		age := int(asOf - d)
+		pq.Date, pq.AgeDays = &ds, &age
+	}
+	var sales []snapshots.Sale
+	for _, s := range sources {
+		if s != "own" && sales == nil {
+			var err error
+			if sales, err = snap.Sales(c.Game, c.ID); err != nil {
+				return nil, err
+			}
+		}
+		pq := &priceQuote{}
+		out[s] = pq
+		switch s {
+		case "own":
+			series, err := snap.PriceSeries(c.Game, c.ID)
+			if err != nil {
+				return nil, err
+			}
+			if p, ok := snapshots.PointAt(seriesFor(series, g), asOf); ok && p.FMVCents > 0 {
+				dated(pq, p.FMVCents, p.Day)
+			} else {
+				pq.Note = "no fmv: no verified " + g.String() + " sale of this card yet"
+			}
+		case "partner":
+			pq.Note = "no partner price-feed row for " + g.String() + " (the feed covers raw:near_mint of cards listed on the partner marketplace)"
+			for i := range sales {
+				x := &sales[i]
+				if x.Flags&snapshots.SalePriceFeed != 0 && x.Marketplace == snapshots.MarketPartner && x.Grade == g && x.Day <= asOf {
+					pq.Note = ""
+					dated(pq, x.PriceCents, x.Day)
+					break
+				}
+			}
+		case "observed":
+			pq.Note = "no verified " + g.String() + " sale of this card"
+			for i := range sales {
+				x := &sales[i]
+				if !x.Hidden() && x.Grade == g && x.Day <= asOf {
+					pq.Note = ""
+					dated(pq, x.PriceCents, x.Day)
+					m, tt, id := x.Marketplace.String(), x.TradeType.String(), saleID(x.ID)
+					pq.Marketplace, pq.TradeType, pq.SaleID = &m, &tt, &id
+					break
+				}
+			}
+		}
+	}
+	return out, nil
+}
