@@ -7,7 +7,7 @@ STATE     ?= var/state.bolt
 ADDR      ?= 127.0.0.1:8080
 PRESET    ?= default
 
-.PHONY: build test test-race test-short run fuzz bench lint golden clean
+.PHONY: build test test-race test-short run fuzz bench bench-quick lint golden clean
 
 build:
 	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
@@ -48,9 +48,19 @@ fuzz:
 	  done; \
 	done
 
-# Cross-layer benchmarks (CARDEDGE_BENCH_PRESETS=tiny,default,large picks build presets).
+# Load benchmarks (bench/cmd/cardbench; README "Benchmarks"): build the binaries,
+# build or reuse var/bench/<preset>, run every workload with the edge on CPU 1 and
+# the load on CPU 0, print a table, write bench/out/cardbench-<mode>-<time>.json.
+# bench: default snapshot, < 15 min; bench-quick: tiny snapshot, < 2 min.
+# BENCH_FLAGS passes flags (e.g. --only carddetail,mix --no-nginx).
+BENCH_BINS = $(GO) build -o bin/cardbench ./bench/cmd/cardbench && $(GO) build -o bin/ceiling ./bench/cmd/ceiling && $(GO) build -o bin/benchedge ./bench/cmd/benchedge
 bench: build
-	$(GO) test ./bench/... -run '^$$' -bench . -benchtime 1x
+	$(BENCH_BINS)
+	bin/cardbench --mode full $(BENCH_FLAGS)
+
+bench-quick: build
+	$(BENCH_BINS)
+	bin/cardbench --mode quick $(BENCH_FLAGS)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -1,0 +1,92 @@
+// Command benchedge is the edge built for one comparison only: the cost of
+// the access layer on a cached hit (issue 4), keyed vs keyless, in the same
+// run. It is the real edge (edge.New, the real access.Service and cache) with
+// one change: the access layer's clock moves one second forward on every
+// reading, so the Playground limit (1 request/s per client address) never
+// refuses the load generator's loopback address, while a keyless request
+// still does all its work (Authenticate without a key, the per-address
+// bucket under its shard lock, the headers). Keyed requests pay the same
+// clock, so the comparison is fair; never use it for anything else.
+//
+//	benchedge --snapshots DIR --state FILE [--addr 127.0.0.1:PORT] [--cache-mb 256]
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/edge/access"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := Main(ctx, os.Args[1:], os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "benchedge:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// Main serves until ctx ends.
+func Main(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("benchedge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	snaps := fs.String("snapshots", "", "snapshots root with CURRENT (required)")
+	state := fs.String("state", "", "state file (required)")
+	addr := fs.String("addr", "127.0.0.1:8081", "listen address (loopback)")
+	cacheMB := fs.Int("cache-mb", 256, "response cache in MiB")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *snaps == "" || *state == "" {
+		return errors.New("--snapshots and --state are required")
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	base := time.Now()
+	var ticks atomic.Int64
+	acc, err := access.Open(access.Options{StatePath: *state, Logger: log, Now: func() time.Time {
+		return base.Add(time.Duration(ticks.Add(1)) * time.Second)
+	}})
+	if err != nil {
+		return err
+	}
+	defer acc.Close()
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return err
+	}
+	srv, err := edge.New(edge.Options{Snapshots: *snaps, Access: acc, CacheBytes: int64(*cacheMB) << 20,
+		CursorSecret: secret, Logger: log, Version: "benchedge"})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		srv.Shutdown(context.Background())
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return srv.Shutdown(sctx)
+}

@@ -1,0 +1,59 @@
+package main
+
+import "time"
+
+// plan is the size of every workload for a mode.
+type plan struct {
+	rounds     int           // interleaved rounds per throughput comparison
+	round      time.Duration // one wrk run
+	conns      []int         // connections of the read mix
+	cardConns  int           // connections of card detail and the access comparison
+	listLen    int           // requests per generated list (cycled by wrk)
+	warmLimit  time.Duration // bound of one validation and warm-up pass
+	startLimit time.Duration // bound of a server's start (the edge verifies the snapshot)
+
+	typeUsersPerSec float64
+	typeSpan        time.Duration
+	typeInterval    time.Duration
+	typeMaxChars    int
+
+	mcpAgents int
+	mcpSpan   time.Duration
+
+	swapRate float64       // requests/s of the read mix during the swap
+	swapBase time.Duration // load before the build starts
+	swapTail time.Duration // load after the new snapshot is seen
+
+	budget time.Duration
+}
+
+func planFor(c Config) plan {
+	p := plan{
+		rounds: 3, round: 4 * time.Second, conns: []int{16, 64, 256}, cardConns: 64,
+		listLen: 20000, warmLimit: 40 * time.Second, startLimit: 3 * time.Minute,
+		typeUsersPerSec: 60, typeSpan: 12 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14,
+		mcpAgents: 16, mcpSpan: 15 * time.Second,
+		swapRate: 2000, swapBase: 5 * time.Second, swapTail: 5 * time.Second,
+		budget: 14*time.Minute + 30*time.Second,
+	}
+	if c.Mode == "quick" {
+		p = plan{
+			rounds: 1, round: 2 * time.Second, conns: []int{16, 64, 256}, cardConns: 64,
+			listLen: 5000, warmLimit: 10 * time.Second, startLimit: time.Minute,
+			typeUsersPerSec: 60, typeSpan: time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8,
+			mcpAgents: 4, mcpSpan: 3 * time.Second,
+			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,
+			budget: time.Minute + 50*time.Second,
+		}
+	}
+	if c.Rounds > 0 {
+		p.rounds = c.Rounds
+	}
+	if c.RoundDur > 0 {
+		p.round = c.RoundDur.Round(time.Second)
+	}
+	if c.Budget > 0 {
+		p.budget = c.Budget
+	}
+	return p
+}

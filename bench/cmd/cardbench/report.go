@@ -1,0 +1,354 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cardedge/cardedge/bench/load"
+)
+
+// Report is the JSON report of one run.
+type Report struct {
+	Tool         string          `json:"tool"`
+	Mode         string          `json:"mode"`
+	Started      string          `json:"started"`
+	Finished     string          `json:"finished"`
+	WallSeconds  float64         `json:"wall_seconds"`
+	Commit       string          `json:"commit"`
+	Dirty        bool            `json:"dirty"`
+	Machine      Machine         `json:"machine"`
+	Pinning      string          `json:"pinning"`
+	Generators   string          `json:"generators"`
+	Snapshot     *SnapshotInfo   `json:"snapshot,omitempty"`
+	Groups       []*Group        `json:"groups"`
+	Access       *AccessFigure   `json:"access,omitempty"`
+	Typeahead    *TypeaheadFigs  `json:"typeahead,omitempty"`
+	MCP          *MCPFigs        `json:"mcp,omitempty"`
+	Swap         *SwapFigs       `json:"swap,omitempty"`
+	Builds       []BuildFigure   `json:"builds,omitempty"`
+	Checks       []Check         `json:"checks"`
+	NotAvailable []string        `json:"not_available,omitempty"`
+	Skipped      []string        `json:"skipped,omitempty"`
+	Failures     []string        `json:"failures,omitempty"`
+	Notes        []string        `json:"notes,omitempty"`
+	Extra        json.RawMessage `json:"extra,omitempty"`
+}
+
+// SnapshotInfo is the snapshot the edges served.
+type SnapshotInfo struct {
+	Root            string           `json:"root"`
+	ID              string           `json:"id"`
+	Preset          string           `json:"preset"`
+	AsOf            string           `json:"as_of"`
+	Seed            int64            `json:"seed"`
+	Counts          map[string]int64 `json:"counts"`
+	BuildSeconds    float64          `json:"build_seconds"`
+	Reused          bool             `json:"reused"`
+	BuiltNowSeconds float64          `json:"built_now_seconds,omitempty"`
+}
+
+// Group is one throughput comparison: targets under the same request list
+// and connection count, interleaved.
+type Group struct {
+	Name            string             `json:"name"`
+	Workload        string             `json:"workload"`
+	Conns           int                `json:"conns"`
+	Distinct        int                `json:"distinct_requests"`
+	RefBodyBytes    int                `json:"ref_body_bytes,omitempty"`
+	Rounds          int                `json:"rounds"`
+	SecondsPerRound float64            `json:"seconds_per_round"`
+	CacheHitRatio   map[string]float64 `json:"cache_hit_ratio,omitempty"`
+	Note            string             `json:"note,omitempty"`
+	Results         []*Result          `json:"results"`
+}
+
+// Result is one target's figures (medians of its rounds) and its ratios to
+// the references of the group.
+type Result struct {
+	Target string `json:"target"`
+	Role   string `json:"role"`
+	load.Figures
+	VsCeiling *Ratios        `json:"vs_ceiling,omitempty"`
+	VsNginx   *Ratios        `json:"vs_nginx,omitempty"`
+	Rounds    []load.Figures `json:"rounds"`
+}
+
+// Ratios compare a target with a reference: RPS is target/reference
+// (higher is better), latencies target/reference (lower is better),
+// CPUEfficiency reference CPU per request / target CPU per request (like
+// RPS, but much less disturbed by other work on the machine).
+type Ratios struct {
+	RPS           float64 `json:"rps"`
+	P50           float64 `json:"p50"`
+	P99           float64 `json:"p99"`
+	P999          float64 `json:"p999"`
+	CPUEfficiency float64 `json:"cpu_efficiency"`
+}
+
+func ratiosOf(t, ref *Result) *Ratios {
+	if ref == nil {
+		return nil
+	}
+	return &Ratios{
+		RPS: round3(load.Ratio(t.RPS, ref.RPS)), P50: round3(load.Ratio(t.P50Ms, ref.P50Ms)),
+		P99: round3(load.Ratio(t.P99Ms, ref.P99Ms)), P999: round3(load.Ratio(t.P999Ms, ref.P999Ms)),
+		CPUEfficiency: round3(load.Ratio(ref.ServerCPUUsPerReq, t.ServerCPUUsPerReq)),
+	}
+}
+
+func (g *Group) ref(role string) *Result {
+	for _, r := range g.Results {
+		if r.Role == role {
+			return r
+		}
+	}
+	return nil
+}
+
+func (g *Group) ratios() {
+	c, n := g.ref("ceiling"), g.ref("nginx")
+	for _, r := range g.Results {
+		if r.Role == "ceiling" {
+			r.VsNginx = ratiosOf(r, n)
+			continue
+		}
+		if r.Role != "edge" {
+			continue
+		}
+		r.VsCeiling, r.VsNginx = ratiosOf(r, c), ratiosOf(r, n)
+	}
+}
+
+// hitRatio keeps the lowest cache hit ratio a target had over the rounds.
+func (g *Group) hitRatio(target string, r float64) {
+	if g.CacheHitRatio == nil {
+		g.CacheHitRatio = map[string]float64{}
+	}
+	if old, ok := g.CacheHitRatio[target]; !ok || r < old {
+		g.CacheHitRatio[target] = round3(r)
+	}
+}
+
+func (g *Group) result(target string) *Result {
+	for _, r := range g.Results {
+		if r.Target == target {
+			return r
+		}
+	}
+	return nil
+}
+
+// AccessFigure is issue 4's figure: keyed vs keyless cached hits.
+type AccessFigure struct {
+	KeyedRPS     float64 `json:"keyed_rps"`
+	KeylessRPS   float64 `json:"keyless_rps"`
+	Ratio        float64 `json:"ratio"`
+	KeyedCPUUs   float64 `json:"keyed_cpu_us_per_req"`
+	KeylessCPUUs float64 `json:"keyless_cpu_us_per_req"`
+	CPURatio     float64 `json:"cpu_ratio"`
+	Target       float64 `json:"target"`
+	Method       string  `json:"method"`
+}
+
+// BuildFigure is one nightly build.
+type BuildFigure struct {
+	Preset      string  `json:"preset"`
+	WallSeconds float64 `json:"wall_seconds"`
+	PeakRSSMiB  float64 `json:"peak_rss_mib"`
+	SizeMiB     float64 `json:"size_mib"`
+	Cards       int64   `json:"cards"`
+	Sales       int64   `json:"sales"`
+	Note        string  `json:"note,omitempty"`
+}
+
+// Check is one target of the issues with the figure of this run.
+type Check struct {
+	Name string  `json:"name"`
+	Want string  `json:"want"`
+	Got  float64 `json:"got"`
+	Unit string  `json:"unit,omitempty"`
+	OK   bool    `json:"ok"`
+	Also string  `json:"also,omitempty"`
+}
+
+func (h *harness) checks() []Check {
+	var cs []Check
+	for _, g := range h.report.Groups {
+		if g.Name != "card detail" {
+			continue
+		}
+		if r := g.result("cardedge cached"); r != nil && r.VsCeiling != nil {
+			cs = append(cs, Check{Name: "cached card detail / ceiling (req/s, 64 conns)", Want: ">= 0.85", Got: r.VsCeiling.RPS, OK: r.VsCeiling.RPS >= 0.85,
+				Also: fmt.Sprintf("CPU efficiency %.2f", r.VsCeiling.CPUEfficiency)})
+			if r.VsNginx != nil {
+				cs = append(cs, Check{Name: "cached card detail / nginx (req/s, 64 conns)", Want: "> 1", Got: r.VsNginx.RPS, OK: r.VsNginx.RPS > 1,
+					Also: fmt.Sprintf("CPU efficiency %.2f", r.VsNginx.CPUEfficiency)})
+			}
+		}
+		if r := g.result("cardedge uncached"); r != nil && r.VsCeiling != nil {
+			cs = append(cs, Check{Name: "uncached card detail / ceiling (req/s, 64 conns)", Want: ">= 0.4", Got: r.VsCeiling.RPS, OK: r.VsCeiling.RPS >= 0.4,
+				Also: fmt.Sprintf("CPU efficiency %.2f", r.VsCeiling.CPUEfficiency)})
+		}
+	}
+	if a := h.report.Access; a != nil {
+		cs = append(cs, Check{Name: "access layer: keyed / keyless cached (req/s)", Want: ">= 0.9", Got: a.Ratio, OK: a.Ratio >= 0.9,
+			Also: fmt.Sprintf("CPU ratio %.2f", a.CPURatio)})
+	}
+	if t := h.report.Typeahead; t != nil && t.Edge != nil {
+		cs = append(cs, Check{Name: "typeahead p99 per keystroke (cached edge)", Want: "<= 5", Unit: "ms", Got: t.Edge.P99Ms, OK: t.Edge.P99Ms <= 5})
+	}
+	if s := h.report.Swap; s != nil {
+		cs = append(cs, Check{Name: "failed requests during the swap", Want: "0", Got: float64(s.Failed), OK: s.Failed == 0 && s.SwapSeen})
+	}
+	return cs
+}
+
+func (h *harness) writeReport() (string, error) {
+	h.report.Checks = h.checks()
+	b, err := json.MarshalIndent(h.report, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	name := fmt.Sprintf("cardbench-%s-%s.json", h.cfg.Mode, h.started.UTC().Format("20060102T150405Z"))
+	path := filepath.Join(h.cfg.Out, name)
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return "", err
+	}
+	_ = os.WriteFile(filepath.Join(h.cfg.Out, "latest-"+h.cfg.Mode+".json"), append(b, '\n'), 0o644)
+	return path, nil
+}
+
+func f0(x float64) string {
+	if x == 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.0f", x)
+	// thousands separators
+	var out []byte
+	for i, c := range []byte(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, c)
+	}
+	return string(out)
+}
+
+func f2(x float64) string {
+	if x == 0 {
+		return "-"
+	}
+	if x >= 100 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	if x >= 10 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+func ratio(r *Ratios, get func(*Ratios) float64) string {
+	if r == nil {
+		return "-"
+	}
+	return f2(get(r))
+}
+
+// printTable prints every figure of the run.
+func (h *harness) printTable() {
+	r := h.report
+	w := h.out
+	fmt.Fprintf(w, "\n==== cardbench %s: commit %.12s%s, %s, %d CPUs, load average %s at start, %s at end\n", r.Mode, r.Commit,
+		map[bool]string{true: " (dirty)"}[r.Dirty], r.Machine.CPUModel, r.Machine.CPUs, r.Machine.LoadAvgStart, r.Machine.LoadAvgEnd)
+	fmt.Fprintf(w, "pinning: %s\n", r.Pinning)
+	fmt.Fprintf(w, "generators: %s\n", r.Generators)
+	if s := r.Snapshot; s != nil {
+		fmt.Fprintf(w, "snapshot: %s (%s, %d cards, %d sales)\n", s.ID, s.Preset, s.Counts["cards"], s.Counts["sales"])
+	}
+	for _, g := range r.Groups {
+		fmt.Fprintf(w, "\n-- %s, %d connections (%d rounds x %.0fs, %d distinct requests", g.Name, g.Conns, g.Rounds, g.SecondsPerRound, g.Distinct)
+		if g.RefBodyBytes > 0 {
+			fmt.Fprintf(w, ", reference body %d B", g.RefBodyBytes)
+		}
+		fmt.Fprintln(w, ")")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "target\treq/s\txceil\txnginx\tp50 ms\txceil\tp99 ms\txceil\tp99.9 ms\terrors\tcpu us/req\tcpu xceil\tcpu xnginx\tsrv cpu%\tgen cpu%\t")
+		for _, x := range g.Results {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t%.0f\t\n", x.Target, f0(x.RPS),
+				ratio(x.VsCeiling, func(r *Ratios) float64 { return r.RPS }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.RPS }),
+				f2(x.P50Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P50 }),
+				f2(x.P99Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P99 }),
+				f2(x.P999Ms), x.Errors, f2(x.ServerCPUUsPerReq), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }),
+				ratio(x.VsNginx, func(r *Ratios) float64 { return r.CPUEfficiency }), x.ServerCPUPct, x.GenCPUPct)
+		}
+		tw.Flush()
+		if len(g.CacheHitRatio) > 0 {
+			var hs []string
+			for k, v := range g.CacheHitRatio {
+				hs = append(hs, fmt.Sprintf("%s %.3f", k, v))
+			}
+			fmt.Fprintf(w, "   cache hit ratio (lowest round): %s\n", strings.Join(hs, ", "))
+		}
+		if g.Note != "" {
+			fmt.Fprintf(w, "   %s\n", g.Note)
+		}
+	}
+	if a := r.Access; a != nil {
+		fmt.Fprintf(w, "\n-- access layer on a cached hit: keyed %s req/s vs keyless %s req/s = %.3f (target >= %.1f); CPU per request %.2f vs %.2f us = %.3f\n",
+			f0(a.KeyedRPS), f0(a.KeylessRPS), a.Ratio, a.Target, a.KeyedCPUUs, a.KeylessCPUUs, a.CPURatio)
+	}
+	h.printTypeahead()
+	h.printMCP()
+	h.printSwap()
+	if len(r.Builds) > 0 {
+		fmt.Fprintln(w, "\n-- nightly build")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "preset\twall s\tpeak RSS MiB\tsize MiB\tcards\tsales\t")
+		for _, b := range r.Builds {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%d\t%d\t\n", b.Preset, b.WallSeconds, b.PeakRSSMiB, b.SizeMiB, b.Cards, b.Sales)
+		}
+		tw.Flush()
+	}
+	if len(r.Checks) == 0 {
+		r.Checks = h.checks()
+	}
+	if len(r.Checks) > 0 {
+		fmt.Fprintln(w, "\n-- targets of the issues")
+		for _, c := range r.Checks {
+			mark := "MISS"
+			if c.OK {
+				mark = "ok"
+			}
+			also := ""
+			if c.Also != "" {
+				also = " (" + c.Also + ")"
+			}
+			fmt.Fprintf(w, "  %-4s %-52s %s %s, want %s%s\n", mark, c.Name, f2v(c.Got), c.Unit, c.Want, also)
+		}
+	}
+	for _, s := range r.NotAvailable {
+		fmt.Fprintf(w, "NOT AVAILABLE %s\n", s)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "SKIPPED %s\n", s)
+	}
+	for _, s := range r.Notes {
+		fmt.Fprintf(w, "NOTE %s\n", s)
+	}
+	for _, s := range r.Failures {
+		fmt.Fprintf(w, "FAILED %s\n", s)
+	}
+	fmt.Fprintf(w, "wall %s\n", time.Duration(r.WallSeconds*float64(time.Second)).Round(time.Second))
+}
+
+func f2v(x float64) string {
+	if x == 0 {
+		return "0"
+	}
+	return f2(x)
+}
