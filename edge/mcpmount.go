@@ -2,9 +2,14 @@ package edge
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
@@ -13,12 +18,27 @@ import (
 // authenticated caller in its request context (access.CallerFromContext).
 func (s *Server) MountMCP(h http.Handler) { s.mcp = s.mcpHandler(h) }
 
-// mcpHandler authenticates MCP requests (a key is always required) and hands
-// them to the MCP http.Handler. Headers are copied out of fasthttp's reused
-// buffers first: mcp-go keeps header strings (the session id) beyond the
-// request.
+// mcpHandler is the HTTP layer in front of the MCP server:
+//
+//  1. DNS-rebinding guard of the MCP 2025-11-25 revision, answered 403
+//     error.v1 (code forbidden): on a loopback listener the Host header must
+//     name a loopback host; an Origin header, when present, must name the
+//     Host's own host, or a loopback host when Host is one ("null" and
+//     other origins are refused). mcp-go's own guard cannot see the local
+//     address behind the adaptor, so it runs here.
+//  2. A valid Bearer key is required (401 error.v1, no anonymous access).
+//  3. Headers are copied out of fasthttp's reused buffers: mcp-go keeps
+//     header strings (the session id) beyond the request.
+//
+// Charging (429 with Retry-After) is the MCP handler's: it knows which
+// JSON-RPC messages are tool calls. The response writer cannot flush, so
+// mcp-go answers every POST with one application/json body.
 func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
+		if msg := checkHostOrigin(ctx); msg != "" {
+			writeJSON(ctx, fasthttp.StatusForbidden, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.EFORBIDDEN, Message: msg}})
+			return
+		}
 		caller, err := s.access.Authenticate(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
 		if err == nil {
 			err = access.RequireKey(caller)
@@ -81,10 +101,53 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-func (w *responseWriter) Flush() {}
-
 func (w *responseWriter) finish() {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
+}
+
+// checkHostOrigin returns why a request fails the DNS-rebinding guard, or "".
+func checkHostOrigin(ctx *fasthttp.RequestCtx) string {
+	host := string(ctx.Host())
+	hostName := hostOnly(host)
+	if a, ok := ctx.LocalAddr().(*net.TCPAddr); ok && a.IP.IsLoopback() && !loopbackName(hostName) {
+		return "invalid Host header " + quoteTrunc(host) + ": this server listens on a loopback address and accepts only a loopback Host (localhost, 127.0.0.1, [::1])"
+	}
+	origin := string(ctx.Request.Header.Peek("Origin"))
+	if origin == "" {
+		return ""
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "invalid Origin header " + quoteTrunc(origin) + ": cross-origin MCP requests are refused"
+	}
+	oh := u.Hostname()
+	if strings.EqualFold(oh, hostName) || (loopbackName(oh) && loopbackName(hostName)) {
+		return ""
+	}
+	return "Origin " + quoteTrunc(origin) + " is not allowed: MCP accepts requests from the server's own origin only"
+}
+
+// hostOnly strips the port from a Host header value.
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return strings.Trim(h, "[]")
+}
+
+func loopbackName(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil && ip.IsLoopback()
+}
+
+func quoteTrunc(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "..."
+	}
+	return "\"" + s + "\""
 }

@@ -240,11 +240,11 @@ func (m Market) Pick() (p Price, ok bool) {
 	case m.Usable():
 		p = Price{Grade: m.Grade, Label: LabelMidprice, Cents: m.MidCents, Day: m.MidDay}
 		if m.MidFinish {
-			p.Basis = fmt.Sprintf("midprice: median of the %d verified %s sales of this finish in the %d days to %s (status %s)",
-				m.MidSales, g, MidWindowDays, m.AsOf, m.MidStatus)
+			p.Basis = fmt.Sprintf("midprice: median of the %s of this finish in the %d days to %s (status %s)",
+				plural(m.MidSales, "verified "+g+" sale"), MidWindowDays, m.AsOf, m.MidStatus)
 		} else {
-			p.Basis = fmt.Sprintf("midprice: fmv of %s (exponentially smoothed daily medians of verified sales) in force on %s, last moved %s; %d verified sales in the %d days to %s (status %s)",
-				g, m.AsOf, m.MidDay, m.MidSales, MidWindowDays, m.AsOf, m.MidStatus)
+			p.Basis = fmt.Sprintf("midprice: fmv of %s (exponentially smoothed daily medians of verified sales) in force on %s, last moved %s; %s in the %d days to %s (status %s)",
+				g, m.AsOf, m.MidDay, plural(m.MidSales, "verified sale"), MidWindowDays, m.AsOf, m.MidStatus)
 		}
 	case m.LastCents > 0:
 		p = Price{Grade: m.Grade, Label: LabelLast, Cents: m.LastCents, Day: m.LastDay}
@@ -258,6 +258,13 @@ func (m Market) Pick() (p Price, ok bool) {
 		return Price{}, false
 	}
 	return p, true
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func daysBefore(asOf, d snapshots.Day) string {

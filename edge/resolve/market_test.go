@@ -39,7 +39,7 @@ func TestMarket_Pick(t *testing.T) {
 		{"ok but zero midprice falls to last", resolve.Market{MidStatus: "ok", MidCents: 0, LastCents: 900}, "Last", 900, "last verified"},
 		{"thin but zero midprice, no sale: ask", resolve.Market{MidStatus: "thin", AskCents: 1200, AskShippingCents: 499, AskPlatform: "ebay"}, "Ask", 1200, "shipping $4.99"},
 		{"only an ask", resolve.Market{MidStatus: "none", AskCents: 1200, AskPlatform: "partner"}, "Ask", 1200, "not a sale"},
-		{"finish median", resolve.Market{MidStatus: "ok", MidCents: 1500, MidSales: 6, MidFinish: true}, "Midprice", 1500, "median of the 6 verified"},
+		{"finish median", resolve.Market{MidStatus: "ok", MidCents: 1500, MidSales: 6, MidFinish: true}, "Midprice", 1500, "median of the 6 verified slab:10 sales"},
 		{"nothing", resolve.Market{MidStatus: "none"}, "", 0, ""},
 	}
 	for _, tc := range cases {

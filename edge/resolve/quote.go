@@ -118,18 +118,36 @@ func Quote(ctx context.Context, src Source, req QuoteRequest) ([]QuoteResult, er
 	if err != nil {
 		return nil, err
 	}
-	grades := UngradedOrder
-	if strings.TrimSpace(req.Grade) != "" {
-		g, err := snapshots.ParseGrade(req.Grade)
-		if err != nil {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
-		}
-		grades = []snapshots.Grade{g}
+	if _, err := ParseGrades(req.Grade); err != nil {
+		return nil, err
 	}
 	if len(req.Refs) == 0 {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "give at least one card id, partner product id or card name")
 	}
 	rs, err := ResolveAll(ctx, src, game, explicit, req.Refs)
+	if err != nil {
+		return nil, err
+	}
+	return QuoteResolutions(ctx, src, rs, req.Grade, req.Finish)
+}
+
+// ParseGrades returns the grades a quote tries: the one grade named, or
+// UngradedOrder for "". A bad grade is EINVALID.
+func ParseGrades(grade string) ([]snapshots.Grade, error) {
+	if strings.TrimSpace(grade) == "" {
+		return UngradedOrder, nil
+	}
+	g, err := snapshots.ParseGrade(grade)
+	if err != nil {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
+	}
+	return []snapshots.Grade{g}, nil
+}
+
+// QuoteResolutions quotes references already resolved with ResolveAll (a
+// caller that charges for the resolved cards first resolves once).
+func QuoteResolutions(ctx context.Context, src Source, rs []Resolution, grade, finish string) ([]QuoteResult, error) {
+	grades, err := ParseGrades(grade)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +166,7 @@ func Quote(ctx context.Context, src Source, req QuoteRequest) ([]QuoteResult, er
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		q, err := QuoteCard(src, r.Card, grades, req.Finish)
+		q, err := QuoteCard(src, r.Card, grades, finish)
 		if err != nil {
 			return nil, err
 		}

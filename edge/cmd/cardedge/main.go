@@ -129,7 +129,7 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	if h := newMCP(srv, acc, log); h != nil {
+	if h := newMCP(srv, acc, cfg.State, log); h != nil {
 		srv.MountMCP(h)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)

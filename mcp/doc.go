@@ -1,0 +1,91 @@
+// Package mcp is cardedge's MCP (Model Context Protocol) tool server: an
+// http.Handler, built on github.com/mark3labs/mcp-go (v1.2.1), that the edge
+// mounts at /api/v3/mcp/ behind its authenticating HTTP layer. Callers alias
+// it cardmcp. Its tools read the same snapshot as REST and charge the same
+// access layer; card resolution and quoting are package edge/resolve's, which
+// REST's GET /api/v3/quote shares.
+//
+// It imports the standard library, mcp-go, snapshots, index, edge/access and
+// edge/resolve; never edge (edge/cmd/cardedge wires it: see newMCP there).
+//
+// # Transport
+//
+// Streamable HTTP, JSON-RPC 2.0 over POST, following the MCP 2025-11-25
+// revision: initialize returns serverInfo {name "cardedge", version
+// "1.1.0"} and an Mcp-Session-Id header; notifications are answered 202;
+// every later request carries Mcp-Session-Id (400 without it) and
+// MCP-Protocol-Version (400 for an unsupported one). Sessions are stateful
+// and bound to the key that initialized them: an unknown, ended or other
+// key's session id is 404; DELETE ends a session (404 when it is not live).
+// Sessions idle for Options.SessionIdleTTL (12 h) end; a key keeps at most
+// Options.MaxSessionsPerKey (64) live sessions, initializing one more ends its
+// least recently used. GET is 405: the server sends no server-to-client
+// stream, and every POST is answered with one application/json body. Clients
+// of the sessionless 2026-07-28 revision are served too (mcp-go), without the
+// per-session features (active cohort, result handles).
+//
+// The edge in front checks Host and Origin (DNS rebinding: 403) and the
+// Bearer key (401; there is no anonymous access) and passes the caller in the
+// request context (access.WithCaller); this handler refuses a request
+// without one (401).
+//
+// # Costs
+//
+// Every tools/call costs at least 1 unit of the key's daily quota:
+//
+//   - The HTTP layer charges 1 unit and one rate token per tools/call
+//     before it runs. When the key's quota or rate is spent the answer is
+//     HTTP 429 with Retry-After (and the RateLimit headers), error.v1 body.
+//     A batch_grade_ladder call with dry_run true is not charged at all.
+//   - A batch tool then charges the rest of its cost: the number of unique
+//     resolved card ids (search with ids, quote, get_prices, get_sales,
+//     get_listings, batch_grade_ladder, compare_set_finish), so the call costs
+//     max(1, unique resolved ids). References that are ambiguous or not found
+//     are reported and not charged. When the remaining units do not fit the
+//     quota the call is not run and answers a tool error (HTTP 200, isError)
+//     saying what it needed; its first unit stays spent. That second charge
+//     takes a second rate token.
+//   - search with q, pin_cohort, get_cohort and rank_set_sales cost 1.
+//   - Protocol messages (initialize, notifications, tools/list, ping, DELETE)
+//     are free.
+//
+// A tool failure (bad argument, unknown id, over the cap, quota) is HTTP 200
+// with result.isError true and an error.v1 JSON text whose message says what
+// to change; it has already cost its HTTP unit. At most 1,000 ids
+// (access.MaxJSONIDs) per call. Every result is one text content block with
+// JSON {contract "mcp.<tool>.v1", as_of, snapshot_id, cost, data}.
+//
+// History rows (get_sales, get_prices, rank_set_sales) are clamped to the
+// key's tier history window with access.ClampSince, counted back from the
+// snapshot's as_of, as REST clamps since; the result says when. Quotes,
+// ladders and listings are the current market and are not clamped (as REST's
+// card market summary).
+//
+// # Tools
+//
+// search, quote, get_prices, get_sales, get_listings, batch_grade_ladder,
+// compare_set_finish, pin_cohort, get_cohort, rank_set_sales: see tools.go
+// for every argument (each is described in the tool's input schema, which is
+// closed: unknown arguments are refused). There is no SQL tool
+// (execute_sql, describe_schema and query_gold_sql do not exist).
+//
+// # Cohorts and result handles
+//
+// A cohort is a named set of at most 1,000 card ids pinned by pin_cohort or
+// compare_set_finish. It belongs to the key that pinned it, is stored in the
+// state file's bucket CohortBucket (through access.Store, so it survives a
+// restart and is shared by replicas on the node), and expires after
+// Options.CohortTTL (7 days); a key keeps at most Options.MaxCohortsPerKey
+// (256). Its handle is derived from the key, game, name and ids, so pinning
+// the same cohort again renews it. The last cohort pinned in a session is
+// the session's active cohort (get_cohort without a handle). Tools that
+// return a list of cards (search, quote, batch_grade_ladder, rank_set_sales)
+// also return a result_handle that pin_cohort accepts; result handles live
+// in memory in their session (the newest 32).
+//
+// # Caveats
+//
+// Each tool call holds one snapshot reference for its duration. Writing a
+// cohort opens the state file for one transaction (as every state-file user
+// does), so pin_cohort and compare_set_finish take a few milliseconds more.
+package mcp

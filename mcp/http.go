@@ -1,0 +1,149 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
+	mcpproto "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// HeaderSessionID is the session header of the Streamable HTTP transport.
+const HeaderSessionID = server.HeaderKeySessionID
+
+// MaxBodyBytes bounds a request body (1000 ids of 256 bytes fit easily).
+const MaxBodyBytes = 1 << 20
+
+// call is what the HTTP layer knows about one request, for the tools.
+type call struct {
+	caller access.Caller
+	// charged is the units the HTTP layer already spent for this tools/call
+	// (1, or 0 for a dry run); the tool charges the rest of its cost.
+	charged int
+	// session is the Mcp-Session-Id ("" for sessionless protocol versions).
+	session string
+}
+
+type callKey struct{}
+
+func callFrom(ctx context.Context) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	return c
+}
+
+// httpContext is the StreamableHTTPServer's context function: it carries the
+// caller (access.CallerFromContext) and what the HTTP layer charged into the
+// tool handlers' context.
+func httpContext(ctx context.Context, r *http.Request) context.Context {
+	if c := callFrom(r.Context()); c != nil {
+		return context.WithValue(ctx, callKey{}, c)
+	}
+	if caller, ok := access.CallerFromContext(r.Context()); ok {
+		return context.WithValue(ctx, callKey{}, &call{caller: caller, session: r.Header.Get(HeaderSessionID)})
+	}
+	return ctx
+}
+
+// rpcPeek is the part of a JSON-RPC message the HTTP layer looks at.
+type rpcPeek struct {
+	Method string `json:"method"`
+	Params struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			DryRun any `json:"dry_run"`
+		} `json:"arguments"`
+	} `json:"params"`
+}
+
+// serveHTTP applies the HTTP rules, then hands the request to mcp-go:
+//
+//   - a caller with a key must be in the context (401 otherwise);
+//   - POST tools/call is charged one unit (429 with Retry-After when the
+//     key's quota or rate is exceeded), except a batch_grade_ladder dry run;
+//   - a request other than initialize without Mcp-Session-Id is 400, an
+//     unknown, ended or foreign session 404 (mcp-go asks the session
+//     manager); DELETE of a live session ends it;
+//   - GET is 405 (no server-to-client stream).
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	caller, ok := access.CallerFromContext(r.Context())
+	if !ok || caller.KeyID == "" {
+		writeHTTPError(w, http.StatusUnauthorized, snapshots.EUNAUTHORIZED, "MCP requires an API key: send Authorization: Bearer <API_KEY>")
+		return
+	}
+	setTierHeaders(w.Header(), caller)
+	sid := r.Header.Get(HeaderSessionID)
+	modern := mcpproto.IsModernProtocol(r.Header.Get(mcpproto.HeaderProtocolVersion))
+	c := &call{caller: caller, session: sid}
+
+	switch r.Method {
+	case http.MethodDelete:
+		if sid == "" {
+			writeHTTPError(w, http.StatusBadRequest, snapshots.EINVALID, "DELETE needs the Mcp-Session-Id header of the session to end")
+			return
+		}
+		if !s.sessions.valid(sid, caller.KeyID) {
+			writeHTTPError(w, http.StatusNotFound, snapshots.ENOTFOUND, "unknown or ended session; initialize a new one")
+			return
+		}
+	case http.MethodPost:
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+		if err != nil {
+			writeHTTPError(w, http.StatusBadRequest, snapshots.EINVALID, "cannot read the request body")
+			return
+		}
+		if len(body) > MaxBodyBytes {
+			writeHTTPError(w, http.StatusRequestEntityTooLarge, snapshots.EINVALID, "request body larger than 1 MiB")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var peek rpcPeek
+		_ = json.Unmarshal(body, &peek) // mcp-go answers malformed messages
+		if sid == "" && !modern && peek.Method != "" && peek.Method != string(mcpproto.MethodInitialize) {
+			writeHTTPError(w, http.StatusBadRequest, snapshots.EINVALID, "missing Mcp-Session-Id header: send the id the initialize response returned")
+			return
+		}
+		if peek.Method == string(mcpproto.MethodToolsCall) && !(peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true) {
+			if sid != "" && !s.sessions.valid(sid, caller.KeyID) {
+				break // mcp-go answers 404 before any tool runs: nothing to charge
+			}
+			d, err := s.acc.Charge(caller, 1)
+			var buf [64]byte
+			access.SetHeaders(httpHeader(w.Header()), d, buf[:0])
+			if err != nil {
+				code := http.StatusTooManyRequests
+				if snapshots.ErrorCode(err) != snapshots.EQUOTA {
+					code = http.StatusUnauthorized
+				}
+				writeHTTPError(w, code, snapshots.ErrorCode(err), snapshots.ErrorMessage(err))
+				return
+			}
+			c.charged = 1
+		}
+	}
+	s.http.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+}
+
+// httpHeader lets access.SetHeaders write into a net/http header.
+type httpHeader http.Header
+
+func (h httpHeader) SetBytesKV(k, v []byte) { http.Header(h).Set(string(k), string(v)) }
+
+func setTierHeaders(h http.Header, c access.Caller) {
+	h.Set(access.HeaderTier, string(access.TierValue(c.Tier)))
+	h.Set(access.HeaderHistoryDays, string(access.HistoryDaysValue(c.Tier)))
+}
+
+// writeHTTPError answers with an error.v1 body.
+func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
+	b, _ := json.Marshal(map[string]any{"contract": "error.v1", "error": map[string]string{"code": code, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}

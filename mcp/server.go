@@ -1,0 +1,150 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Name and Version are the server's identity in initialize (serverInfo).
+const (
+	Name    = "cardedge"
+	Version = "1.1.0"
+)
+
+// Defaults of Options.
+const (
+	DefaultSessionIdleTTL    = 12 * time.Hour
+	DefaultCohortTTL         = 7 * 24 * time.Hour
+	DefaultMaxSessionsPerKey = 64
+	DefaultMaxCohortsPerKey  = 256
+	// ResultHandlesPerSession is how many result handles a session keeps
+	// (the newest).
+	ResultHandlesPerSession = 32
+)
+
+// Snapshot is the data one tool call reads: a snapshot's reader and index,
+// its as_of day and its id.
+type Snapshot struct {
+	Reader snapshots.Reader
+	Index  *index.Index
+	AsOf   snapshots.Day
+	ID     string
+}
+
+// Options configure a Server. Every zero value has a documented default
+// except the required fields.
+type Options struct {
+	// Snapshot returns the live snapshot with a reference held and the
+	// function that releases it (required). Each tool call takes one.
+	Snapshot func() (Snapshot, func())
+	// Access charges tool calls (required). The caller of every request
+	// must be in its context (access.WithCaller): the HTTP layer in front
+	// (edge) authenticates.
+	Access *access.Service
+	// StatePath is the state file (bbolt) shared with the access layer;
+	// cohorts are kept in its bucket CohortBucket (required).
+	StatePath string
+	// Logger receives internal errors of tools; nil discards.
+	Logger *slog.Logger
+	// Now is the clock of cohort expiry; nil means time.Now.
+	Now func() time.Time
+	// SessionIdleTTL ends sessions idle that long; 0 means
+	// DefaultSessionIdleTTL.
+	SessionIdleTTL time.Duration
+	// CohortTTL is how long a pinned cohort lives; 0 means DefaultCohortTTL.
+	CohortTTL time.Duration
+	// MaxSessionsPerKey bounds the live sessions of one key; initializing
+	// one more ends the key's least recently used session. 0 means
+	// DefaultMaxSessionsPerKey.
+	MaxSessionsPerKey int
+	// MaxCohortsPerKey bounds the live cohorts of one key; pinning one more
+	// drops its oldest. 0 means DefaultMaxCohortsPerKey.
+	MaxCohortsPerKey int
+}
+
+// Server is the MCP server: an http.Handler for /api/v3/mcp/ behind an
+// authenticating HTTP layer. It is safe for concurrent use.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	acc      *access.Service
+	mcp      *server.MCPServer
+	http     *server.StreamableHTTPServer
+	sessions *sessions
+	cohorts  *cohortStore
+}
+
+// New builds the server and its ten tools.
+func New(opts Options) (*Server, error) {
+	if opts.Snapshot == nil || opts.Access == nil || opts.StatePath == "" {
+		return nil, errors.New("mcp: Options.Snapshot, Access and StatePath are required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SessionIdleTTL <= 0 {
+		opts.SessionIdleTTL = DefaultSessionIdleTTL
+	}
+	if opts.CohortTTL <= 0 {
+		opts.CohortTTL = DefaultCohortTTL
+	}
+	if opts.MaxSessionsPerKey <= 0 {
+		opts.MaxSessionsPerKey = DefaultMaxSessionsPerKey
+	}
+	if opts.MaxCohortsPerKey <= 0 {
+		opts.MaxCohortsPerKey = DefaultMaxCohortsPerKey
+	}
+	s := &Server{
+		opts: opts, log: opts.Logger, acc: opts.Access,
+		sessions: newSessions(opts.MaxSessionsPerKey, opts.Now),
+		cohorts:  newCohortStore(access.Store{Path: opts.StatePath}, opts.CohortTTL, opts.MaxCohortsPerKey, opts.Now),
+	}
+	s.mcp = server.NewMCPServer(Name, Version,
+		server.WithToolCapabilities(false),
+		server.WithInputSchemaValidation(),
+		server.WithStrictInputSchemaDefault(),
+		server.WithInstructions(instructions),
+	)
+	for _, t := range s.tools() {
+		s.mcp.AddTool(t.tool, s.handler(t.tool.Name, t.fn))
+	}
+	s.http = server.NewStreamableHTTPServer(s.mcp,
+		server.WithStateful(true),
+		server.WithSessionIdManagerResolver(sessionResolver{s.sessions}),
+		server.WithDisableStreaming(true),
+		server.WithSessionIdleTTL(opts.SessionIdleTTL),
+		server.WithHTTPContextFunc(httpContext),
+		server.WithStreamableHTTPLogger(opts.Logger),
+	)
+	return s, nil
+}
+
+// Close stops the session sweeper and ends every session.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return s.http.Shutdown(ctx)
+}
+
+// instructions is sent in initialize: how to use the tools well.
+const instructions = `cardedge: trading-card market data (prices, sales, listings) for the games of the live snapshot.
+Resolve cards first with search (q for one lookup, ids to batch-resolve card ids, numeric partner product ids or names), then quote or read history with the ids it returns.
+Every tools/call costs at least 1 unit of the key's daily quota; batch tools cost their unique resolved ids (batch_grade_ladder dry_run=true previews the cost for free). At most 1000 ids per call.
+History rows (get_sales, get_prices, rank_set_sales) are limited to the key's tier history window, counted back from the snapshot's as_of.
+Cohorts: pin a working set with pin_cohort (or compare_set_finish) and pass its cohort_handle to batch_grade_ladder and rank_set_sales; handles live 7 days.`
+
+// ServeHTTP serves one MCP request (see the package doc for the HTTP rules).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r) }
+
+var _ http.Handler = (*Server)(nil)

@@ -1,0 +1,269 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/snapshots"
+	mcpproto "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// toolDef pairs a tool's declaration with its handler.
+type toolDef struct {
+	tool mcpproto.Tool
+	fn   toolFunc
+}
+
+// toolFunc runs one tool call and returns its data (encoded as JSON into the
+// first content block) or an error (a tool error result).
+type toolFunc func(t *toolCall) (any, error)
+
+// toolCall is one tools/call being served.
+type toolCall struct {
+	ctx  context.Context
+	srv  *Server
+	name string
+	call *call
+	snap Snapshot
+	src  resolve.Source
+	req  mcpproto.CallToolRequest
+	// cost is the units this call spent (HTTP layer and tool).
+	cost int
+}
+
+// envelope is the JSON of every tool result.
+type envelope struct {
+	Contract   string `json:"contract"`
+	AsOf       string `json:"as_of"`
+	SnapshotID string `json:"snapshot_id"`
+	Cost       int    `json:"cost"`
+	Data       any    `json:"data"`
+}
+
+// handler adapts a toolFunc to mcp-go: snapshot reference, panics and
+// errors become tool results (isError), never protocol errors.
+func (s *Server) handler(name string, fn toolFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcpproto.CallToolRequest) (res *mcpproto.CallToolResult, _ error) {
+		c := callFrom(ctx)
+		if c == nil {
+			caller, ok := access.CallerFromContext(ctx)
+			if !ok || caller.KeyID == "" {
+				return errorResult(snapshots.Errorf(snapshots.EUNAUTHORIZED, "MCP requires an API key")), nil
+			}
+			c = &call{caller: caller}
+		}
+		snap, release := s.opts.Snapshot()
+		defer release()
+		t := &toolCall{ctx: ctx, srv: s, name: name, call: c, snap: snap, req: req, cost: c.charged,
+			src: resolve.Source{Reader: snap.Reader, Index: snap.Index, AsOf: snap.AsOf}}
+		defer func() {
+			if p := recover(); p != nil {
+				s.log.Error("mcp tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+				res = errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error"))
+			}
+		}()
+		data, err := fn(t)
+		if err != nil {
+			if snapshots.ErrorCode(err) == snapshots.EINTERNAL {
+				s.log.Error("mcp tool failed", "tool", name, "key", c.caller.KeyID, "err", err)
+			}
+			return errorResult(err), nil
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(envelope{Contract: "mcp." + name + ".v1", AsOf: snap.AsOf.String(), SnapshotID: snap.ID, Cost: t.cost, Data: data}); err != nil {
+			s.log.Error("mcp tool result does not encode", "tool", name, "err", err)
+			return errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error")), nil
+		}
+		return mcpproto.NewToolResultText(strings.TrimRight(buf.String(), "\n")), nil
+	}
+}
+
+// errorResult is a tool error: HTTP 200, isError true, and an error.v1 JSON
+// text whose message says what to change.
+func errorResult(err error) *mcpproto.CallToolResult {
+	b, _ := json.Marshal(map[string]any{"contract": "error.v1", "error": map[string]string{
+		"code": snapshots.ErrorCode(err), "message": snapshots.ErrorMessage(err),
+	}})
+	return mcpproto.NewToolResultError(string(b))
+}
+
+// bind decodes the call's arguments into v (the input schema has already
+// been checked by mcp-go).
+func (t *toolCall) bind(v any) error {
+	if err := t.req.BindArguments(v); err != nil {
+		return snapshots.Errorf(snapshots.EINVALID, "arguments do not match the tool's input schema: %v", err)
+	}
+	return nil
+}
+
+// charge brings the call's cost to units (at least 1): the HTTP layer
+// already spent call.charged; the rest is charged now. A refusal is an
+// EQUOTA error that says what the call needed and what is left.
+func (t *toolCall) charge(units int) error {
+	units = max(units, 1)
+	extra := units - t.call.charged
+	if extra <= 0 {
+		t.cost = max(t.cost, units)
+		return nil
+	}
+	d, err := t.srv.acc.Charge(t.call.caller, extra)
+	if err != nil {
+		if snapshots.ErrorCode(err) != snapshots.EQUOTA {
+			return err
+		}
+		if d.Reason == access.ReasonRate {
+			return snapshots.Errorf(snapshots.EQUOTA, "%s; this call was not run (its %d extra units were not charged): retry in %d s",
+				snapshots.ErrorMessage(err), extra, d.RetryAfter)
+		}
+		return snapshots.Errorf(snapshots.EQUOTA, "this call costs %d units (one per unique resolved card id) but the key has %d left today (%s tier, %d per day, resets at 00:00 UTC in %d s); it was not run: send fewer ids (batch_grade_ladder dry_run=true previews a cost for free)",
+			units, d.Remaining+t.call.charged, d.Tier, d.Limit, d.RetryAfter)
+	}
+	t.cost = units
+	return nil
+}
+
+// game resolves the game argument ("" = the snapshot's first game).
+func (t *toolCall) game(name string) (string, bool, error) {
+	return t.src.Game(name)
+}
+
+// session is the id results and the active cohort are kept under.
+func (t *toolCall) session() string { return t.call.session }
+
+// checkIDs enforces the id cap of one call.
+func checkIDs(field string, ids []string) error {
+	if len(ids) > access.MaxJSONIDs {
+		return snapshots.Errorf(snapshots.EINVALID, "too many %s: %d, at most %d per call; split the call", field, len(ids), access.MaxJSONIDs)
+	}
+	return nil
+}
+
+// parseDay parses an optional YYYY-MM-DD argument.
+func parseDay(field, s string) (snapshots.Day, bool, error) {
+	if s == "" {
+		return 0, false, nil
+	}
+	d, err := snapshots.ParseDay(s)
+	if err != nil {
+		return 0, false, snapshots.Errorf(snapshots.EINVALID, "%s %q: want a date YYYY-MM-DD", field, s)
+	}
+	return d, true, nil
+}
+
+// historyRange resolves since/until for history rows: since is clamped to
+// the caller's history window (as REST does), until defaults to as_of.
+type historyRange struct {
+	From, To    snapshots.Day
+	FromSet     bool // From bounds the range (given, or the tier's window)
+	Clamped     bool // the window raised the since the caller gave (or set one)
+	HistoryDays *int // nil for unlimited tiers
+	WindowStart *string
+}
+
+func (t *toolCall) historyRange(since, until string) (historyRange, error) {
+	var hr historyRange
+	from, fromSet, err := parseDay("since", since)
+	if err != nil {
+		return hr, err
+	}
+	to, toSet, err := parseDay("until", until)
+	if err != nil {
+		return hr, err
+	}
+	asOf := t.snap.AsOf
+	if !toSet || to > asOf {
+		to = asOf
+	}
+	tier := t.call.caller.Tier
+	clamped := access.ClampSince(asOf, tier, from, fromSet)
+	if start, ok := access.WindowStart(asOf, tier); ok {
+		d := start.String()
+		n := access.LimitsOf(tier).HistoryDays
+		hr.WindowStart, hr.HistoryDays = &d, &n
+		hr.Clamped = !fromSet || clamped != from
+		fromSet = true
+	}
+	hr.From, hr.To, hr.FromSet = clamped, to, fromSet
+	if hr.FromSet && hr.From > hr.To {
+		return hr, snapshots.Errorf(snapshots.EINVALID, "since %s is after until %s", hr.From, hr.To)
+	}
+	return hr, nil
+}
+
+// rangeJSON describes a history range in a result.
+func (hr historyRange) JSON() map[string]any {
+	out := map[string]any{"until": hr.To.String(), "since": nil, "history_days": hr.HistoryDays, "window_start": hr.WindowStart}
+	if hr.FromSet {
+		out["since"] = hr.From.String()
+	}
+	if hr.Clamped {
+		out["note"] = fmt.Sprintf("since was raised to %s, the start of this key's %d-day history window (counted back from as_of)", hr.From, *hr.HistoryDays)
+	}
+	return out
+}
+
+// resolveIDs resolves a list of references, enforcing the cap.
+func (t *toolCall) resolveIDs(field, game string, explicit bool, ids []string) ([]resolve.Resolution, []*snapshots.Card, error) {
+	if err := checkIDs(field, ids); err != nil {
+		return nil, nil, err
+	}
+	if len(ids) == 0 {
+		return nil, nil, snapshots.Errorf(snapshots.EINVALID, "%s is empty: give at least one card id, partner product id or card name", field)
+	}
+	rs, err := resolve.ResolveAll(t.ctx, t.src, game, explicit, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rs, resolve.UniqueCards(rs), nil
+}
+
+// unresolved lists the references that did not resolve, for results.
+type unresolved struct {
+	Ref        string              `json:"ref"`
+	Status     string              `json:"status"`
+	Candidates []resolve.Candidate `json:"candidates,omitempty"`
+	Message    string              `json:"message,omitempty"`
+}
+
+func unresolvedOf(rs []resolve.Resolution) []unresolved {
+	out := []unresolved{}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		k := strings.ToLower(strings.TrimSpace(r.Ref))
+		if r.Status == resolve.Resolved || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, unresolved{Ref: r.Ref, Status: r.Status, Candidates: r.Candidates, Message: r.Message})
+	}
+	return out
+}
+
+func cardIDs(cards []*snapshots.Card) []string {
+	out := make([]string, len(cards))
+	for i, c := range cards {
+		out[i] = c.ID
+	}
+	return out
+}
+
+func usd(cents int64) float64 { return resolve.USD(cents) }
+
+func usdOrNil(cents int64) *float64 { return resolve.USDOrNil(cents) }
+
+func dayOrNil(d snapshots.Day, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	s := d.String()
+	return &s
+}

@@ -1,0 +1,587 @@
+package mcp
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// gradeFilter parses a grade filter: "" (every grade), "raw", "graded", a
+// grader name, or an exact grade.
+func gradeFilter(s string) (func(snapshots.Grade) bool, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "", "all":
+		return nil, nil
+	case "raw":
+		return func(g snapshots.Grade) bool { return g.Raw() }, nil
+	case "graded":
+		return func(g snapshots.Grade) bool { return !g.Raw() }, nil
+	}
+	if gi := snapshots.GraderIndex(s); gi >= 0 {
+		return func(g snapshots.Grade) bool { return g.Grader() == gi }, nil
+	}
+	want, err := snapshots.ParseGrade(s)
+	if err != nil {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s)", err, strings.Join(snapshots.Graders, ", "))
+	}
+	return func(g snapshots.Grade) bool { return g == want }, nil
+}
+
+// marketplaces parses a comma list of marketplaces ("" or "all": nil).
+func marketplaces(field, list string) (func(snapshots.Marketplace) bool, error) {
+	list = strings.TrimSpace(list)
+	if list == "" || strings.EqualFold(list, "all") {
+		return nil, nil
+	}
+	var keep [16]bool
+	for _, part := range strings.Split(list, ",") {
+		mk, ok := snapshots.ParseMarketplace(part)
+		if !ok {
+			names := []string{}
+			for _, x := range snapshots.AllMarketplaces() {
+				names = append(names, x.String())
+			}
+			return nil, snapshots.Errorf(snapshots.EINVALID, "%s: unknown marketplace %q; use a comma list of %s (partner_feed is partner)", field, strings.TrimSpace(part), strings.Join(names, ", "))
+		}
+		keep[mk] = true
+	}
+	return func(m snapshots.Marketplace) bool { return int(m) < len(keep) && keep[m] }, nil
+}
+
+// cardFinish matches a finish for one card; a card without it is reported.
+func cardFinish(c *snapshots.Card, finish string) (resolve.Finish, *unresolved) {
+	f, err := resolve.MatchFinish(c, finish)
+	if err != nil {
+		return f, &unresolved{Ref: c.ID, Status: "finish_not_found", Message: snapshots.ErrorMessage(err)}
+	}
+	return f, nil
+}
+
+// ---- get_prices ----
+
+type pricesArgs struct {
+	IDs      []string `json:"ids"`
+	Grade    string   `json:"grade"`
+	Pick     string   `json:"pick"`
+	Interval string   `json:"interval"`
+	Limit    *int     `json:"limit"`
+	Since    string   `json:"since"`
+	Until    string   `json:"until"`
+	Game     string   `json:"game"`
+}
+
+type pricePoint struct {
+	Date      string   `json:"date"`
+	FMVUSD    *float64 `json:"fmv_usd,omitempty"`
+	TVWAPUSD  *float64 `json:"tvwap_usd,omitempty"`
+	MedianUSD *float64 `json:"median_usd,omitempty"`
+	Sales     int      `json:"sales"`
+}
+
+type priceSeriesOut struct {
+	CardID    string       `json:"card_id"`
+	Name      string       `json:"name"`
+	Grade     string       `json:"grade"`
+	Points    []pricePoint `json:"points"`
+	InRange   int          `json:"points_in_range"`
+	Returned  int          `json:"returned"`
+	Truncated bool         `json:"truncated"`
+	Message   string       `json:"message,omitempty"`
+}
+
+func (s *Server) toolPrices(t *toolCall) (any, error) {
+	var a pricesArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	if a.Grade == "" {
+		a.Grade = "raw:near_mint"
+	}
+	grade, err := snapshots.ParseGrade(a.Grade)
+	if err != nil {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
+	}
+	if a.Pick == "" {
+		a.Pick = "fmv"
+	}
+	if a.Interval == "" {
+		a.Interval = "change"
+	}
+	hr, err := t.historyRange(a.Since, a.Until)
+	if err != nil {
+		return nil, err
+	}
+	limit, bounded := PricesMaxLimit, false
+	switch {
+	case a.Limit != nil:
+		limit = *a.Limit
+	case a.Since == "":
+		limit, bounded = PricesDefaultLimit, true
+	}
+	rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.charge(len(cards)); err != nil {
+		return nil, err
+	}
+	items := make([]priceSeriesOut, 0, len(cards))
+	for _, c := range cards {
+		series, err := t.src.Reader.PriceSeries(c.Game, c.ID)
+		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+			return nil, err
+		}
+		out := priceSeriesOut{CardID: c.ID, Name: c.Name, Grade: grade.String(), Points: []pricePoint{}}
+		var ps *snapshots.PriceSeries
+		for i := range series {
+			if series[i].Grade == grade {
+				ps = &series[i]
+			}
+		}
+		if ps == nil || len(ps.Points) == 0 {
+			out.Message = "no price for this grade: it has no verified sales"
+			items = append(items, out)
+			continue
+		}
+		pts := ledger(ps, hr, a.Interval, a.Pick)
+		out.InRange = len(pts)
+		if len(pts) > limit {
+			pts, out.Truncated = pts[len(pts)-limit:], true
+		}
+		out.Points, out.Returned = pts, len(pts)
+		items = append(items, out)
+	}
+	res := map[string]any{
+		"game": game, "grade": grade.String(), "pick": a.Pick, "interval": a.Interval, "limit": limit,
+		"range": hr.JSON(), "items": items, "unresolved": unresolvedOf(rs), "order": "oldest first; when truncated, the newest points are kept",
+	}
+	if bounded {
+		res["bounded_by_default"] = true
+		res["note"] = fmt.Sprintf("neither limit nor since was given: each id returns only its newest %d points; pass limit (up to %d) or since to get more", PricesDefaultLimit, PricesMaxLimit)
+	}
+	return res, nil
+}
+
+// ledger returns the series' points in [from, to] at the interval, oldest
+// first.
+func ledger(ps *snapshots.PriceSeries, hr historyRange, interval, pick string) []pricePoint {
+	mk := func(d snapshots.Day, p snapshots.PricePoint, sales int) pricePoint {
+		pp := pricePoint{Date: d.String(), Sales: sales}
+		switch pick {
+		case "tvwap":
+			pp.TVWAPUSD = usdOrNil(p.TVWAPCents)
+		case "median":
+			pp.MedianUSD = usdOrNil(p.MedianCents)
+		case "all":
+			pp.FMVUSD, pp.TVWAPUSD, pp.MedianUSD = usdOrNil(p.FMVCents), usdOrNil(p.TVWAPCents), usdOrNil(p.MedianCents)
+		default:
+			pp.FMVUSD = usdOrNil(p.FMVCents)
+		}
+		return pp
+	}
+	start := ps.Points[0].Day
+	if hr.FromSet && hr.From > start {
+		start = hr.From
+	}
+	var out []pricePoint
+	if interval == "change" {
+		for _, p := range ps.Points {
+			if p.Day >= start && p.Day <= hr.To {
+				out = append(out, mk(p.Day, p, int(p.Sales)))
+			}
+		}
+		return out
+	}
+	for d := start; d <= hr.To; d++ {
+		if interval == "week" && d.Time().Weekday() != 0 && d != hr.To {
+			continue
+		}
+		p, ok := snapshots.PointAt(ps, d)
+		if !ok {
+			continue
+		}
+		sales := 0
+		if p.Day == d {
+			sales = int(p.Sales)
+		}
+		out = append(out, mk(d, p, sales))
+	}
+	return out
+}
+
+// ---- get_sales ----
+
+type salesArgs struct {
+	IDs                      []string `json:"ids"`
+	Mode                     string   `json:"mode"`
+	Limit                    *int     `json:"limit"`
+	Since                    string   `json:"since"`
+	Until                    string   `json:"until"`
+	Grade                    string   `json:"grade"`
+	Finish                   string   `json:"finish"`
+	Marketplace              string   `json:"marketplace"`
+	TradeType                string   `json:"trade_type"`
+	IncludeFiltered          bool     `json:"include_filtered"`
+	IncludeUntrustedIdentity bool     `json:"include_untrusted_identity"`
+	IncludePriceFeed         bool     `json:"include_price_feed"`
+	Game                     string   `json:"game"`
+}
+
+type saleRow struct {
+	SaleID             string  `json:"sale_id"`
+	SaleDate           string  `json:"sale_date"`
+	PriceUSD           float64 `json:"price_usd"`
+	Marketplace        string  `json:"marketplace"`
+	OnChain            bool    `json:"on_chain"`
+	TradeType          string  `json:"trade_type"`
+	Grade              string  `json:"grade"`
+	Finish             *string `json:"finish"`
+	IdentityConfidence string  `json:"identity_confidence"`
+	QualityFlagged     bool    `json:"quality_flagged"`
+	PriceFeed          bool    `json:"price_feed"`
+}
+
+type dayRow struct {
+	Date      string  `json:"date"`
+	Sales     int     `json:"sales"`
+	VolumeUSD float64 `json:"volume_usd"`
+	MedianUSD float64 `json:"median_usd"`
+	LowUSD    float64 `json:"low_usd"`
+	HighUSD   float64 `json:"high_usd"`
+}
+
+type salesOut struct {
+	CardID    string `json:"card_id"`
+	Name      string `json:"name"`
+	Rows      any    `json:"rows"`
+	InRange   int    `json:"rows_in_range"`
+	Returned  int    `json:"returned"`
+	Truncated bool   `json:"truncated"`
+}
+
+// SaleID formats a sale id as the REST routes do.
+func SaleID(id uint64) string { return fmt.Sprintf("s_%016x", id) }
+
+func (s *Server) toolSales(t *toolCall) (any, error) {
+	var a salesArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	if a.Mode == "" {
+		a.Mode = "records"
+	}
+	limit := SalesDefaultRecords
+	if a.Mode == "daily" {
+		limit = SalesDefaultDays
+	}
+	if a.Limit != nil {
+		limit = *a.Limit
+		if a.Mode == "records" && limit > SalesMaxRecords {
+			return nil, snapshots.Errorf(snapshots.EINVALID, "limit %d: records mode returns at most %d rows per id; use mode=daily for longer spans", limit, SalesMaxRecords)
+		}
+	}
+	keepGrade, err := gradeFilter(a.Grade)
+	if err != nil {
+		return nil, err
+	}
+	keepMarket, err := marketplaces("marketplace", a.Marketplace)
+	if err != nil {
+		return nil, err
+	}
+	tt, hasTT := snapshots.ParseTradeType(a.TradeType)
+	hr, err := t.historyRange(a.Since, a.Until)
+	if err != nil {
+		return nil, err
+	}
+	rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
+	if err != nil {
+		return nil, err
+	}
+	unres := unresolvedOf(rs)
+	type target struct {
+		c *snapshots.Card
+		f resolve.Finish
+	}
+	var targets []target
+	for _, c := range cards {
+		f, miss := cardFinish(c, a.Finish)
+		if miss != nil {
+			unres = append(unres, *miss)
+			continue
+		}
+		targets = append(targets, target{c, f})
+	}
+	if err := t.charge(len(targets)); err != nil {
+		return nil, err
+	}
+	items := make([]salesOut, 0, len(targets))
+	for _, tg := range targets {
+		c := tg.c
+		sales, err := t.src.Reader.Sales(c.Game, c.ID)
+		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+			return nil, err
+		}
+		out := salesOut{CardID: c.ID, Name: c.Name}
+		var recs []saleRow
+		var days []dayRow
+		var dayPrices []int64
+		flushDay := func() {
+			if len(dayPrices) == 0 {
+				return
+			}
+			d := &days[len(days)-1]
+			d.MedianUSD = usd(medianCents(dayPrices))
+			dayPrices = dayPrices[:0]
+		}
+		for i := range sales {
+			x := &sales[i]
+			if x.Day > hr.To {
+				continue
+			}
+			if hr.FromSet && x.Day < hr.From {
+				break // newest first
+			}
+			if (x.Flags&snapshots.SaleFlagged != 0 && !a.IncludeFiltered) || (x.Confidence.Untrusted() && !a.IncludeUntrustedIdentity) ||
+				(x.Flags&snapshots.SalePriceFeed != 0 && !a.IncludePriceFeed) {
+				continue
+			}
+			if (keepGrade != nil && !keepGrade(x.Grade)) || (keepMarket != nil && !keepMarket(x.Marketplace)) || (hasTT && x.TradeType != tt) || !tg.f.Sale(x) {
+				continue
+			}
+			if a.Mode == "daily" {
+				date := x.Day.String()
+				if len(days) == 0 || days[len(days)-1].Date != date {
+					flushDay()
+					days = append(days, dayRow{Date: date, LowUSD: math.MaxFloat64})
+				}
+				d := &days[len(days)-1]
+				p := usd(x.PriceCents)
+				d.Sales++
+				d.VolumeUSD = math.Round((d.VolumeUSD+p)*100) / 100
+				d.LowUSD, d.HighUSD = math.Min(d.LowUSD, p), math.Max(d.HighUSD, p)
+				dayPrices = append(dayPrices, x.PriceCents)
+				continue
+			}
+			out.InRange++
+			if len(recs) < limit {
+				row := saleRow{SaleID: SaleID(x.ID), SaleDate: x.Day.String(), PriceUSD: usd(x.PriceCents), Marketplace: x.Marketplace.String(),
+					OnChain: x.Marketplace.OnChain(), TradeType: x.TradeType.String(), Grade: x.Grade.String(), IdentityConfidence: x.Confidence.String(),
+					QualityFlagged: x.Flags&snapshots.SaleFlagged != 0, PriceFeed: x.Flags&snapshots.SalePriceFeed != 0}
+				if int(x.Finish) < len(c.Variants) {
+					row.Finish = &c.Variants[x.Finish]
+				}
+				recs = append(recs, row)
+			}
+		}
+		flushDay()
+		if a.Mode == "daily" {
+			out.InRange = len(days)
+			if len(days) > limit {
+				days = days[:limit]
+			}
+			out.Rows, out.Returned = nonNil(days), len(days)
+		} else {
+			out.Rows, out.Returned = nonNil(recs), len(recs)
+		}
+		out.Truncated = out.Returned < out.InRange
+		items = append(items, out)
+	}
+	filters := map[string]any{"grade": a.Grade, "finish": a.Finish, "marketplace": a.Marketplace, "trade_type": a.TradeType,
+		"include_filtered": a.IncludeFiltered, "include_untrusted_identity": a.IncludeUntrustedIdentity, "include_price_feed": a.IncludePriceFeed}
+	return map[string]any{"game": game, "mode": a.Mode, "limit": limit, "range": hr.JSON(), "filters": filters,
+		"items": items, "unresolved": unres, "order": "newest first"}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func medianCents(v []int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// ---- get_listings ----
+
+type listingsArgs struct {
+	IDs       []string `json:"ids"`
+	Mode      string   `json:"mode"`
+	Grade     string   `json:"grade"`
+	Finish    string   `json:"finish"`
+	Platforms string   `json:"platforms"`
+	Limit     int      `json:"limit"`
+	Game      string   `json:"game"`
+}
+
+type listingRow struct {
+	ListingID          string   `json:"listing_id"`
+	Platform           string   `json:"platform"`
+	Grade              string   `json:"grade"`
+	Finish             *string  `json:"finish"`
+	AskUSD             float64  `json:"ask_usd"`
+	ShippingUSD        float64  `json:"shipping_usd"`
+	ListedDate         string   `json:"listed_date"`
+	Quantity           int      `json:"quantity"`
+	DealScore          *float64 `json:"deal_score"`
+	PlatformFreshnessH int      `json:"platform_freshness_h"`
+}
+
+type bookRow struct {
+	Finish       *string            `json:"finish"`
+	Listings     int                `json:"listings"`
+	Quantity     int                `json:"quantity"`
+	MinAskUSD    float64            `json:"min_ask_usd"`
+	MedianAskUSD float64            `json:"median_ask_usd"`
+	MaxAskUSD    float64            `json:"max_ask_usd"`
+	Platforms    []string           `json:"platforms"`
+	CheapestBy   map[string]float64 `json:"cheapest_by_grade"`
+}
+
+func (s *Server) toolListings(t *toolCall) (any, error) {
+	var a listingsArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	if a.Mode == "" {
+		a.Mode = "listings"
+	}
+	if a.Limit == 0 {
+		a.Limit = ListingsDefaultLimit
+	}
+	keepGrade, err := gradeFilter(a.Grade)
+	if err != nil {
+		return nil, err
+	}
+	keepPlatform, err := marketplaces("platforms", a.Platforms)
+	if err != nil {
+		return nil, err
+	}
+	rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
+	if err != nil {
+		return nil, err
+	}
+	unres := unresolvedOf(rs)
+	type target struct {
+		c *snapshots.Card
+		f resolve.Finish
+	}
+	var targets []target
+	for _, c := range cards {
+		f, miss := cardFinish(c, a.Finish)
+		if miss != nil {
+			unres = append(unres, *miss)
+			continue
+		}
+		targets = append(targets, target{c, f})
+	}
+	if err := t.charge(len(targets)); err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, 0, len(targets))
+	for _, tg := range targets {
+		ls, err := t.src.Reader.Listings(tg.c.Game, tg.c.ID)
+		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+			return nil, err
+		}
+		var kept []*snapshots.Listing
+		for i := range ls {
+			l := &ls[i]
+			if !tg.f.Listing(l) {
+				continue
+			}
+			if keepPlatform != nil {
+				if mk, ok := snapshots.ParseMarketplace(l.Platform); !ok || !keepPlatform(mk) {
+					continue
+				}
+			}
+			if keepGrade != nil {
+				if g, err := snapshots.ParseGrade(l.Grade); err != nil || !keepGrade(g) {
+					continue
+				}
+			}
+			kept = append(kept, l)
+		}
+		item := map[string]any{"card_id": tg.c.ID, "name": tg.c.Name, "listings_total": len(kept)}
+		if a.Mode == "book" {
+			item["book"] = book(kept)
+		} else {
+			rows := []listingRow{}
+			for _, l := range kept[:min(len(kept), a.Limit)] {
+				ds := math.Round(l.DealScore*100) / 100
+				rows = append(rows, listingRow{ListingID: l.ID, Platform: l.Platform, Grade: l.Grade, Finish: strOrNil(l.Finish), AskUSD: usd(l.AskCents),
+					ShippingUSD: usd(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity, DealScore: &ds, PlatformFreshnessH: l.PlatformFreshnessH})
+			}
+			item["listings"] = rows
+			item["truncated"] = len(kept) > len(rows)
+		}
+		items = append(items, item)
+	}
+	return map[string]any{"game": game, "mode": a.Mode, "items": items, "unresolved": unres,
+		"note": "asks exclude shipping; deal_score (100 x (1 - ask / fmv)) and platform_freshness_h are experimental"}, nil
+}
+
+func book(ls []*snapshots.Listing) []bookRow {
+	byFinish := map[string][]*snapshots.Listing{}
+	var order []string
+	for _, l := range ls {
+		if _, ok := byFinish[l.Finish]; !ok {
+			order = append(order, l.Finish)
+		}
+		byFinish[l.Finish] = append(byFinish[l.Finish], l)
+	}
+	out := []bookRow{}
+	for _, f := range order {
+		group := byFinish[f]
+		r := bookRow{Finish: strOrNil(f), CheapestBy: map[string]float64{}}
+		var asks []int64
+		seen := map[string]bool{}
+		for _, l := range group {
+			r.Listings++
+			r.Quantity += l.Quantity
+			asks = append(asks, l.AskCents)
+			if !seen[l.Platform] {
+				seen[l.Platform] = true
+				r.Platforms = append(r.Platforms, l.Platform)
+			}
+			if v, ok := r.CheapestBy[l.Grade]; !ok || usd(l.AskCents) < v {
+				r.CheapestBy[l.Grade] = usd(l.AskCents)
+			}
+		}
+		slices.Sort(asks)
+		r.MinAskUSD, r.MaxAskUSD, r.MedianAskUSD = usd(asks[0]), usd(asks[len(asks)-1]), usd(medianCents(asks))
+		out = append(out, r)
+	}
+	return out
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

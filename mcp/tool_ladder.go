@@ -1,0 +1,474 @@
+package mcp
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// MaxLadderGrades is the most grades one ladder may have.
+const MaxLadderGrades = 12
+
+// parseGrades parses a comma list of grades ("" = DefaultLadderGrades).
+func parseGrades(list string) ([]snapshots.Grade, error) {
+	if strings.TrimSpace(list) == "" {
+		list = DefaultLadderGrades
+	}
+	var out []snapshots.Grade
+	for _, part := range strings.Split(list, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		g, err := snapshots.ParseGrade(part)
+		if err != nil {
+			return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %v", err)
+		}
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	if len(out) == 0 {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "grades is empty: give a comma list such as %q", DefaultLadderGrades)
+	}
+	if len(out) > MaxLadderGrades {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %d grades, at most %d", len(out), MaxLadderGrades)
+	}
+	return out, nil
+}
+
+// eraFilter parses an era: a set series name, a year or a range of years.
+func eraFilter(era string) (func(*snapshots.Set) bool, error) {
+	era = strings.TrimSpace(era)
+	if era == "" {
+		return nil, nil
+	}
+	year := func(s string) (int, bool) {
+		if len(s) != 4 {
+			return 0, false
+		}
+		n, err := strconv.Atoi(s)
+		return n, err == nil
+	}
+	lo, hi := 0, 0
+	if y, ok := year(era); ok {
+		lo, hi = y, y
+	} else if a, b, found := strings.Cut(era, "-"); found {
+		ya, okA := year(strings.TrimSpace(a))
+		yb, okB := year(strings.TrimSpace(b))
+		if okA && okB {
+			if ya > yb {
+				return nil, snapshots.Errorf(snapshots.EINVALID, "era %q: the first year is after the second", era)
+			}
+			lo, hi = ya, yb
+		}
+	}
+	if lo > 0 {
+		return func(s *snapshots.Set) bool {
+			if len(s.ReleaseDate) < 4 {
+				return false
+			}
+			y, err := strconv.Atoi(s.ReleaseDate[:4])
+			return err == nil && y >= lo && y <= hi
+		}, nil
+	}
+	return func(s *snapshots.Set) bool { return strings.EqualFold(s.Series, era) }, nil
+}
+
+// cardSource is where a batch tool's cards come from, and its filters.
+type cardSource struct {
+	IDs          []string
+	Queries      []string
+	SetID        string
+	CohortHandle string
+	ResultHandle string
+	Era, Rarity  string
+	Finish       string // cards without it are left out
+	Game         string
+}
+
+// selected is the outcome of selecting cards.
+type selected struct {
+	game        string
+	cards       []*snapshots.Card
+	finishes    map[*snapshots.Card]resolve.Finish
+	unresolved  []unresolved
+	source      CohortSource
+	filteredOut int
+}
+
+// selectCards resolves exactly one card source and applies the filters.
+// Errors: EINVALID for zero or several sources, bad filters or more than
+// MaxJSONIDs cards; ENOTFOUND for an unknown set, cohort or result.
+func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, error) {
+	var given []string
+	for _, x := range []struct {
+		name string
+		set  bool
+	}{{"ids", cs.IDs != nil}, {"queries", cs.Queries != nil}, {"set_id", cs.SetID != ""}, {"cohort_handle", cs.CohortHandle != ""}, {"result_handle", cs.ResultHandle != ""}} {
+		if x.set {
+			given = append(given, x.name)
+		}
+	}
+	if len(given) != 1 {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "give exactly one of %s (got %d)", strings.Join(allowed, ", "), len(given))
+	}
+	game, explicit, err := t.game(cs.Game)
+	if err != nil {
+		return nil, err
+	}
+	keepEra, err := eraFilter(cs.Era)
+	if err != nil {
+		return nil, err
+	}
+	sel := &selected{game: game, finishes: map[*snapshots.Card]resolve.Finish{}, unresolved: []unresolved{}}
+	sel.source = CohortSource{Era: cs.Era, Rarity: cs.Rarity, Finish: cs.Finish}
+	r := t.src.Reader
+	var cards []*snapshots.Card
+	switch given[0] {
+	case "ids", "queries":
+		refs := cs.IDs
+		if given[0] == "queries" {
+			refs = cs.Queries
+		}
+		sel.source.Kind = "ids"
+		rs, cc, err := t.resolveIDs(given[0], game, explicit, refs)
+		if err != nil {
+			return nil, err
+		}
+		cards, sel.unresolved = cc, unresolvedOf(rs)
+		if len(cc) > 0 {
+			sel.game = cc[0].Game
+		}
+	case "set_id":
+		set, err := r.Set(game, cs.SetID)
+		if err != nil {
+			if snapshots.ErrorCode(err) == snapshots.ENOTFOUND {
+				return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown set_id %q in %s: set ids look like %q (see search results' set_id)", cs.SetID, game, exampleSet(r, game))
+			}
+			return nil, err
+		}
+		sel.source.Kind, sel.source.SetID = "set", set.ID
+		if cards, err = r.SetCards(game, set.ID); err != nil {
+			return nil, err
+		}
+	case "cohort_handle":
+		c, err := t.srv.cohorts.get(t.call.caller.KeyID, cs.CohortHandle)
+		if err != nil {
+			return nil, err
+		}
+		sel.game, sel.source = c.Game, c.Source
+		sel.source.Kind = "cohort"
+		for _, id := range c.IDs {
+			if card, err := r.Card(c.Game, id); err == nil {
+				cards = append(cards, card)
+			} else {
+				sel.unresolved = append(sel.unresolved, unresolved{Ref: id, Status: resolve.NotFound, Message: "card of the cohort is not in the current snapshot"})
+			}
+		}
+	case "result_handle":
+		res, ok := t.srv.sessions.result(t.session(), cs.ResultHandle)
+		if !ok {
+			return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown result_handle %q: result handles live in the session that produced them (its newest %d results); pass ids instead", cs.ResultHandle, ResultHandlesPerSession)
+		}
+		sel.game = res.game
+		sel.source.Kind, sel.source.ResultHandle = "result", cs.ResultHandle
+		for _, id := range res.ids {
+			if card, err := r.Card(res.game, id); err == nil {
+				cards = append(cards, card)
+			}
+		}
+	}
+	sets := map[string]*snapshots.Set{}
+	for _, c := range cards {
+		if keepEra != nil {
+			s, ok := sets[c.SetID]
+			if !ok {
+				s, _ = r.Set(c.Game, c.SetID)
+				sets[c.SetID] = s
+			}
+			if s == nil || !keepEra(s) {
+				sel.filteredOut++
+				continue
+			}
+		}
+		if cs.Rarity != "" && !strings.EqualFold(strings.TrimSpace(cs.Rarity), c.Rarity) {
+			sel.filteredOut++
+			continue
+		}
+		f, err := resolve.MatchFinish(c, cs.Finish)
+		if err != nil {
+			sel.filteredOut++
+			continue
+		}
+		sel.finishes[c] = f
+		sel.cards = append(sel.cards, c)
+	}
+	if len(sel.cards) > access.MaxJSONIDs {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "%d cards match, at most %d per call: narrow with rarity, era or finish, or pass ids", len(sel.cards), access.MaxJSONIDs)
+	}
+	return sel, nil
+}
+
+func exampleSet(r snapshots.Reader, game string) string {
+	if sets, err := r.Sets(game); err == nil && len(sets) > 0 {
+		return sets[0].ID
+	}
+	return "en:base1"
+}
+
+// ladderCell is one card and grade of a ladder.
+type ladderCell struct {
+	Grade           string   `json:"grade"`
+	LastUSD         *float64 `json:"last_usd"`
+	LastDate        *string  `json:"last_date"`
+	LastMarketplace *string  `json:"last_marketplace"`
+	AskUSD          *float64 `json:"ask_usd"`
+	AskShippingUSD  *float64 `json:"ask_shipping_usd"`
+	AskPlatform     *string  `json:"ask_platform"`
+	AskLastX        *float64 `json:"ask_last_x"`
+	Sales90d        int      `json:"sales_90d"`
+	MidpriceUSD     *float64 `json:"midprice_usd"`
+	MidStatus       string   `json:"midprice_status"`
+}
+
+type ladderCard struct {
+	CardID string       `json:"card_id"`
+	Name   string       `json:"name"`
+	SetID  string       `json:"set_id"`
+	Number string       `json:"number"`
+	Rarity string       `json:"rarity,omitempty"`
+	Finish *string      `json:"finish"`
+	Ladder []ladderCell `json:"ladder"`
+}
+
+type gradeSummary struct {
+	Grade          string   `json:"grade"`
+	CardsWithLast  int      `json:"cards_with_last"`
+	CardsWithAsk   int      `json:"cards_with_ask"`
+	MedianLastUSD  *float64 `json:"median_last_usd"`
+	MedianAskUSD   *float64 `json:"median_ask_usd"`
+	MedianAskLastX *float64 `json:"median_ask_last_x"`
+}
+
+var compactColumns = []string{"card_id", "name", "number", "grade", "last_usd", "last_date", "ask_usd", "ask_last_x", "sales_90d"}
+
+// ladder computes the grade ladder of the selected cards.
+func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool) (map[string]any, error) {
+	cards := make([]ladderCard, 0, len(sel.cards))
+	lastBy := make([][]int64, len(grades))
+	askBy := make([][]int64, len(grades))
+	multBy := make([][]float64, len(grades))
+	for _, c := range sel.cards {
+		if err := t.ctx.Err(); err != nil {
+			return nil, err
+		}
+		cm, err := resolve.LoadCardMarket(t.src.Reader, c, t.snap.AsOf)
+		if err != nil {
+			return nil, err
+		}
+		f := sel.finishes[c]
+		lc := ladderCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Rarity: c.Rarity}
+		if !f.Any() {
+			s := strings.Join(f.Variants, ", ")
+			lc.Finish = &s
+		}
+		for i, g := range grades {
+			mk := cm.Market(g, f)
+			cell := ladderCell{Grade: g.String(), Sales90d: mk.MidSales, MidStatus: mk.MidStatus}
+			if mk.LastCents > 0 {
+				cell.LastUSD, cell.LastDate, cell.LastMarketplace = usdOrNil(mk.LastCents), dayOrNil(mk.LastDay, true), strOrNil(mk.LastMarketplace)
+				lastBy[i] = append(lastBy[i], mk.LastCents)
+			}
+			if mk.AskCents > 0 {
+				ship := usd(mk.AskShippingCents)
+				cell.AskUSD, cell.AskShippingUSD, cell.AskPlatform = usdOrNil(mk.AskCents), &ship, strOrNil(mk.AskPlatform)
+				askBy[i] = append(askBy[i], mk.AskCents)
+			}
+			if mk.LastCents > 0 && mk.AskCents > 0 {
+				x := math.Round(100*float64(mk.AskCents)/float64(mk.LastCents)) / 100
+				cell.AskLastX = &x
+				multBy[i] = append(multBy[i], x)
+			}
+			if mk.Usable() {
+				cell.MidpriceUSD = usdOrNil(mk.MidCents)
+			}
+			lc.Ladder = append(lc.Ladder, cell)
+		}
+		cards = append(cards, lc)
+	}
+	summary := make([]gradeSummary, len(grades))
+	for i, g := range grades {
+		gs := gradeSummary{Grade: g.String(), CardsWithLast: len(lastBy[i]), CardsWithAsk: len(askBy[i])}
+		if len(lastBy[i]) > 0 {
+			gs.MedianLastUSD = usdOrNil(medianCents(lastBy[i]))
+		}
+		if len(askBy[i]) > 0 {
+			gs.MedianAskUSD = usdOrNil(medianCents(askBy[i]))
+		}
+		if v := multBy[i]; len(v) > 0 {
+			slices.Sort(v)
+			m := v[len(v)/2]
+			if len(v)%2 == 0 {
+				m = math.Round(100*(v[len(v)/2-1]+v[len(v)/2])/2) / 100
+			}
+			gs.MedianAskLastX = &m
+		}
+		summary[i] = gs
+	}
+	out := map[string]any{"grades": gradeNames(grades), "cards": len(cards), "summary": summary,
+		"basis": "last = most recent verified sale of the grade (any age, finish-restricted when finish is set); ask = cheapest current listing of the grade (shipping excluded); ask_last_x = ask / last"}
+	if compact {
+		rows := make([][]any, 0, len(cards)*len(grades))
+		for _, c := range cards {
+			for _, cell := range c.Ladder {
+				rows = append(rows, []any{c.CardID, c.Name, c.Number, cell.Grade, cell.LastUSD, cell.LastDate, cell.AskUSD, cell.AskLastX, cell.Sales90d})
+			}
+		}
+		out["columns"], out["rows"] = compactColumns, rows
+	} else {
+		out["items"] = cards
+	}
+	return out, nil
+}
+
+func gradeNames(gs []snapshots.Grade) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.String()
+	}
+	return out
+}
+
+// ---- batch_grade_ladder ----
+
+type ladderArgs struct {
+	IDs          []string `json:"ids"`
+	Queries      []string `json:"queries"`
+	SetID        string   `json:"set_id"`
+	CohortHandle string   `json:"cohort_handle"`
+	Era          string   `json:"era"`
+	Rarity       string   `json:"rarity"`
+	Finish       string   `json:"finish"`
+	Grades       string   `json:"grades"`
+	Compact      *bool    `json:"compact"`
+	DryRun       bool     `json:"dry_run"`
+	Game         string   `json:"game"`
+}
+
+func (s *Server) toolLadder(t *toolCall) (any, error) {
+	var a ladderArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	grades, err := parseGrades(a.Grades)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := t.selectCards(cardSource{IDs: a.IDs, Queries: a.Queries, SetID: a.SetID, CohortHandle: a.CohortHandle,
+		Era: a.Era, Rarity: a.Rarity, Finish: a.Finish, Game: a.Game}, "ids", "queries", "set_id", "cohort_handle")
+	if err != nil {
+		return nil, err
+	}
+	head := map[string]any{"game": sel.game, "source": sel.source, "unresolved": sel.unresolved, "filtered_out": sel.filteredOut}
+	if a.DryRun {
+		head["dry_run"] = true
+		head["cards"] = len(sel.cards)
+		head["would_cost"] = max(1, len(sel.cards))
+		head["card_ids"] = cardIDs(sel.cards)
+		head["note"] = "dry run: nothing was charged; the same call without dry_run costs would_cost units"
+		return head, nil
+	}
+	if len(sel.cards) == 0 {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "no card left to ladder (%d unresolved, %d filtered out by era, rarity or finish); loosen the filters or check the ids", len(sel.unresolved), sel.filteredOut)
+	}
+	if err := t.charge(len(sel.cards)); err != nil {
+		return nil, err
+	}
+	out, err := t.ladder(sel, grades, a.Compact == nil || *a.Compact)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range head {
+		out[k] = v
+	}
+	out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "batch_grade_ladder", sel.game, cardIDs(sel.cards)))
+	return out, nil
+}
+
+// ---- compare_set_finish ----
+
+type compareArgs struct {
+	SetID   string `json:"set_id"`
+	Finish  string `json:"finish"`
+	Rarity  string `json:"rarity"`
+	Grades  string `json:"grades"`
+	Compact *bool  `json:"compact"`
+	Name    string `json:"name"`
+	Game    string `json:"game"`
+}
+
+func (s *Server) toolCompareSetFinish(t *toolCall) (any, error) {
+	var a compareArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.SetID) == "" || strings.TrimSpace(a.Finish) == "" {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "set_id and finish are required")
+	}
+	grades, err := parseGrades(a.Grades)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := t.selectCards(cardSource{SetID: a.SetID, Rarity: a.Rarity, Finish: a.Finish, Game: a.Game}, "set_id")
+	if err != nil {
+		return nil, err
+	}
+	if len(sel.cards) == 0 {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "no card of set %s has finish %q%s; finishes in this set: %s",
+			sel.source.SetID, a.Finish, map[bool]string{true: " with rarity " + a.Rarity, false: ""}[a.Rarity != ""], strings.Join(setFinishes(t, sel), ", "))
+	}
+	if err := t.charge(len(sel.cards)); err != nil {
+		return nil, err
+	}
+	out, err := t.ladder(sel, grades, a.Compact == nil || *a.Compact)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(a.Name)
+	if name == "" {
+		name = sel.source.SetID + " " + strings.ToLower(strings.TrimSpace(a.Finish))
+	}
+	src := CohortSource{Kind: "compare_set_finish", SetID: sel.source.SetID, Rarity: a.Rarity, Finish: a.Finish}
+	c, err := s.cohorts.pin(t.call.caller.KeyID, sel.game, name, src, cardIDs(sel.cards))
+	if err != nil {
+		return nil, err
+	}
+	s.sessions.setCohort(t.session(), c.Handle)
+	out["game"], out["set_id"], out["finish"], out["filtered_out"] = sel.game, sel.source.SetID, a.Finish, sel.filteredOut
+	out["cohort_handle"], out["cohort_name"], out["cohort_expires_at"] = c.Handle, c.Name, c.ExpiresAt
+	return out, nil
+}
+
+// setFinishes lists the finishes of a set's cards (for error messages).
+func setFinishes(t *toolCall, sel *selected) []string {
+	seen := map[string]bool{}
+	var out []string
+	cards, _ := t.src.Reader.SetCards(sel.game, sel.source.SetID)
+	for _, c := range cards {
+		for _, v := range c.Variants {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{"(none known)"}
+	}
+	return out
+}

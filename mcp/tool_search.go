@@ -1,0 +1,184 @@
+package mcp
+
+import (
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+type searchArgs struct {
+	Q        *string  `json:"q"`
+	IDs      []string `json:"ids"`
+	Game     string   `json:"game"`
+	Language string   `json:"language"`
+	SetID    string   `json:"set_id"`
+	Rarity   string   `json:"rarity"`
+	Finish   string   `json:"finish"`
+	Limit    int      `json:"limit"`
+}
+
+// idResolution is one batch-resolved reference of search.
+type idResolution struct {
+	Ref        string              `json:"ref"`
+	Status     string              `json:"status"`
+	ResolvedBy string              `json:"resolved_by,omitempty"`
+	Card       *resolve.Candidate  `json:"card,omitempty"`
+	Candidates []resolve.Candidate `json:"candidates,omitempty"`
+	Message    string              `json:"message,omitempty"`
+}
+
+func (s *Server) toolSearch(t *toolCall) (any, error) {
+	var a searchArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Q != nil && a.IDs != nil:
+		return nil, snapshots.Errorf(snapshots.EINVALID, "give q (one lookup) or ids (batch resolve), not both")
+	case a.Q == nil && a.IDs == nil:
+		return nil, snapshots.Errorf(snapshots.EINVALID, "give q (a card name, card id or partner product id) or ids (a list of them)")
+	case a.IDs != nil:
+		if a.Language != "" || a.SetID != "" || a.Rarity != "" || a.Finish != "" {
+			return nil, snapshots.Errorf(snapshots.EINVALID, "language, set_id, rarity and finish filter a q lookup; leave them out with ids")
+		}
+		rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.charge(len(cards)); err != nil {
+			return nil, err
+		}
+		out := map[string]any{"mode": "ids", "game": game}
+		items := make([]idResolution, len(rs))
+		n := map[string]int{resolve.Resolved: 0, resolve.Ambiguous: 0, resolve.NotFound: 0}
+		for i, r := range rs {
+			items[i] = idResolution{Ref: r.Ref, Status: r.Status, ResolvedBy: r.ResolvedBy, Candidates: r.Candidates, Message: r.Message}
+			if r.Card != nil {
+				c := resolve.NewCandidate(t.src.Reader, r.Card)
+				items[i].Card = &c
+			}
+			n[r.Status]++
+		}
+		out["items"] = items
+		out["resolved"], out["ambiguous"], out["not_found"] = n[resolve.Resolved], n[resolve.Ambiguous], n[resolve.NotFound]
+		out["unique_cards"] = len(cards)
+		out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", game, cardIDs(cards)))
+		return out, nil
+	}
+
+	q := strings.TrimSpace(*a.Q)
+	if q == "" {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "q is empty: give a card name, card id or partner product id")
+	}
+	if a.Limit == 0 {
+		a.Limit = SearchDefaultLimit
+	}
+	if err := t.charge(1); err != nil {
+		return nil, err
+	}
+	out := map[string]any{"mode": "q", "game": game, "query": q}
+	filtered := a.Language != "" || a.SetID != "" || a.Rarity != "" || a.Finish != ""
+	// An id (card id, product id, source id) resolves straight to its card.
+	if !filtered {
+		r, err := resolve.Resolve(t.ctx, t.src, game, explicit, q)
+		if err != nil {
+			return nil, err
+		}
+		if r.Status == resolve.Resolved && r.ResolvedBy != resolve.ByText {
+			c := resolve.NewCandidate(t.src.Reader, r.Card)
+			out["status"], out["resolved_by"], out["card_id"] = r.Status, r.ResolvedBy, c.CardID
+			out["total"], out["items"] = 1, []resolve.Candidate{c}
+			out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", c.Game, []string{c.CardID}))
+			return out, nil
+		}
+	}
+	res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{
+		Game: game, Q: q, Language: a.Language, SetID: a.SetID, Rarity: a.Rarity, Finish: a.Finish, Limit: a.Limit,
+	})
+	if err != nil {
+		return nil, err
+	}
+	items := res.Items
+	switch {
+	case len(items) == 0:
+		out["status"] = resolve.NotFound
+		out["message"] = "no card matches; try fewer words, a card id or a partner product id"
+	case len(items) == 1 || items[0].Score >= resolve.DominanceRatio*items[1].Score:
+		out["status"], out["resolved_by"], out["card_id"] = resolve.Resolved, resolve.ByText, items[0].CardID
+	default:
+		out["status"] = resolve.Ambiguous
+		out["message"] = "several cards match: pick a card_id from items (or add the set name or number to q)"
+	}
+	out["total"], out["items"] = res.Total, items
+	ids := make([]string, len(items))
+	for i, c := range items {
+		ids[i] = c.CardID
+	}
+	out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", game, ids))
+	return out, nil
+}
+
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+type quoteArgs struct {
+	IDs    []string `json:"ids"`
+	Grade  string   `json:"grade"`
+	Finish string   `json:"finish"`
+	Game   string   `json:"game"`
+}
+
+func (s *Server) toolQuote(t *toolCall) (any, error) {
+	var a quoteArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	if err := checkIDs("ids", a.IDs); err != nil {
+		return nil, err
+	}
+	if len(a.IDs) == 0 {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "ids is empty: give at least one card id, partner product id or card name")
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := resolve.ParseGrades(a.Grade); err != nil {
+		return nil, err
+	}
+	// Resolve first (free), charge the unique resolved cards, then quote.
+	rs, err := resolve.ResolveAll(t.ctx, t.src, game, explicit, a.IDs)
+	if err != nil {
+		return nil, err
+	}
+	cards := resolve.UniqueCards(rs)
+	if err := t.charge(len(cards)); err != nil {
+		return nil, err
+	}
+	quotes, err := resolve.QuoteResolutions(t.ctx, t.src, rs, a.Grade, a.Finish)
+	if err != nil {
+		return nil, err
+	}
+	n := map[string]int{resolve.Resolved: 0, resolve.Ambiguous: 0, resolve.NotFound: 0}
+	for _, q := range quotes {
+		n[q.Status]++
+	}
+	rule := "per grade: Midprice when usable (status ok or thin and above 0), else Last verified sale, else cheapest Ask"
+	if a.Grade == "" {
+		rule += "; ungraded: slab:10 first, then raw:near_mint"
+	}
+	return map[string]any{
+		"game": game, "items": quotes, "rule": rule,
+		"resolved": n[resolve.Resolved], "ambiguous": n[resolve.Ambiguous], "not_found": n[resolve.NotFound], "unique_cards": len(cards),
+		"result_handle": nilIfEmpty(s.sessions.addResult(t.session(), "quote", game, cardIDs(cards))),
+	}, nil
+}
