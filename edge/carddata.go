@@ -64,8 +64,8 @@ func handleCardGet(r *request) (any, error) {
 		if n == "" {
 			continue
 		}
-		if indexOfString(cardIncludes, n) < 0 {
-			return nil, validationErrors{queryError("include", fmt.Sprintf("unknown include %q; allowed: %s", n, strings.Join(cardIncludes, ", ")), "enum", r.p.str("include"), nil)}
+		if indexOfString(includeNames, n) < 0 {
+			return nil, validationErrors{queryError("include", fmt.Sprintf("unknown include %q; allowed: %s", n, strings.Join(includeNames, ", ")), "enum", r.p.str("include"), nil)}
 		}
 		if indexOfString(names, n) < 0 {
 			names = append(names, n)
@@ -106,9 +106,50 @@ type gradeRow struct {
 	PremiumRaw *float64 `json:"premium_vs_raw,omitempty"`
 }
 
+// cardIncludes are the optional subresources of card detail; only the
+// requested ones are present.
+type cardIncludes struct {
+	PriceHistory       *historySeries       `json:"price_history,omitempty"`
+	TVWAPHistory       *historySeries       `json:"tvwap_history,omitempty"`
+	TVWAPSlots         *slotsInclude        `json:"tvwap_slots,omitempty"`
+	GradeMomentum      *momentumInclude     `json:"grade_momentum,omitempty"`
+	RecentSales        *recentSalesInclude  `json:"recent_sales,omitempty"`
+	MarketSummary      *analyticsPayload    `json:"market_summary,omitempty"`
+	GradeBreakdown     *breakdownInclude    `json:"grade_breakdown,omitempty"`
+	PopulationOverview *populationInclude   `json:"population_overview,omitempty"`
+	GradingEconomics   *gradingEconomicsInc `json:"grading_economics,omitempty"`
+}
+
+type historySeries struct {
+	Grade  string          `json:"grade"`
+	Method string          `json:"method"`
+	From   string          `json:"from"`
+	To     string          `json:"to"`
+	Points []pricePointRow `json:"points"`
+}
+
+type slotsInclude struct {
+	Basis string     `json:"basis"`
+	Slots []gradeRow `json:"slots"`
+}
+
+type momentumInclude struct {
+	WindowDays int        `json:"window_days"`
+	Grades     []gradeRow `json:"grades"`
+}
+
+type recentSalesInclude struct {
+	Limit int       `json:"limit"`
+	Items []saleRow `json:"items"`
+}
+
+type breakdownInclude struct {
+	Grades []gradeRow `json:"grades"`
+}
+
 // cardIncludes computes the named subresources of a card. History includes
 // respect the caller's history window.
-func (r *request) cardIncludes(c *snapshots.Card, names []string) (map[string]any, error) {
+func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes, error) {
 	series, err := r.snap.PriceSeries(c.Game, c.ID)
 	if err != nil {
 		return nil, err
@@ -119,7 +160,7 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (map[string]an
 	}
 	asOf := r.snap.AsOf
 	raw := seriesFor(series, snapshots.RawNearMint)
-	out := map[string]any{}
+	out := &cardIncludes{}
 	for _, name := range names {
 		switch name {
 		case "price_history", "tvwap_history":
@@ -128,31 +169,35 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (map[string]an
 			if name == "tvwap_history" {
 				method = "tvwap"
 			}
-			pts := dailyPoints(raw, start, asOf, method)
-			out[name] = map[string]any{"grade": "raw:near_mint", "method": method, "from": start.String(), "to": asOf.String(), "points": pts}
+			h := &historySeries{Grade: "raw:near_mint", Method: method, From: start.String(), To: asOf.String(), Points: dailyPoints(raw, start, asOf, method)}
+			if name == "price_history" {
+				out.PriceHistory = h
+			} else {
+				out.TVWAPHistory = h
+			}
 		case "tvwap_slots":
-			var slots []gradeRow
+			slots := []gradeRow{}
 			for _, s := range series {
 				if p, ok := snapshots.PointAt(&s, asOf); ok {
 					slots = append(slots, gradeRow{Grade: s.Grade.String(), Sales: int(p.Sales), TVWAPUSD: usdOrNil(p.TVWAPCents), FMVUSD: usdOrNil(p.FMVCents), LastSale: strOrNil(p.Day.String())})
 				}
 			}
-			out[name] = map[string]any{"basis": "latest trailing-7-day tvwap per grade", "slots": nonNil(slots)}
+			out.TVWAPSlots = &slotsInclude{Basis: "latest trailing-7-day tvwap per grade", Slots: slots}
 		case "grade_momentum":
-			var rows []gradeRow
+			rows := []gradeRow{}
 			for _, s := range series {
 				now, ok1 := snapshots.FMVAt(&s, asOf)
 				then, ok2 := snapshots.FMVAt(&s, asOf-30)
 				row := gradeRow{Grade: s.Grade.String(), FMVUSD: usdOrNil(now)}
-				n, _ := snapshots.SumWindow(cum, func(g snapshots.Grade) bool { return g == s.Grade }, asOf-29, asOf)
-				row.Sales = n
+				g := s.Grade
+				row.Sales, _ = snapshots.SumWindow(cum, func(x snapshots.Grade) bool { return x == g }, asOf-29, asOf)
 				if ok1 && ok2 && then > 0 {
 					v := round2(100 * float64(now-then) / float64(then))
 					row.ChangePct = &v
 				}
 				rows = append(rows, row)
 			}
-			out[name] = map[string]any{"window_days": 30, "grades": nonNil(rows)}
+			out.GradeMomentum = &momentumInclude{WindowDays: 30, Grades: rows}
 		case "recent_sales":
 			sales, err := r.snap.Sales(c.Game, c.ID)
 			if err != nil {
@@ -168,26 +213,25 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (map[string]an
 					rows = append(rows, newSaleRow(c, s))
 				}
 			}
-			out[name] = map[string]any{"limit": 10, "items": rows}
+			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
 		case "market_summary":
 			all, err := r.snap.Analytics(c.Game, c.ID)
 			if err != nil {
 				return nil, err
 			}
-			var summary any = nil
+			summary := newAnalyticsPayload(c, snapshots.CardAnalytics{Window: "1m", To: asOf.String()})
 			for _, a := range all {
 				if a.Window == "1m" {
 					summary = newAnalyticsPayload(c, a)
 				}
 			}
-			out[name] = summary
+			out.MarketSummary = &summary
 		case "grade_breakdown":
-			rows := gradeBreakdown(series, cum, asOf, raw)
-			out[name] = map[string]any{"grades": rows}
+			out.GradeBreakdown = &breakdownInclude{Grades: gradeBreakdown(series, cum, asOf, raw)}
 		case "population_overview":
-			out[name] = populationOverview(cum, asOf)
+			out.PopulationOverview = populationOverview(cum, asOf)
 		case "grading_economics":
-			out[name] = gradingEconomics(series, cum, asOf, raw)
+			out.GradingEconomics = gradingEconomics(series, cum, asOf, raw)
 		}
 	}
 	return out, nil
@@ -256,41 +300,54 @@ func gradeBreakdown(series []snapshots.PriceSeries, cum []snapshots.CumSeries, a
 	return rows
 }
 
+type populationRow struct {
+	Grader string  `json:"grader"`
+	Grade  float64 `json:"grade"`
+	Sales  int     `json:"sales"`
+	Share  float64 `json:"share_pct"`
+}
+
+type populationInclude struct {
+	Basis       string          `json:"basis"`
+	GradedSales int             `json:"graded_sales"`
+	Grades      []populationRow `json:"grades"`
+}
+
 // populationOverview counts graded sales per grader and grade: the graded
 // population this market has seen trade (not a grading company's census).
-func populationOverview(cum []snapshots.CumSeries, asOf snapshots.Day) map[string]any {
-	type row struct {
-		Grader string  `json:"grader"`
-		Grade  float64 `json:"grade"`
-		Sales  int     `json:"sales"`
-		Share  float64 `json:"share_pct"`
-	}
-	var rows []row
-	total := 0
+func populationOverview(cum []snapshots.CumSeries, asOf snapshots.Day) *populationInclude {
+	out := &populationInclude{Basis: "graded copies seen in verified sales, all history; not a grading company's population report", Grades: []populationRow{}}
 	for _, cs := range cum {
 		if cs.Grade.Raw() {
 			continue
 		}
 		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
-		total += n
-		rows = append(rows, row{Grader: snapshots.Graders[cs.Grade.Grader()], Grade: cs.Grade.Number(), Sales: n})
+		out.GradedSales += n
+		out.Grades = append(out.Grades, populationRow{Grader: snapshots.Graders[cs.Grade.Grader()], Grade: cs.Grade.Number(), Sales: n})
 	}
-	for i := range rows {
-		rows[i].Share = round2(100 * float64(rows[i].Sales) / math.Max(1, float64(total)))
+	for i := range out.Grades {
+		out.Grades[i].Share = round2(100 * float64(out.Grades[i].Sales) / math.Max(1, float64(out.GradedSales)))
 	}
-	return map[string]any{
-		"basis":        "graded copies seen in verified sales, all history; not a grading company's population report",
-		"graded_sales": total, "grades": nonNil(rows),
-	}
+	return out
 }
 
 // gradingFeeCents is the assumed cost of grading one card (fee and shipping).
 const gradingFeeCents = 3000
 
+type gradingEconomicsInc struct {
+	Grader            string   `json:"grader"`
+	RawFMVUSD         *float64 `json:"raw_fmv_usd"`
+	GradingCostUSD    float64  `json:"grading_cost_usd"`
+	ExpectedGradedUSD *float64 `json:"expected_graded_usd"`
+	ExpectedGainUSD   *float64 `json:"expected_gain_usd"`
+	SampleSales       int      `json:"sample_sales"`
+	Basis             string   `json:"basis"`
+}
+
 // gradingEconomics estimates the value of grading a raw near-mint copy with
 // the first grader: the observed grade mix of its graded sales weights the
 // graded fmv of each grade.
-func gradingEconomics(series []snapshots.PriceSeries, cum []snapshots.CumSeries, asOf snapshots.Day, raw *snapshots.PriceSeries) map[string]any {
+func gradingEconomics(series []snapshots.PriceSeries, cum []snapshots.CumSeries, asOf snapshots.Day, raw *snapshots.PriceSeries) *gradingEconomicsInc {
 	rawFMV, _ := snapshots.FMVAt(raw, asOf)
 	var weighted, weights float64
 	for _, cs := range cum {
@@ -305,15 +362,14 @@ func gradingEconomics(series []snapshots.PriceSeries, cum []snapshots.CumSeries,
 		weighted += float64(n) * float64(fmv)
 		weights += float64(n)
 	}
-	out := map[string]any{
-		"grader": snapshots.Graders[0], "raw_fmv_usd": usdOrNil(rawFMV), "grading_cost_usd": usd(gradingFeeCents),
-		"expected_graded_usd": nil, "expected_gain_usd": nil, "sample_sales": int(weights),
-		"basis": "expected graded value = graded fmv per grade weighted by the grade mix of this card's verified graded sales; grading cost is an assumed flat fee",
+	out := &gradingEconomicsInc{
+		Grader: snapshots.Graders[0], RawFMVUSD: usdOrNil(rawFMV), GradingCostUSD: usd(gradingFeeCents), SampleSales: int(weights),
+		Basis: "expected graded value = graded fmv per grade weighted by the grade mix of this card's verified graded sales; grading cost is an assumed flat fee",
 	}
 	if weights > 0 && rawFMV > 0 {
 		exp := int64(weighted / weights)
-		out["expected_graded_usd"] = usd(exp)
-		out["expected_gain_usd"] = usd(exp - rawFMV - gradingFeeCents)
+		e, g := usd(exp), usd(exp-rawFMV-gradingFeeCents)
+		out.ExpectedGradedUSD, out.ExpectedGainUSD = &e, &g
 	}
 	return out
 }
@@ -592,18 +648,28 @@ func handlePartnerHistory(r *request) (any, error) {
 		a := byDay[d]
 		items = append(items, partnerDay{Date: d.String(), MarketPriceUSD: usdOrNil(a.feed), Sales: a.n, VolumeUSD: usd(a.cents)})
 	}
-	out := map[string]any{
-		"card_id": c.ID, "marketplace": "partner", "partner_product_id": nil, "limit": limit, "total_days": total,
-		"truncated": total > len(items), "items": items,
-		"basis": "market_price_usd is the partner price feed's daily market median (not a sale); sales and volume are verified partner sales",
-	}
+	out := partnerHistoryPayload{CardID: c.ID, Marketplace: "partner", Limit: limit, TotalDays: total, Truncated: total > len(items), Items: items,
+		Basis: "market_price_usd is the partner price feed's daily market median (not a sale); sales and volume are verified partner sales"}
 	if c.PartnerProductID != 0 {
-		out["partner_product_id"] = c.PartnerProductID
+		id := c.PartnerProductID
+		out.PartnerProductID = &id
 	}
 	if limited {
-		out["window_start"] = start.String()
+		out.WindowStart = strOrNil(start.String())
 	}
 	return out, nil
+}
+
+type partnerHistoryPayload struct {
+	CardID           string       `json:"card_id"`
+	Marketplace      string       `json:"marketplace"`
+	PartnerProductID *int64       `json:"partner_product_id"`
+	Limit            int          `json:"limit"`
+	TotalDays        int          `json:"total_days"`
+	Truncated        bool         `json:"truncated"`
+	WindowStart      *string      `json:"window_start"`
+	Items            []partnerDay `json:"items"`
+	Basis            string       `json:"basis"`
 }
 
 // ---- price history ----
@@ -670,20 +736,38 @@ func handlePriceHistory(r *request) (any, error) {
 	for _, x := range series {
 		grades = append(grades, x.Grade.String())
 	}
-	out := map[string]any{
-		"card_id": target.ID, "requested_card_id": c.ID, "language": target.Language, "grade": grade.String(), "method": method, "interval": interval,
-		"to": to.String(), "from": nil, "total": total, "offset": offset, "limit": limit, "items": page, "available_grades": grades,
-		"price_basis": map[string]string{
+	out := priceHistoryPayload{
+		CardID: target.ID, RequestedCardID: c.ID, Language: target.Language, Grade: grade.String(), Method: method, Interval: interval,
+		To: to.String(), Total: total, Offset: offset, Limit: limit, Items: page, AvailableGrades: grades,
+		PriceBasis: map[string]string{
 			"fmv":    "exponentially smoothed daily medians of verified sales of this grade",
 			"tvwap":  "trailing 7-day, recency-weighted average of verified sales of this grade",
 			"median": "median of the trailing 7 days' verified sales of this grade",
 		}[method],
-		"order": "oldest first; the page holds the newest points after skipping offset newer ones",
+		Order: "oldest first; the page holds the newest points after skipping offset newer ones",
 	}
 	if fromSet {
-		out["from"] = from.String()
+		out.From = strOrNil(from.String())
 	}
 	return out, nil
+}
+
+type priceHistoryPayload struct {
+	CardID          string          `json:"card_id"`
+	RequestedCardID string          `json:"requested_card_id"`
+	Language        string          `json:"language"`
+	Grade           string          `json:"grade"`
+	Method          string          `json:"method"`
+	Interval        string          `json:"interval"`
+	From            *string         `json:"from"`
+	To              string          `json:"to"`
+	Total           int             `json:"total"`
+	Offset          int             `json:"offset"`
+	Limit           int             `json:"limit"`
+	Items           []pricePointRow `json:"items"`
+	AvailableGrades []string        `json:"available_grades"`
+	PriceBasis      string          `json:"price_basis"`
+	Order           string          `json:"order"`
 }
 
 // counterpart finds the card's edition in another language through the
@@ -762,17 +846,17 @@ func handleVWAP(r *request) (any, error) {
 	if w, ok := r.windowStart(); ok && w > from {
 		from, clamped = w, true
 	}
-	out := map[string]any{
-		"card_id": c.ID, "window_days": days, "from": from.String(), "to": r.snap.AsOf.String(), "clamped_to_history_window": clamped,
-		"condition": strOrNil(condition), "grader": strOrNil(grader), "grade_num": nil, "language": c.Language,
-		"vwap_usd": nil, "sales": 0, "volume_usd": 0.0,
-		"price_basis": "sum of verified sale prices / number of verified sales in the window (each sale is one unit)",
+	out := vwapPayload{
+		CardID: c.ID, WindowDays: days, From: from.String(), To: r.snap.AsOf.String(), Clamped: clamped,
+		Condition: strOrNil(condition), Grader: strOrNil(grader), Language: c.Language,
+		PriceBasis: "sum of verified sale prices / number of verified sales in the window (each sale is one unit)",
 	}
 	if p.has("grade_num") {
-		out["grade_num"] = p.num("grade_num")
+		n := p.num("grade_num")
+		out.GradeNum = &n
 	}
 	if lang := p.str("language"); lang != "" && !strings.EqualFold(lang, c.Language) {
-		out["note"] = "card " + c.ID + " is a " + c.Language + " card; no sales match language " + lang
+		out.Note = strOrNil("card " + c.ID + " is a " + c.Language + " card; no sales match language " + lang)
 		return out, nil
 	}
 	cum, err := r.snap.Cum(c.Game, c.ID)
@@ -780,9 +864,27 @@ func handleVWAP(r *request) (any, error) {
 		return nil, err
 	}
 	n, cents := snapshots.SumWindow(cum, keep, from, r.snap.AsOf)
-	out["sales"], out["volume_usd"] = n, usd(cents)
+	out.Sales, out.VolumeUSD = n, usd(cents)
 	if n > 0 {
-		out["vwap_usd"] = usd(int64(math.Round(float64(cents) / float64(n))))
+		v := usd(int64(math.Round(float64(cents) / float64(n))))
+		out.VWAPUSD = &v
 	}
 	return out, nil
+}
+
+type vwapPayload struct {
+	CardID     string   `json:"card_id"`
+	WindowDays int      `json:"window_days"`
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+	Clamped    bool     `json:"clamped_to_history_window"`
+	Condition  *string  `json:"condition"`
+	Grader     *string  `json:"grader"`
+	GradeNum   *float64 `json:"grade_num"`
+	Language   string   `json:"language"`
+	VWAPUSD    *float64 `json:"vwap_usd"`
+	Sales      int      `json:"sales"`
+	VolumeUSD  float64  `json:"volume_usd"`
+	PriceBasis string   `json:"price_basis"`
+	Note       *string  `json:"note,omitempty"`
 }

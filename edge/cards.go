@@ -1,11 +1,13 @@
 package edge
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,7 +18,7 @@ import (
 
 var languageEnum = []string{"en", "ja", "zh-cn", "zh-tw"}
 
-var cardIncludes = []string{"price_history", "tvwap_history", "tvwap_slots", "grade_momentum", "recent_sales",
+var includeNames = []string{"price_history", "tvwap_history", "tvwap_slots", "grade_momentum", "recent_sales",
 	"market_summary", "grade_breakdown", "population_overview", "grading_economics"}
 
 func gameParam() paramSpec {
@@ -46,7 +48,7 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}", name: "card_get", contract: "card-gold.v3", keyless: true, cacheable: true, hasGame: true,
 		summary: "Card detail", schema: "Card",
 		params: []paramSpec{
-			pStr("include", 256, "Comma list of subresources: "+strings.Join(cardIncludes, ", ")+"."),
+			pStr("include", 256, "Comma list of subresources: "+strings.Join(includeNames, ", ")+"."),
 			gameParam(),
 		},
 		handle: handleCardGet})
@@ -299,14 +301,14 @@ func cmpInt64(a, b int64) int {
 // ---- sales ----
 
 type salesPage struct {
-	CardID       string    `json:"card_id"`
-	Items        []saleRow `json:"items"`
-	Limit        int       `json:"limit"`
-	NextCursor   *string   `json:"next_cursor"`
-	WindowStart  *string   `json:"window_start"`
-	HistoryDays  *int      `json:"history_days"`
-	Filters      any       `json:"filters"`
-	RowsInWindow int       `json:"rows_in_window"`
+	CardID       string       `json:"card_id"`
+	Items        []saleRow    `json:"items"`
+	Limit        int          `json:"limit"`
+	NextCursor   *string      `json:"next_cursor"`
+	WindowStart  *string      `json:"window_start"`
+	HistoryDays  *int         `json:"history_days"`
+	Filters      salesFilters `json:"filters"`
+	RowsInWindow int          `json:"rows_in_window"`
 }
 
 type salesFilters struct {
@@ -443,7 +445,13 @@ func decodeCursor(secret []byte, s, binding string) (cursorPos, error) {
 	if !hmac.Equal(bh[:8], b[13:21]) {
 		return cursorPos{}, fmt.Errorf("cursor belongs to another card or other filters; start again without cursor")
 	}
-	return cursorPos{Day: snapshots.Day(binary.BigEndian.Uint32(b[1:])), ID: binary.BigEndian.Uint64(b[5:])}, nil
+	pos := cursorPos{Day: snapshots.Day(binary.BigEndian.Uint32(b[1:])), ID: binary.BigEndian.Uint64(b[5:])}
+	if encodeCursor(secret, pos, binding) != s {
+		// base64 decoding tolerates newlines and non-zero padding bits: only
+		// the exact string issued is accepted (one cursor, one cache entry).
+		return cursorPos{}, fmt.Errorf("cursor is not a value this API issued")
+	}
+	return pos, nil
 }
 
 // ---- analytics ----
@@ -527,9 +535,20 @@ var batchProfiles = []string{"core", "market", "full"}
 
 // parseBatch decodes and checks a batch body; the unique ids are its cost.
 func parseBatch(r *request) (batchBody, []string, error) {
+	return decodeBatch(r.body, r.snap.Manifest().Games)
+}
+
+// decodeBatch decodes and checks a batch body against the snapshot's games
+// (the first is the default). Every rejection is a validationErrors whose loc
+// starts with "body"; one JSON value and nothing after it is accepted.
+func decodeBatch(body []byte, games []string) (batchBody, []string, error) {
 	var b batchBody
-	dec := json.NewDecoder(strings.NewReader(string(r.body)))
-	if err := dec.Decode(&b); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	err := dec.Decode(&b)
+	if err == nil && len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		err = errors.New("data after the JSON object")
+	}
+	if err != nil {
 		return b, nil, validationErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"ids\": [...], \"game\": ..., \"profile\": ...}: " + err.Error(), Type: "json_invalid"}}
 	}
 	var verrs validationErrors
@@ -543,9 +562,9 @@ func parseBatch(r *request) (batchBody, []string, error) {
 		verrs = append(verrs, validationError{Loc: []any{"body", "profile"}, Msg: "Input should be " + enumList(batchProfiles), Type: "enum", Input: b.Profile})
 	}
 	if b.Game == "" {
-		b.Game = r.snap.Manifest().Games[0]
-	} else if !r.snap.Manifest().HasGame(b.Game) {
-		verrs = append(verrs, validationError{Loc: []any{"body", "game"}, Msg: "Input should be " + enumList(r.snap.Manifest().Games), Type: "enum", Input: b.Game})
+		b.Game = games[0]
+	} else if indexOfString(games, b.Game) < 0 {
+		verrs = append(verrs, validationError{Loc: []any{"body", "game"}, Msg: "Input should be " + enumList(games), Type: "enum", Input: b.Game})
 	}
 	seen := map[string]bool{}
 	var unique []string
@@ -618,7 +637,7 @@ func handleBatch(r *request) (any, error) {
 		case "market":
 			includes = []string{"market_summary"}
 		case "full":
-			includes = cardIncludes
+			includes = includeNames
 		}
 		if len(includes) > 0 {
 			if g.Includes, err = r.cardIncludes(c, includes); err != nil {

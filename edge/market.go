@@ -147,14 +147,30 @@ func handleTrending(r *request) (any, error) {
 		c := cards[entries[i].Ordinal]
 		items = append(items, newTrendingItem(i+1, c, r.setOf(c), metric, entries[i].Value))
 	}
-	out := map[string]any{"metric": metric, "window": strOrNil(window), "window_days": days, "language": lang, "direction": p.str("direction"),
-		"grader": strOrNil(p.str("grader")), "grade_num": nil, "as_of": r.snap.AsOf.String(),
-		"total": len(entries), "offset": offset, "limit": limit, "items": items,
-		"basis": "verified sales; *_pct compare the window with the one before it (volume) or the fmv at its ends (price); composite = 0.6 price_pct + 0.4 volume_pct, each clamped to [-100, 300]; a card ranks once it has enough sales in the window (2 for percentages, 3 for composite)"}
+	out := trendingPayload{Metric: metric, Window: strOrNil(window), WindowDays: days, Language: lang, Direction: p.str("direction"),
+		Grader: strOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), Total: len(entries), Offset: offset, Limit: limit, Items: items,
+		Basis: "verified sales; *_pct compare the window with the one before it (volume) or the fmv at its ends (price); composite = 0.6 price_pct + 0.4 volume_pct, each clamped to [-100, 300]; a card ranks once it has enough sales in the window (2 for percentages, 3 for composite)"}
 	if p.has("grade_num") {
-		out["grade_num"] = p.num("grade_num")
+		n := p.num("grade_num")
+		out.GradeNum = &n
 	}
 	return out, nil
+}
+
+type trendingPayload struct {
+	Metric     string         `json:"metric"`
+	Window     *string        `json:"window"`
+	WindowDays int            `json:"window_days"`
+	Language   string         `json:"language"`
+	Direction  string         `json:"direction"`
+	Grader     *string        `json:"grader"`
+	GradeNum   *float64       `json:"grade_num"`
+	AsOf       string         `json:"as_of"`
+	Total      int            `json:"total"`
+	Offset     int            `json:"offset"`
+	Limit      int            `json:"limit"`
+	Items      []trendingItem `json:"items"`
+	Basis      string         `json:"basis"`
 }
 
 // customTrending ranks every card for a window or grade filter that is not
@@ -229,15 +245,7 @@ func handleMarketVolume(r *request) (any, error) {
 		return nil, err
 	}
 	from, to := r.snap.AsOf-snapshots.Day(days)+1, r.snap.AsOf
-	type setRow struct {
-		SetID     string  `json:"set_id"`
-		Name      string  `json:"name"`
-		Language  string  `json:"language"`
-		Sales     int     `json:"sales"`
-		VolumeUSD float64 `json:"volume_usd"`
-		SharePct  float64 `json:"share_pct"`
-	}
-	var rows []setRow
+	var rows []setVolumeRow
 	var all []snapshots.DailyStat
 	var totalCents int64
 	totalSales := 0
@@ -249,7 +257,7 @@ func handleMarketVolume(r *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		row := setRow{SetID: s.ID, Name: s.Name, Language: s.Language}
+		row := setVolumeRow{SetID: s.ID, Name: s.Name, Language: s.Language}
 		var cents int64
 		for _, d := range daily {
 			if d.Day >= from && d.Day <= to {
@@ -270,11 +278,34 @@ func handleMarketVolume(r *request) (any, error) {
 	for i := range rows {
 		rows[i].SharePct = round2(100 * rows[i].VolumeUSD / math.Max(0.01, usd(totalCents)))
 	}
-	return map[string]any{
-		"game": r.game, "language": lang, "granularity": gran, "days": days, "from": from.String(), "to": to.String(),
-		"total_sales": totalSales, "total_volume_usd": usd(totalCents), "series": bucketDaily(all, from, to, gran),
-		"sets": nonNil(rows), "basis": "verified sales; sets listed by volume, sets without sales in the window left out",
+	return marketVolumePayload{
+		Game: r.game, Language: lang, Granularity: gran, Days: days, From: from.String(), To: to.String(),
+		TotalSales: totalSales, TotalVolumeUSD: usd(totalCents), Series: bucketDaily(all, from, to, gran),
+		Sets: nonNil(rows), Basis: "verified sales; sets listed by volume, sets without sales in the window left out",
 	}, nil
+}
+
+type setVolumeRow struct {
+	SetID     string  `json:"set_id"`
+	Name      string  `json:"name"`
+	Language  string  `json:"language"`
+	Sales     int     `json:"sales"`
+	VolumeUSD float64 `json:"volume_usd"`
+	SharePct  float64 `json:"share_pct"`
+}
+
+type marketVolumePayload struct {
+	Game           string         `json:"game"`
+	Language       string         `json:"language"`
+	Granularity    string         `json:"granularity"`
+	Days           int            `json:"days"`
+	From           string         `json:"from"`
+	To             string         `json:"to"`
+	TotalSales     int            `json:"total_sales"`
+	TotalVolumeUSD float64        `json:"total_volume_usd"`
+	Series         []periodRow    `json:"series"`
+	Sets           []setVolumeRow `json:"sets"`
+	Basis          string         `json:"basis"`
 }
 
 type listingRow struct {
@@ -355,6 +386,15 @@ func handleShopListings(r *request) (any, error) {
 		}
 		items = append(items, row)
 	}
-	return map[string]any{"items": items, "total": pg.Total, "offset": pg.Offset, "limit": pg.Limit, "beta": true,
-		"note": "beta route: deal_score (100 x (1 - ask / fmv)) and platform_freshness_h are experimental and may change"}, nil
+	return listingsPayload{Items: items, Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Beta: true,
+		Note: "beta route: deal_score (100 x (1 - ask / fmv)) and platform_freshness_h are experimental and may change"}, nil
+}
+
+type listingsPayload struct {
+	Items  []listingRow `json:"items"`
+	Total  int          `json:"total"`
+	Offset int          `json:"offset"`
+	Limit  int          `json:"limit"`
+	Beta   bool         `json:"beta"`
+	Note   string       `json:"note"`
 }

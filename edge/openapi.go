@@ -137,7 +137,7 @@ func openAPIParams(rt *route) []any {
 func openAPIResponses(rt *route) map[string]any {
 	envelope := map[string]any{"type": "object", "required": []any{"contract", "data"}, "properties": map[string]any{
 		"contract": map[string]any{"const": rt.contract},
-		"data":     map[string]any{"type": "object"},
+		"data":     dataSchema(rt.name),
 	}}
 	errRef := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
 	return map[string]any{

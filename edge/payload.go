@@ -60,26 +60,26 @@ type cardMarket struct {
 
 // cardGold is a card in card-gold.v3.
 type cardGold struct {
-	CardID           string         `json:"card_id"`
-	Game             string         `json:"game"`
-	Name             string         `json:"name"`
-	NameLanguage     string         `json:"name_language"`
-	Language         string         `json:"language"`
-	Set              setRef         `json:"set"`
-	Number           string         `json:"number"`
-	Rarity           *string        `json:"rarity"`
-	Supertype        *string        `json:"supertype"`
-	Subtypes         []string       `json:"subtypes"`
-	Colors           []string       `json:"colors"`
-	NationalDex      []int          `json:"national_dex"`
-	Variants         []string       `json:"variants"`
-	ENCardID         *string        `json:"en_card_id"`
-	ENMatch          *string        `json:"en_match"`
-	PartnerProductID *int64         `json:"partner_product_id"`
-	MarketSources    []string       `json:"market_sources"`
-	Venues           []venueRef     `json:"venues"`
-	Market           cardMarket     `json:"market"`
-	Includes         map[string]any `json:"includes,omitempty"`
+	CardID           string        `json:"card_id"`
+	Game             string        `json:"game"`
+	Name             string        `json:"name"`
+	NameLanguage     string        `json:"name_language"`
+	Language         string        `json:"language"`
+	Set              setRef        `json:"set"`
+	Number           string        `json:"number"`
+	Rarity           *string       `json:"rarity"`
+	Supertype        *string       `json:"supertype"`
+	Subtypes         []string      `json:"subtypes"`
+	Colors           []string      `json:"colors"`
+	NationalDex      []int         `json:"national_dex" nullable:"true"` // null: not a Pokémon card
+	Variants         []string      `json:"variants" nullable:"true"`     // null: unknown
+	ENCardID         *string       `json:"en_card_id"`
+	ENMatch          *string       `json:"en_match"`
+	PartnerProductID *int64        `json:"partner_product_id"`
+	MarketSources    []string      `json:"market_sources"`
+	Venues           []venueRef    `json:"venues"`
+	Market           cardMarket    `json:"market"`
+	Includes         *cardIncludes `json:"includes,omitempty"`
 }
 
 const priceBasisRawFMV = "fmv of raw:near_mint verified sales (exponentially smoothed daily medians); null when the card has no raw near-mint sale"

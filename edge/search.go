@@ -122,11 +122,22 @@ func handleSearch(r *request) (any, error) {
 		}
 		items = append(items, searchItem{Card: newCardGold(c, r.setOf(c)), Score: round2(h.Score), Highlights: hl})
 	}
-	return map[string]any{
-		"query": p.str("q"), "sort": p.str("sort"), "items": items, "total": total, "total_is_lower_bound": lowerBound,
-		"offset": p.int("offset"), "limit": p.int("limit"),
-		"note": "relevance = text relevance boosted by popularity; highlights mark matched text with <mark>",
+	return searchPayload{
+		Query: p.str("q"), Sort: p.str("sort"), Items: items, Total: total, TotalIsLowerBound: lowerBound,
+		Offset: p.int("offset"), Limit: p.int("limit"),
+		Note: "relevance = text relevance boosted by popularity; highlights mark matched text with <mark>",
 	}, nil
+}
+
+type searchPayload struct {
+	Query             string       `json:"query"`
+	Sort              string       `json:"sort"`
+	Items             []searchItem `json:"items"`
+	Total             int          `json:"total"`
+	TotalIsLowerBound bool         `json:"total_is_lower_bound"`
+	Offset            int          `json:"offset"`
+	Limit             int          `json:"limit"`
+	Note              string       `json:"note"`
 }
 
 // activityFilter returns the grader/slab_only/raw_only filter over a card's
@@ -190,5 +201,12 @@ func handleLookup(r *request) (any, error) {
 			}
 		}
 	}
-	return map[string]any{"query": q, "items": items, "resolved": resolved, "limit": r.p.int("limit")}, nil
+	return lookupPayload{Query: q, Items: items, Resolved: resolved, Limit: r.p.int("limit")}, nil
+}
+
+type lookupPayload struct {
+	Query    string       `json:"query"`
+	Items    []lookupItem `json:"items"`
+	Resolved *lookupItem  `json:"resolved"`
+	Limit    int          `json:"limit"`
 }

@@ -173,31 +173,50 @@ func handleSetBreakdown(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	type row struct {
-		Rarity         *string  `json:"rarity"`
-		Cards          int      `json:"cards"`
-		PricedCards    int      `json:"priced_cards"`
-		ValueUSD       float64  `json:"value_usd"`
-		MedianPriceUSD *float64 `json:"median_price_usd"`
-		MaxPriceUSD    *float64 `json:"max_price_usd"`
-		TopCardID      *string  `json:"top_card_id"`
-		Volume30dUSD   float64  `json:"volume_30d_usd"`
-		Sales30d       int      `json:"sales_30d"`
-		ValueSharePct  float64  `json:"value_share_pct"`
-	}
-	rows := []row{}
+	rows := []rarityRow{}
 	for _, b := range agg.Breakdown {
-		rows = append(rows, row{Rarity: strOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: usd(b.ValueCents),
+		rows = append(rows, rarityRow{Rarity: strOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: usd(b.ValueCents),
 			MedianPriceUSD: usdOrNil(b.MedianPriceCents), MaxPriceUSD: usdOrNil(b.MaxPriceCents), TopCardID: strOrNil(b.TopCardID),
 			Volume30dUSD: usd(b.Volume30dCents), Sales30d: b.Sales30d,
 			ValueSharePct: round2(100 * float64(b.ValueCents) / math.Max(1, float64(agg.Totals.ValueCents)))})
 	}
-	return map[string]any{
-		"set_id": s.ID, "name": s.Name, "as_of": r.snap.AsOf.String(), "rarities": rows,
-		"totals": map[string]any{"cards": agg.Totals.Cards, "priced_cards": agg.Totals.PricedCards, "value_usd": usd(agg.Totals.ValueCents),
-			"median_price_usd": usdOrNil(agg.Totals.MedianPriceCents), "volume_30d_usd": usd(agg.Totals.Volume30dCents), "sales_30d": agg.Totals.Sales30d},
-		"price_basis": priceBasisRawFMV + "; value is the sum over priced cards",
+	return setBreakdownPayload{
+		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Rarities: rows,
+		Totals: setTotals{Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, ValueUSD: usd(agg.Totals.ValueCents),
+			MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents), Volume30dUSD: usd(agg.Totals.Volume30dCents), Sales30d: agg.Totals.Sales30d},
+		PriceBasis: priceBasisRawFMV + "; value is the sum over priced cards",
 	}, nil
+}
+
+type rarityRow struct {
+	Rarity         *string  `json:"rarity"`
+	Cards          int      `json:"cards"`
+	PricedCards    int      `json:"priced_cards"`
+	ValueUSD       float64  `json:"value_usd"`
+	MedianPriceUSD *float64 `json:"median_price_usd"`
+	MaxPriceUSD    *float64 `json:"max_price_usd"`
+	TopCardID      *string  `json:"top_card_id"`
+	Volume30dUSD   float64  `json:"volume_30d_usd"`
+	Sales30d       int      `json:"sales_30d"`
+	ValueSharePct  float64  `json:"value_share_pct"`
+}
+
+type setTotals struct {
+	Cards          int      `json:"cards"`
+	PricedCards    int      `json:"priced_cards"`
+	ValueUSD       float64  `json:"value_usd"`
+	MedianPriceUSD *float64 `json:"median_price_usd"`
+	Volume30dUSD   float64  `json:"volume_30d_usd"`
+	Sales30d       int      `json:"sales_30d"`
+}
+
+type setBreakdownPayload struct {
+	SetID      string      `json:"set_id"`
+	Name       string      `json:"name"`
+	AsOf       string      `json:"as_of"`
+	Rarities   []rarityRow `json:"rarities"`
+	Totals     setTotals   `json:"totals"`
+	PriceBasis string      `json:"price_basis"`
 }
 
 func handleSetPriceDistribution(r *request) (any, error) {
@@ -209,23 +228,36 @@ func handleSetPriceDistribution(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	type bucket struct {
-		MinUSD float64  `json:"min_usd"`
-		MaxUSD *float64 `json:"max_usd"`
-		Cards  int      `json:"cards"`
-		Pct    float64  `json:"pct"`
-	}
-	buckets := []bucket{}
+	buckets := []priceBucketRow{}
 	for _, b := range agg.Distribution {
-		buckets = append(buckets, bucket{MinUSD: usd(b.MinCents), MaxUSD: usdOrNil(b.MaxCents), Cards: b.Cards,
+		buckets = append(buckets, priceBucketRow{MinUSD: usd(b.MinCents), MaxUSD: usdOrNil(b.MaxCents), Cards: b.Cards,
 			Pct: round2(100 * float64(b.Cards) / math.Max(1, float64(agg.Totals.PricedCards)))})
 	}
-	return map[string]any{
-		"set_id": s.ID, "name": s.Name, "as_of": r.snap.AsOf.String(), "buckets": buckets,
-		"cards": agg.Totals.Cards, "priced_cards": agg.Totals.PricedCards, "unpriced_cards": agg.Totals.Cards - agg.Totals.PricedCards,
-		"median_price_usd": usdOrNil(agg.Totals.MedianPriceCents),
-		"price_basis":      priceBasisRawFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
+	return setDistributionPayload{
+		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Buckets: buckets,
+		Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, UnpricedCards: agg.Totals.Cards - agg.Totals.PricedCards,
+		MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents),
+		PriceBasis:     priceBasisRawFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
 	}, nil
+}
+
+type priceBucketRow struct {
+	MinUSD float64  `json:"min_usd"`
+	MaxUSD *float64 `json:"max_usd"`
+	Cards  int      `json:"cards"`
+	Pct    float64  `json:"pct"`
+}
+
+type setDistributionPayload struct {
+	SetID          string           `json:"set_id"`
+	Name           string           `json:"name"`
+	AsOf           string           `json:"as_of"`
+	Buckets        []priceBucketRow `json:"buckets"`
+	Cards          int              `json:"cards"`
+	PricedCards    int              `json:"priced_cards"`
+	UnpricedCards  int              `json:"unpriced_cards"`
+	MedianPriceUSD *float64         `json:"median_price_usd"`
+	PriceBasis     string           `json:"price_basis"`
 }
 
 func handleSetTrendingCards(r *request) (any, error) {
@@ -256,8 +288,20 @@ func handleSetTrendingCards(r *request) (any, error) {
 	for i, e := range mine[:min(limit, len(mine))] {
 		items = append(items, newTrendingItem(i+1, cards[e.Ordinal], s, metric, e.Value))
 	}
-	return map[string]any{"set_id": s.ID, "name": s.Name, "metric": metric, "window": window, "direction": r.p.str("direction"),
-		"as_of": r.snap.AsOf.String(), "total": len(mine), "limit": limit, "items": items}, nil
+	return setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
+		AsOf: r.snap.AsOf.String(), Total: len(mine), Limit: limit, Items: items}, nil
+}
+
+type setTrendingPayload struct {
+	SetID     string         `json:"set_id"`
+	Name      string         `json:"name"`
+	Metric    string         `json:"metric"`
+	Window    string         `json:"window"`
+	Direction string         `json:"direction"`
+	AsOf      string         `json:"as_of"`
+	Total     int            `json:"total"`
+	Limit     int            `json:"limit"`
+	Items     []trendingItem `json:"items"`
 }
 
 func reverse[T any](s []T) {
@@ -319,6 +363,17 @@ func handleSetVolumeHistory(r *request) (any, error) {
 	}
 	days, gran := r.p.int("days"), r.p.str("granularity")
 	from := r.snap.AsOf - snapshots.Day(days) + 1
-	return map[string]any{"set_id": s.ID, "name": s.Name, "granularity": gran, "days": days, "from": from.String(), "to": r.snap.AsOf.String(),
-		"items": bucketDaily(daily, from, r.snap.AsOf, gran), "basis": "verified sales of the set's cards"}, nil
+	return setVolumePayload{SetID: s.ID, Name: s.Name, Granularity: gran, Days: days, From: from.String(), To: r.snap.AsOf.String(),
+		Items: bucketDaily(daily, from, r.snap.AsOf, gran), Basis: "verified sales of the set's cards"}, nil
+}
+
+type setVolumePayload struct {
+	SetID       string      `json:"set_id"`
+	Name        string      `json:"name"`
+	Granularity string      `json:"granularity"`
+	Days        int         `json:"days"`
+	From        string      `json:"from"`
+	To          string      `json:"to"`
+	Items       []periodRow `json:"items"`
+	Basis       string      `json:"basis"`
 }
