@@ -99,7 +99,7 @@ func (p *params) day(name string) (snapshots.Day, bool) {
 func (p *params) setInt(name string, n int) {
 	for i := range p.specs {
 		if p.specs[i].name == name {
-			p.values[i].i = n
+			p.values[i].i, p.values[i].f = n, float64(n)
 			p.values[i].s = strconv.Itoa(n)
 			return
 		}

@@ -1,0 +1,138 @@
+package edge
+
+import (
+	"net/url"
+
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/valyala/fasthttp"
+)
+
+// Hooks for the fuzz tests in package edge_test: the parsers of untrusted
+// input, driven without a server or a snapshot.
+
+// Route is one route of the table and its query-parameter specs.
+type Route struct {
+	Method, Pattern string
+	Params          []Param
+	specs           []paramSpec
+}
+
+// Param describes one declared query parameter.
+type Param struct {
+	Name           string
+	Kind           string // string, int, float, bool, enum, date
+	MaxLen         int    // strings (0 = 256)
+	Min, Max       float64
+	HasMin, HasMax bool
+	Enum           []string
+}
+
+// Issue is one entry of a 422 body, as parseParams made it.
+type Issue struct {
+	Loc       []any
+	Msg, Type string
+	Entry     any // the validationError itself, for JSON encoding
+}
+
+// Parsed is what parseParams accepted.
+type Parsed struct {
+	Canonical string            // the cache-key form
+	Values    map[string]string // normalized value of every given parameter
+	Ints      map[string]int
+	Floats    map[string]float64
+}
+
+var kindNames = map[paramKind]string{kString: "string", kInt: "int", kFloat: "float", kBool: "bool", kEnum: "enum", kDate: "date"}
+
+// Routes returns the route table a Server registers (removed routes left
+// out).
+func Routes() []Route {
+	s := &Server{router: newRouter()}
+	s.registerRoutes()
+	var out []Route
+	for _, rt := range s.router.routes {
+		if rt.removed {
+			continue
+		}
+		r := Route{Method: rt.method, Pattern: rt.pattern, specs: rt.params}
+		for _, p := range rt.params {
+			r.Params = append(r.Params, Param{Name: p.name, Kind: kindNames[p.kind], MaxLen: p.maxLen, Min: p.min, Max: p.max,
+				HasMin: p.hasMin, HasMax: p.hasMax, Enum: p.enum})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Parse validates a raw query string against the route's parameters, then
+// applies a row cap to limit as the front door does (0 = none).
+func (r Route) Parse(query []byte, rowCap int) (Parsed, []Issue) {
+	var args fasthttp.Args
+	args.ParseBytes(query)
+	p, verrs := parseParams(&args, r.specs)
+	if len(verrs) > 0 {
+		issues := make([]Issue, len(verrs))
+		for i, e := range verrs {
+			issues[i] = Issue{Loc: e.Loc, Msg: e.Msg, Type: e.Type, Entry: e}
+		}
+		return Parsed{}, issues
+	}
+	for _, s := range r.specs {
+		if s.name == "limit" && rowCap > 0 && p.int("limit") > rowCap {
+			p.setInt("limit", rowCap)
+		}
+	}
+	out := Parsed{Canonical: string(p.canonical(nil)), Values: map[string]string{}, Ints: map[string]int{}, Floats: map[string]float64{}}
+	for i, v := range p.values {
+		name := r.specs[i].name
+		if v.set || (name == "limit" && rowCap > 0 && v.s != "") {
+			out.Values[name] = v.s
+		}
+		out.Ints[name], out.Floats[name] = v.i, v.f
+	}
+	return out, nil
+}
+
+// Query encodes values as a query string (what a client resending the
+// normalized request would send).
+func Query(values map[string]string) []byte {
+	q := url.Values{}
+	for k, v := range values {
+		q.Set(k, v)
+	}
+	return []byte(q.Encode())
+}
+
+// EncodeCursor and DecodeCursor are the sales cursor codec.
+func EncodeCursor(secret []byte, day uint32, id uint64, binding string) string {
+	return encodeCursor(secret, cursorPos{Day: snapshots.Day(day), ID: id}, binding)
+}
+
+func DecodeCursor(secret []byte, s, binding string) (day uint32, id uint64, err error) {
+	pos, err := decodeCursor(secret, s, binding)
+	return uint32(pos.Day), pos.ID, err
+}
+
+// BatchIssue is one rejection of a batch body.
+type BatchIssue struct {
+	Loc       []any
+	Msg, Type string
+}
+
+// DecodeBatch decodes a batch body against games; it returns the game and
+// profile it settled on, the unique ids, or the rejections (ok false when the
+// error is not a validation error).
+func DecodeBatch(body []byte, games []string) (game, profile string, ids []string, issues []BatchIssue, ok bool) {
+	b, ids, err := decodeBatch(body, games)
+	if err == nil {
+		return b.Game, b.Profile, ids, nil, true
+	}
+	verrs, isV := err.(validationErrors)
+	if !isV {
+		return "", "", nil, nil, false
+	}
+	for _, e := range verrs {
+		issues = append(issues, BatchIssue{Loc: e.Loc, Msg: e.Msg, Type: e.Type})
+	}
+	return "", "", nil, issues, true
+}
