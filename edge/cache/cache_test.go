@@ -1,0 +1,112 @@
+package cache_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/andybalholm/brotli"
+	"github.com/cardedge/cardedge/edge/cache"
+)
+
+func TestCache_GetOnceUnderConcurrentMisses(t *testing.T) {
+	c, err := cache.New(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var fills atomic.Int32
+	release := make(chan struct{})
+	fill := func() (*cache.Entry, error) {
+		fills.Add(1)
+		<-release
+		return cache.NewEntry(200, []byte(`{"ok":true}`)), nil
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, _, err := c.Get("k", fill)
+			if err != nil || string(e.Body) != `{"ok":true}` {
+				t.Errorf("get: %v %v", e, err)
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if n := fills.Load(); n != 1 {
+		t.Fatalf("fill ran %d times for 16 concurrent misses, want 1", n)
+	}
+	// Stored: a later Get hits (ristretto admits asynchronously).
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		_, hit, _ := c.Get("k", fill)
+		if hit {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("entry never became a hit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestCache_ErrorsAreNotCached(t *testing.T) {
+	c, _ := cache.New(1 << 20)
+	defer c.Close()
+	boom := errors.New("boom")
+	if _, _, err := c.Get("k", func() (*cache.Entry, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	e, hit, err := c.Get("k", func() (*cache.Entry, error) { return cache.NewEntry(200, []byte("x")), nil })
+	if err != nil || hit || string(e.Body) != "x" {
+		t.Fatalf("after an error: %v %v %v", e, hit, err)
+	}
+}
+
+func TestCache_PanicInFillIsAnError(t *testing.T) {
+	c, _ := cache.New(0) // disabled: every Get fills
+	defer c.Close()
+	_, _, err := c.Get("k", func() (*cache.Entry, error) { panic("bad handler") })
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Fatalf("err %v", err)
+	}
+	if _, _, err := c.Get("k", func() (*cache.Entry, error) { return cache.NewEntry(200, nil), nil }); err != nil {
+		t.Fatalf("key stuck after a panic: %v", err)
+	}
+}
+
+func TestEntry_Encodings(t *testing.T) {
+	body := bytes.Repeat([]byte(`{"card_id":"en:base1-4","price_usd":123.45},`), 50)
+	e := cache.NewEntry(200, body)
+	zr, err := gzip.NewReader(bytes.NewReader(e.Gzip()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(zr)
+	if !bytes.Equal(got, body) {
+		t.Fatal("gzip round trip differs")
+	}
+	got, _ = io.ReadAll(brotli.NewReader(bytes.NewReader(e.Brotli())))
+	if !bytes.Equal(got, body) {
+		t.Fatal("brotli round trip differs")
+	}
+	if len(e.Gzip()) >= len(body) {
+		t.Errorf("gzip did not compress: %d >= %d", len(e.Gzip()), len(body))
+	}
+	small := cache.NewEntry(200, []byte(`{}`))
+	if small.Gzip() != nil || small.Brotli() != nil {
+		t.Error("tiny bodies are sent as they are")
+	}
+	if cache.NewEntry(200, body).ETag != e.ETag || cache.NewEntry(200, []byte("other")).ETag == e.ETag {
+		t.Error("ETag must follow the body")
+	}
+}
