@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,7 +24,6 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	main "github.com/cardedge/cardedge/edge/cmd/cardedge"
-	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 const mcpPath = "/api/v3/mcp/"
@@ -430,36 +430,525 @@ func asOf(t *testing.T) string {
 	return do(t, keyedClient, "GET", "/health", "", nil).json["as_of"].(string)
 }
 
-func TestMCP_Smoke(t *testing.T) {
+func TestMCP_Search(t *testing.T) {
+	s := openSession(t, mustKey(t, access.Elite, true))
+	d := s.ok("search", map[string]any{"q": "charizard"}).data
+	if d["status"] != "resolved" || d["card_id"] != "en:base1-4" || len(items(t, d["items"])) < 2 {
+		t.Errorf("q charizard: %v", d)
+	}
+	d = s.ok("search", map[string]any{"q": "pikachu", "limit": 3}).data
+	if d["status"] != "ambiguous" || len(items(t, d["items"])) != 3 {
+		t.Errorf("q pikachu: %v", d)
+	}
+	d = s.ok("search", map[string]any{"q": "1018118"}).data
+	if d["status"] != "resolved" || d["resolved_by"] != "partner_product_id" || d["card_id"] != "en:base1-4" {
+		t.Errorf("q product id: %v", d)
+	}
+	d = s.ok("search", map[string]any{"q": "charizard", "set_id": "en:sv3pt5", "language": "en"}).data
+	for _, it := range items(t, d["items"]) {
+		if it["set_id"] != "en:sv3pt5" {
+			t.Errorf("set filter let through %v", it)
+		}
+	}
+	d = s.ok("search", map[string]any{"q": "zzqx wvvv"}).data
+	if d["status"] != "not_found" {
+		t.Errorf("q nonsense: %v", d)
+	}
+	// One Piece card ids resolve without game; with game they must belong to it.
+	op := s.ok("search", map[string]any{"ids": []string{"en:OP01-001"}}).data
+	if it := items(t, op["items"])[0]; it["status"] != "resolved" || it["card"].(map[string]any)["game"] != "onepiece" {
+		t.Errorf("other game's card id: %v", it)
+	}
+	tr := s.ok("search", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "1018118", "pikachu", "no-such-card-zz"}})
+	d = tr.data
+	if d["resolved"] != 3.0 || d["ambiguous"] != 1.0 || d["not_found"] != 1.0 || d["unique_cards"] != 1.0 || tr.env["cost"] != 1.0 {
+		t.Errorf("ids: cost %v %v", tr.env["cost"], d)
+	}
+	s.fails("search", map[string]any{}, "give q")
+	s.fails("search", map[string]any{"q": "x", "ids": []string{"y"}}, "not both")
+	s.fails("search", map[string]any{"q": "  "}, "q is empty")
+	s.fails("search", map[string]any{"ids": []string{"en:base1-4"}, "set_id": "en:base1"}, "leave them out")
+	s.fails("search", map[string]any{"q": "charizard", "game": "magic"}, "game")
+	s.fails("search", map[string]any{"q": "charizard", "limit": 26}, "limit")
+	s.fails("search", map[string]any{"q": "charizard", "colour": "red"}, "colour")
+	many := make([]string, 1001)
+	for i := range many {
+		many[i] = fmt.Sprintf("en:x-%d", i)
+	}
+	s.fails("search", map[string]any{"ids": many}, "1000")
+}
+
+func TestMCP_Quote(t *testing.T) {
+	s := openSession(t, mustKey(t, access.Elite, true))
+	tr := s.ok("quote", map[string]any{"ids": []string{"en:base1-4", "1018118", "pikachu", "no-such-card-zz"}})
+	qs := items(t, tr.data["items"])
+	if len(qs) != 4 || tr.env["cost"] != 1.0 {
+		t.Fatalf("quote: cost %v, %d items", tr.env["cost"], len(qs))
+	}
+	for _, q := range qs[:2] {
+		if q["status"] != "resolved" || q["card_id"] != "en:base1-4" || q["grade"] != "slab:10" {
+			t.Errorf("resolved quote: %v", q)
+		}
+		label, _ := q["label"].(string)
+		if !slices.Contains([]string{"Midprice", "Last", "Ask"}, label) || q["price_usd"].(float64) <= 0 || q["price_basis"] == "" {
+			t.Errorf("quote price: %v", q)
+		}
+		if tried := q["grades_tried"].([]any); len(tried) != 2 || tried[0] != "slab:10" || tried[1] != "raw:near_mint" {
+			t.Errorf("ungraded order %v", tried)
+		}
+	}
+	if qs[2]["status"] != "ambiguous" || len(qs[2]["candidates"].([]any)) < 2 || len(qs[2]["candidates"].([]any)) > 5 || qs[2]["label"] != nil {
+		t.Errorf("ambiguous quote: %v", qs[2])
+	}
+	if qs[3]["status"] != "not_found" || qs[3]["message"] == "" {
+		t.Errorf("not_found quote: %v", qs[3])
+	}
+	// A grade and a finish.
+	q := items(t, s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:near_mint", "finish": "holo/unlimited"}).data["items"])[0]
+	if q["grade"] != "raw:near_mint" || q["finish"] != "holo/unlimited" || q["midprice"].(map[string]any)["basis"] != "finish_median" {
+		t.Errorf("graded finish quote: %v", q)
+	}
+	// A finish the card lacks: resolved, no price, says why.
+	q = items(t, s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}, "finish": "reverse"}).data["items"])[0]
+	if q["status"] != "resolved" || q["label"] != nil || !strings.Contains(fmt.Sprint(q["message"]), "variants") {
+		t.Errorf("missing finish: %v", q)
+	}
+	// A grade that never sold and has no ask: no price.
+	q = items(t, s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "cgc:1"}).data["items"])[0]
+	if q["label"] != nil || q["price_usd"] != nil || !strings.Contains(q["price_basis"].(string), "no price") {
+		t.Errorf("unpriced grade: %v", q)
+	}
+	s.fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa:10"}, "grader must be")
+	s.fails("quote", map[string]any{}, "ids")
+	s.fails("quote", map[string]any{"ids": []string{}}, "ids")
+}
+
+func TestMCP_PricesSalesListings(t *testing.T) {
+	elite := openSession(t, mustKey(t, access.Elite, true))
+	d := elite.ok("get_prices", map[string]any{"ids": []string{"en:base1-4", "nope-zz"}}).data
+	it := items(t, d["items"])[0]
+	if d["bounded_by_default"] != true || len(it["points"].([]any)) != 30 || it["truncated"] != true || len(items(t, d["unresolved"])) != 1 {
+		t.Errorf("default bound: %v", truncate(mustJSON(d)))
+	}
+	d = elite.ok("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2026-01-01", "pick": "all", "grade": "slab:9"}).data
+	pts := items(t, items(t, d["items"])[0]["points"])
+	if d["bounded_by_default"] != nil || len(pts) == 0 || pts[0]["date"].(string) < "2026-01-01" || pts[0]["tvwap_usd"] == nil || pts[0]["median_usd"] == nil {
+		t.Errorf("since: %v", truncate(mustJSON(d)))
+	}
+	d = elite.ok("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "interval": "day", "limit": 10}).data
+	if pts := items(t, items(t, d["items"])[0]["points"]); len(pts) != 10 || pts[9]["date"] != asOf(t) {
+		t.Errorf("daily ledger: %v", pts)
+	}
+	elite.fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2026/01/01"}, "YYYY-MM-DD")
+	elite.fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2026-06-01", "until": "2026-01-01"}, "after until")
+	elite.fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:mint"}, "condition")
+	elite.fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "pick": "mean"}, "pick")
+
+	d = elite.ok("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "limit": 5, "grade": "graded", "marketplace": "ebay,partner_feed"}).data
+	rows := items(t, items(t, d["items"])[0]["rows"])
+	if len(rows) != 5 {
+		t.Fatalf("sales rows: %v", rows)
+	}
+	for _, r := range rows {
+		if strings.HasPrefix(r["grade"].(string), "raw:") || (r["marketplace"] != "ebay" && r["marketplace"] != "partner") || r["quality_flagged"] == true {
+			t.Errorf("filtered sale row %v", r)
+		}
+	}
+	d = elite.ok("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "mode": "daily", "since": "2026-10-01", "finish": "holo/unlimited"}).data
+	for _, r := range items(t, items(t, d["items"])[0]["rows"]) {
+		if r["date"].(string) < "2026-10-01" || r["sales"].(float64) < 1 || r["low_usd"].(float64) > r["high_usd"].(float64) {
+			t.Errorf("daily row %v", r)
+		}
+	}
+	elite.fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "limit": 201}, "at most 200")
+	elite.fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "marketplace": "amazon"}, "unknown marketplace")
+	elite.fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa"}, "grade")
+	elite.fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "trade_type": "swap"}, "trade_type")
+
+	// Free keys see 3 days of history: since is raised and said so.
+	free := openSession(t, mustKey(t, access.Free, false))
+	d = free.ok("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "since": "2020-01-01", "limit": 200}).data
+	rng := d["range"].(map[string]any)
+	if rng["history_days"] != 3.0 || rng["note"] == nil || rng["since"].(string) <= "2026-11-01" {
+		t.Errorf("free range: %v", rng)
+	}
+	for _, r := range items(t, items(t, d["items"])[0]["rows"]) {
+		if r["sale_date"].(string) < rng["since"].(string) {
+			t.Errorf("free key got a sale before its window: %v", r)
+		}
+	}
+	d = free.ok("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "interval": "day"}).data
+	if pts := items(t, items(t, d["items"])[0]["points"]); len(pts) > 3 {
+		t.Errorf("free prices beyond 3 days: %d points", len(pts))
+	}
+
+	d = elite.ok("get_listings", map[string]any{"ids": []string{"en:base1-4"}, "limit": 2}).data
+	ls := items(t, items(t, d["items"])[0]["listings"])
+	if len(ls) == 0 || len(ls) > 2 || ls[0]["ask_usd"].(float64) <= 0 {
+		t.Errorf("listings: %v", ls)
+	}
+	d = elite.ok("get_listings", map[string]any{"ids": []string{"en:base1-4"}, "mode": "book", "platforms": "ebay", "grade": "graded"}).data
+	for _, b := range items(t, items(t, d["items"])[0]["book"]) {
+		if b["platforms"].([]any)[0] != "ebay" {
+			t.Errorf("book platforms %v", b)
+		}
+	}
+	elite.fails("get_listings", map[string]any{"ids": []string{"en:base1-4"}, "platforms": "amazon"}, "unknown marketplace")
+	elite.fails("get_listings", map[string]any{"ids": []string{"en:base1-4"}, "mode": "depth"}, "mode")
+}
+
+func TestMCP_LadderAndCohorts(t *testing.T) {
 	key := mustKey(t, access.Elite, true)
 	s := openSession(t, key)
-	for _, c := range []struct {
-		name string
-		args map[string]any
-	}{
-		{"search", map[string]any{"q": "charizard"}},
-		{"search", map[string]any{"ids": []string{"en:base1-4", "1018118", "pikachu", "nope-nope"}}},
-		{"quote", map[string]any{"ids": []string{"en:base1-4", "pikachu", "en:base1-58"}}},
-		{"get_prices", map[string]any{"ids": []string{"en:base1-4"}}},
-		{"get_sales", map[string]any{"ids": []string{"en:base1-4"}, "limit": 3}},
-		{"get_sales", map[string]any{"ids": []string{"en:base1-4"}, "mode": "daily", "limit": 3}},
-		{"get_listings", map[string]any{"ids": []string{"en:base1-4"}}},
-		{"get_listings", map[string]any{"ids": []string{"en:base1-4"}, "mode": "book"}},
-		{"batch_grade_ladder", map[string]any{"set_id": "en:base1", "rarity": "rare holo"}},
-		{"compare_set_finish", map[string]any{"set_id": "en:base1", "finish": "1st-edition", "rarity": "Rare Holo"}},
-		{"get_cohort", map[string]any{}},
-		{"rank_set_sales", map[string]any{"set_id": "en:base1", "limit": 3}},
-	} {
-		tr := s.ok(c.name, c.args)
-		t.Logf("%s %v: %s", c.name, c.args, truncate([]byte(tr.text)))
+	tr := s.ok("batch_grade_ladder", map[string]any{"set_id": "en:base1", "rarity": "Rare Holo", "dry_run": true})
+	if tr.env["cost"] != 0.0 || tr.data["dry_run"] != true || tr.data["would_cost"] != 16.0 {
+		t.Errorf("dry run: cost %v %v", tr.env["cost"], truncate(mustJSON(tr.data)))
 	}
-	_ = asOf
-	_ = runtime.GOOS
-	_ = filepath.Join
-	_ = os.Getenv
-	_ = exec.LookPath
-	_ = context.Background
-	_ = fmt.Sprint
-	_ = main.Serve
-	_ = snapshotstest.AsOf
+	tr = s.ok("batch_grade_ladder", map[string]any{"queries": []string{"charizard base", "blastoise base 2", "pikachu"}, "grades": "slab:10,raw:near_mint", "compact": false})
+	d := tr.data
+	if d["cards"] != 2.0 || tr.env["cost"] != 2.0 || len(items(t, d["unresolved"])) != 1 || d["items"] == nil {
+		t.Errorf("queries ladder: cost %v %v", tr.env["cost"], truncate(mustJSON(d)))
+	}
+	for _, c := range items(t, d["items"]) {
+		for _, cell := range items(t, c["ladder"]) {
+			if cell["last_usd"] != nil && cell["ask_usd"] != nil && cell["ask_last_x"] == nil {
+				t.Errorf("no multiple in %v", cell)
+			}
+		}
+	}
+	ladderHandle := d["result_handle"].(string)
+	d = s.ok("batch_grade_ladder", map[string]any{"ids": []string{"en:base1-4", "en:sv3pt5-6"}, "era": "1999-2000"}).data
+	if d["cards"] != 1.0 || d["filtered_out"] != 1.0 || len(d["rows"].([]any)) != 4 {
+		t.Errorf("era filter: %v", truncate(mustJSON(d)))
+	}
+	d = s.ok("batch_grade_ladder", map[string]any{"set_id": "en:sv3pt5", "era": "scarlet & violet", "rarity": "Special Illustration Rare"}).data
+	if d["cards"].(float64) < 1 {
+		t.Errorf("series era: %v", truncate(mustJSON(d)))
+	}
+	s.fails("batch_grade_ladder", map[string]any{}, "exactly one of")
+	s.fails("batch_grade_ladder", map[string]any{"set_id": "en:base1", "ids": []string{"en:base1-4"}}, "exactly one of")
+	s.fails("batch_grade_ladder", map[string]any{"set_id": "en:nope"}, "unknown set_id")
+	s.fails("batch_grade_ladder", map[string]any{"cohort_handle": "coh_00000000000000000000"}, "unknown or expired cohort_handle")
+	s.fails("batch_grade_ladder", map[string]any{"set_id": "en:base1", "grades": "slab:11"}, "grades")
+	s.fails("batch_grade_ladder", map[string]any{"set_id": "en:base1", "rarity": "Mythic"}, "no card left")
+	s.fails("batch_grade_ladder", map[string]any{"set_id": "en:base1", "era": "2003-1999"}, "after the second")
+
+	// compare_set_finish pins its cohort and makes it active.
+	tr = s.ok("compare_set_finish", map[string]any{"set_id": "en:base1", "finish": "1st-edition", "rarity": "Rare Holo", "compact": true})
+	d = tr.data
+	handle, _ := d["cohort_handle"].(string)
+	if !strings.HasPrefix(handle, "coh_") || d["cards"] != 16.0 || tr.env["cost"] != 16.0 || len(items(t, d["summary"])) != 4 {
+		t.Errorf("compare: cost %v %v", tr.env["cost"], truncate(mustJSON(d)))
+	}
+	s.fails("compare_set_finish", map[string]any{"set_id": "en:base1", "finish": "gold-star"}, "finishes in this set")
+	s.fails("compare_set_finish", map[string]any{"set_id": "en:nope", "finish": "holo"}, "unknown set_id")
+	s.fails("compare_set_finish", map[string]any{"finish": "holo"}, "set_id")
+	c := s.ok("get_cohort", nil).data["cohort"].(map[string]any)
+	if c["cohort_handle"] != handle || c["active"] != true || c["size"] != 16.0 || c["source"].(map[string]any)["kind"] != "compare_set_finish" {
+		t.Errorf("active cohort: %v", c)
+	}
+	// pin_cohort from ids, a set (filtered) and a result handle.
+	pin := s.ok("pin_cohort", map[string]any{"name": "two", "ids": []string{"en:base1-4", "1018118", "en:base1-2", "nope-zz"}}).data
+	pc := pin["cohort"].(map[string]any)
+	if pc["size"] != 2.0 || pc["name"] != "two" || len(items(t, pin["unresolved"])) != 1 {
+		t.Errorf("pin ids: %v", pin)
+	}
+	again := s.ok("pin_cohort", map[string]any{"name": "two", "ids": []string{"en:base1-4", "en:base1-2"}}).data["cohort"].(map[string]any)
+	if again["cohort_handle"] != pc["cohort_handle"] {
+		t.Errorf("re-pinning the same cohort changed its handle: %v %v", again["cohort_handle"], pc["cohort_handle"])
+	}
+	set := s.ok("pin_cohort", map[string]any{"set_id": "en:base1", "rarity": "rare holo"}).data["cohort"].(map[string]any)
+	if set["size"] != 16.0 || set["name"] != "set en:base1" {
+		t.Errorf("pin set: %v", set)
+	}
+	res := s.ok("pin_cohort", map[string]any{"result_handle": ladderHandle}).data["cohort"].(map[string]any)
+	if res["size"] != 2.0 {
+		t.Errorf("pin result: %v", res)
+	}
+	if g := s.ok("get_cohort", nil).data["cohort"].(map[string]any); g["cohort_handle"] != res["cohort_handle"] {
+		t.Errorf("active cohort after pin: %v", g["cohort_handle"])
+	}
+	g := s.ok("get_cohort", map[string]any{"cohort_handle": handle, "include_cards": true}).data["cohort"].(map[string]any)
+	if g["active"] != false || len(items(t, g["cards"])) != 16 {
+		t.Errorf("get by handle: %v", truncate(mustJSON(g)))
+	}
+	s.fails("pin_cohort", map[string]any{}, "exactly one of")
+	s.fails("pin_cohort", map[string]any{"result_handle": "res_0000"}, "unknown result_handle")
+	s.fails("pin_cohort", map[string]any{"ids": []string{"nope-zz"}}, "nothing to pin")
+	s.fails("get_cohort", map[string]any{"cohort_handle": "coh_0123"}, "unknown or expired")
+	// A new session has no active cohort; another key cannot read this one.
+	s2 := openSession(t, key)
+	s2.fails("get_cohort", nil, "no cohort is active")
+	s2.ok("get_cohort", map[string]any{"cohort_handle": handle})
+	other := openSession(t, mustKey(t, access.Pro, false))
+	other.fails("get_cohort", map[string]any{"cohort_handle": handle}, "unknown or expired")
+
+	// rank_set_sales over a set and the cohort, each window.
+	var prev float64 = math.MaxFloat64
+	d = s.ok("rank_set_sales", map[string]any{"set_id": "en:base1", "window": "365d", "limit": 10, "grader": "slab", "min_grade": 9}).data
+	for _, r := range items(t, d["items"]) {
+		p := r["price_usd"].(float64)
+		if p > prev || !strings.HasPrefix(r["grade"].(string), "slab:") || (r["grade"] != "slab:9" && r["grade"] != "slab:9.5" && r["grade"] != "slab:10") {
+			t.Errorf("rank row %v", r)
+		}
+		prev = p
+	}
+	for _, w := range []string{"ytd", "90d", "365d"} {
+		d = s.ok("rank_set_sales", map[string]any{"cohort_handle": handle, "window": w}).data
+		win := d["window"].(map[string]any)
+		if win["to"] != asOf(t) || win["clamped_by_history_window"] != false {
+			t.Errorf("%s window %v", w, win)
+		}
+		for _, r := range items(t, d["items"]) {
+			if r["sale_date"].(string) < win["from"].(string) || strings.HasPrefix(r["grade"].(string), "raw:") {
+				t.Errorf("%s row outside the window or raw: %v", w, r)
+			}
+		}
+	}
+	if w := s.ok("rank_set_sales", map[string]any{"set_id": "en:base1", "window": "ytd"}).data["window"].(map[string]any); !strings.HasSuffix(w["from"].(string), "-01-01") {
+		t.Errorf("ytd from %v", w["from"])
+	}
+	s.fails("rank_set_sales", map[string]any{}, "exactly one of")
+	s.fails("rank_set_sales", map[string]any{"set_id": "en:base1", "window": "30d"}, "window")
+	s.fails("rank_set_sales", map[string]any{"set_id": "en:base1", "min_grade": 11}, "min_grade")
+	// Free keys rank only their 3-day window.
+	free := openSession(t, mustKey(t, access.Free, false))
+	w := free.ok("rank_set_sales", map[string]any{"set_id": "en:base1", "window": "365d"}).data["window"].(map[string]any)
+	if w["clamped_by_history_window"] != true || w["history_days"] != 3.0 {
+		t.Errorf("free rank window %v", w)
+	}
+}
+
+// mcpUsage reads today's usage of a key (the read itself costs one unit).
+func mcpUsage(t *testing.T, key string) int {
+	t.Helper()
+	r := do(t, keyedClient, "GET", "/keys/usage", key, nil)
+	if r.status != 200 {
+		t.Fatalf("usage: %d %s", r.status, r.body)
+	}
+	return int(data(t, r)["today"].(map[string]any)["used"].(float64))
+}
+
+func TestMCP_Costs(t *testing.T) {
+	key := mustKey(t, access.Pro, false)
+	s := openSession(t, key)
+	before := mcpUsage(t, key)
+	var costs float64
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		cost float64
+	}{
+		{"quote", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "1018118", "nope-zz"}}, 1},
+		{"quote", map[string]any{"ids": []string{"en:base1-4", "en:base1-2", "en:base1-3"}}, 3},
+		{"get_sales", map[string]any{"ids": []string{"en:base1-4", "en:base1-2"}}, 2},
+		{"batch_grade_ladder", map[string]any{"set_id": "en:base1", "dry_run": true}, 0},
+		{"batch_grade_ladder", map[string]any{"ids": []string{"en:base1-4", "en:base1-2", "en:base1-3", "en:base1-5"}}, 4},
+		{"search", map[string]any{"q": "charizard"}, 1},
+		{"search", map[string]any{"ids": []string{"no-such-card-zz"}}, 1},
+		{"rank_set_sales", map[string]any{"set_id": "en:base1"}, 1},
+	} {
+		tr := s.ok(c.tool, c.args)
+		if tr.env["cost"] != c.cost {
+			t.Errorf("%s %v: cost %v, want %v", c.tool, c.args, tr.env["cost"], c.cost)
+		}
+		costs += c.cost
+	}
+	s.fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa:10"}, "grader")
+	costs++ // a failed tool call spends its HTTP unit
+	s.rpc("tools/list", map[string]any{})
+	s.rpc("ping", nil)
+	openSession(t, key).close() // initialize, notification and DELETE are free
+	after := mcpUsage(t, key)
+	if got, want := after-before, int(costs)+1; got != want { // +1: the first usage read
+		t.Errorf("usage grew by %d, want %d (tool costs %v + the usage read)", got, want, costs)
+	}
+}
+
+func TestMCP_QuotaAndRate(t *testing.T) {
+	ids := cardIDsOf(t, 110)
+	key := mustKey(t, access.Free, false)
+	s := openSession(t, key)
+	tr := s.ok("quote", map[string]any{"ids": ids[:98]})
+	if tr.env["cost"] != 98.0 {
+		t.Fatalf("98 ids cost %v", tr.env["cost"])
+	}
+	// 2 units left: a call of 5 ids spends its first unit, then fails.
+	tr = s.fails("quote", map[string]any{"ids": ids[98:103]}, "costs 5 units")
+	if !strings.Contains(tr.text, "00:00 UTC") {
+		t.Errorf("quota message: %s", tr.text)
+	}
+	s.ok("search", map[string]any{"q": "charizard"}) // the 100th unit
+	tr = s.call("search", map[string]any{"q": "charizard"})
+	ra := tr.header.Get("Retry-After")
+	var secs int
+	fmt.Sscan(ra, &secs)
+	now := time.Now().UTC()
+	toMidnight := int(time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now).Seconds())
+	if tr.status != 429 || secs < toMidnight-5 || secs > toMidnight+5 || !strings.Contains(tr.text, "daily quota") {
+		t.Errorf("over quota: %d Retry-After %q (want about %d): %s", tr.status, ra, toMidnight, tr.text)
+	}
+	if tr.header.Get("RateLimit") == "" || tr.header.Get("X-Service-Tier") != "free" {
+		t.Errorf("429 headers: %v", tr.header)
+	}
+	// A dry run and protocol messages still work: they cost nothing.
+	if d := s.call("batch_grade_ladder", map[string]any{"ids": ids[:3], "dry_run": true}); d.status != 200 || d.isError {
+		t.Errorf("dry run over quota: %d %s", d.status, d.text)
+	}
+	if r := s.rpc("tools/list", map[string]any{}); r.status != 200 {
+		t.Errorf("tools/list over quota: %d", r.status)
+	}
+	if u := mcpUsage(t, mustKey(t, access.Free, false)); u != 1 {
+		t.Errorf("a new key's usage %d", u)
+	}
+
+	// Rate: a free key's bucket holds 10 tokens and refills 5 per second.
+	rk := mustKey(t, access.Free, false)
+	rs := openSession(t, rk)
+	limited := 0
+	for i := 0; i < 16; i++ {
+		tr := rs.call("search", map[string]any{"q": "pikachu"})
+		if tr.status == 429 {
+			limited++
+			if tr.header.Get("Retry-After") != "1" || !strings.Contains(tr.text, "rate limit") {
+				t.Errorf("rate 429: Retry-After %q %s", tr.header.Get("Retry-After"), tr.text)
+			}
+		} else if tr.status != 200 {
+			t.Errorf("call %d: %d", i, tr.status)
+		}
+	}
+	if limited == 0 {
+		t.Errorf("16 calls in a burst were never rate limited")
+	}
+}
+
+// cardIDsOf returns n distinct card ids of the default game (via REST).
+func cardIDsOf(t *testing.T, n int) []string {
+	t.Helper()
+	r := do(t, keyedClient, "GET", fmt.Sprintf("/api/v3/cards?limit=%d&sort=name", n), env.keys["elite"], nil)
+	var out []string
+	for _, it := range data(t, r)["items"].([]any) {
+		out = append(out, it.(map[string]any)["card_id"].(string))
+	}
+	if len(out) < n {
+		t.Fatalf("only %d cards", len(out))
+	}
+	return out
+}
+
+// TestMCP_CohortRestart: a cohort pinned on one server is read by another
+// process started on the same state file (what a restart sees).
+func TestMCP_CohortRestart(t *testing.T) {
+	key := mustKey(t, access.Pro, false)
+	s := openSession(t, key)
+	handle := s.ok("pin_cohort", map[string]any{"name": "restart", "ids": []string{"en:base1-4", "en:base1-2"}}).data["cohort"].(map[string]any)["cohort_handle"].(string)
+
+	// A fresh root holding the snapshot being served (the swap test may
+	// have published a corrupted one as CURRENT).
+	id := do(t, keyedClient, "GET", "/health", "", nil).json["snapshot_id"].(string)
+	root := t.TempDir()
+	if err := copyDir(filepath.Join(env.root, id), filepath.Join(root, id)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "CURRENT"), []byte(id+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() {
+		done <- main.Serve(ctx, main.ServeConfig{Snapshots: root, State: env.state, Addr: "127.0.0.1:0", LogLevel: "error",
+			Ready: func(a string) { ready <- a }}, io.Discard, io.Discard)
+	}()
+	var base string
+	select {
+	case a := <-ready:
+		base = "http://" + a
+	case err := <-done:
+		t.Fatalf("second server: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("second server did not start")
+	}
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("second server: %v", err)
+		}
+	}()
+	s2 := openSessionAt(t, base, key)
+	c := s2.ok("get_cohort", map[string]any{"cohort_handle": handle}).data["cohort"].(map[string]any)
+	if c["name"] != "restart" || c["size"] != 2.0 || c["active"] != false {
+		t.Errorf("cohort after restart: %v", c)
+	}
+	d := s2.ok("batch_grade_ladder", map[string]any{"cohort_handle": handle}).data
+	if d["cards"] != 2.0 {
+		t.Errorf("ladder of the cohort after restart: %v", truncate(mustJSON(d)))
+	}
+	// The first server's session is unknown to the second.
+	if r := rpcRaw(t, base, key, s.id, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); r.status != 404 {
+		t.Errorf("other server's session: %d", r.status)
+	}
+}
+
+// TestMCP_TypeScriptSDK drives the server with the official MCP TypeScript
+// SDK (mcp/testdata/tsclient: npm ci from its lock file, then node).
+func TestMCP_TypeScriptSDK(t *testing.T) {
+	node, errNode := exec.LookPath("node")
+	npm, errNpm := exec.LookPath("npm")
+	if errNode != nil || errNpm != nil {
+		t.Skip("node and npm are needed to run the official MCP TypeScript SDK; install Node.js (20+) to run this test")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "mcp", "testdata", "tsclient")
+	dir := t.TempDir()
+	for _, f := range []string{"package.json", "package-lock.json", "client.mjs"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	ci := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error")
+	ci.Dir = dir
+	started := time.Now()
+	if out, err := ci.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci: %v\n%s", err, out)
+	}
+	t.Logf("npm ci: %s", time.Since(started).Round(time.Millisecond))
+	key := mustKey(t, access.Pro, false)
+	before := mcpUsage(t, key)
+	started = time.Now()
+	cmd := exec.CommandContext(ctx, node, "client.mjs", env.base+mcpPath, key)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("node client.mjs: %s", time.Since(started).Round(time.Millisecond))
+	var sum struct {
+		Session string         `json:"session"`
+		Tools   []string       `json:"tools"`
+		Calls   map[string]int `json:"calls"`
+		Cost    int            `json:"cost"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &sum); err != nil {
+		t.Fatalf("client summary: %v: %s", err, stdout.String())
+	}
+	if len(sum.Tools) != 10 || len(sum.Calls) != 10 {
+		t.Errorf("client saw %d tools and called %d: %+v", len(sum.Tools), len(sum.Calls), sum)
+	}
+	// The session was ended by the client (DELETE).
+	if r := rpcRaw(t, env.base, key, sum.Session, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); r.status != 404 {
+		t.Errorf("session after the client's DELETE: %d", r.status)
+	}
+	// Usage: the tools' reported costs, the two failing calls' HTTP units
+	// and the first usage read.
+	if got, want := mcpUsage(t, key)-before, sum.Cost+2+1; got != want {
+		t.Errorf("usage grew by %d, want %d", got, want)
+	}
+	t.Logf("TypeScript SDK: %d tools, calls %v, cost %d", len(sum.Tools), sum.Calls, sum.Cost)
 }
