@@ -136,3 +136,30 @@ func DecodeBatch(body []byte, games []string) (game, profile string, ids []strin
 	}
 	return "", "", nil, issues, true
 }
+
+// BodyParsers are the readers of POST bodies that need no snapshot, by name
+// (prices decodes inside its handler: the HTTP fuzz target covers it).
+var BodyParsers = map[string]func(body []byte) error{
+	"batch":           func(b []byte) error { _, _, err := decodeBatch(b, []string{"pokemon", "onepiece"}); return err },
+	"sql":             func(b []byte) error { _, err := parseSQLBody(b); return err },
+	"imports_json":    func(b []byte) error { _, err := parseUpload(b, "application/json"); return err },
+	"imports_csv":     func(b []byte) error { _, err := parseUpload(b, "text/csv; charset=utf-8"); return err },
+	"imports_sniff":   func(b []byte) error { _, err := parseUpload(b, ""); return err },
+	"imports_confirm": func(b []byte) error { _, err := parseConfirm(b); return err },
+	"chat":            func(b []byte) error { _, err := parseChat(b); return err },
+}
+
+// Rejection classifies an error of a body parser: the loc of every 422 entry
+// with its msg and type, or (nil, code) for an error the one table maps.
+func Rejection(err error) (issues []BatchIssue, code string) {
+	if verrs, ok := err.(validationErrors); ok {
+		for _, e := range verrs {
+			issues = append(issues, BatchIssue{Loc: e.Loc, Msg: e.Msg, Type: e.Type})
+		}
+		return issues, ""
+	}
+	return nil, snapshots.ErrorCode(err)
+}
+
+// Status is the HTTP status the one table gives an error code.
+func Status(code string) int { return errorStatus[code] }

@@ -3,6 +3,7 @@ package edge_test
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -213,4 +214,54 @@ func FuzzBatchBody(f *testing.F) {
 			seen[k] = true
 		}
 	})
+}
+
+// FuzzBodies feeds one fuzzed body to every POST body reader that needs no
+// snapshot (batch, SQL, imports as JSON, CSV and sniffed, import confirm,
+// agent chat). Properties: no panic; a rejection is either a 422 whose every
+// entry is located in the body with a message and a type, or an error code
+// the one table maps to a 4xx (413 for an oversized upload), never a 5xx.
+func FuzzBodies(f *testing.F) {
+	for _, s := range []string{
+		`{"sql":"SELECT 1"}`, `{"query":"SELECT 1"}`, `{"sql":1}`, `{"sql":"  "}`, `{"sql":null}`, `null`, `[]`,
+		`[{"card_id":"en:base1-4","quantity":2,"price_paid":"$1,000.50"}]`, `{"rows":[{"name":"Charizard","set":"Base","number":"4/102"}]}`,
+		"name,set,number,quantity\nCharizard,Base,4/102,1\n", "name;set\n\"a;b\";c\n", "\xef\xbb\xbfcard_id\nen:base1-4\n",
+		"a,b\n\"unterminated\n", "name\n\xff\xfe\n", `{"preview_id":"imp_x","choices":{"1":"en:base1-4"}}`, `{"preview_id":"x"}`,
+		`{"message":"price of charizard"}`, `{"messages":[{"role":"system","content":"x"}]}`, `{"messages":[{"role":"user","content":""}]}`,
+		`{"messages":` + strings.Repeat("[", 11000) + `}`, `{"ids":["a"]}garbage`,
+	} {
+		f.Add([]byte(s))
+	}
+	names := make([]string, 0, len(edge.BodyParsers))
+	for n := range edge.BodyParsers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, name := range names {
+			err := edge.BodyParsers[name](body)
+			if err == nil {
+				continue
+			}
+			issues, code := edge.Rejection(err)
+			if issues == nil {
+				if st := edge.Status(code); st < 400 || st >= 500 {
+					t.Fatalf("%s %q: %v (code %s, status %d), want a 4xx", name, truncateBytes(body), err, code, st)
+				}
+				continue
+			}
+			for _, is := range issues {
+				if len(is.Loc) == 0 || is.Loc[0] != "body" || is.Msg == "" || is.Type == "" {
+					t.Fatalf("%s %q: bad 422 entry %+v", name, truncateBytes(body), is)
+				}
+			}
+		}
+	})
+}
+
+func truncateBytes(b []byte) []byte {
+	if len(b) > 200 {
+		return b[:200]
+	}
+	return b
 }
