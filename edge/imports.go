@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -391,9 +392,12 @@ var conditionNames = map[string]string{
 	"dmg": "damaged", "damaged": "damaged",
 }
 
+// graderGradeRE reads "slab 10", "bgs-9.5", "cgc9", "psa: 10".
+var graderGradeRE = regexp.MustCompile(`^([a-z]+)\s*[:\- ]?\s*(-?[0-9]+(?:\.[0-9]+)?)$`)
+
 // parseImportGrade reads the grade and condition columns: "slab 10",
-// "slab:10", "BGS 9.5", "raw:near_mint", or a raw condition ("NM", "Lightly
-// Played"); empty is raw:near_mint.
+// "slab:10", "BGS 9.5", "PSA 10" (read as slab), "raw:near_mint", or a raw
+// condition ("NM", "Lightly Played"); empty is raw:near_mint.
 func parseImportGrade(grade, condition string) (snapshots.Grade, string, error) {
 	g := strings.Join(strings.Fields(strings.ToLower(grade)), " ")
 	if g != "" && g != "raw" && g != "ungraded" {
@@ -403,14 +407,17 @@ func parseImportGrade(grade, condition string) (snapshots.Grade, string, error) 
 		if c, ok := conditionNames[g]; ok {
 			return snapshots.RawGrade(snapshots.ConditionIndex(c)), "", nil
 		}
-		name, num, ok := strings.Cut(strings.NewReplacer(":", " ", "-", " ").Replace(g), " ")
-		if ok {
-			if gi := snapshots.GraderIndex(strings.TrimSpace(name)); gi >= 0 {
-				if x, err := snapshots.ParseGrade(snapshots.Graders[gi] + ":" + strings.TrimSpace(num)); err == nil {
-					return x, "", nil
-				} else {
+		if m := graderGradeRE.FindStringSubmatch(g); m != nil {
+			name := m[1]
+			if name == "psa" {
+				name = snapshots.Graders[0] // the top grader's usual name; the API calls it slab
+			}
+			if gi := snapshots.GraderIndex(name); gi >= 0 {
+				x, err := snapshots.ParseGrade(snapshots.Graders[gi] + ":" + m[2])
+				if err != nil {
 					return 0, "grade", err
 				}
+				return x, "", nil
 			}
 		}
 		return 0, "grade", fmt.Errorf("grade %q: want a grader and a number (slab 10, bgs 9.5, cgc 9), raw:<condition>, or leave it empty for raw", grade)
@@ -523,6 +530,7 @@ type resolution struct {
 	card       *snapshots.Card
 	by         string
 	candidates []*snapshots.Card
+	relevance  bool // candidates are in search relevance order (keep it)
 	reason     string
 	warnings   []string
 }
@@ -686,7 +694,7 @@ func (ir *importResolver) resolveByColumns(name, set, number, language string) r
 	if len(hits) == 0 {
 		return resolution{status: "unmatched", reason: fmt.Sprintf("no card named %q%s in %s", name, where, ir.game)}
 	}
-	return resolution{status: "ambiguous", candidates: hits, reason: fmt.Sprintf("no card is named exactly %q%s; the closest are listed", name, where)}
+	return resolution{status: "ambiguous", candidates: hits, relevance: true, reason: fmt.Sprintf("no card is named exactly %q%s; the closest are listed", name, where)}
 }
 
 func setNames(sets []*snapshots.Set) string {
@@ -920,7 +928,11 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 			}
 		case "ambiguous":
 			sum.Ambiguous++
-			for _, c := range rankCandidates(res.candidates) {
+			cands := res.candidates
+			if !res.relevance {
+				cands = rankCandidates(cands)
+			}
+			for _, c := range cands[:min(len(cands), importCandidates)] {
 				pr.Candidates = append(pr.Candidates, ir.card(c))
 				st.Candidates = append(st.Candidates, c.ID)
 			}

@@ -200,6 +200,16 @@ type priceItem struct {
 	Message string                 `json:"message,omitempty"`
 }
 
+// pricesSummary counts a call's ids: as sent, unique (case-insensitive),
+// found and not, and the found cards each source could price.
+type pricesSummary struct {
+	Requested int            `json:"requested"`
+	Unique    int            `json:"unique"`
+	Found     int            `json:"found"`
+	NotFound  int            `json:"not_found"`
+	Priced    map[string]int `json:"priced"`
+}
+
 type pricesPayload struct {
 	Source     string            `json:"source"`
 	Sources    []string          `json:"sources"`
@@ -207,7 +217,7 @@ type pricesPayload struct {
 	Game       string            `json:"game"`
 	AsOf       string            `json:"as_of"`
 	Items      []priceItem       `json:"items"`
-	Summary    map[string]any    `json:"summary"`
+	Summary    pricesSummary     `json:"summary"`
 	Cost       int               `json:"cost"`
 	Basis      map[string]string `json:"basis"`
 	SnapshotID string            `json:"snapshot_id"`
@@ -268,7 +278,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 		priced[s] += 0
 	}
 	out.Cost = max(1, len(cards))
-	out.Summary = map[string]any{"requested": q.requested, "unique": len(q.ids), "found": found, "not_found": notFound, "priced": priced}
+	out.Summary = pricesSummary{Requested: q.requested, Unique: len(q.ids), Found: found, NotFound: notFound, Priced: priced}
 	return out, nil
 }
 

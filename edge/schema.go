@@ -34,6 +34,10 @@ var payloadTypes = map[string]any{
 	"search":                 searchPayload{},
 	"lookup":                 lookupPayload{},
 	"keys_usage":             access.Usage{},
+	"prices_get":             pricesPayload{},
+	"prices_post":            pricesPayload{},
+	"imports_preview":        previewPayload{},
+	"imports_confirm":        confirmPayload{},
 }
 
 var textMarshaler = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
