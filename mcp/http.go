@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 
@@ -109,8 +110,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if peek.Method == string(mcpproto.MethodToolsCall) && !(peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true) {
+			// Requests mcp-go refuses before any tool runs (unknown session,
+			// unsupported protocol version, wrong content type) cost nothing.
 			if sid != "" && !s.sessions.valid(sid, caller.KeyID) {
-				break // mcp-go answers 404 before any tool runs: nothing to charge
+				break
+			}
+			if v := r.Header.Get(mcpproto.HeaderProtocolVersion); v != "" && !mcpproto.IsValidProtocolVersion(v) {
+				break
+			}
+			if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+				break
 			}
 			d, err := s.acc.Charge(caller, 1)
 			var buf [64]byte

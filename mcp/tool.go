@@ -124,8 +124,8 @@ func (t *toolCall) charge(units int) error {
 			return snapshots.Errorf(snapshots.EQUOTA, "%s; this call was not run (its %d extra units were not charged): retry in %d s",
 				snapshots.ErrorMessage(err), extra, d.RetryAfter)
 		}
-		return snapshots.Errorf(snapshots.EQUOTA, "this call costs %d units (one per unique resolved card id) but the key has %d left today (%s tier, %d per day, resets at 00:00 UTC in %d s); it was not run: send fewer ids (batch_grade_ladder dry_run=true previews a cost for free)",
-			units, d.Remaining+t.call.charged, d.Tier, d.Limit, d.RetryAfter)
+		return snapshots.Errorf(snapshots.EQUOTA, "this call costs %d units (one per unique resolved card id) but the key had %d left today (%s tier, %d per day; the quota resets at 00:00 UTC, in %d s); it was not run and only its first unit was spent: send at most %d ids, or retry after the reset (batch_grade_ladder dry_run=true previews a cost for free)",
+			units, d.Remaining+t.call.charged, d.Tier, d.Limit, d.RetryAfter, d.Remaining+t.call.charged)
 	}
 	t.cost = units
 	return nil

@@ -758,6 +758,14 @@ func TestMCP_Costs(t *testing.T) {
 	costs++ // a failed tool call spends its HTTP unit
 	s.rpc("tools/list", map[string]any{})
 	s.rpc("ping", nil)
+	// Tool calls refused before they run cost nothing.
+	call := map[string]any{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": map[string]any{"name": "search", "arguments": map[string]any{"q": "x"}}}
+	if r := rpcRaw(t, env.base, key, "cs_00000000000000000000000000000000", call); r.status != 404 {
+		t.Errorf("unknown session: %d", r.status)
+	}
+	if r := rpcRaw(t, env.base, key, s.id, call, "MCP-Protocol-Version", "1999-01-01"); r.status != 400 {
+		t.Errorf("bad protocol version: %d", r.status)
+	}
 	openSession(t, key).close() // initialize, notification and DELETE are free
 	after := mcpUsage(t, key)
 	if got, want := after-before, int(costs)+1; got != want { // +1: the first usage read
