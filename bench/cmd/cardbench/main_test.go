@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/bench/load"
+	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+)
+
+func TestParseFlags(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		c, err := ParseFlags([]string{"--mode", "quick", "--only", "mix, swap"}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Preset != "tiny" || !c.Only["mix"] || !c.Only["swap"] || c.Only["build"] || !filepath.IsAbs(c.Snapshots) ||
+			!strings.HasSuffix(c.Snapshots, filepath.Join("var", "bench", "tiny")) {
+			t.Errorf("config %+v", c)
+		}
+		c, err = ParseFlags(nil, io.Discard)
+		if err != nil || c.Mode != "full" || c.Preset != "default" || len(c.Only) != len(workloads) {
+			t.Errorf("defaults: %+v, %v", c, err)
+		}
+		if p := planFor(c); p.budget >= 15*time.Minute || p.rounds < 1 {
+			t.Errorf("full plan %+v", p)
+		}
+		if p := planFor(Config{Mode: "quick"}); p.budget >= 2*time.Minute {
+			t.Errorf("quick budget %s", p.budget)
+		}
+	})
+	t.Run("ErrBad", func(t *testing.T) {
+		for _, args := range [][]string{{"--mode", "slow"}, {"--only", "nope"}, {"--edge-cpu", "0"}, {"extra"}} {
+			if _, err := ParseFlags(args, io.Discard); err == nil {
+				t.Errorf("%v: want an error", args)
+			}
+		}
+	})
+}
+
+func TestMedian(t *testing.T) {
+	fs := []load.Figures{
+		{Requests: 100, RPS: 10, P99Ms: 5, MaxMs: 9, ServerCPUUsPerReq: 10, BytesPerResponse: 100},
+		{Requests: 300, RPS: 30, P99Ms: 1, MaxMs: 3, ServerCPUUsPerReq: 20, Errors: 1, ErrorKinds: map[string]int64{"read": 1}},
+		{Requests: 200, RPS: 20, P99Ms: 3, MaxMs: 4, ServerCPUUsPerReq: 30},
+	}
+	m := median(fs)
+	if m.RPS != 20 || m.P99Ms != 3 || m.MaxMs != 9 || m.Requests != 600 || m.Errors != 1 || m.ErrorKinds["read"] != 1 {
+		t.Errorf("median %+v", m)
+	}
+	if want := round2((100*10 + 300*20 + 200*30) / 600.0); m.ServerCPUUsPerReq != want {
+		t.Errorf("cpu per request %v, want %v", m.ServerCPUUsPerReq, want)
+	}
+}
+
+func TestGroup_Ratios(t *testing.T) {
+	g := &Group{Results: []*Result{
+		{Target: "cardedge cached", Role: "edge", Figures: load.Figures{RPS: 90, P99Ms: 2, ServerCPUUsPerReq: 10}},
+		{Target: "ceiling", Role: "ceiling", Figures: load.Figures{RPS: 100, P99Ms: 1, ServerCPUUsPerReq: 8}},
+		{Target: "nginx", Role: "nginx", Figures: load.Figures{RPS: 80, P99Ms: 1, ServerCPUUsPerReq: 9}},
+	}}
+	g.ratios()
+	r := g.Results[0]
+	if r.VsCeiling.RPS != 0.9 || r.VsCeiling.P99 != 2 || r.VsCeiling.CPUEfficiency != 0.8 || r.VsNginx.RPS != 1.125 {
+		t.Errorf("ratios %+v %+v", r.VsCeiling, r.VsNginx)
+	}
+	if g.Results[1].VsNginx == nil || g.Results[1].VsCeiling != nil {
+		t.Errorf("ceiling ratios %+v %+v", g.Results[1].VsCeiling, g.Results[1].VsNginx)
+	}
+}
+
+func TestSSEData(t *testing.T) {
+	in := "event: message\ndata: {\"a\":\ndata: 1}\n\nevent: message\ndata: {\"id\":2}\n\n"
+	if got := string(sseData([]byte(in))); got != `{"id":2}` {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestNginxConf(t *testing.T) {
+	c := nginxConf("/w/ref", "127.0.0.1:1234")
+	for _, want := range []string{"listen 127.0.0.1:1234;", "root /w/ref;", "try_files /body.json =404;", "master_process off;", "client_body_temp_path /w/ref/tmp;"} {
+		if !strings.Contains(c, want) {
+			t.Errorf("config lacks %q", want)
+		}
+	}
+}
+
+// TestWorkloads_Answer checks that every request the workloads generate
+// answers 200 on a real edge over a tiny snapshot, so a route or parameter
+// change shows up in make test, not in the middle of a benchmark.
+func TestWorkloads_Answer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a tiny snapshot")
+	}
+	root := snapshotstest.MustBuild(t)
+	cat, err := readCatalog(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.cards) < 100 || len(cat.sets) == 0 || len(cat.names) == 0 || cat.cards[0].SalesAll < cat.cards[len(cat.cards)-1].SalesAll {
+		t.Fatalf("catalog: %d cards, %d sets, %d names", len(cat.cards), len(cat.sets), len(cat.names))
+	}
+	state := filepath.Join(t.TempDir(), "state.bolt")
+	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench test", false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := access.Open(access.Options{StatePath: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acc.Close()
+	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, CacheBytes: 8 << 20, CursorSecret: []byte("0123456789abcdef0123456789abcdef")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Shutdown(context.Background())
+	addr := ln.Addr().String()
+	auth := []string{"Authorization", "Bearer " + secret}
+
+	var paths []string
+	paths = append(paths, cat.cardDetailPaths(300, 1)...)
+	paths = append(paths, cat.mixPaths(1500, 1)...)
+	for _, k := range cat.typing(20, time.Second, 100*time.Millisecond, 6, 1) {
+		paths = append(paths, k.path)
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	failed := 0
+	for _, p := range paths {
+		st, body, err := load.Get(addr, p, auth, 10*time.Second)
+		if err != nil || st != 200 {
+			failed++
+			if failed <= 5 {
+				t.Errorf("GET %s: %d %v %.200s", p, st, err, body)
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d requests failed", failed, len(paths))
+	}
+	// Every kind of the read mix is generated.
+	kinds := map[string]bool{}
+	for _, p := range cat.mixPaths(3000, 2) {
+		path, _, _ := strings.Cut(p, "?")
+		parts := strings.Split(path, "/")
+		kinds[parts[3]+"/"+parts[len(parts)-1]] = true
+	}
+	if len(kinds) < 10 {
+		t.Errorf("read mix covers only %v", kinds)
+	}
+	// MCP, when mounted, opens a session.
+	st, _, err := load.Do(addr, "POST", "/api/v3/mcp/", append(auth, "Content-Type", "application/json", "Accept", "application/json, text/event-stream"), mcpInitialize(1), 10*time.Second)
+	t.Logf("MCP initialize: %d %v", st, err)
+}
