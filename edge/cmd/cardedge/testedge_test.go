@@ -1,0 +1,198 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/edge/access"
+	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/valyala/fasthttp"
+)
+
+// testEdge is an edge wired in-process the way Serve wires it (access layer,
+// cursor secret, MCP mounted), with Options a test picks (short timeouts)
+// and a listener it picks (loopback TCP or fasthttputil's in-memory one).
+type testEdge struct {
+	srv   *edge.Server
+	acc   *access.Service
+	state string
+	addr  string // listener address
+	ln    net.Listener
+	done  chan error
+}
+
+// mustTestEdge starts an edge over root with a fresh state file in a
+// temporary directory. o's Snapshots, Access and CursorSecret are filled in.
+// ln nil means a loopback TCP listener.
+func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *testEdge {
+	tb.Helper()
+	e := &testEdge{state: filepath.Join(tb.TempDir(), "state.bolt"), done: make(chan error, 1)}
+	var err error
+	if e.acc, err = access.Open(access.Options{StatePath: e.state}); err != nil {
+		tb.Fatal(err)
+	}
+	o.Snapshots, o.Access, o.CursorSecret = root, e.acc, []byte("a cursor secret of 32 bytes.....")
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if e.srv, err = edge.New(o); err != nil {
+		e.acc.Close()
+		tb.Fatal(err)
+	}
+	h, err := cardmcp.New(cardmcp.Options{
+		Snapshot: func() (cardmcp.Snapshot, func()) {
+			s := e.srv.Snapshot()
+			return cardmcp.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
+		},
+		Access: e.acc, StatePath: e.state,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.srv.MountMCP(h)
+	if ln == nil {
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	e.ln, e.addr = ln, ln.Addr().String()
+	go func() { e.done <- e.srv.Serve(ln) }()
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		e.srv.Shutdown(ctx)
+		<-e.done
+		e.acc.Close()
+	})
+	return e
+}
+
+// key creates a key in the edge's state file and makes the edge load it.
+func (e *testEdge) key(tb testing.TB, tier access.Tier, sql, unmetered bool) string {
+	tb.Helper()
+	secret, _, err := access.Store{Path: e.state}.CreateKey(tier, tb.Name(), sql, unmetered)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := e.acc.Sync(); err != nil {
+		tb.Fatal(err)
+	}
+	return secret
+}
+
+// rawResponse is one response read off a raw connection.
+type rawResponse struct {
+	status int
+	ctype  string
+	body   []byte
+	closed bool // the server closed the connection after it
+}
+
+// exchange writes raw bytes to a fresh connection from dial and reads one
+// response (status 0 when the server closed the connection without one).
+func exchange(tb testing.TB, dial func() (net.Conn, error), raw []byte) rawResponse {
+	tb.Helper()
+	c, err := dial()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	go c.Write(raw) // the server may answer (and close) before reading it all
+	return readResponse(tb, bufio.NewReader(c))
+}
+
+func readResponse(tb testing.TB, br *bufio.Reader) rawResponse {
+	tb.Helper()
+	var resp fasthttp.Response
+	if err := resp.Read(br); err != nil {
+		if isClosed(err) {
+			return rawResponse{closed: true}
+		}
+		tb.Fatalf("reading the response: %v", err)
+	}
+	return rawResponse{status: resp.StatusCode(), ctype: string(resp.Header.ContentType()), body: append([]byte(nil), resp.Body()...),
+		closed: resp.ConnectionClose()}
+}
+
+func isClosed(err error) bool {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "connection reset") || strings.Contains(s, "broken pipe") || strings.Contains(s, "closed") ||
+		strings.Contains(s, "EOF")
+}
+
+func tcpDial(addr string) func() (net.Conn, error) {
+	return func() (net.Conn, error) { return net.DialTimeout("tcp", addr, 5*time.Second) }
+}
+
+// request builds a raw HTTP/1.1 request; headers are "Name: value" lines.
+func request(method, target string, body []byte, headers ...string) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\n", method, target)
+	for _, h := range headers {
+		b.WriteString(h + "\r\n")
+	}
+	if body != nil {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(body))
+	}
+	b.WriteString("Connection: close\r\n\r\n")
+	b.Write(body)
+	return b.Bytes()
+}
+
+// copyRoot copies snapshot id of env.root into a new root (published), so a
+// test can publish into it without touching the shared one.
+func copyRoot(tb testing.TB, id string) string {
+	tb.Helper()
+	root := filepath.Join(tb.TempDir(), "snapshots")
+	if err := copyDir(filepath.Join(env.root, id), filepath.Join(root, id)); err != nil {
+		tb.Fatal(err)
+	}
+	if err := snapshots.Publish(root, id); err != nil {
+		tb.Fatal(err)
+	}
+	return root
+}
+
+// cloneSnapshot copies root/src to root/dst with the manifest renamed (a
+// well-formed new snapshot with the same content), not published.
+func cloneSnapshot(tb testing.TB, root, src, dst string) string {
+	tb.Helper()
+	dir := filepath.Join(root, dst)
+	if err := copyDir(filepath.Join(root, src), dir); err != nil {
+		tb.Fatal(err)
+	}
+	m, err := snapshots.ReadManifest(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m.SnapshotID = dst
+	if err := snapshots.WriteManifest(dir, m); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+func fileSize(tb testing.TB, path string) int64 {
+	tb.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fi.Size()
+}
