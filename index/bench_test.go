@@ -69,8 +69,8 @@ func BenchmarkSearch(b *testing.B) {
 // TestSearch_Latency logs Search p50/p99 over the benchmark queries (no
 // assertion: the machine is shared).
 func TestSearch_Latency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
+	if testing.Short() || raceEnabled {
+		t.Skip("short or race")
 	}
 	ix := full(t)
 	rs := searchQueries(t)
@@ -130,8 +130,8 @@ func expand(sets []*snapshots.Set, cards []*snapshots.Card, n int) ([]*snapshots
 // full index (Bleve included) and reports its build time, size and Search
 // latency.
 func TestLookup_Latency200k(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
+	if testing.Short() || raceEnabled {
+		t.Skip("short or race")
 	}
 	sets, cards := catalog(t)
 	ls, lc := expand(sets, cards, 4)

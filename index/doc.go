@@ -84,9 +84,9 @@
 // ids and partner product ids first (a sorted table), binary-searches the
 // key range of the prefix, takes the hot list or scans the range, weighs
 // postings of a key equal to the whole query three times, merges, drops
-// duplicates and stops at the limit. It costs two binary searches and at
-// most ~400 candidates: p50 ~10 µs, p99 ~50 µs in-process at 51k and at
-// 205k cards. typeahead.bin is read whole into memory by Open (12 MiB for
+// duplicates and stops at the limit. It costs a few binary searches and a
+// few hundred candidates at most: p50 ~10 µs, p99 ~50 µs in-process at 51k
+// and at 205k cards. typeahead.bin is read whole into memory by Open (12 MiB for
 // the shipped catalog, 49 MiB for 205k cards); strings stay in one block,
 // so a lookup allocates only its result.
 //

@@ -77,7 +77,7 @@ func TestLookup_FirstCharacter(t *testing.T) {
 		{"onepiece", "l", "", ""},
 	} {
 		got := ix.Lookup(tc.game, tc.q, tc.lang, 25)
-		if len(got) != 25 {
+		if len(got) != 25 && !(raceEnabled && len(got) > 0) { // the race subset is small
 			t.Errorf("%q: %d suggestions, want 25", tc.q, len(got))
 		}
 		checkPrefix(t, tc.q, got)
@@ -280,7 +280,7 @@ func TestLookup_Latency(t *testing.T) {
 	run() // warm up
 	p50, p99 := run()
 	t.Logf("Lookup over %d prefixes, %d cards: p50 %v, p99 %v", len(prefixes), len(cards), p50, p99)
-	if p99 > time.Millisecond {
+	if p99 > time.Millisecond && !raceEnabled {
 		if p50, p99 = run(); p99 > time.Millisecond {
 			t.Errorf("Lookup p99 %v > 1ms (p50 %v)", p99, p50)
 		}

@@ -21,6 +21,7 @@ import (
 // The whole shipped catalog is loaded and indexed once per test binary, on
 // first use (sync.Once), and shared read-only by every test and benchmark.
 // Tests that do not need it (analysis, normalization) do not pay for it.
+// Under the race detector a subset is used (see raceSubset).
 var (
 	catSets  []*snapshots.Set
 	catCards []*snapshots.Card
@@ -61,9 +62,16 @@ func catalog(tb testing.TB) ([]*snapshots.Set, []*snapshots.Card) {
 			return
 		}
 		addSyntheticMarket(catSets, catCards)
-		cardByID = make(map[string]*snapshots.Card, len(catCards))
-		for _, c := range catCards {
-			cardByID[c.Game+"/"+c.ID] = c
+		index := func() {
+			cardByID = make(map[string]*snapshots.Card, len(catCards))
+			for _, c := range catCards {
+				cardByID[c.Game+"/"+c.ID] = c
+			}
+		}
+		index()
+		if raceEnabled {
+			catSets, catCards = raceSubset(tb, catSets, catCards)
+			index()
 		}
 	})
 	if catErr != nil {
@@ -89,6 +97,66 @@ func full(tb testing.TB) *index.Index {
 		tb.Fatalf("full catalog index: %v", fullErr)
 	}
 	return fullIx
+}
+
+// raceSubset keeps the sets that the tests need: those of the cards each
+// relevance case expects (all of them for cases naming ids, the first
+// matching card's otherwise) and those the filter, sort and collapse tests
+// name. Under the race detector the whole catalog takes minutes to index.
+func raceSubset(tb testing.TB, sets []*snapshots.Set, cards []*snapshots.Card) ([]*snapshots.Set, []*snapshots.Card) {
+	keep := map[string]bool{
+		"pokemon/en:base1": true, "pokemon/ja:SV1S": true, "pokemon/zh-tw:SV1S": true,
+		"onepiece/en:OP-01": true, "onepiece/ja:OP-01": true,
+	}
+	byID := map[string]*snapshots.Card{}
+	for _, c := range cards {
+		byID[c.Game+"/"+c.ID] = c
+		if c.Game == "onepiece" && (strings.HasPrefix(c.ID, "en:OP01-001") || strings.HasPrefix(c.ID, "ja:OP01-001")) {
+			keep[c.Game+"/"+c.SetID] = true
+		}
+	}
+	for _, rc := range relevanceCases(tb) {
+		game := rc.game
+		if game == "" {
+			game = "pokemon"
+		}
+		// cases naming ids: every such card; others: the first match,
+		// preferring one linked to an English card (kept too)
+		var first *snapshots.Card
+		for _, c := range cards {
+			if c.Game != game || rc.lang != "" && c.Language != rc.lang || !rc.ok(c) {
+				continue
+			}
+			if len(rc.want) > 0 {
+				keep[c.Game+"/"+c.SetID] = true
+				continue
+			}
+			if first == nil {
+				first = c
+			}
+			if en := byID[c.Game+"/"+c.ENCardID]; c.ENCardID != "" && en != nil {
+				first = c
+				keep[en.Game+"/"+en.SetID] = true
+				break
+			}
+		}
+		if first != nil {
+			keep[first.Game+"/"+first.SetID] = true
+		}
+	}
+	var ss []*snapshots.Set
+	for _, s := range sets {
+		if keep[s.Game+"/"+s.ID] {
+			ss = append(ss, s)
+		}
+	}
+	var cs []*snapshots.Card
+	for _, c := range cards {
+		if keep[c.Game+"/"+c.SetID] {
+			cs = append(cs, c)
+		}
+	}
+	return ss, cs
 }
 
 // loadCatalog decodes the shipped JSON Lines catalog straight into the

@@ -259,7 +259,7 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 	// of one value) and the popularity boost orders them.
 	var main query.Query = text
 	if text == nil {
-		main = termQ(fGame, r.Game, 1)
+		main, filters = termQ(fGame, r.Game, 1), filters[1:]
 	}
 	// Filters are conjuncts with boost 0: they select without weighing, and
 	// the conjunction advances through the rarest of them.

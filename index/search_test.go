@@ -53,10 +53,14 @@ func TestSearch_CJK(t *testing.T) {
 			t.Errorf("%q: no hits", tc.q)
 			continue
 		}
-		for _, h := range res.Hits[:3] {
-			if n := card(t, "pokemon", h.CardID).Name; !strings.Contains(n, tc.contains) {
+		// the best hits have every bigram (the race subset has few)
+		for _, h := range res.Hits[:min(3, len(res.Hits), res.Total)] {
+			if n := card(t, "pokemon", h.CardID).Name; !strings.Contains(n, tc.contains) && !raceEnabled {
 				t.Errorf("%q: hit %s %q does not contain %q", tc.q, h.CardID, n, tc.contains)
 			}
+		}
+		if n := card(t, "pokemon", res.Hits[0].CardID).Name; !strings.Contains(n, tc.contains) {
+			t.Errorf("%q: top hit %s %q does not contain %q", tc.q, res.Hits[0].CardID, n, tc.contains)
 		}
 	}
 }
@@ -310,9 +314,9 @@ func TestSearch_Highlights(t *testing.T) {
 		}
 	}
 	// Fragments are HTML: the rest of the text is escaped.
-	res = mustSearch(t, index.SearchRequest{Game: "pokemon", Q: "charizard champion's path", Limit: 1})
-	if got := strings.Join(res.Hits[0].Highlights["set_name"], " "); !strings.Contains(got, "&#39;") || !strings.Contains(got, "<mark>") {
-		t.Errorf("set_name highlights %q: want escaped apostrophe and marks", got)
+	res = mustSearch(t, index.SearchRequest{Game: "pokemon", Q: "blaine's charizard", Limit: 1})
+	if got := strings.Join(res.Hits[0].Highlights["name"], " "); got != "<mark>Blaine&#39;s</mark> <mark>Charizard</mark>" {
+		t.Errorf("name highlights %q: want escaped apostrophe and marks", got)
 	}
 	// Romaji and pinyin matches highlight name_alt.
 	res = mustSearch(t, index.SearchRequest{Game: "pokemon", Q: "rizadon", Limit: 1})
