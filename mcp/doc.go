@@ -66,7 +66,8 @@
 // search, quote, get_prices, get_sales, get_listings, batch_grade_ladder,
 // compare_set_finish, pin_cohort, get_cohort, rank_set_sales: see tools.go
 // for every argument (each is described in the tool's input schema, which is
-// closed: unknown arguments are refused). There is no SQL tool
+// closed: unknown arguments are refused, and every argument is checked against
+// it with a message that names the argument). There is no SQL tool
 // (execute_sql, describe_schema and query_gold_sql do not exist).
 //
 // # Cohorts and result handles

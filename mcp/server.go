@@ -112,12 +112,11 @@ func New(opts Options) (*Server, error) {
 	}
 	s.mcp = server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),
-		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
 		server.WithInstructions(instructions),
 	)
 	for _, t := range s.tools() {
-		s.mcp.AddTool(t.tool, s.handler(t.tool.Name, t.fn))
+		s.mcp.AddTool(t.tool, s.handler(t.tool, t.fn))
 	}
 	s.http = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStateful(true),

@@ -47,10 +47,19 @@ type envelope struct {
 	Data       any    `json:"data"`
 }
 
-// handler adapts a toolFunc to mcp-go: snapshot reference, panics and
-// errors become tool results (isError), never protocol errors.
-func (s *Server) handler(name string, fn toolFunc) server.ToolHandlerFunc {
+// handler adapts a toolFunc to mcp-go: arguments checked against the input
+// schema (validateArgs: messages that name the argument), a snapshot
+// reference held, panics and errors turned into tool results (isError),
+// never protocol errors.
+func (s *Server) handler(tool mcpproto.Tool, fn toolFunc) server.ToolHandlerFunc {
+	name := tool.Name
 	return func(ctx context.Context, req mcpproto.CallToolRequest) (res *mcpproto.CallToolResult, _ error) {
+		if _, ok := req.Params.Arguments.(map[string]any); !ok && req.Params.Arguments != nil {
+			return errorResult(snapshots.Errorf(snapshots.EINVALID, "arguments must be a JSON object")), nil
+		}
+		if err := validateArgs(tool, req.GetArguments()); err != nil {
+			return errorResult(err), nil
+		}
 		c := callFrom(ctx)
 		if c == nil {
 			caller, ok := access.CallerFromContext(ctx)
