@@ -24,6 +24,33 @@ func Pinned(cpu int, argv ...string) []string {
 	return append([]string{"taskset", "-c", strconv.Itoa(cpu)}, argv...)
 }
 
+// Niced returns argv prefixed with `nice -n n` (unchanged when n is 0).
+func Niced(n int, argv ...string) []string {
+	if n == 0 {
+		return argv
+	}
+	return append([]string{"nice", "-n", strconv.Itoa(n)}, argv...)
+}
+
+// NiceSelf sets the nice value of every thread of this process (threads
+// created later inherit it from their creator).
+func NiceSelf(n int) error {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, n); err != nil {
+			return fmt.Errorf("setpriority %d: %w", n, err)
+		}
+	}
+	return nil
+}
+
 // PinSelf pins every thread of this process to cpu (new threads inherit it).
 func PinSelf(cpu int) error {
 	out, err := exec.Command("taskset", "-a", "-p", "-c", strconv.Itoa(cpu), strconv.Itoa(os.Getpid())).CombinedOutput()

@@ -25,6 +25,7 @@ type WrkRun struct {
 	Conns     int
 	Duration  time.Duration
 	CPU       int    // load CPU (-1: unpinned)
+	Nice      int    // nice value of wrk (0: unchanged)
 	Dir       string // where the Lua script is written
 	Timeout   time.Duration
 }
@@ -95,8 +96,8 @@ func (w WrkRun) Run(ctx context.Context) (Figures, error) {
 		return Figures{}, err
 	}
 	secs := max(1, int(w.Duration.Round(time.Second)/time.Second))
-	args := Pinned(w.CPU, "wrk", "-t1", "-c"+strconv.Itoa(w.Conns), "-d"+strconv.Itoa(secs)+"s",
-		"--timeout", strconv.Itoa(int(w.Timeout/time.Second))+"s", "-s", script, "http://"+w.Addr+"/")
+	args := Niced(w.Nice, Pinned(w.CPU, "wrk", "-t1", "-c"+strconv.Itoa(w.Conns), "-d"+strconv.Itoa(secs)+"s",
+		"--timeout", strconv.Itoa(int(w.Timeout/time.Second))+"s", "-s", script, "http://"+w.Addr+"/")...)
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+w.Timeout+15*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)

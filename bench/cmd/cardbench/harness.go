@@ -162,6 +162,12 @@ func (h *harness) prepare(ctx context.Context) error {
 	} else {
 		h.report.Pinning = "none (--edge-cpu -1): servers and generators share every CPU"
 	}
+	if h.cfg.Nice != 0 {
+		if err := load.NiceSelf(h.cfg.Nice); err != nil {
+			return fmt.Errorf("--nice %d: %w", h.cfg.Nice, err)
+		}
+		h.report.Pinning += fmt.Sprintf("; servers, wrk and the harness at nice %d", h.cfg.Nice)
+	}
 	h.logf("pinning: %s", h.report.Pinning)
 	h.report.Generators = "throughput: wrk -t1 (closed loop, pre-formatted requests cycled by a Lua script, the same list against every target); " +
 		"latency at a given rate (typeahead, swap): cardbench's open-loop generator, latency counted from each request's scheduled time (no coordinated omission); " +
@@ -258,7 +264,7 @@ func (h *harness) start(ctx context.Context, name, readyPath string, argv func(a
 		return nil, err
 	}
 	logPath := filepath.Join(h.work, strings.ReplaceAll(name, " ", "-")+".log")
-	p, err := load.Start(name, logPath, load.Pinned(h.cfg.EdgeCPU, argv(addr)...)...)
+	p, err := load.Start(name, logPath, load.Niced(h.cfg.Nice, load.Pinned(h.cfg.EdgeCPU, argv(addr)...)...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,7 @@ type Config struct {
 	Out       string // report directory
 	EdgeCPU   int    // CPU of every server (-1: no pinning)
 	LoadCPU   int    // CPU of the generators and of this process
+	Nice      int    // nice value of the servers, wrk and this process
 	NoNginx   bool
 	NoInstall bool
 	Large     bool
@@ -76,6 +77,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&c.Out, "out", "", "report directory (default ROOT/bench/out)")
 	fs.IntVar(&c.EdgeCPU, "edge-cpu", 1, "CPU the servers are pinned to (-1: no pinning)")
 	fs.IntVar(&c.LoadCPU, "load-cpu", 0, "CPU the load generators are pinned to")
+	fs.IntVar(&c.Nice, "nice", 0, "nice value of the servers, wrk and the harness (negative, as root: take the two CPUs from other work on a shared machine)")
 	fs.BoolVar(&c.NoNginx, "no-nginx", false, "run without the nginx reference")
 	fs.BoolVar(&c.NoInstall, "no-install", false, "never apt-get install wrk or nginx (fail instead)")
 	fs.BoolVar(&c.Large, "large", false, "full mode: also time the nightly build of the large preset when the budget allows")

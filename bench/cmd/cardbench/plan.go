@@ -38,10 +38,10 @@ func planFor(c Config) plan {
 	}
 	if c.Mode == "quick" {
 		p = plan{
-			rounds: 1, round: 2 * time.Second, conns: []int{16, 64, 256}, cardConns: 64,
+			rounds: 1, round: time.Second, conns: []int{16, 64, 256}, cardConns: 64,
 			listLen: 5000, warmLimit: 10 * time.Second, startLimit: time.Minute,
 			typeUsersPerSec: 60, typeSpan: time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8,
-			mcpAgents: 4, mcpSpan: 3 * time.Second,
+			mcpAgents: 4, mcpSpan: 2 * time.Second,
 			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,
 			budget: time.Minute + 50*time.Second,
 		}

@@ -187,7 +187,7 @@ func (h *harness) compare(ctx context.Context, g *Group, pathsFile string, targe
 			}
 			cpu0, _ := cpuTime(t.srv.proc.Pid())
 			f, err := load.WrkRun{Addr: t.srv.addr, PathsFile: pathsFile, Headers: t.headers, Conns: g.Conns,
-				Duration: h.plan.round, CPU: h.cfg.LoadCPU, Dir: h.work}.Run(ctx)
+				Duration: h.plan.round, CPU: h.cfg.LoadCPU, Nice: h.cfg.Nice, Dir: h.work}.Run(ctx)
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", g.Name, t.name, err)
 			}
