@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -230,6 +231,16 @@ func (s *Server) handleChat(r *request) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		run := &chatRun{ctx: ctx, out: &sse{w: w}, tools: tools}
+		// The stream runs on its own goroutine, outside the server's
+		// recovery: a panic here would end the process.
+		defer func() {
+			if p := recover(); p != nil {
+				log.Error("agent chat panicked", "panic", p, "stack", string(debug.Stack()))
+				run.out.send("error", map[string]string{"code": "internal", "message": "the agent failed"})
+				run.out.send("end", map[string]any{"finish_reason": "error", "text": run.text.String(), "tokens": run.tokens,
+					"tool_calls": run.toolCalls, "elapsed_ms": time.Since(began).Milliseconds()})
+			}
+		}()
 		if run.out.send("start", start) != nil {
 			return
 		}
