@@ -601,14 +601,26 @@ func batchCost(r *request) (int, error) {
 	if r.caller.Tier == access.Free {
 		return 0, access.CheckBatch(r.caller, 0)
 	}
-	_, ids, err := parseBatch(r)
+	b, ids, err := parseBatch(r)
 	if err != nil {
 		return 0, err
 	}
 	if err := access.CheckBatch(r.caller, len(ids)); err != nil {
 		return 0, validationErrors{{Loc: []any{"body", "ids"}, Msg: snapshots.ErrorMessage(err), Type: "too_long", Ctx: map[string]any{"max_length": r.limits.BatchMax}}}
 	}
-	return len(ids), nil
+	return max(1, batchResolved(r, b.Game, ids)), nil
+}
+
+// batchResolved counts the unique ids that name a card: what a batch costs
+// (at least one unit, the request itself).
+func batchResolved(r *request, game string, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if _, err := r.snap.Card(game, id); err == nil {
+			n++
+		}
+	}
+	return n
 }
 
 type batchPayload struct {
@@ -624,7 +636,7 @@ func handleBatch(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: []string{}, Cost: len(ids)}
+	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: []string{}, Cost: max(1, batchResolved(r, b.Game, ids))}
 	for _, id := range ids {
 		c, err := r.snap.Card(b.Game, id)
 		if err != nil {

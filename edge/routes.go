@@ -20,7 +20,7 @@ func (s *Server) registerRoutes() {
 	s.registerChatRoutes()
 	s.registerSearchRoutes()
 	s.router.add(&route{method: "POST", pattern: "/api/v3/cards/batch", name: "cards_batch", contract: "card-gold.v3", cacheable: true, hasGame: false,
-		summary: "Batch card lookup (Pro: 50 ids, Elite: 100; Free: 403); costs one unit per unique id", schema: "CardBatch",
+		summary: "Batch card lookup (Pro: 50 ids, Elite: 100; Free: 403); costs one unit per unique id that names a card (at least one)", schema: "CardBatch",
 		cost: batchCost, handle: handleBatch})
 	s.router.add(&route{method: "GET", pattern: "/keys/usage", name: "keys_usage", contract: "key-usage.v1",
 		summary: "Daily usage of the calling key", schema: "KeyUsage", handle: s.handleKeyUsage})

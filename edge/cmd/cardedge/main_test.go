@@ -602,11 +602,11 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("pro batch: %d %s", r.status, r.body)
 	}
 	d := data(t, r)
-	if len(d["items"].([]any)) != 1 || len(d["not_found"].([]any)) != 1 || d["cost"].(float64) != 2 {
+	if len(d["items"].([]any)) != 1 || len(d["not_found"].([]any)) != 1 || d["cost"].(float64) != 1 {
 		t.Errorf("batch payload: %s", truncate(r.body))
 	}
-	if after := usedToday(t, "pro"); after-before != 2+1 { // 2 unique ids + the usage call itself
-		t.Errorf("batch of 2 unique ids cost %d units", after-before-1)
+	if after := usedToday(t, "pro"); after-before != 1+1 { // 1 unique resolved id + the usage call itself
+		t.Errorf("batch of 2 unique ids, 1 of them a card, cost %d units; want 1", after-before-1)
 	}
 	r = do(t, keyedClient, "POST", "/api/v3/cards/batch", env.keys["pro"], []byte(`{"ids": "x"}`))
 	if r.status != 422 {
