@@ -48,7 +48,9 @@ var ErrExists = errors.New("index: directory already holds an index")
 // market summary of each card (PriceCents, Volume30dCents, Sales30d,
 // PartnerProductID, Variants) and of each set (Volume30dCents, Sales30d).
 // Invalid input (a nil card, a card without game or id, a duplicate
-// (game, id)) is an EINVALID *snapshots.Error.
+// (game, id)) is an EINVALID *snapshots.Error. On any error dir may hold
+// partial files: build into the snapshot's temporary directory and discard
+// it. Peak memory is about 1 GB per BatchSize (50k) cards plus the input.
 func Build(ctx context.Context, dir string, sets []*snapshots.Set, cards []*snapshots.Card, opts BuildOptions) error {
 	in, err := prepare(sets, cards)
 	if err != nil {

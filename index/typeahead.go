@@ -185,7 +185,7 @@ func (t *table) lookup(game, q, language string, limit int) []Suggestion {
 		return nil
 	}
 	res := make([]Suggestion, 0, limit)
-	var exactBuf [TopK]uint32
+	var exactBuf [TopK]uint32 // res's entities: no allocation for the dedup
 	exactEnts := exactBuf[:0]
 
 	// 1. Exact ids resolve first.
@@ -213,12 +213,13 @@ func (t *table) lookup(game, q, language string, limit int) []Suggestion {
 	if in != "" && in != tn {
 		cands = t.collect(g, cands, in, scope, limit)
 	}
-	slices.SortFunc(cands, func(a, b cand) int { return t.compare(a.score, a.ent, b.score, b.ent) })
-	var takenBuf [TopK]uint32
-	taken := takenBuf[:0]
-	for i := range res {
-		taken = append(taken, exactEnts[i])
-	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		if c := t.compare(a.score, a.ent, b.score, b.ent); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.post, b.post) // one entity, two keys: a stable Match
+	})
+	taken := exactEnts // entities already in res
 	for _, c := range cands {
 		if len(res) >= limit {
 			break
