@@ -19,6 +19,7 @@ func (s *Server) registerRoutes() {
 	s.registerImportRoutes()
 	s.registerChatRoutes()
 	s.registerSearchRoutes()
+	s.registerQuoteRoutes()
 	s.router.add(&route{method: "POST", pattern: "/api/v3/cards/batch", name: "cards_batch", contract: "card-gold.v3", cacheable: true, hasGame: false,
 		summary: "Batch card lookup (Pro: 50 ids, Elite: 100; Free: 403); costs one unit per unique id that names a card (at least one)", schema: "CardBatch",
 		cost: batchCost, handle: handleBatch})

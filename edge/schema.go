@@ -34,6 +34,7 @@ var payloadTypes = map[string]any{
 	"search":                 searchPayload{},
 	"lookup":                 lookupPayload{},
 	"keys_usage":             access.Usage{},
+	"quote":                  quotePayload{},
 	"prices_get":             pricesPayload{},
 	"prices_post":            pricesPayload{},
 	"imports_preview":        previewPayload{},

@@ -850,3 +850,32 @@ func TestSearchAndLookup(t *testing.T) {
 		t.Errorf("search without key: %d", r.status)
 	}
 }
+
+func TestQuote(t *testing.T) {
+	c := freshClient()
+	r := do(t, c, "GET", "/api/v3/quote?q=en:base1-4", "", nil)
+	if r.status != 200 || r.json["contract"] != "quote.v1" {
+		t.Fatalf("quote: %d %s", r.status, truncate(r.body))
+	}
+	q := data(t, r)["quote"].(map[string]any)
+	if q["status"] != "resolved" || q["card_id"] != "en:base1-4" || q["price_basis"] == "" {
+		t.Errorf("quote of a card id: %v", q)
+	}
+	if q["price_usd"] != nil && q["label"] == nil {
+		t.Errorf("a priced quote has a label: %v", q)
+	}
+	key := env.keys["elite"]
+	r = do(t, keyedClient, "GET", "/api/v3/quote?q=pikachu", key, nil)
+	if q := data(t, r)["quote"].(map[string]any); q["status"] != "ambiguous" || len(q["candidates"].([]any)) == 0 || len(q["candidates"].([]any)) > 5 {
+		t.Errorf("quote of pikachu: %v", q)
+	}
+	r = do(t, keyedClient, "GET", "/api/v3/quote?q=en:base1-4&grade=slab:10", key, nil)
+	if q := data(t, r)["quote"].(map[string]any); q["grade"] != "slab:10" {
+		t.Errorf("graded quote: %v", q)
+	}
+	for _, p := range []string{"/api/v3/quote", "/api/v3/quote?q=x&grade=psa:11"} {
+		if r := do(t, keyedClient, "GET", p, key, nil); r.status != 422 {
+			t.Errorf("%s: %d", p, r.status)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package edge
+
+import (
+	"github.com/cardedge/cardedge/edge/resolve"
+)
+
+func (s *Server) registerQuoteRoutes() {
+	s.router.add(&route{method: "GET", pattern: "/api/v3/quote", name: "quote", contract: "quote.v1", keyless: true, cacheable: true, hasGame: true,
+		summary: "Keyless quote of a free-text card reference (the MCP quote rule)", schema: "Quote",
+		params: []paramSpec{
+			pStr("q", 256, "Card id, numeric partner product id or free text (name, set, number). Required."),
+			pStr("grade", 32, "raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint."),
+			pStr("finish", 64, "Only this finish: a variant (holo/1st-edition) or one part of one (reverse)."),
+			gameParam(),
+		},
+		handle: handleQuote})
+}
+
+// quotePayload is quote.v1: the reference and its quote (resolved: label,
+// price_usd, price_basis; ambiguous: up to 5 candidates; not_found: a
+// message). The quote has the shape of the MCP quote tool's results.
+type quotePayload struct {
+	Query string `json:"query"`
+	Quote any    `json:"quote"`
+	Rule  string `json:"rule"`
+}
+
+func handleQuote(r *request) (any, error) {
+	q := r.p.str("q")
+	if q == "" {
+		return nil, validationErrors{queryError("q", "Field required: a card id, partner product id or card name", "missing", nil, nil)}
+	}
+	src := resolve.Source{Reader: r.snap.Reader, Index: r.snap.Index, AsOf: r.snap.AsOf}
+	game := ""
+	if r.p.has("game") || r.ctx.QueryArgs().Has("game") {
+		game = r.game
+	}
+	res, err := resolve.Quote(r.ctx, src, resolve.QuoteRequest{Game: game, Refs: []string{q}, Grade: r.p.str("grade"), Finish: r.p.str("finish")})
+	if err != nil {
+		return nil, err
+	}
+	return quotePayload{Query: q, Quote: res[0],
+		Rule: "per grade: midprice when usable (status ok or thin and above 0), else the last verified sale, else the cheapest ask; ungraded tries slab:10, then raw:near_mint"}, nil
+}
