@@ -437,6 +437,46 @@ func marketplaceFilter(name, v string) (func(snapshots.Marketplace) bool, error)
 
 // ---- market history ----
 
+// cardSales is a card's sales with the date range and the condition and
+// source filters of the history routes (market-history, marketplace-sales).
+type cardSales struct {
+	card      *snapshots.Card
+	sales     []snapshots.Sale
+	from, to  snapshots.Day
+	fromSet   bool
+	keepGrade func(snapshots.Grade) bool
+	keepMk    func(snapshots.Marketplace) bool
+}
+
+func (r *request) cardSales() (*cardSales, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	w := &cardSales{card: c}
+	var err1, err2 error
+	w.keepGrade, err1 = gradeFilter("condition", r.p.str("condition"))
+	w.keepMk, err2 = marketplaceFilter("source", r.p.str("source"))
+	if err := joinValidation(err1, err2); err != nil {
+		return nil, err
+	}
+	if w.from, w.to, w.fromSet, err = r.dateRange(); err != nil {
+		return nil, err
+	}
+	if w.sales, err = r.snap.Sales(c.Game, c.ID); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// keep reports whether a sale is in the range and passes the filters.
+func (w *cardSales) keep(s *snapshots.Sale) bool {
+	if s.Day > w.to || (w.fromSet && s.Day < w.from) {
+		return false
+	}
+	return (w.keepGrade == nil || w.keepGrade(s.Grade)) && (w.keepMk == nil || w.keepMk(s.Marketplace))
+}
+
 type dayRow struct {
 	Date      string  `json:"date"`
 	Sales     int     `json:"sales"`
@@ -458,29 +498,14 @@ type historyPayload struct {
 }
 
 func handleMarketHistory(r *request) (any, error) {
-	c, err := r.cardOf()
+	w, err := r.cardSales()
 	if err != nil {
 		return nil, err
 	}
-	keepGrade, err1 := gradeFilter("condition", r.p.str("condition"))
-	keepMk, err2 := marketplaceFilter("source", r.p.str("source"))
-	if err := joinValidation(err1, err2); err != nil {
-		return nil, err
-	}
-	from, to, fromSet, err := r.dateRange()
-	if err != nil {
-		return nil, err
-	}
-	sales, err := r.snap.Sales(c.Game, c.ID)
-	if err != nil {
-		return nil, err
-	}
+	c, from, to, fromSet := w.card, w.from, w.to, w.fromSet
 	byDay := map[snapshots.Day][]int64{}
-	for _, s := range sales {
-		if s.Hidden() || s.Day > to || (fromSet && s.Day < from) {
-			continue
-		}
-		if keepGrade != nil && !keepGrade(s.Grade) || keepMk != nil && !keepMk(s.Marketplace) {
+	for _, s := range w.sales {
+		if s.Hidden() || !w.keep(&s) {
 			continue
 		}
 		byDay[s.Day] = append(byDay[s.Day], s.PriceCents)
@@ -553,33 +578,18 @@ type marketplaceSalesPayload struct {
 }
 
 func handleMarketplaceSales(r *request) (any, error) {
-	c, err := r.cardOf()
+	w, err := r.cardSales()
 	if err != nil {
 		return nil, err
 	}
-	keepGrade, err1 := gradeFilter("condition", r.p.str("condition"))
-	keepMk, err2 := marketplaceFilter("source", r.p.str("source"))
-	if err := joinValidation(err1, err2); err != nil {
-		return nil, err
-	}
-	from, to, fromSet, err := r.dateRange()
-	if err != nil {
-		return nil, err
-	}
-	sales, err := r.snap.Sales(c.Game, c.ID)
-	if err != nil {
-		return nil, err
-	}
+	c, from, to, fromSet := w.card, w.from, w.to, w.fromSet
 	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []saleRow{},
 		Note: "raw executed sales per marketplace, newest first, with their quality and identity flags; partner price-feed rows are not sales and are left out"}
 	if fromSet {
 		out.From = strOrNil(from.String())
 	}
-	for _, s := range sales {
-		if s.Flags&snapshots.SalePriceFeed != 0 || s.Day > to || (fromSet && s.Day < from) {
-			continue
-		}
-		if keepGrade != nil && !keepGrade(s.Grade) || keepMk != nil && !keepMk(s.Marketplace) {
+	for _, s := range w.sales {
+		if s.Flags&snapshots.SalePriceFeed != 0 || !w.keep(&s) {
 			continue
 		}
 		out.Total++
