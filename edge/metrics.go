@@ -3,6 +3,7 @@ package edge
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -145,6 +146,7 @@ func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapsh
 	for reason, n := range sortedCounts(m.rejections.snapshot()) {
 		fmt.Fprintf(w, "cardedge_snapshot_rejections_total{reason=%q} %d\n", reason, n)
 	}
+	fmt.Fprintf(w, "# HELP go_goroutines Goroutines that currently exist.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())
 	fmt.Fprintln(w, "# HELP cardedge_rejections_total Requests refused by the access layer, by reason.\n# TYPE cardedge_rejections_total counter")
 	for reason, n := range sortedCounts(m.limited.snapshot()) {
 		fmt.Fprintf(w, "cardedge_rejections_total{reason=%q} %d\n", reason, n)

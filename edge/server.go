@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -129,8 +130,47 @@ func New(opts Options) (*Server, error) {
 		CloseOnShutdown:               true,
 		StreamRequestBody:             false,
 		Logger:                        fasthttpLogger{s.log},
+		ErrorHandler:                  s.handleReadError,
+		HeaderReceived:                closeAfterChunked,
 	}
 	return s, nil
+}
+
+// closeAfterChunked marks a request with a chunked body to close its
+// connection after the response. fasthttp reads the chunks and ignores a
+// Content-Length beside them, but a proxy in front may have framed the
+// request by that Content-Length (CL.TE request smuggling): RFC 9112 section
+// 6.1 says to close the connection, so nothing after the body is ever read as
+// another request. Chunked request bodies are rare; the cost is one
+// reconnect.
+func closeAfterChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	if h.ContentLength() == -1 {
+		h.SetConnectionClose()
+	}
+	return fasthttp.RequestConfig{}
+}
+
+// handleReadError answers a request fasthttp could not read, so the handler
+// never ran: error.v1 with 431 (request line and headers over
+// ReadBufferSize), 413 (body over MaxBodyBytes), 408 (not read within
+// ReadTimeout: slow clients) or 400 (malformed, including the request
+// smuggling shapes fasthttp refuses: duplicate or invalid Content-Length,
+// Transfer-Encoding other than chunked). fasthttp closes the connection.
+func (s *Server) handleReadError(ctx *fasthttp.RequestCtx, err error) {
+	status, code, msg := fasthttp.StatusBadRequest, "bad_request", "malformed HTTP request"
+	var small *fasthttp.ErrSmallBuffer
+	var ne net.Error
+	switch {
+	case errors.As(err, &small):
+		status, code, msg = fasthttp.StatusRequestHeaderFieldsTooLarge, "header_too_large",
+			"request line and headers exceed "+strconv.Itoa(s.http.ReadBufferSize>>10)+" KiB"
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		status, code, msg = fasthttp.StatusRequestEntityTooLarge, ETOOLARGE, "request body exceeds "+strconv.Itoa(s.opts.MaxBodyBytes)+" bytes"
+	case errors.As(err, &ne) && ne.Timeout():
+		status, code, msg = fasthttp.StatusRequestTimeout, "request_timeout", "request not received within "+s.opts.ReadTimeout.String()
+	}
+	s.metrics.observe("unreadable", status, 0)
+	writeJSON(ctx, status, errorBody{Contract: "error.v1", Error: errorDetail{Code: code, Message: msg}})
 }
 
 type fasthttpLogger struct{ log *slog.Logger }
@@ -181,7 +221,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		id = strconv.AppendUint(make([]byte, 0, 24), s.reqSeq.Add(1), 36)
 	}
 	ctx.Response.Header.SetBytesV("X-Request-Id", id)
-	routeName := s.dispatch(ctx)
+	routeName := s.dispatchSafe(ctx)
 	status := ctx.Response.StatusCode()
 	took := time.Since(start)
 	s.metrics.observe(routeName, status, took)
@@ -189,6 +229,23 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		s.log.Debug("request", "method", string(ctx.Method()), "path", string(ctx.Path()), "route", routeName,
 			"status", status, "duration_us", took.Microseconds(), "request_id", string(id))
 	}
+}
+
+// dispatchSafe runs dispatch and turns a panic (a bug) into a logged 500
+// error.v1 for this request instead of a crash of the process with every
+// other request in flight.
+func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx) (route string) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("panic serving request", "method", string(ctx.Method()), "path", string(ctx.Path()),
+				"request_id", requestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			ctx.Response.ResetBody()
+			ctx.Response.Header.Del("Content-Encoding")
+			writeJSON(ctx, fasthttp.StatusInternalServerError, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.EINTERNAL, Message: "internal error"}})
+			route = "panic"
+		}
+	}()
+	return s.dispatch(ctx)
 }
 
 func printableASCII(b []byte) bool {
