@@ -138,12 +138,21 @@ func handleSetsList(r *request) (any, error) {
 
 func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars[0]) }
 
-func handleSetGet(r *request) (any, error) {
+// setAggregates resolves the {id} set and reads its aggregates.
+func (r *request) setAggregates() (*snapshots.Set, *snapshots.SetAggregates, error) {
 	s, err := r.set()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	agg, err := r.snap.SetAggregates(r.game, s.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, agg, nil
+}
+
+func handleSetGet(r *request) (any, error) {
+	s, agg, err := r.setAggregates()
 	if err != nil {
 		return nil, err
 	}
@@ -165,11 +174,7 @@ func handleSetGet(r *request) (any, error) {
 }
 
 func handleSetBreakdown(r *request) (any, error) {
-	s, err := r.set()
-	if err != nil {
-		return nil, err
-	}
-	agg, err := r.snap.SetAggregates(r.game, s.ID)
+	s, agg, err := r.setAggregates()
 	if err != nil {
 		return nil, err
 	}
@@ -220,11 +225,7 @@ type setBreakdownPayload struct {
 }
 
 func handleSetPriceDistribution(r *request) (any, error) {
-	s, err := r.set()
-	if err != nil {
-		return nil, err
-	}
-	agg, err := r.snap.SetAggregates(r.game, s.ID)
+	s, agg, err := r.setAggregates()
 	if err != nil {
 		return nil, err
 	}
