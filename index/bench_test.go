@@ -34,6 +34,7 @@ func BenchmarkLookup(b *testing.B) {
 // searchQueries are the relevance queries plus filter-only and sorted
 // requests.
 func searchQueries(tb testing.TB) []index.SearchRequest {
+	catalog(tb)
 	var rs []index.SearchRequest
 	for _, c := range relevanceCases(tb) {
 		game := c.game

@@ -37,7 +37,8 @@ func (c relCase) ok(card *snapshots.Card) bool {
 }
 
 func relevanceCases(tb testing.TB) []relCase {
-	// (called while the catalog loads: read cardByID, not card())
+	// (also called while the catalog loads, by raceSubset: read cardByID,
+	// not card(); callers load the catalog first)
 	product := "0"
 	if c := cardByID["pokemon/en:base1-4"]; c != nil {
 		product = strconv.FormatInt(c.PartnerProductID, 10)
@@ -117,6 +118,7 @@ func relevanceCases(tb testing.TB) []relCase {
 // TestSearch_Relevance checks that the card a collector expects is in the
 // top 3 for each query, and reports the share that is.
 func TestSearch_Relevance(t *testing.T) {
+	full(t) // before relevanceCases, which reads the catalog
 	cases := relevanceCases(t)
 	if len(cases) < 40 {
 		t.Fatalf("only %d relevance cases, want >= 40", len(cases))
