@@ -26,7 +26,8 @@ type catalog struct {
 	game0    string
 	cards    []*snapshots.Card
 	sets     []*snapshots.Set
-	names    []typedName // distinct card names, most popular first
+	names    []typedName       // distinct card names, most popular first
+	kinds    map[string]string // request path -> read-mix kind
 }
 
 // typedName is a card name and its game.
@@ -210,6 +211,10 @@ func (c *catalog) mixPaths(n int, seed uint64) []string {
 			w -= m.weight
 		}
 		out[i] = e.path(c, r, c.cards[zc.Rank(r)], c.sets[zs.Rank(r)])
+		if c.kinds == nil {
+			c.kinds = map[string]string{}
+		}
+		c.kinds[out[i]] = e.name
 	}
 	return out
 }

@@ -26,6 +26,7 @@ type Report struct {
 	Generators   string          `json:"generators"`
 	Snapshot     *SnapshotInfo   `json:"snapshot,omitempty"`
 	Groups       []*Group        `json:"groups"`
+	MixKinds     []MixKind       `json:"mix_kinds,omitempty"`
 	Access       *AccessFigure   `json:"access,omitempty"`
 	Typeahead    *TypeaheadFigs  `json:"typeahead,omitempty"`
 	MCP          *MCPFigs        `json:"mcp,omitempty"`
@@ -328,6 +329,15 @@ func (h *harness) printTable() {
 	if low > 0 {
 		fmt.Fprintf(w, "\nWARNING: in %d of %d wrk runs the server used less than 80%% of its CPU: other work on the machine (load average %s) set the pace, not the server. "+
 			"Their req/s and latency ratios say little; the CPU-per-request ratios (cpu xceil, cpu xnginx) hold up much better.\n", low, runs, r.Machine.LoadAvgStart)
+	}
+	if len(r.MixKinds) > 0 {
+		fmt.Fprintln(w, "\n-- read mix by kind: uncached cost from the warm-up pass (each distinct request once on a cold cache, 4 in flight)")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "kind\tweight %\tdistinct\tp50 ms\tp99 ms\tmean bytes\t")
+		for _, k := range r.MixKinds {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%.0f\t\n", k.Kind, k.Weight, k.Distinct, f2(k.P50Ms), f2(k.P99Ms), k.MeanBytes)
+		}
+		tw.Flush()
 	}
 	if a := r.Access; a != nil {
 		fmt.Fprintf(w, "\n-- access layer on a cached hit: keyed %s req/s vs keyless %s req/s = %.3f (target >= %.1f); CPU per request %.2f vs %.2f us = %.3f\n",

@@ -29,10 +29,18 @@ type target struct {
 // every request is a 200, and returns the body of each path. Paths that do
 // not answer 200 are returned in bad.
 func (h *harness) warm(ctx context.Context, addr string, headers []string, paths []string) (bodies map[string][]byte, bad []badRequest, err error) {
+	bodies, bad, _, err = h.warmTimed(ctx, addr, headers, paths)
+	return bodies, bad, err
+}
+
+// warmTimed is warm that also returns the latency of each fetch (4 in
+// flight: on a cold cache, the cost of an uncached request).
+func (h *harness) warmTimed(ctx context.Context, addr string, headers []string, paths []string) (bodies map[string][]byte, bad []badRequest, lat map[string]time.Duration, err error) {
 	uniq := slices.Clone(paths)
 	slices.Sort(uniq)
 	uniq = slices.Compact(uniq)
 	bodies = make(map[string][]byte, len(uniq))
+	lat = make(map[string]time.Duration, len(uniq))
 	client := &fasthttp.HostClient{Addr: addr, MaxConns: 8, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
 	deadline := time.Now().Add(h.plan.warmLimit)
@@ -53,8 +61,11 @@ func (h *harness) warm(ctx context.Context, addr string, headers []string, paths
 				for i := 0; i+1 < len(headers); i += 2 {
 					req.Header.Set(headers[i], headers[i+1])
 				}
+				t0 := time.Now()
 				err := client.DoTimeout(req, resp, 30*time.Second)
+				took := time.Since(t0)
 				mu.Lock()
+				lat[p] = took
 				switch {
 				case err != nil:
 					if firstErr == nil {
@@ -80,12 +91,12 @@ func (h *harness) warm(ctx context.Context, addr string, headers []string, paths
 	close(work)
 	wg.Wait()
 	if firstErr != nil {
-		return nil, nil, firstErr
+		return nil, nil, nil, firstErr
 	}
 	if sent < len(uniq) {
 		h.logf("  warm-up bound (%s) reached: %d of %d distinct requests fetched", h.plan.warmLimit, sent, len(uniq))
 	}
-	return bodies, bad, ctx.Err()
+	return bodies, bad, lat, ctx.Err()
 }
 
 // badRequest is a request of a list that did not answer 200 in the warm-up.
@@ -377,13 +388,14 @@ func (h *harness) runMix(ctx context.Context) error {
 	h.logf("REST read mix: cached and uncached vs ceiling and nginx at %v connections", h.plan.conns)
 	auth := []string{"Authorization", "Bearer " + h.eliteKey}
 	paths := h.cat.mixPaths(h.plan.listLen, 1)
-	bodies, bad, err := h.warm(ctx, h.cached.addr, auth, paths)
+	bodies, bad, lat, err := h.warmTimed(ctx, h.cached.addr, auth, paths)
 	if err != nil {
 		return err
 	}
 	if paths, err = h.checked("read mix", paths, bodies, bad); err != nil {
 		return err
 	}
+	h.report.MixKinds = mixKinds(h.cat.kinds, lat, bodies)
 	file, err := h.writePaths("mix", paths)
 	if err != nil {
 		return err
@@ -418,3 +430,40 @@ func distinct(paths []string) int {
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// MixKind is the cost of one kind of request of the read mix, from the
+// warm-up pass over a cold cache (each distinct request once, 4 in flight).
+type MixKind struct {
+	Kind      string  `json:"kind"`
+	Weight    int     `json:"weight_pct"`
+	Distinct  int     `json:"distinct"`
+	P50Ms     float64 `json:"uncached_p50_ms"`
+	P99Ms     float64 `json:"uncached_p99_ms"`
+	MeanBytes float64 `json:"mean_bytes"`
+}
+
+func mixKinds(kinds map[string]string, lat map[string]time.Duration, bodies map[string][]byte) []MixKind {
+	by := map[string]*load.Latencies{}
+	size := map[string]int{}
+	for p, d := range lat {
+		k, ok := kinds[p]
+		if !ok {
+			continue
+		}
+		if by[k] == nil {
+			by[k] = &load.Latencies{}
+		}
+		by[k].Add(d)
+		size[k] += len(bodies[p])
+	}
+	var out []MixKind
+	for _, e := range mix {
+		l := by[e.name]
+		if l == nil {
+			continue
+		}
+		out = append(out, MixKind{Kind: e.name, Weight: e.weight, Distinct: l.Len(), P50Ms: round2(l.Percentile(50)), P99Ms: round2(l.Percentile(99)),
+			MeanBytes: math.Round(float64(size[e.name]) / float64(l.Len()))})
+	}
+	return out
+}
