@@ -3,6 +3,7 @@ package builder
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -295,32 +296,16 @@ func trendingMetrics(cum []snapshots.CumSeries, series []snapshots.PriceSeries, 
 		}
 		for mi, metric := range snapshots.TrendingMetrics {
 			var v float64
-			switch metric {
-			case "volume_pct":
-				v = values.VolumePct
-			case "price_pct":
-				v = values.PricePct
-			case "composite":
-				v = values.Composite
-			case "new_listings":
+			switch {
+			case metric == "new_listings":
 				v = math.NaN()
 				if newListings > 0 {
 					v = float64(newListings)
 				}
-			case "volume_usd":
-				v = values.VolumeUSD
-			case "sales_count":
-				v = values.SalesCount
-			case "slab_volume_pct":
-				v = slab.VolumePct
-			case "slab_price_pct":
-				v = slab.PricePct
-			case "slab_composite":
-				v = slab.Composite
-			case "slab_volume_usd":
-				v = slab.VolumeUSD
-			case "slab_sales_count":
-				v = slab.SalesCount
+			case strings.HasPrefix(metric, "slab_"):
+				v, _ = slab.Metric(strings.TrimPrefix(metric, "slab_"))
+			default:
+				v, _ = values.Metric(metric)
 			}
 			out[mi][wi] = v
 		}

@@ -207,19 +207,7 @@ func customTrending(snap *Snapshot, game, metric string, days int, lang string, 
 			}
 			v = float64(n)
 		} else {
-			t := snapshots.TrendingValues(cum, series, snap.AsOf, days, keep)
-			switch base {
-			case "volume_pct":
-				v = t.VolumePct
-			case "price_pct":
-				v = t.PricePct
-			case "composite":
-				v = t.Composite
-			case "volume_usd":
-				v = t.VolumeUSD
-			case "sales_count":
-				v = t.SalesCount
-			}
+			v, _ = snapshots.TrendingValues(cum, series, snap.AsOf, days, keep).Metric(base)
 		}
 		if !math.IsNaN(v) {
 			out = append(out, snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: v})

@@ -104,3 +104,22 @@ func PointAt(s *PriceSeries, d Day) (PricePoint, bool) {
 }
 
 func clamp(f, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, f)) }
+
+// Metric returns the value of a base metric (volume_pct, price_pct,
+// composite, volume_usd, sales_count; not the slab_ forms or new_listings);
+// ok is false for another name.
+func (v TrendValues) Metric(name string) (value float64, ok bool) {
+	switch name {
+	case "volume_pct":
+		return v.VolumePct, true
+	case "price_pct":
+		return v.PricePct, true
+	case "composite":
+		return v.Composite, true
+	case "volume_usd":
+		return v.VolumeUSD, true
+	case "sales_count":
+		return v.SalesCount, true
+	}
+	return math.NaN(), false
+}
