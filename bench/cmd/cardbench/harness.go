@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"net/url"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -203,7 +204,12 @@ func (h *harness) prepare(ctx context.Context) error {
 	if h.freeKey, err = h.createKey(ctx, state, "free", "cardbench access"); err != nil {
 		return err
 	}
-	return h.startEdges(ctx, state)
+	for _, w := range []string{"carddetail", "access", "mix", "typeahead", "mcp", "swap"} {
+		if h.cfg.Only[w] {
+			return h.startEdges(ctx, state)
+		}
+	}
+	return nil
 }
 
 // ensureSnapshot reuses the benchmark snapshot or builds it.
@@ -313,7 +319,7 @@ func (h *harness) startEdges(ctx context.Context, state string) error {
 		return fmt.Errorf("the edge does not answer card detail (GET %s: status %d, %v): %.300s", probe, st, err, body)
 	}
 	q := []rune(h.cat.names[0].name)
-	lookup := "/api/v3/lookup?q=" + string(q[:min(3, len(q))])
+	lookup := "/api/v3/lookup?q=" + url.QueryEscape(string(q[:min(3, len(q))])) + "&limit=10" + h.cat.gameQuery(h.cat.names[0].game, false)
 	st, body, err := load.Get(h.cached.addr, lookup, auth, 10*time.Second)
 	h.lookupOK = err == nil && st == 200
 	if !h.lookupOK {

@@ -83,7 +83,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&c.Large, "large", false, "full mode: also time the nightly build of the large preset when the budget allows")
 	fs.BoolVar(&c.KeepWork, "keep-work", false, "keep the work directory (state, logs, request lists)")
 	fs.StringVar(&only, "only", "", "comma list of workloads to run: "+strings.Join(workloads, ","))
-	fs.DurationVar(&c.Budget, "budget", 0, "wall-time budget (default 1m50s quick, 14m30s full); work that would overrun it is skipped with a line saying so")
+	fs.DurationVar(&c.Budget, "budget", 0, "wall-time budget (default 1m40s quick, 13m30s full); work that would overrun it is skipped with a line saying so; the run is stopped a minute after it")
 	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds per throughput comparison (default 1 quick, 3 full)")
 	fs.DurationVar(&c.RoundDur, "round", 0, "duration of one wrk run (default 2s quick, 4s full)")
 	if err := fs.Parse(args); err != nil {

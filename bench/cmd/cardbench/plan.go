@@ -31,10 +31,10 @@ func planFor(c Config) plan {
 	p := plan{
 		rounds: 3, round: 4 * time.Second, conns: []int{16, 64, 256}, cardConns: 64,
 		listLen: 20000, warmLimit: 40 * time.Second, startLimit: 3 * time.Minute,
-		typeUsersPerSec: 60, typeSpan: 12 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14,
+		typeUsersPerSec: 60, typeSpan: 8 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14,
 		mcpAgents: 16, mcpSpan: 15 * time.Second,
 		swapRate: 2000, swapBase: 5 * time.Second, swapTail: 5 * time.Second,
-		budget: 14*time.Minute + 30*time.Second,
+		budget: 13*time.Minute + 30*time.Second,
 	}
 	if c.Mode == "quick" {
 		p = plan{
@@ -43,7 +43,7 @@ func planFor(c Config) plan {
 			typeUsersPerSec: 60, typeSpan: time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8,
 			mcpAgents: 4, mcpSpan: 2 * time.Second,
 			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,
-			budget: time.Minute + 50*time.Second,
+			budget: time.Minute + 40*time.Second,
 		}
 	}
 	if c.Rounds > 0 {
