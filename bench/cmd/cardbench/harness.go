@@ -47,8 +47,9 @@ type harness struct {
 	nocache *server // cardedge --cache-mb 0
 	benchE  *server // benchedge (access comparison)
 
-	lookupOK bool
-	mcpOK    bool
+	lookupOK  bool
+	mcpOK     bool
+	probeErrs []error // routes that answer their probe with neither 200 nor 404
 }
 
 func newHarness(cfg Config, out io.Writer) (*harness, error) {
@@ -90,7 +91,7 @@ func (h *harness) Run(ctx context.Context) error {
 		{"swap", h.runSwap},
 		{"build", h.runBuild},
 	}
-	var errs []error
+	errs := append([]error(nil), h.probeErrs...)
 	for _, s := range steps {
 		if !h.cfg.Only[s.name] {
 			continue
@@ -323,15 +324,26 @@ func (h *harness) startEdges(ctx context.Context, state string) error {
 	st, body, err := load.Get(h.cached.addr, lookup, auth, 10*time.Second)
 	h.lookupOK = err == nil && st == 200
 	if !h.lookupOK {
-		h.report.NotAvailable = append(h.report.NotAvailable, fmt.Sprintf("typeahead: GET /api/v3/lookup answers %d (%v): %.120s", st, err, body))
+		h.probeFailed("typeahead", fmt.Sprintf("GET %s answers %d (%v): %.160s", lookup, st, err, body), st)
 	}
 	init := mcpInitialize(1)
 	st, body, err = load.Do(h.cached.addr, "POST", "/api/v3/mcp/", append(auth, "Content-Type", "application/json", "Accept", "application/json, text/event-stream"), init, 10*time.Second)
 	h.mcpOK = err == nil && st == 200
 	if !h.mcpOK {
-		h.report.NotAvailable = append(h.report.NotAvailable, fmt.Sprintf("mcp: POST /api/v3/mcp/ initialize answers %d (%v): %.120s", st, err, body))
+		h.probeFailed("mcp", fmt.Sprintf("POST /api/v3/mcp/ initialize answers %d (%v): %.160s", st, err, body), st)
 	}
 	return nil
+}
+
+// probeFailed records a route that does not answer its probe: not
+// available when it is not mounted (404), a failure of the run otherwise.
+func (h *harness) probeFailed(workload, what string, status int) {
+	if status == 404 {
+		h.report.NotAvailable = append(h.report.NotAvailable, workload+": "+what)
+		return
+	}
+	h.report.Failures = append(h.report.Failures, workload+": probe: "+what)
+	h.probeErrs = append(h.probeErrs, fmt.Errorf("%s: probe: %s", workload, what))
 }
 
 // stopServer stops one server and forgets it.

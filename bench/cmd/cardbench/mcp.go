@@ -148,7 +148,7 @@ var idBuckets = []int{1, 5, 10, 25, 50, 100}
 // to 100 ids, over the cached edge with an unmetered Elite key.
 func (h *harness) runMCP(ctx context.Context) error {
 	if !h.mcpOK {
-		h.logf("mcp: not available (POST /api/v3/mcp/ does not answer initialize)")
+		h.logf("mcp: not run (POST /api/v3/mcp/ did not answer initialize, see below)")
 		return nil
 	}
 	p := h.plan

@@ -32,7 +32,7 @@ type TypeaheadFigs struct {
 // (throughput), each against the ceiling and nginx serving a lookup body.
 func (h *harness) runTypeahead(ctx context.Context) error {
 	if !h.lookupOK {
-		h.logf("typeahead: not available (GET /api/v3/lookup is not mounted)")
+		h.logf("typeahead: not run (GET /api/v3/lookup did not answer its probe, see below)")
 		return nil
 	}
 	p := h.plan
