@@ -275,10 +275,18 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		return nil, fmt.Errorf("build: publish: %w", err)
 	}
 	b.tmp = ""
-	if err := snapshots.SyncDir(opts.Out); err != nil {
-		return nil, fmt.Errorf("build: %w", err)
+	err = snapshots.SyncDir(opts.Out)
+	if err == nil {
+		err = snapshots.Publish(opts.Out, id)
 	}
-	if err := snapshots.Publish(opts.Out, id); err != nil {
+	if err != nil {
+		// A complete snapshot that never became CURRENT (the disk filled up
+		// writing CURRENT, say) is removed: a failed build leaves nothing.
+		// If CURRENT does name it (only the final directory fsync failed),
+		// it is live and stays.
+		if cur, cerr := snapshots.ReadCurrent(opts.Out); (cerr == nil && cur != id) || errors.Is(cerr, snapshots.ErrNoCurrent) {
+			os.RemoveAll(final)
+		}
 		return nil, fmt.Errorf("build: %w", err)
 	}
 	removed, err := snapshots.Prune(opts.Out, opts.Keep)

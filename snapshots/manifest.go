@@ -174,9 +174,11 @@ func Publish(root, id string) error {
 	}
 	tmp := filepath.Join(root, CurrentFile+".tmp")
 	if err := writeFileSync(tmp, []byte(id+"\n")); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("publish %s: %w", id, err)
 	}
 	if err := os.Rename(tmp, filepath.Join(root, CurrentFile)); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("publish %s: %w", id, err)
 	}
 	return SyncDir(root)
