@@ -354,6 +354,11 @@ func (h *harness) printTable() {
 			fmt.Fprintf(tw, "%s\t%.1f\t%.0f\t%.0f\t%d\t%d\t\n", b.Preset, b.WallSeconds, b.PeakRSSMiB, b.SizeMiB, b.Cards, b.Sales)
 		}
 		tw.Flush()
+		for _, b := range r.Builds {
+			if b.Note != "" {
+				fmt.Fprintf(w, "   %s: %s\n", b.Preset, b.Note)
+			}
+		}
 	}
 	if len(r.Checks) == 0 {
 		r.Checks = h.checks()
