@@ -32,9 +32,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := Main(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "cardbench: FAILED:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return
 		}
+		fmt.Fprintln(os.Stderr, "cardbench: FAILED:", err)
 		os.Exit(1)
 	}
 }
@@ -85,7 +86,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&only, "only", "", "comma list of workloads to run: "+strings.Join(workloads, ","))
 	fs.DurationVar(&c.Budget, "budget", 0, "wall-time budget (default 1m40s quick, 13m30s full); work that would overrun it is skipped with a line saying so; the run is stopped a minute after it")
 	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds per throughput comparison (default 1 quick, 3 full)")
-	fs.DurationVar(&c.RoundDur, "round", 0, "duration of one wrk run (default 2s quick, 4s full)")
+	fs.DurationVar(&c.RoundDur, "round", 0, "duration of one wrk run (default 1s quick, 4s full)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

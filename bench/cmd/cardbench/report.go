@@ -14,30 +14,29 @@ import (
 
 // Report is the JSON report of one run.
 type Report struct {
-	Tool         string          `json:"tool"`
-	Mode         string          `json:"mode"`
-	Started      string          `json:"started"`
-	Finished     string          `json:"finished"`
-	WallSeconds  float64         `json:"wall_seconds"`
-	Commit       string          `json:"commit"`
-	Dirty        bool            `json:"dirty"`
-	Machine      Machine         `json:"machine"`
-	Pinning      string          `json:"pinning"`
-	Generators   string          `json:"generators"`
-	Snapshot     *SnapshotInfo   `json:"snapshot,omitempty"`
-	Groups       []*Group        `json:"groups"`
-	MixKinds     []MixKind       `json:"mix_kinds,omitempty"`
-	Access       *AccessFigure   `json:"access,omitempty"`
-	Typeahead    *TypeaheadFigs  `json:"typeahead,omitempty"`
-	MCP          *MCPFigs        `json:"mcp,omitempty"`
-	Swap         *SwapFigs       `json:"swap,omitempty"`
-	Builds       []BuildFigure   `json:"builds,omitempty"`
-	Checks       []Check         `json:"checks"`
-	NotAvailable []string        `json:"not_available,omitempty"`
-	Skipped      []string        `json:"skipped,omitempty"`
-	Failures     []string        `json:"failures,omitempty"`
-	Notes        []string        `json:"notes,omitempty"`
-	Extra        json.RawMessage `json:"extra,omitempty"`
+	Tool         string         `json:"tool"`
+	Mode         string         `json:"mode"`
+	Started      string         `json:"started"`
+	Finished     string         `json:"finished"`
+	WallSeconds  float64        `json:"wall_seconds"`
+	Commit       string         `json:"commit"`
+	Dirty        bool           `json:"dirty"`
+	Machine      Machine        `json:"machine"`
+	Pinning      string         `json:"pinning"`
+	Generators   string         `json:"generators"`
+	Snapshot     *SnapshotInfo  `json:"snapshot,omitempty"`
+	Groups       []*Group       `json:"groups"`
+	MixKinds     []MixKind      `json:"mix_kinds,omitempty"`
+	Access       *AccessFigure  `json:"access,omitempty"`
+	Typeahead    *TypeaheadFigs `json:"typeahead,omitempty"`
+	MCP          *MCPFigs       `json:"mcp,omitempty"`
+	Swap         *SwapFigs      `json:"swap,omitempty"`
+	Builds       []BuildFigure  `json:"builds,omitempty"`
+	Checks       []Check        `json:"checks"`
+	NotAvailable []string       `json:"not_available,omitempty"`
+	Skipped      []string       `json:"skipped,omitempty"`
+	Failures     []string       `json:"failures,omitempty"`
+	Notes        []string       `json:"notes,omitempty"`
 }
 
 // SnapshotInfo is the snapshot the edges served.
