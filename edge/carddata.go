@@ -150,16 +150,29 @@ type breakdownInclude struct {
 // cardIncludes computes the named subresources of a card. History includes
 // respect the caller's history window.
 func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes, error) {
-	series, err := r.snap.PriceSeries(c.Game, c.ID)
-	if err != nil {
-		return nil, err
-	}
-	cum, err := r.snap.Cum(c.Game, c.ID)
-	if err != nil {
-		return nil, err
+	// Price and cumulative series are read only when an include needs them.
+	var series []snapshots.PriceSeries
+	var cum []snapshots.CumSeries
+	var raw *snapshots.PriceSeries
+	for _, name := range names {
+		if name == "recent_sales" || name == "market_summary" {
+			continue
+		}
+		var err error
+		if series == nil {
+			if series, err = r.snap.PriceSeries(c.Game, c.ID); err != nil {
+				return nil, err
+			}
+			raw = seriesFor(series, snapshots.RawNearMint)
+		}
+		if cum == nil {
+			if cum, err = r.snap.Cum(c.Game, c.ID); err != nil {
+				return nil, err
+			}
+		}
+		break
 	}
 	asOf := r.snap.AsOf
-	raw := seriesFor(series, snapshots.RawNearMint)
 	out := &cardIncludes{}
 	for _, name := range names {
 		switch name {

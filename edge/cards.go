@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
@@ -181,7 +180,7 @@ func handleCardsList(r *request) (any, error) {
 	if err != nil {
 		return nil, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
 	}
-	cards, err := r.snap.Cards(r.game)
+	orders, err := r.snap.orders(r.game)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +191,7 @@ func handleCardsList(r *request) (any, error) {
 		wanted[m.String()] = true
 	}
 	var matches []*snapshots.Card
-	for _, c := range cards {
+	for _, c := range orders.sorted[orderKey(p.str("sort"), p.str("order") == "asc")] {
 		if p.has("set_id") && !strings.EqualFold(c.SetID, p.str("set_id")) {
 			continue
 		}
@@ -208,7 +207,7 @@ func handleCardsList(r *request) (any, error) {
 		if p.has("card_number") && normalizeNumber(c.Number) != number {
 			continue
 		}
-		if q != "" && !strings.Contains(foldString(c.Name), q) && !strings.Contains(strings.ToLower(c.ID), q) {
+		if q != "" && !strings.Contains(orders.folded[c.Ordinal], q) && !strings.Contains(strings.ToLower(c.ID), q) {
 			continue
 		}
 		if len(wanted) > 0 && !marketplaceMatch(c, wanted, p.str("marketplace_mode")) {
@@ -216,7 +215,6 @@ func handleCardsList(r *request) (any, error) {
 		}
 		matches = append(matches, c)
 	}
-	sortCards(matches, p.str("sort"), p.str("order") == "asc")
 	pg := paginate(matches, p.int("offset"), p.int("limit"))
 	out := page[cardGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]cardGold, 0, len(pg.Items))}
 	for _, c := range pg.Items {
@@ -253,39 +251,6 @@ func marketplaceMatch(c *snapshots.Card, wanted map[string]bool, mode string) bo
 		}
 	}
 	return false
-}
-
-func sortCards(cards []*snapshots.Card, key string, asc bool) {
-	less := func(a, b *snapshots.Card) int {
-		switch key {
-		case "name":
-			if c := strings.Compare(foldString(a.Name), foldString(b.Name)); c != 0 {
-				return c
-			}
-		case "price":
-			if a.PriceCents != b.PriceCents {
-				return cmpInt64(a.PriceCents, b.PriceCents)
-			}
-		default:
-			if a.Volume30dCents != b.Volume30dCents {
-				return cmpInt64(a.Volume30dCents, b.Volume30dCents)
-			}
-			if a.SalesAll != b.SalesAll {
-				return cmpInt64(int64(a.SalesAll), int64(b.SalesAll))
-			}
-		}
-		return 0
-	}
-	sort.SliceStable(cards, func(i, j int) bool {
-		c := less(cards[i], cards[j])
-		if c == 0 {
-			return cards[i].Ordinal < cards[j].Ordinal // stable tie-break, whatever the order
-		}
-		if asc {
-			return c < 0
-		}
-		return c > 0
-	})
 }
 
 func cmpInt64(a, b int64) int {

@@ -27,25 +27,43 @@ type Snapshot struct {
 	// Gen numbers the snapshots this process opened; cache keys carry it.
 	Gen uint64
 
+	// cardOrders caches per-game sorted views of the catalog (cardorder.go).
+	cardOrders sync.Map
+
 	refs      atomic.Int64
 	retired   atomic.Bool
 	closeOnce sync.Once
 	opened    time.Time
 }
 
-// openSnapshot verifies and opens root/<id>.
-func openSnapshot(root, id string, gen uint64) (*Snapshot, error) {
+// openSnapshot verifies and opens root/<id>. Files damaged before their
+// manifest was written verify but may make a library panic at open (Bleve
+// does on a broken segment): that is an error wrapping ErrVerify too, so a
+// bad snapshot is refused instead of taking the watcher, and the process,
+// down.
+func openSnapshot(root, id string, gen uint64) (_ *Snapshot, err error) {
 	dir := filepath.Join(root, id)
 	m, err := snapshots.Verify(dir)
 	if err != nil {
 		return nil, err
 	}
-	r, err := bolt.Open(dir, m)
-	if err != nil {
+	var r *bolt.Reader
+	var ix *index.Index
+	defer func() {
+		if v := recover(); v != nil {
+			if ix != nil {
+				ix.Close()
+			}
+			if r != nil {
+				r.Close()
+			}
+			err = fmt.Errorf("%w: %s: damaged: %v", snapshots.ErrVerify, dir, v)
+		}
+	}()
+	if r, err = bolt.Open(dir, m); err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(dir)
-	if err != nil {
+	if ix, err = index.Open(dir); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("open index of %s: %w", id, err)
 	}
