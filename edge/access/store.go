@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -82,7 +86,17 @@ func (s Store) open(readOnly bool) (*bolt.DB, error) {
 			return nil, fmt.Errorf("%s: %w", s.Path, ErrStateMissing)
 		}
 	}
-	db, err := bolt.Open(s.Path, 0o600, &bolt.Options{Timeout: s.timeout(), ReadOnly: readOnly})
+	if err := checkStateSize(s.Path); err != nil {
+		return nil, err
+	}
+	var db *bolt.DB
+	err := s.guard(func() (err error) {
+		db, err = bolt.Open(s.Path, 0o600, &bolt.Options{Timeout: s.timeout(), ReadOnly: readOnly})
+		return err
+	})
+	if errors.Is(err, ErrStateCorrupt) {
+		return nil, err
+	}
 	if err != nil {
 		switch {
 		case errors.Is(err, berrors.ErrTimeout):
@@ -94,6 +108,89 @@ func (s Store) open(readOnly bool) (*bolt.DB, error) {
 		return nil, fmt.Errorf("open state file %s: %w", s.Path, err)
 	}
 	return db, nil
+}
+
+// checkStateSize refuses, before bbolt opens it, a state file that bbolt
+// would either reset or fault on:
+//
+//   - an existing empty file nobody holds the lock of: bbolt would initialize
+//     it, silently starting with no keys and no usage (a file wiped by a bad
+//     copy or a full disk); remove it to start afresh;
+//   - a file shorter than its newest valid meta page says (truncated): bbolt
+//     maps it and reading the pages past its end is a SIGBUS that kills the
+//     process, not an error.
+//
+// Both are ErrStateCorrupt. A missing file is fine (created), and a file
+// whose meta pages are both invalid is left to bbolt (ErrInvalid).
+func checkStateSize(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // missing, or bbolt reports it
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	size := fi.Size()
+	if size == 0 {
+		// Someone creating the file holds its lock while bbolt writes the
+		// first pages: only an empty file nobody is writing is refused.
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) != nil {
+			return nil
+		}
+		defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		if fi, err = f.Stat(); err == nil && fi.Size() == 0 {
+			return fmt.Errorf("%s: %w: the file is empty (0 bytes); remove it to start with no keys and no usage", path, ErrStateCorrupt)
+		}
+		return nil
+	}
+	// Meta pages: a 16-byte page header, then magic, version, page size,
+	// flags (uint32 each), root (16 bytes), freelist, pgid (the page count),
+	// txid and checksum (uint64 each), in native byte order.
+	const metaOff, magic = 16, 0xED0CDAED
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, buf)
+	buf = buf[:n]
+	var bestTx, pages uint64
+	var pageSize uint64
+	found := false
+	for _, at := range []int{0, -1} {
+		if at < 0 {
+			if pageSize == 0 {
+				pageSize = uint64(os.Getpagesize())
+			}
+			at = int(pageSize)
+		}
+		m := at + metaOff
+		if m+64 > len(buf) {
+			continue
+		}
+		ne := binary.NativeEndian
+		if ne.Uint32(buf[m:]) != magic {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write(buf[m : m+56])
+		if h.Sum64() != ne.Uint64(buf[m+56:]) {
+			continue
+		}
+		ps := uint64(ne.Uint32(buf[m+8:]))
+		if at == 0 {
+			pageSize = ps
+		}
+		if tx := ne.Uint64(buf[m+48:]); !found || tx > bestTx {
+			found, bestTx, pages = true, tx, ne.Uint64(buf[m+40:])
+			pageSize = ps
+		}
+	}
+	if found && pages*pageSize > uint64(size) {
+		return fmt.Errorf("%s: %w: truncated: %d bytes, its pages need %d", path, ErrStateCorrupt, size, pages*pageSize)
+	}
+	if !found && size < 2*int64(os.Getpagesize()) {
+		return fmt.Errorf("%s: %w: %d bytes, too short for a bbolt file", path, ErrStateCorrupt, size)
+	}
+	return nil
 }
 
 // View runs fn in a read-only transaction on the file, which must exist.
@@ -129,8 +226,11 @@ func (s Store) Update(fn func(tx *bolt.Tx) error) error {
 }
 
 // guard turns a bbolt panic (it panics on some corrupted pages) into
-// ErrStateCorrupt.
+// ErrStateCorrupt, and so does a memory fault reading the mapped file (a
+// corrupted page pointing outside it), which would otherwise kill the
+// process.
 func (s Store) guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%s: %w: %v", s.Path, ErrStateCorrupt, r)
@@ -150,6 +250,12 @@ func (s Store) Check() error {
 	defer db.Close()
 	return s.guard(func() error {
 		return db.Update(func(tx *bolt.Tx) error {
+			// Read every key and value first, here: a damaged page faults or
+			// panics in this goroutine (guard recovers it) rather than in
+			// the goroutine tx.Check starts, where nothing can.
+			if err := readAll(tx); err != nil {
+				return fmt.Errorf("%s: %w: %v", s.Path, ErrStateCorrupt, err)
+			}
 			var first error
 			for err := range tx.Check() { // drain: Check's goroutine sends every error
 				if first == nil {
@@ -168,6 +274,29 @@ func (s Store) Check() error {
 			return readAllUsage(tx)
 		})
 	})
+}
+
+// readAll reads every byte of every key and value of every bucket.
+func readAll(tx *bolt.Tx) error {
+	var sum byte
+	var visit func(b *bolt.Bucket) error
+	visit = func(b *bolt.Bucket) error {
+		return b.ForEach(func(k, v []byte) error {
+			for _, c := range k {
+				sum ^= c
+			}
+			for _, c := range v {
+				sum ^= c
+			}
+			if v == nil {
+				if nb := b.Bucket(k); nb != nil {
+					return visit(nb)
+				}
+			}
+			return nil
+		})
+	}
+	return tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return visit(b) })
 }
 
 // initBuckets creates the access buckets and checks the format version.

@@ -3,7 +3,9 @@ package bolt
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -38,20 +40,34 @@ type gameCatalog struct {
 
 // Open opens the snapshot in dir read-only. The caller verifies the manifest
 // first (snapshots.Verify) and passes it in.
-func Open(dir string, m *snapshots.Manifest) (*Reader, error) {
+//
+// A bbolt file shorter than its meta page says, or whose pages do not decode
+// (damaged before its manifest was written, so the hashes match), is an
+// ErrVerify error naming the file, not a panic or a fault: bbolt panics on
+// such pages, and pages past the end of a memory-mapped file fault.
+func Open(dir string, m *snapshots.Manifest) (_ *Reader, err error) {
 	r := &Reader{dir: dir, manifest: m, games: map[string]*gameCatalog{}}
-	opts := &bbolt.Options{ReadOnly: true, Timeout: time.Second}
-	catalog, err := bbolt.Open(filepath.Join(dir, CatalogFile), 0o444, opts)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, CatalogFile), err)
+	var catalog *bbolt.DB
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if v := recover(); v != nil {
+			if catalog != nil {
+				catalog.Close()
+			}
+			r.Close()
+			err = fmt.Errorf("%w: %s: damaged bbolt file: %v", snapshots.ErrVerify, dir, v)
+		}
+	}()
+	if catalog, err = openDB(filepath.Join(dir, CatalogFile)); err != nil {
+		return nil, err
 	}
 	defer catalog.Close()
-	if r.market, err = bbolt.Open(filepath.Join(dir, MarketFile), 0o444, opts); err != nil {
-		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, MarketFile), err)
+	if r.market, err = openDB(filepath.Join(dir, MarketFile)); err != nil {
+		return nil, err
 	}
-	if r.aggs, err = bbolt.Open(filepath.Join(dir, AggregatesFile), 0o444, opts); err != nil {
+	if r.aggs, err = openDB(filepath.Join(dir, AggregatesFile)); err != nil {
 		r.market.Close()
-		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, AggregatesFile), err)
+		return nil, err
 	}
 	for _, game := range m.Games {
 		g, err := loadGame(catalog, r.market, game)
@@ -62,6 +78,27 @@ func Open(dir string, m *snapshots.Manifest) (*Reader, error) {
 		r.games[game] = g
 	}
 	return r, nil
+}
+
+// openDB opens one bbolt file read-only and checks that the file holds all
+// the pages its meta page counts.
+func openDB(path string) (*bbolt.DB, error) {
+	db, err := bbolt.Open(path, 0o444, &bbolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	var need int64
+	db.View(func(tx *bbolt.Tx) error { need = tx.Size(); return nil })
+	if need > fi.Size() {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: truncated: %d bytes, its pages need %d", snapshots.ErrVerify, path, fi.Size(), need)
+	}
+	return db, nil
 }
 
 func loadGame(catalog, market *bbolt.DB, game string) (*gameCatalog, error) {
