@@ -1,6 +1,8 @@
 package builder
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -231,4 +233,34 @@ func dexNumbers(f []float64) []int {
 		out[i] = int(x)
 	}
 	return out
+}
+
+// MaxSetIDLen is the longest set id the API accepts as a parameter (the
+// spec bounds set_id to 64 characters).
+const MaxSetIDLen = 64
+
+// ShortenSetIDs rewrites set ids longer than MaxSetIDLen (One Piece products
+// without a code get long x-<slug> ids) to their first 55 characters, "~"
+// and 8 hex digits of the SHA-256 of the whole id, in the sets and in their
+// cards' set_id, so every set can be named in a query. The rewrite is
+// deterministic; the original id stays in the set's source_id.
+func ShortenSetIDs(sets []*snapshots.Set, cards []*snapshots.Card) {
+	renamed := map[string]string{}
+	for _, s := range sets {
+		if len(s.ID) <= MaxSetIDLen {
+			continue
+		}
+		sum := sha256.Sum256([]byte(s.ID))
+		short := s.ID[:MaxSetIDLen-9] + "~" + hex.EncodeToString(sum[:4])
+		renamed[s.Game+"|"+s.ID] = short
+		s.ID = short
+	}
+	if len(renamed) == 0 {
+		return
+	}
+	for _, c := range cards {
+		if short, ok := renamed[c.Game+"|"+c.SetID]; ok {
+			c.SetID = short
+		}
+	}
 }

@@ -120,6 +120,7 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		return nil, fmt.Errorf("build: catalog: %w", err)
 	}
 	cards, sets := preset.Catalog(opts.Seed, cat.Cards, cat.Sets)
+	ShortenSetIDs(sets, cards)
 	inputs := map[string]string{}
 	for k, v := range cat.Digests {
 		inputs["catalog/"+k] = v
