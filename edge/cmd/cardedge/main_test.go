@@ -823,9 +823,12 @@ func TestSearchAndLookup(t *testing.T) {
 		"/api/v3/search?q=luffy&game=onepiece&collapse=variants",
 		"/api/v3/search?q=pikachu&grader=slab&window=1y",
 		"/api/v3/search?q=charizard&slab_only=true&raw_only=true",
+		"/api/v3/search?q=charizard&variant=holo&offset=1&limit=2&sort=name",
+		"/api/v3/search?q=pikachu&language=ja",
+		"/api/v3/lookup?q=pika&language=en&limit=3",
 	} {
 		r := do(t, keyedClient, "GET", path, key, nil)
-		if r.status != 200 || r.json["contract"] != "search.v1" {
+		if r.status != 200 || (r.json["contract"] != "search.v1" && r.json["contract"] != "lookup.v1") {
 			t.Errorf("%s: %d %s", path, r.status, truncate(r.body))
 		}
 	}
