@@ -62,6 +62,15 @@ bench-quick: build
 	$(BENCH_BINS)
 	bin/cardbench --mode quick $(BENCH_FLAGS)
 
+# Soak: the cardedge binary under a fixed-rate REST read mix plus MCP
+# sessions for SOAK_DURATION; reports RSS growth, goroutine drift and 5xx,
+# fails on any 5xx (not part of make test).
+SOAK_DURATION ?= 10m
+SOAK_RATE     ?= 200
+.PHONY: soak
+soak: build
+	$(GO) run ./bench/cmd/soak --duration $(SOAK_DURATION) --rate $(SOAK_RATE) $(SOAK_FLAGS)
+
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
