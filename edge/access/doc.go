@@ -88,7 +88,11 @@
 // CLI; Options.LockTimeout, 1 s, for a sync, whose counts simply wait for the
 // next one when the file stays locked). Open refuses a corrupted file
 // (ErrStateCorrupt, after bbolt's consistency check and a decode of every
-// record) or one locked too long (ErrStateLocked); it never resets usage.
+// record) or one locked too long (ErrStateLocked); it never resets usage. An
+// existing empty file and one shorter than its meta page says are corrupted
+// too (bbolt would initialize the first and fault on the second), and a
+// memory fault reading a damaged page is an ErrStateCorrupt error, not a
+// crash.
 //
 // This package owns the buckets "keys" (id -> JSON record), "usage" (id ->
 // day -> count) and "meta" (keys starting "access."). Other packages keep
