@@ -109,10 +109,14 @@ type Report struct {
 	RSSMaxMB        float64        `json:"rss_max_mb"`
 	RSSGrowthMB     float64        `json:"rss_growth_mb"`
 	RSSSlopeMBMin   float64        `json:"rss_slope_mb_per_min"`
+	AnonStartMB     float64        `json:"rss_anon_start_mb"`
+	AnonEndMB       float64        `json:"rss_anon_end_mb"`
+	AnonSlopeMBMin  float64        `json:"rss_anon_slope_mb_per_min"`
+	AnonLastHalfMB  float64        `json:"rss_anon_growth_last_half_mb"`
 	GoroutinesStart int            `json:"goroutines_start"`
 	GoroutinesEnd   int            `json:"goroutines_end"`
 	GoroutinesMax   int            `json:"goroutines_max"`
-	GoroutinesIdle  int            `json:"goroutines_after_idle"`
+	GoroutinesIdle  int            `json:"goroutines_quiet_after"`
 	Samples         []sample       `json:"samples"`
 	Pass            bool           `json:"pass"`
 }
@@ -120,6 +124,9 @@ type Report struct {
 type sample struct {
 	T          float64 `json:"t"`
 	RSSMB      float64 `json:"rss_mb"`
+	AnonMB     float64 `json:"rss_anon_mb"` // heap and stacks: what a leak grows
+	FileMB     float64 `json:"rss_file_mb"` // mapped snapshot files (bbolt, Bleve) touched so far
+	HeapMB     float64 `json:"go_heap_mb"`  // go_memstats_heap_inuse_bytes when exported
 	Goroutines int     `json:"goroutines"`
 	Requests   int64   `json:"requests"`
 }
@@ -193,11 +200,12 @@ func run(ctx context.Context, c config) (*Report, error) {
 	s.drive(wctx)
 	wcancel()
 	s.resetCounts()
+	s.quiet()
 	base, err := s.sample(0)
 	if err != nil {
 		return nil, err
 	}
-	logf("baseline: RSS %.1f MB, %d goroutines", base.RSSMB, base.Goroutines)
+	logf("baseline: RSS %.1f MB (anon %.1f, file %.1f), %d goroutines", base.RSSMB, base.AnonMB, base.FileMB, base.Goroutines)
 	rep := &Report{RateTarget: c.rate, Samples: []sample{base}, ByClass: map[string]int{}}
 
 	start := time.Now()
@@ -218,8 +226,8 @@ sampling:
 				return nil, err
 			}
 			rep.Samples = append(rep.Samples, sm)
-			logf("t=%4.0fs RSS %6.1f MB  goroutines %4d  requests %7d  5xx %d  errors %d  dropped %d", sm.T, sm.RSSMB, sm.Goroutines,
-				sm.Requests, s.n5xx.Load(), s.errs.Load(), s.dropped.Load())
+			logf("t=%4.0fs RSS %6.1f MB (anon %6.1f, file %5.1f)  goroutines %4d  requests %7d  5xx %d  errors %d  dropped %d", sm.T, sm.RSSMB,
+				sm.AnonMB, sm.FileMB, sm.Goroutines, sm.Requests, s.n5xx.Load(), s.errs.Load(), s.dropped.Load())
 		}
 		if exited, err := p.Exited(); exited {
 			return nil, fmt.Errorf("cardedge exited during the soak (%v):\n%s", err, p.Tail(4000))
@@ -231,10 +239,7 @@ sampling:
 		return nil, err
 	}
 	rep.Samples = append(rep.Samples, end)
-	// Idle: our keep-alive connections closed, the edge's goroutines should
-	// go back to about the baseline.
-	s.client.CloseIdleConnections()
-	time.Sleep(3 * time.Second)
+	s.quiet()
 	idle, err := s.sample(time.Since(start).Seconds())
 	if err != nil {
 		return nil, err
@@ -636,6 +641,15 @@ func (s *soak) mcpSession(i int64) {
 	s.record("mcp DELETE", resp.StatusCode(), err, time.Since(t))
 }
 
+// quiet closes the generator's keep-alive connections and waits for
+// fasthttp's idle workers to exit (they linger 10 s), so that goroutine
+// counts taken after it compare: the baseline after the warm-up and the
+// count after the run are both taken quiet.
+func (s *soak) quiet() {
+	s.client.CloseIdleConnections()
+	time.Sleep(12 * time.Second)
+}
+
 // sample reads the edge's RSS and goroutine count.
 func (s *soak) sample(t float64) (sample, error) {
 	sm := sample{T: t, Requests: s.requests.Load()}
@@ -645,9 +659,17 @@ func (s *soak) sample(t float64) (sample, error) {
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 {
 			kb, _ := strconv.ParseFloat(f[1], 64)
-			sm.RSSMB = math.Round(kb/1024*10) / 10
+			mb := math.Round(kb/1024*10) / 10
+			switch f[0] {
+			case "VmRSS:":
+				sm.RSSMB = mb
+			case "RssAnon:":
+				sm.AnonMB = mb
+			case "RssFile:":
+				sm.FileMB = mb
+			}
 		}
 	}
 	st, body, err := s.do("GET", "/metrics", "", nil)
@@ -688,16 +710,30 @@ func (s *soak) report(rep *Report, base, end, idle sample) {
 		rep.GoroutinesMax = max(rep.GoroutinesMax, sm.Goroutines)
 	}
 	rep.RSSGrowthMB = math.Round((end.RSSMB-base.RSSMB)*10) / 10
-	// Least-squares slope of RSS over the soak, MB per minute.
-	var n, sx, sy, sxx, sxy float64
+	rep.RSSSlopeMBMin = slope(rep.Samples, func(s sample) float64 { return s.RSSMB })
+	rep.AnonStartMB, rep.AnonEndMB = base.AnonMB, end.AnonMB
+	rep.AnonSlopeMBMin = slope(rep.Samples, func(s sample) float64 { return s.AnonMB })
+	// Growth over the second half: a warm cache stops growing; a leak does not.
 	for _, sm := range rep.Samples {
-		x := sm.T / 60
-		n, sx, sy, sxx, sxy = n+1, sx+x, sy+sm.RSSMB, sxx+x*x, sxy+x*sm.RSSMB
-	}
-	if d := n*sxx - sx*sx; d != 0 {
-		rep.RSSSlopeMBMin = math.Round((n*sxy-sx*sy)/d*100) / 100
+		if sm.T >= rep.Seconds/2 {
+			rep.AnonLastHalfMB = math.Round((end.AnonMB-sm.AnonMB)*10) / 10
+			break
+		}
 	}
 	rep.Pass = rep.Status5xx == 0 && rep.TransportErrors == 0
+}
+
+// slope is the least-squares slope of f over the samples, per minute.
+func slope(samples []sample, f func(sample) float64) float64 {
+	var n, sx, sy, sxx, sxy float64
+	for _, sm := range samples {
+		x, y := sm.T/60, f(sm)
+		n, sx, sy, sxx, sxy = n+1, sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	if d := n*sxx - sx*sx; d != 0 {
+		return math.Round((n*sxy-sx*sy)/d*100) / 100
+	}
+	return 0
 }
 
 func (s *soak) print(rep *Report) {
@@ -714,7 +750,9 @@ func (s *soak) print(rep *Report) {
 	fmt.Printf("  latency: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", rep.P50ms, rep.P99ms, rep.MaxMs)
 	fmt.Printf("  RSS: %.1f MB after warm-up, %.1f MB at the end (growth %+.1f MB, slope %+.2f MB/min), max %.1f MB\n",
 		rep.RSSStartMB, rep.RSSEndMB, rep.RSSGrowthMB, rep.RSSSlopeMBMin, rep.RSSMaxMB)
-	fmt.Printf("  goroutines: %d after warm-up, %d at the end, max %d, %d after 3 s idle\n", rep.GoroutinesStart, rep.GoroutinesEnd, rep.GoroutinesMax, rep.GoroutinesIdle)
+	fmt.Printf("  RSS anon (heap, stacks): %.1f MB after warm-up, %.1f MB at the end (slope %+.2f MB/min; %+.1f MB over the second half)\n",
+		rep.AnonStartMB, rep.AnonEndMB, rep.AnonSlopeMBMin, rep.AnonLastHalfMB)
+	fmt.Printf("  goroutines: %d quiet after warm-up, %d at the end, max %d, %d quiet after the run\n", rep.GoroutinesStart, rep.GoroutinesEnd, rep.GoroutinesMax, rep.GoroutinesIdle)
 	for _, e := range rep.ErrorSample {
 		fmt.Printf("  error: %s\n", e)
 	}
