@@ -238,9 +238,11 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		allSets = append(allSets, setsByGame[g]...)
 		allCards = append(allCards, byGame[g]...)
 	}
-	err = index.Build(ctx, b.tmp, allSets, allCards, index.BuildOptions{Progress: func(done, total int) {
-		b.progress.rows("index", done, total)
-	}})
+	ixOpts := index.BuildOptions{Progress: func(done, total int) { b.progress.rows("index", done, total) }}
+	if len(allCards) > largeCatalog {
+		ixOpts.BatchSize = 10_000
+	}
+	err = index.Build(ctx, b.tmp, allSets, allCards, ixOpts)
 	if gerr := <-goldDone; gerr != nil {
 		return nil, fmt.Errorf("build: gold tables: %w", gerr)
 	}
@@ -297,6 +299,10 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	b.progress.done(id, removed, opts.Now().Sub(b.started))
 	return m, nil
 }
+
+// largeCatalog is the catalog size above which the index is built in
+// smaller batches, to bound the build's peak memory.
+const largeCatalog = 100_000
 
 // chunk is a run of consecutive cards computed by one worker.
 type chunk struct {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 
@@ -94,6 +95,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&opts.Workers, "workers", 0, "parallel workers (default: GOMAXPROCS)")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing but errors and the snapshot id")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
+	memLimitMiB := fs.Int64("mem-limit-mib", 3200, "soft limit of the Go heap in MiB (the garbage collector works harder near it; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -112,6 +114,11 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if !quiet {
 		opts.Progress = stderr
+	}
+	if *memLimitMiB > 0 {
+		// Without a limit the heap of a large build grows to twice its live
+		// size between collections; the build's RSS target is 4 GiB.
+		debug.SetMemoryLimit(*memLimitMiB << 20)
 	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
