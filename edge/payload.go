@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"github.com/cardedge/cardedge/edge/resolve"
 	"math"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -137,40 +138,10 @@ func paginate[T any](items []T, offset, limit int) page[T] {
 	return p
 }
 
-// saleRow is one sale in sales and marketplace-sales payloads.
-type saleRow struct {
-	SaleID             string  `json:"sale_id"`
-	SaleDate           string  `json:"sale_date"`
-	PriceUSD           float64 `json:"price_usd"`
-	Marketplace        string  `json:"marketplace"`
-	OnChain            bool    `json:"on_chain"`
-	TradeType          string  `json:"trade_type"`
-	Grade              string  `json:"grade"`
-	Finish             *string `json:"finish"`
-	IdentityConfidence string  `json:"identity_confidence"`
-	QualityFlagged     bool    `json:"quality_flagged"`
-	PriceFeed          bool    `json:"price_feed"`
-}
+// saleRow is one sale in sales and marketplace-sales payloads: the shape
+// the MCP get_sales tool shares (package resolve).
+type saleRow = resolve.SaleRow
 
-func newSaleRow(c *snapshots.Card, s snapshots.Sale) saleRow {
-	r := saleRow{
-		SaleID: saleID(s.ID), SaleDate: s.Day.String(), PriceUSD: usd(s.PriceCents),
-		Marketplace: s.Marketplace.String(), OnChain: s.Marketplace.OnChain(), TradeType: s.TradeType.String(),
-		Grade: s.Grade.String(), IdentityConfidence: s.Confidence.String(),
-		QualityFlagged: s.Flags&snapshots.SaleFlagged != 0, PriceFeed: s.Flags&snapshots.SalePriceFeed != 0,
-	}
-	if int(s.Finish) < len(c.Variants) {
-		r.Finish = &c.Variants[s.Finish]
-	}
-	return r
-}
+func newSaleRow(c *snapshots.Card, s snapshots.Sale) saleRow { return resolve.NewSaleRow(c, s) }
 
-func saleID(id uint64) string {
-	const digits = "0123456789abcdef"
-	b := []byte("s_0000000000000000")
-	for i := len(b) - 1; i >= 2; i-- {
-		b[i] = digits[id&15]
-		id >>= 4
-	}
-	return string(b)
-}
+func saleID(id uint64) string { return resolve.SaleID(id) }

@@ -236,19 +236,7 @@ type salesArgs struct {
 	Game                     string   `json:"game"`
 }
 
-type saleRow struct {
-	SaleID             string  `json:"sale_id"`
-	SaleDate           string  `json:"sale_date"`
-	PriceUSD           float64 `json:"price_usd"`
-	Marketplace        string  `json:"marketplace"`
-	OnChain            bool    `json:"on_chain"`
-	TradeType          string  `json:"trade_type"`
-	Grade              string  `json:"grade"`
-	Finish             *string `json:"finish"`
-	IdentityConfidence string  `json:"identity_confidence"`
-	QualityFlagged     bool    `json:"quality_flagged"`
-	PriceFeed          bool    `json:"price_feed"`
-}
+type saleRow = resolve.SaleRow
 
 type dayRow struct {
 	Date      string  `json:"date"`
@@ -269,7 +257,8 @@ type salesOut struct {
 }
 
 // SaleID formats a sale id as the REST routes do.
-func SaleID(id uint64) string { return fmt.Sprintf("s_%016x", id) }
+// SaleID is the public id of a sale (resolve.SaleID).
+func SaleID(id uint64) string { return resolve.SaleID(id) }
 
 func (s *Server) toolSales(t *toolCall) (any, error) {
 	var a salesArgs
@@ -377,13 +366,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			}
 			out.InRange++
 			if len(recs) < limit {
-				row := saleRow{SaleID: SaleID(x.ID), SaleDate: x.Day.String(), PriceUSD: usd(x.PriceCents), Marketplace: x.Marketplace.String(),
-					OnChain: x.Marketplace.OnChain(), TradeType: x.TradeType.String(), Grade: x.Grade.String(), IdentityConfidence: x.Confidence.String(),
-					QualityFlagged: x.Flags&snapshots.SaleFlagged != 0, PriceFeed: x.Flags&snapshots.SalePriceFeed != 0}
-				if int(x.Finish) < len(c.Variants) {
-					row.Finish = &c.Variants[x.Finish]
-				}
-				recs = append(recs, row)
+				recs = append(recs, resolve.NewSaleRow(c, *x))
 			}
 		}
 		flushDay()
