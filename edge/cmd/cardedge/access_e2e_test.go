@@ -140,8 +140,8 @@ func TestUsageExactUnderConcurrency(t *testing.T) {
 	}
 }
 
-// TestRedisSharedQuota runs two edges (replicas with their own state files)
-// over one real redis-server: a Free key's 100 daily units are spent across
+// TestRedisSharedQuota runs two edge processes (the real binary; replicas
+// with their own state files) over one real redis-server: a Free key's 100 daily units are spent across
 // both, not 100 on each.
 func TestRedisSharedQuota(t *testing.T) {
 	bin, err := exec.LookPath("redis-server")
@@ -171,7 +171,8 @@ func TestRedisSharedQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-	a, bEdge := startEdge(t, stateA, url), startEdge(t, stateB, url)
+	edgeBin := buildEdgeBinary(t)
+	a, bEdge := startEdgeProcess(t, edgeBin, stateA, url), startEdgeProcess(t, edgeBin, stateB, url)
 	ok, refused := 0, 0
 	c := &http.Client{Timeout: 10 * time.Second}
 	for i := 0; i < 130; i++ {
@@ -233,3 +234,70 @@ func waitPort(t *testing.T, port int) {
 }
 
 func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }
+
+var edgeBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildEdgeBinary builds the cardedge binary once per test run.
+func buildEdgeBinary(t *testing.T) string {
+	t.Helper()
+	edgeBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "cardedge-bin-")
+		if err != nil {
+			edgeBinary.err = err
+			return
+		}
+		edgeBinary.path = filepath.Join(dir, "cardedge")
+		if out, err := exec.Command("go", "build", "-o", edgeBinary.path, ".").CombinedOutput(); err != nil {
+			edgeBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if edgeBinary.err != nil {
+		t.Fatal(edgeBinary.err)
+	}
+	return edgeBinary.path
+}
+
+// edgeProcess is the cardedge binary serving env.root as a child process.
+type edgeProcess struct{ base string }
+
+func startEdgeProcess(t *testing.T, bin, state, redis string) *edgeProcess {
+	t.Helper()
+	port := freePort(t)
+	args := []string{"serve", "--snapshots", env.root, "--state", state, "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error", "--cache-mb", "16"}
+	if redis != "" {
+		args = append(args, "--redis", redis)
+	}
+	cmd := exec.Command(bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if resp, err := http.Get(base + "/health"); err == nil {
+			resp.Body.Close()
+			return &edgeProcess{base: base}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cardedge did not start: %s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
