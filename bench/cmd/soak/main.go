@@ -642,12 +642,12 @@ func (s *soak) mcpSession(i int64) {
 }
 
 // quiet closes the generator's keep-alive connections and waits for
-// fasthttp's idle workers to exit (they linger 10 s), so that goroutine
+// fasthttp's idle workers to exit (idle 10 s, swept every 10 s), so that goroutine
 // counts taken after it compare: the baseline after the warm-up and the
 // count after the run are both taken quiet.
 func (s *soak) quiet() {
 	s.client.CloseIdleConnections()
-	time.Sleep(12 * time.Second)
+	time.Sleep(25 * time.Second)
 }
 
 // sample reads the edge's RSS and goroutine count.
