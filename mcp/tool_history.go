@@ -295,25 +295,8 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
+	targets, unres, err := t.finishTargets(game, explicit, a.IDs, a.Finish)
 	if err != nil {
-		return nil, err
-	}
-	unres := unresolvedOf(rs)
-	type target struct {
-		c *snapshots.Card
-		f resolve.Finish
-	}
-	var targets []target
-	for _, c := range cards {
-		f, miss := cardFinish(c, a.Finish)
-		if miss != nil {
-			unres = append(unres, *miss)
-			continue
-		}
-		targets = append(targets, target{c, f})
-	}
-	if err := t.charge(len(targets)); err != nil {
 		return nil, err
 	}
 	items := make([]salesOut, 0, len(targets))
@@ -464,25 +447,8 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
+	targets, unres, err := t.finishTargets(game, explicit, a.IDs, a.Finish)
 	if err != nil {
-		return nil, err
-	}
-	unres := unresolvedOf(rs)
-	type target struct {
-		c *snapshots.Card
-		f resolve.Finish
-	}
-	var targets []target
-	for _, c := range cards {
-		f, miss := cardFinish(c, a.Finish)
-		if miss != nil {
-			unres = append(unres, *miss)
-			continue
-		}
-		targets = append(targets, target{c, f})
-	}
-	if err := t.charge(len(targets)); err != nil {
 		return nil, err
 	}
 	items := make([]map[string]any, 0, len(targets))
@@ -567,4 +533,33 @@ func strOrNil(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// finishTarget is a resolved card and the finish a tool reads of it.
+type finishTarget struct {
+	c *snapshots.Card
+	f resolve.Finish
+}
+
+// finishTargets resolves ids, keeps the cards that have the finish (the
+// others are reported unresolved) and charges one unit per kept card.
+func (t *toolCall) finishTargets(game string, explicit bool, ids []string, finish string) ([]finishTarget, []unresolved, error) {
+	rs, cards, err := t.resolveIDs("ids", game, explicit, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	unres := unresolvedOf(rs)
+	var targets []finishTarget
+	for _, c := range cards {
+		f, miss := cardFinish(c, finish)
+		if miss != nil {
+			unres = append(unres, *miss)
+			continue
+		}
+		targets = append(targets, finishTarget{c, f})
+	}
+	if err := t.charge(len(targets)); err != nil {
+		return nil, nil, err
+	}
+	return targets, unres, nil
 }
