@@ -38,22 +38,64 @@ type route struct {
 	removed     bool
 	replacement string
 	static      int // number of static segments: the more, the more specific
+	order       int // registration order: the first of equally specific routes wins
 }
 
-// router matches method and path against the routes.
+// maxPathVars bounds the {variables} of one pattern.
+const maxPathVars = 4
+
+// pathVars are a matched request's path variables in pattern order.
+type pathVars struct {
+	v [maxPathVars]string
+	n int
+}
+
+func (p *pathVars) list() []string { return p.v[:p.n] }
+
+// router matches method and path against the routes: a tree of path
+// segments, static children beside one {variable} child, walked without
+// allocating.
 type router struct {
 	routes []*route
+	root   node
+}
+
+type node struct {
+	static map[string]*node
+	param  *node
+	routes []*route // routes whose pattern ends here, in registration order
 }
 
 func newRouter() *router { return &router{} }
 
 func (r *router) add(rt *route) {
 	rt.segs = splitPath(rt.pattern)
+	rt.order = len(r.routes)
+	n := &r.root
+	vars := 0
 	for _, s := range rt.segs {
-		if !strings.HasPrefix(s, "{") {
-			rt.static++
+		if strings.HasPrefix(s, "{") {
+			if vars++; vars > maxPathVars {
+				panic("edge: too many path variables in " + rt.pattern)
+			}
+			if n.param == nil {
+				n.param = &node{}
+			}
+			n = n.param
+			continue
 		}
+		rt.static++
+		if n.static == nil {
+			n.static = map[string]*node{}
+		}
+		c := n.static[s]
+		if c == nil {
+			c = &node{}
+			n.static[s] = c
+		}
+		n = c
 	}
+	n.routes = append(n.routes, rt)
 	for _, p := range rt.params {
 		switch p.name {
 		case "limit":
@@ -68,52 +110,51 @@ func splitPath(p string) []string {
 }
 
 // match returns the route for method and path with its path variables, or
-// nil and the methods the path allows (for 405).
-func (r *router) match(method, path string) (*route, []string, []string) {
-	segs := splitPath(path)
-	var allowed []string
-	var best *route
-	var bestVars []string
-	for _, rt := range r.routes {
-		if len(rt.segs) != len(segs) || (best != nil && rt.static <= best.static) {
-			continue
-		}
-		var vars []string
-		if !matchPattern(rt.segs, segs, &vars) {
-			continue
-		}
-		if rt.method == method || (rt.method == "GET" && method == "HEAD") {
-			best, bestVars = rt, vars
-			continue
-		}
-		allowed = append(allowed, rt.method)
+// nil and the methods the path allows (for 405). Of the patterns matching
+// the path, the one with the most static segments wins (then the first
+// registered); HEAD is served by GET routes.
+func (r *router) match(method, path string) (*route, pathVars, []string) {
+	m := matcher{method: method}
+	m.walk(&r.root, strings.Trim(path, "/"), false)
+	if m.best != nil {
+		return m.best, m.bestVars, nil
 	}
-	if best != nil {
-		return best, bestVars, nil
-	}
-	return nil, nil, allowed
+	return nil, pathVars{}, m.allowed
 }
 
-// matchPattern matches path segments against pattern segments, collecting
-// {variables} into vars (when not nil). Static segments win: a pattern only
-// matches when every static segment is equal.
-func matchPattern(pattern, segs []string, vars *[]string) bool {
-	if len(pattern) != len(segs) {
-		return false
-	}
-	for i, p := range pattern {
-		if strings.HasPrefix(p, "{") {
-			if segs[i] == "" {
-				return false
+// matcher is one walk of the tree.
+type matcher struct {
+	method   string
+	vars     pathVars
+	best     *route
+	bestVars pathVars
+	allowed  []string
+}
+
+// walk matches the segments of rest below n; done means every segment is
+// consumed. Empty segments only match static empty segments (like the
+// pattern "/").
+func (m *matcher) walk(n *node, rest string, done bool) {
+	if done {
+		for _, rt := range n.routes {
+			if rt.method != m.method && (rt.method != "GET" || m.method != "HEAD") {
+				m.allowed = append(m.allowed, rt.method)
+				continue
 			}
-			if vars != nil {
-				*vars = append(*vars, segs[i])
+			if m.best == nil || rt.static > m.best.static || (rt.static == m.best.static && rt.order < m.best.order) {
+				m.best, m.bestVars = rt, m.vars
 			}
-			continue
 		}
-		if p != segs[i] {
-			return false
-		}
+		return
 	}
-	return true
+	seg, tail, more := strings.Cut(rest, "/")
+	if c := n.static[seg]; c != nil {
+		m.walk(c, tail, !more)
+	}
+	if n.param != nil && seg != "" {
+		m.vars.v[m.vars.n] = seg
+		m.vars.n++
+		m.walk(n.param, tail, !more)
+		m.vars.n--
+	}
 }

@@ -299,15 +299,16 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) string {
 
 // request is one call of a route, parsed into plain values.
 type request struct {
-	ctx    *fasthttp.RequestCtx
-	srv    *Server
-	snap   *Snapshot
-	caller access.Caller
-	limits access.Limits
-	p      *params
-	vars   []string // path variables in pattern order
-	game   string
-	body   []byte // POST body (copied)
+	ctx      *fasthttp.RequestCtx
+	srv      *Server
+	snap     *Snapshot
+	caller   access.Caller
+	limits   access.Limits
+	p        *params
+	vars     []string // path variables in pattern order (in pathVars)
+	pathVars pathVars
+	game     string
+	body     []byte // POST body (copied)
 }
 
 // windowStart returns the first day the caller's tier may see (and false when
@@ -323,10 +324,11 @@ func (r *request) clampSince(since snapshots.Day, set bool) (snapshots.Day, bool
 	return d, set || limited
 }
 
-func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars []string) {
+func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) {
 	snap := s.live.acquire()
 	defer snap.release()
-	req := &request{ctx: ctx, srv: s, snap: snap, vars: vars}
+	req := &request{ctx: ctx, srv: s, snap: snap, pathVars: vars}
+	req.vars = req.pathVars.list()
 
 	// Validate.
 	p, verrs := parseParams(ctx.QueryArgs(), rt.params)
