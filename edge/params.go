@@ -34,6 +34,20 @@ type paramSpec struct {
 	enum     []string // kEnum: allowed values
 	def      string   // default, as the client would send it ("" = none)
 	doc      string   // OpenAPI description
+	defValue value    // def parsed once when the route is registered
+}
+
+// parseDefault parses the spec's default once (a bad default is a bug in the
+// route table).
+func (spec *paramSpec) parseDefault() {
+	if spec.def == "" {
+		return
+	}
+	v, err := parseValue(spec, spec.def)
+	if err != nil {
+		panic("edge: bad default of parameter " + spec.name + ": " + err.Msg)
+	}
+	spec.defValue = v
 }
 
 // Constructors keep route tables short.
@@ -74,6 +88,7 @@ type value struct {
 type params struct {
 	specs  []paramSpec
 	values []value
+	buf    [12]value // values of routes with few parameters, in one allocation
 }
 
 func (p *params) get(name string) value {
@@ -148,24 +163,26 @@ func queryError(name, msg, typ string, input any, ctx map[string]any) validation
 
 // parseParams parses and validates the query arguments against specs.
 func parseParams(args *fasthttp.Args, specs []paramSpec) (*params, validationErrors) {
-	p := &params{specs: specs, values: make([]value, len(specs))}
+	p := &params{specs: specs}
+	if len(specs) <= len(p.buf) {
+		p.values = p.buf[:len(specs)]
+	} else {
+		p.values = make([]value, len(specs))
+	}
 	var errs validationErrors
 	for i := range specs {
 		spec := &specs[i]
 		raw := args.Peek(spec.name)
-		given := raw != nil
-		if !given {
-			if spec.def == "" {
-				continue
-			}
-			raw = []byte(spec.def)
+		if raw == nil {
+			p.values[i] = spec.defValue
+			continue
 		}
 		v, err := parseValue(spec, string(raw))
 		if err != nil {
 			errs = append(errs, *err)
 			continue
 		}
-		v.set = given
+		v.set = true
 		p.values[i] = v
 	}
 	return p, errs

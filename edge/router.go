@@ -96,6 +96,9 @@ func (r *router) add(rt *route) {
 		n = c
 	}
 	n.routes = append(n.routes, rt)
+	for i := range rt.params {
+		rt.params[i].parseDefault()
+	}
 	for _, p := range rt.params {
 		switch p.name {
 		case "limit":

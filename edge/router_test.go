@@ -79,3 +79,43 @@ func BenchmarkRouterMatch(b *testing.B) {
 		}
 	}
 }
+
+func TestAcceptsEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		header, enc string
+		want        bool
+	}{
+		{"gzip", "gzip", true},
+		{"gzip, deflate, br", "br", true},
+		{"GZIP;q=0.5", "gzip", true},
+		{"gzip;q=0", "gzip", false},
+		{"gzip; Q = 0.000", "gzip", false},
+		{"br;q=0.001, gzip", "br", true},
+		{"deflate", "gzip", false},
+		{"", "gzip", false},
+		{"x-gzip", "gzip", false},
+	} {
+		if got := acceptsEncoding([]byte(tc.header), tc.enc); got != tc.want {
+			t.Errorf("acceptsEncoding(%q, %q) = %v, want %v", tc.header, tc.enc, got, tc.want)
+		}
+	}
+}
+
+func TestETagMatch(t *testing.T) {
+	for _, tc := range []struct {
+		inm  string
+		want bool
+	}{
+		{`"abc"`, true},
+		{`W/"abc"`, true},
+		{`"x", "abc"`, true},
+		{`*`, true},
+		{`"abcd"`, false},
+		{`abc`, false},
+		{``, false},
+	} {
+		if got := etagMatch([]byte(tc.inm), `"abc"`); got != tc.want {
+			t.Errorf("etagMatch(%q) = %v, want %v", tc.inm, got, tc.want)
+		}
+	}
+}

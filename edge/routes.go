@@ -41,8 +41,15 @@ func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d
 		return
 	}
 	var buf [64]byte
-	access.SetHeaders(h, *d, buf[:0])
+	access.SetHeaders(canonicalHeader{h}, *d, buf[:0])
 }
+
+// canonicalHeader sets response headers whose names are already in their
+// canonical form (the access layer's names: X-Service-Tier, RateLimit, ...),
+// skipping fasthttp's per-call name normalization.
+type canonicalHeader struct{ *fasthttp.ResponseHeader }
+
+func (h canonicalHeader) SetBytesKV(key, value []byte) { h.SetCanonical(key, value) }
 
 func (s *Server) handleKeyUsage(r *request) (any, error) {
 	u, err := s.access.Usage(r.caller.KeyID)

@@ -220,7 +220,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if len(id) == 0 || len(id) > 64 || !printableASCII(id) {
 		id = strconv.AppendUint(make([]byte, 0, 24), s.reqSeq.Add(1), 36)
 	}
-	ctx.Response.Header.SetBytesV("X-Request-Id", id)
+	ctx.Response.Header.SetCanonical(hdrRequestID, id)
 	routeName := s.dispatchSafe(ctx)
 	status := ctx.Response.StatusCode()
 	took := time.Since(start)
@@ -486,14 +486,28 @@ func (s *Server) render(req *request, rt *route) (*cache.Entry, error) {
 	return cache.NewEntry(fasthttp.StatusOK, buf.Bytes()), nil
 }
 
+// Response header names and values of writeEntry, in canonical form.
+var (
+	mimeJSON          = []byte("application/json")
+	hdrETag           = []byte("ETag")
+	hdrVary           = []byte("Vary")
+	hdrCacheControl   = []byte("Cache-Control")
+	hdrRequestID      = []byte("X-Request-Id")
+	hdrContentEnc     = []byte("Content-Encoding")
+	varyValue         = []byte("Accept-Encoding, Authorization")
+	cacheControlValue = []byte("private, max-age=60")
+	encBrotli         = []byte("br")
+	encGzip           = []byte("gzip")
+)
+
 // writeEntry sends a cached or fresh response with ETag/304 and the
 // negotiated content encoding.
 func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
 	h := &ctx.Response.Header
-	h.SetContentType("application/json")
-	h.Set("ETag", e.ETag)
-	h.Set("Vary", "Accept-Encoding, Authorization")
-	h.Set("Cache-Control", "private, max-age=60")
+	h.SetContentTypeBytes(mimeJSON)
+	h.SetCanonical(hdrETag, e.ETagBytes())
+	h.SetCanonical(hdrVary, varyValue)
+	h.SetCanonical(hdrCacheControl, cacheControlValue)
 	if inm := ctx.Request.Header.Peek("If-None-Match"); len(inm) > 0 && etagMatch(inm, e.ETag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
@@ -504,14 +518,14 @@ func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
 	if len(ae) > 0 {
 		if acceptsEncoding(ae, "br") {
 			if b := e.Brotli(); b != nil {
-				h.Set("Content-Encoding", "br")
+				h.SetCanonical(hdrContentEnc, encBrotli)
 				ctx.SetBody(b)
 				return
 			}
 		}
 		if acceptsEncoding(ae, "gzip") {
 			if b := e.Gzip(); b != nil {
-				h.Set("Content-Encoding", "gzip")
+				h.SetCanonical(hdrContentEnc, encGzip)
 				ctx.SetBody(b)
 				return
 			}
@@ -522,10 +536,12 @@ func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
 
 // etagMatch reports whether an If-None-Match list names etag (or is *).
 func etagMatch(inm []byte, etag string) bool {
-	for _, part := range strings.Split(string(inm), ",") {
-		part = strings.TrimSpace(part)
-		part = strings.TrimPrefix(part, "W/")
-		if part == "*" || part == etag {
+	for len(inm) > 0 {
+		var part []byte
+		part, inm, _ = bytes.Cut(inm, []byte(","))
+		part = bytes.TrimSpace(part)
+		part = bytes.TrimPrefix(part, []byte("W/"))
+		if string(part) == "*" || string(part) == etag {
 			return true
 		}
 	}
@@ -535,15 +551,38 @@ func etagMatch(inm []byte, etag string) bool {
 // acceptsEncoding reports whether an Accept-Encoding header accepts enc with
 // a non-zero quality.
 func acceptsEncoding(ae []byte, enc string) bool {
-	for _, part := range strings.Split(string(ae), ",") {
-		name, q, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(name), enc) {
+	for len(ae) > 0 {
+		var part []byte
+		part, ae, _ = bytes.Cut(ae, []byte(","))
+		name, q, _ := bytes.Cut(bytes.TrimSpace(part), []byte(";"))
+		if !bytes.EqualFold(bytes.TrimSpace(name), []byte(enc)) {
 			continue
 		}
-		q = strings.ReplaceAll(strings.TrimSpace(q), " ", "")
-		if q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000" {
+		return !zeroQuality(q)
+	}
+	return false
+}
+
+// zeroQuality reports whether an Accept-Encoding parameter list says q=0
+// (spaces allowed, up to three decimals of zeros).
+func zeroQuality(q []byte) bool {
+	var b [16]byte
+	n := 0
+	for _, c := range q {
+		if c == ' ' || c == '\t' {
+			continue
+		}
+		if n == len(b) {
 			return false
 		}
+		if c == 'Q' {
+			c = 'q'
+		}
+		b[n] = c
+		n++
+	}
+	switch string(b[:n]) {
+	case "q=0", "q=0.", "q=0.0", "q=0.00", "q=0.000":
 		return true
 	}
 	return false

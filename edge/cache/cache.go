@@ -29,6 +29,8 @@ type Entry struct {
 	Body   []byte // identity encoding
 	ETag   string // strong ETag of Body, quoted
 
+	etag []byte // ETag as bytes, for response headers
+
 	gzipOnce, brOnce sync.Once
 	gzip, br         []byte
 }
@@ -36,8 +38,12 @@ type Entry struct {
 // NewEntry makes an entry and its ETag.
 func NewEntry(status int, body []byte) *Entry {
 	sum := sha256.Sum256(body)
-	return &Entry{Status: status, Body: body, ETag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+	return &Entry{Status: status, Body: body, ETag: etag, etag: []byte(etag)}
 }
+
+// ETagBytes returns ETag as bytes (shared: do not modify).
+func (e *Entry) ETagBytes() []byte { return e.etag }
 
 // minCompress is the smallest body worth compressing.
 const minCompress = 512
