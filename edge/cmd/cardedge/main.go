@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -96,8 +97,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
 	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	cfg.LLMKey = os.Getenv("CARDEDGE_LLM_API_KEY")
 	if cfg.Snapshots == "" || cfg.State == "" {
