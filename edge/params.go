@@ -88,7 +88,7 @@ type value struct {
 type params struct {
 	specs  []paramSpec
 	values []value
-	buf    [12]value // values of routes with few parameters, in one allocation
+	buf    [4]value // values of routes with few parameters, without an allocation
 }
 
 func (p *params) get(name string) value {
@@ -163,7 +163,14 @@ func queryError(name, msg, typ string, input any, ctx map[string]any) validation
 
 // parseParams parses and validates the query arguments against specs.
 func parseParams(args *fasthttp.Args, specs []paramSpec) (*params, validationErrors) {
-	p := &params{specs: specs}
+	p := &params{}
+	errs := p.parse(args, specs)
+	return p, errs
+}
+
+// parse fills p from the query arguments, validated against specs.
+func (p *params) parse(args *fasthttp.Args, specs []paramSpec) validationErrors {
+	p.specs = specs
 	if len(specs) <= len(p.buf) {
 		p.values = p.buf[:len(specs)]
 	} else {
@@ -185,7 +192,7 @@ func parseParams(args *fasthttp.Args, specs []paramSpec) (*params, validationErr
 		v.set = true
 		p.values[i] = v
 	}
-	return p, errs
+	return errs
 }
 
 func parseValue(spec *paramSpec, raw string) (value, *validationError) {

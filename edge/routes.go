@@ -44,6 +44,14 @@ func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d
 	access.SetHeaders(canonicalHeader{h}, *d, buf[:0])
 }
 
+// setAccessHeaders is writeAccessHeaders after an allowed charge, on the hot
+// path: the rate-limit header is formatted in the request's own buffer (a
+// local one would escape through the header interface: one allocation per
+// request).
+func (r *request) setAccessHeaders(d *access.Decision) {
+	access.SetHeaders(canonicalHeader{&r.ctx.Response.Header}, *d, r.hdrBuf[:0])
+}
+
 // canonicalHeader sets response headers whose names are already in their
 // canonical form (the access layer's names: X-Service-Tier, RateLimit, ...),
 // skipping fasthttp's per-call name normalization.

@@ -216,9 +216,10 @@ func requestID(ctx *fasthttp.RequestCtx) string {
 // rate -> clamp -> cache -> data plane.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	start := time.Now()
+	var idBuf [16]byte
 	id := ctx.Request.Header.Peek("X-Request-Id")
 	if len(id) == 0 || len(id) > 64 || !printableASCII(id) {
-		id = strconv.AppendUint(make([]byte, 0, 24), s.reqSeq.Add(1), 36)
+		id = strconv.AppendUint(idBuf[:0], s.reqSeq.Add(1), 36)
 	}
 	ctx.Response.Header.SetCanonical(hdrRequestID, id)
 	routeName := s.dispatchSafe(ctx)
@@ -260,7 +261,7 @@ func printableASCII(b []byte) bool {
 // dispatch routes the request and returns the route name for metrics.
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx) string {
 	path := ctx.Path()
-	method := string(ctx.Method())
+	method := methodString(ctx.Method())
 	switch {
 	case bytes.Equal(path, []byte("/health")):
 		s.handleHealth(ctx)
@@ -297,6 +298,17 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) string {
 	return rt.name
 }
 
+// methodString returns the request method as a string without allocating
+// for the common methods.
+func methodString(m []byte) string {
+	for _, known := range [...]string{"GET", "POST", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+		if string(m) == known {
+			return known
+		}
+	}
+	return string(m)
+}
+
 // request is one call of a route, parsed into plain values.
 type request struct {
 	ctx      *fasthttp.RequestCtx
@@ -307,6 +319,8 @@ type request struct {
 	p        *params
 	vars     []string // path variables in pattern order (in pathVars)
 	pathVars pathVars
+	params   params   // p points here: one allocation for the request
+	hdrBuf   [64]byte // formats the RateLimit header
 	game     string
 	body     []byte // POST body (copied)
 }
@@ -331,8 +345,9 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 	req.vars = req.pathVars.list()
 
 	// Validate.
-	p, verrs := parseParams(ctx.QueryArgs(), rt.params)
-	req.p = p
+	verrs := req.params.parse(ctx.QueryArgs(), rt.params)
+	req.p = &req.params
+	p := req.p
 	if rt.hasGame {
 		g := ctx.QueryArgs().Peek("game")
 		req.game = snap.Manifest().Games[0]
@@ -354,7 +369,12 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 	}
 
 	// Authenticate.
-	caller, err := s.access.Authenticate(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
+	authorization := ctx.Request.Header.Peek("Authorization")
+	addr := "" // the Playground's rate-limit key, only needed without a key
+	if len(authorization) == 0 {
+		addr = clientAddr(ctx)
+	}
+	caller, err := s.access.Authenticate(authorization, addr)
 	if err == nil && !rt.keyless {
 		err = access.RequireKey(caller)
 	}
@@ -387,7 +407,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 		s.writeError(ctx, err)
 		return
 	}
-	s.writeAccessHeaders(ctx, caller, &dec)
+	req.setAccessHeaders(&dec)
 
 	// Clamp: the row cap lowers limit before the cache key is made.
 	if rt.hasLimit {
@@ -410,6 +430,10 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 		return
 	}
 	key := s.cacheKey(req, rt)
+	if entry, ok := s.cache.Lookup(key); ok {
+		s.writeEntry(ctx, entry)
+		return
+	}
 	entry, _, err := s.cache.Get(key, func() (*cache.Entry, error) { return s.render(req, rt) })
 	if err != nil {
 		s.writeError(ctx, err)
@@ -421,8 +445,8 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 // cacheKey: snapshot generation, route, game, path variables, normalized
 // parameters, the caller's effective history window and row cap.
 func (s *Server) cacheKey(req *request, rt *route) string {
-	b := make([]byte, 0, 128)
-	b = strconv.AppendUint(b, req.snap.Gen, 10)
+	var buf [256]byte
+	b := strconv.AppendUint(buf[:0], req.snap.Gen, 10)
 	b = append(b, '|')
 	b = append(b, rt.name...)
 	b = append(b, '|')
@@ -501,7 +525,8 @@ var (
 )
 
 // writeEntry sends a cached or fresh response with ETag/304 and the
-// negotiated content encoding.
+// negotiated content encoding. Entries are immutable, so their bodies are
+// handed to fasthttp without a copy (SetBodyRaw).
 func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(mimeJSON)
@@ -519,19 +544,19 @@ func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
 		if acceptsEncoding(ae, "br") {
 			if b := e.Brotli(); b != nil {
 				h.SetCanonical(hdrContentEnc, encBrotli)
-				ctx.SetBody(b)
+				ctx.Response.SetBodyRaw(b)
 				return
 			}
 		}
 		if acceptsEncoding(ae, "gzip") {
 			if b := e.Gzip(); b != nil {
 				h.SetCanonical(hdrContentEnc, encGzip)
-				ctx.SetBody(b)
+				ctx.Response.SetBodyRaw(b)
 				return
 			}
 		}
 	}
-	ctx.SetBody(e.Body)
+	ctx.Response.SetBodyRaw(e.Body)
 }
 
 // etagMatch reports whether an If-None-Match list names etag (or is *).

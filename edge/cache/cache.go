@@ -114,6 +114,15 @@ func New(maxBytes int64) (*Cache, error) {
 	return c, nil
 }
 
+// Lookup returns the cached entry of key, if any (no fill, no singleflight):
+// the hit path without Get's closure.
+func (c *Cache) Lookup(key string) (*Entry, bool) {
+	if c.rc == nil {
+		return nil, false
+	}
+	return c.rc.Get(key)
+}
+
 // Get returns the entry for key, computing it with fill on a miss. Concurrent
 // misses of one key call fill once; the others wait for its result. hit
 // reports whether the entry came from the cache. Errors are not cached.
