@@ -1,8 +1,12 @@
 package edge
 
 import (
+	"bytes"
+	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
@@ -177,31 +181,13 @@ func (r *request) activityFilter() func(cardID string) (bool, error) {
 	}
 }
 
+// lookupItem is one suggestion of lookup.v1: the index's suggestion and,
+// for cards, the raw near-mint price (null when unpriced). lookupPayload
+// and lookupItem are the documented shape (OpenAPI, encoding/json);
+// handleLookup answers with lookupBody, which writes the same bytes.
 type lookupItem struct {
 	index.Suggestion
 	PriceUSD *float64 `json:"price_usd"`
-}
-
-func handleLookup(r *request) (any, error) {
-	q := r.p.str("q")
-	items := []lookupItem{}
-	var resolved *lookupItem
-	if strings.TrimSpace(q) != "" {
-		for _, s := range r.snap.Index.Lookup(r.game, q, r.p.str("language"), r.p.int("limit")) {
-			it := lookupItem{Suggestion: s}
-			if s.Kind == "card" {
-				if c, err := r.snap.Card(r.game, s.ID); err == nil {
-					it.PriceUSD = usdOrNil(c.PriceCents)
-				}
-			}
-			items = append(items, it)
-			if s.Exact && resolved == nil {
-				x := it
-				resolved = &x
-			}
-		}
-	}
-	return lookupPayload{Query: q, Items: items, Resolved: resolved, Limit: r.p.int("limit")}, nil
 }
 
 type lookupPayload struct {
@@ -209,4 +195,125 @@ type lookupPayload struct {
 	Items    []lookupItem `json:"items"`
 	Resolved *lookupItem  `json:"resolved"`
 	Limit    int          `json:"limit"`
+}
+
+// handleLookup is the typeahead. Everything a suggestion shows, its price
+// included, was computed at build time into the typeahead structure, so a
+// lookup reads no card and the body is written without reflection: one
+// allocation for the suggestions, one for the payload.
+func handleLookup(r *request) (any, error) {
+	return lookup(r.snap.Index, r.game, r.p.str("q"), r.p.str("language"), r.p.int("limit")), nil
+}
+
+func lookup(ix *index.Index, game, q, language string, limit int) *lookupBody {
+	b := &lookupBody{query: q, limit: limit}
+	if strings.TrimSpace(q) != "" {
+		b.items = ix.AppendLookup(make([]index.Suggestion, 0, max(limit, 1)), game, q, language, limit)
+	}
+	return b
+}
+
+// lookupBody is lookupPayload as handleLookup builds it: the suggestions
+// straight from the index (the first Exact one is resolved).
+type lookupBody struct {
+	query string
+	items []index.Suggestion
+	limit int
+}
+
+// payload returns the documented form of b (tests compare their encodings).
+func (b *lookupBody) payload() lookupPayload {
+	p := lookupPayload{Query: b.query, Items: []lookupItem{}, Limit: b.limit}
+	for _, s := range b.items {
+		it := lookupItem{Suggestion: s}
+		if s.Kind == "card" {
+			it.PriceUSD = usdOrNil(s.PriceCents)
+		}
+		p.Items = append(p.Items, it)
+		if s.Exact && p.Resolved == nil {
+			x := it
+			p.Resolved = &x
+		}
+	}
+	return p
+}
+
+// AppendJSON writes b exactly as encoding/json writes b.payload() (without
+// HTML escaping): the suggestions' members come pre-encoded from the index.
+func (b *lookupBody) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"query":`...)
+	dst = appendJSONQuery(dst, b.query)
+	dst = append(dst, `,"items":[`...)
+	resolved := -1
+	for i := range b.items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendLookupItem(dst, &b.items[i])
+		if resolved < 0 && b.items[i].Exact {
+			resolved = i
+		}
+	}
+	dst = append(dst, `],"resolved":`...)
+	if resolved >= 0 {
+		dst = appendLookupItem(dst, &b.items[resolved])
+	} else {
+		dst = append(dst, "null"...)
+	}
+	dst = append(dst, `,"limit":`...)
+	dst = strconv.AppendInt(dst, int64(b.limit), 10)
+	return append(dst, '}')
+}
+
+// appendLookupItem writes one lookupItem: the suggestion's members, then
+// price_usd.
+func appendLookupItem(dst []byte, s *index.Suggestion) []byte {
+	dst = append(dst, '{')
+	dst = s.AppendJSONMembers(dst)
+	dst = append(dst, `,"price_usd":`...)
+	if s.Kind != "card" {
+		return append(dst, "null}"...)
+	}
+	return append(appendUSDOrNil(dst, s.PriceCents), '}')
+}
+
+// appendUSDOrNil writes usdOrNil(cents) as encoding/json does: every
+// amount an int64 of cents holds is at least 0.01 and below 1e21 in
+// magnitude, where encoding/json uses the 'f' form.
+func appendUSDOrNil(dst []byte, cents int64) []byte {
+	if cents == 0 {
+		return append(dst, "null"...)
+	}
+	return strconv.AppendFloat(dst, usd(cents), 'f', -1, 64)
+}
+
+// appendJSONQuery quotes the query: as it is when no byte needs escaping
+// (the usual case, CJK included), by encoding/json otherwise.
+func appendJSONQuery(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return append(dst, encodeJSONString(s)...)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return append(dst, encodeJSONString(s)...)
+		}
+		i += size
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+func encodeJSONString(s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

@@ -157,6 +157,14 @@ func (ix *Index) Lookup(game, q, language string, limit int) []Suggestion {
 	return ix.t.lookup(game, q, language, limit)
 }
 
+// AppendLookup is Lookup appending to dst, so that a caller reusing dst
+// makes a lookup allocate nothing. The strings of the suggestions point
+// into the index's memory: they stay valid while the Index is in use (and
+// after Close: the typeahead is never unmapped).
+func (ix *Index) AppendLookup(dst []Suggestion, game, q, language string, limit int) []Suggestion {
+	return ix.t.appendLookup(dst, game, q, language, limit)
+}
+
 // SearchRequest is one full-text search. Filters are exact and combine with
 // AND; empty strings and -1 prices are unset.
 type SearchRequest struct {

@@ -89,6 +89,13 @@ type table struct {
 	strs   string
 	strOff []uint32 // 4 strings per entity: id, label, detail, set id
 
+	// json holds every entity's display members as encoding/json writes
+	// them (kind through set_id, see Suggestion.AppendJSONMembers); entity
+	// e's are json[jsonOff[e]:jsonOff[e+1]]. Computed by decodeTable, not
+	// stored in typeahead.bin.
+	json    string
+	jsonOff []uint32
+
 	games   []gameTable
 	gameIdx map[string]int
 }
@@ -124,6 +131,9 @@ type gameTable struct {
 	hotOff   []uint32
 	hotStart []uint32
 	hotPost  []uint32
+	// hotPostKey[j] is the key of posting hotPost[j] (computed by
+	// decodeTable, not stored).
+	hotPostKey []uint32
 
 	// exact ids sorted (key, then rank): exactEnt[i] is the entity of exact key i.
 	exact    string
@@ -152,26 +162,63 @@ type Suggestion struct {
 	Score    float64 `json:"score"`            // rank score; higher first (exact resolutions come first whatever it is)
 	Match    string  `json:"match"`            // the normalized key that matched, e.g. "rizadon" or "en:base1-4"
 	Exact    bool    `json:"exact,omitempty"`  // resolved by an exact card id, set id or partner product id
+	// PriceCents is a card's PriceCents as the builder gave it (raw
+	// near-mint fmv; 0: unpriced, and always 0 for a set), so callers show a
+	// price without reading the card.
+	PriceCents int64 `json:"-"`
+
+	// json is the entity's display members (Kind through SetID) encoded
+	// once by Open; "" for a Suggestion made elsewhere.
+	json string
 }
 
 type cand struct {
+	rank  uint64 // rankOf(score, kind, ent): ascending is rank order
 	ent   uint32
 	post  uint32 // posting index, or ^0 for none
 	score float32
+	key   int32 // index of the posting's key, or -1 when not known yet
+}
+
+// rankOf packs compare's order into one integer, ascending in rank order:
+// the score descending (its bits turned into an unsigned order), then sets
+// before cards, then entity order. validate ensures kind <= 1 and entity
+// numbers below 2^31.
+func (t *table) rankOf(score float32, ent uint32) uint64 {
+	b := math.Float32bits(score)
+	if b&(1<<31) != 0 {
+		b = ^b // negative: larger magnitude is smaller
+	} else {
+		b |= 1 << 31
+	}
+	return uint64(^b)<<32 | uint64(1-t.kind[ent])<<31 | uint64(ent)
 }
 
 var candPool = sync.Pool{New: func() any { s := make([]cand, 0, 512); return &s }}
 
 // lookup answers one typeahead query; see Index.Lookup.
 func (t *table) lookup(game, q, language string, limit int) []Suggestion {
+	return t.appendLookup(nil, game, q, language, limit)
+}
+
+// appendLookup appends the answer of one typeahead query to dst.
+//
+// Every source of candidates is a run already ranked at build time: the
+// top list of a hot prefix, or the postings of one key (best first, one per
+// entity). A run's entries are distinct entities, so only its first limit
+// entries in scope can be among the first limit distinct entities of the
+// merged ranking: collect takes no more. The candidates (a few times limit)
+// are then heap-ordered and popped until limit distinct entities are taken,
+// which gives the order of a full sort without paying for one.
+func (t *table) appendLookup(dst []Suggestion, game, q, language string, limit int) []Suggestion {
 	gi, ok := t.gameIdx[game]
 	if !ok {
-		return nil
+		return dst
 	}
 	g := &t.games[gi]
 	scope, ok := scopeOf(language)
 	if !ok {
-		return nil
+		return dst
 	}
 	if limit <= 0 {
 		limit = DefaultLookupLimit
@@ -182,24 +229,27 @@ func (t *table) lookup(game, q, language string, limit int) []Suggestion {
 	tn := normalizeText(q)
 	in := normalizeID(q)
 	if tn == "" && in == "" {
-		return nil
+		return dst
 	}
-	res := make([]Suggestion, 0, limit)
-	var exactBuf [TopK]uint32 // res's entities: no allocation for the dedup
-	exactEnts := exactBuf[:0]
+	base := len(dst)
+	if cap(dst)-base < limit {
+		dst = slices.Grow(dst, limit)
+	}
+	var takenBuf [TopK]uint32 // entities already answered: no allocation for the dedup
+	taken := takenBuf[:0]
 
 	// 1. Exact ids resolve first.
 	if in != "" {
 		lo := sort.Search(len(g.exactEnt), func(i int) bool { return g.exKey(i) >= in })
-		for i := lo; i < len(g.exactEnt) && g.exKey(i) == in && len(res) < limit; i++ {
+		for i := lo; i < len(g.exactEnt) && g.exKey(i) == in && len(dst)-base < limit; i++ {
 			e := g.exactEnt[i]
 			if scope != 0 && int(t.lang[e]) != scope {
 				continue
 			}
 			s := t.suggestion(e, float64(t.score[e])*exactKeyBoost, in)
 			s.Exact = true
-			res = append(res, s)
-			exactEnts = append(exactEnts, e)
+			dst = append(dst, s)
+			taken = append(taken, e)
 		}
 	}
 
@@ -213,30 +263,72 @@ func (t *table) lookup(game, q, language string, limit int) []Suggestion {
 	if in != "" && in != tn {
 		cands = t.collect(g, cands, in, scope, limit)
 	}
-	slices.SortFunc(cands, func(a, b cand) int {
-		if c := t.compare(a.score, a.ent, b.score, b.ent); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.post, b.post) // one entity, two keys: a stable Match
-	})
-	taken := exactEnts // entities already in res
-	for _, c := range cands {
-		if len(res) >= limit {
-			break
-		}
+	h := candHeap{t: t, c: cands}
+	h.init()
+	for len(dst)-base < limit && len(h.c) > 0 {
+		c := h.pop()
 		if slices.Contains(taken, c.ent) {
 			continue
 		}
 		taken = append(taken, c.ent)
 		match := ""
-		if c.post != ^uint32(0) {
+		if c.key >= 0 {
+			match = g.key(int(c.key))
+		} else if c.post != ^uint32(0) {
 			match = g.key(g.keyOfPosting(c.post))
 		}
-		res = append(res, t.suggestion(c.ent, float64(c.score), match))
+		dst = append(dst, t.suggestion(c.ent, float64(c.score), match))
 	}
 	*bp = cands[:0]
 	candPool.Put(bp)
-	return res
+	return dst
+}
+
+// candHeap is a min-heap of candidates in rank order (the best at the
+// root): score descending, sets before cards, entity order, then posting
+// order (one entity under two keys: a stable Match).
+type candHeap struct {
+	t *table
+	c []cand
+}
+
+func (h *candHeap) less(i, j int) bool {
+	a, b := &h.c[i], &h.c[j]
+	return a.rank < b.rank || a.rank == b.rank && a.post < b.post
+}
+
+func (h *candHeap) init() {
+	for i := len(h.c)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *candHeap) down(i int) {
+	n := len(h.c)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.c[i], h.c[m] = h.c[m], h.c[i]
+		i = m
+	}
+}
+
+func (h *candHeap) pop() cand {
+	top := h.c[0]
+	n := len(h.c) - 1
+	h.c[0] = h.c[n]
+	h.c = h.c[:n]
+	h.down(0)
+	return top
 }
 
 // compare orders ranked entries: score descending, then sets before cards,
@@ -254,44 +346,51 @@ func (t *table) compare(as float32, ae uint32, bs float32, be uint32) int {
 	return cmp.Compare(ae, be)
 }
 
-// collect appends the candidates for prefix p in scope to cands.
+// collect appends the candidates for prefix p in scope to cands: of each
+// ranked run (a hot prefix's top list, the postings of one key) only its
+// first limit entries in scope (see appendLookup).
 func (t *table) collect(g *gameTable, cands []cand, p string, scope, limit int) []cand {
 	n := g.nKeys()
 	lo := sort.Search(n, func(i int) bool { return g.key(i) >= p })
-	hi := lo + sort.Search(n-lo, func(j int) bool { return !strings.HasPrefix(g.key(lo+j), p) })
-	if lo == hi {
+	if lo == n || !strings.HasPrefix(g.key(lo), p) {
 		return cands
 	}
 	exactKey := g.key(lo) == p
-	inScope := func(e uint32) bool { return scope == 0 || int(t.lang[e]) == scope }
-
-	h := sort.Search(len(g.hotOff)-1, func(i int) bool { return g.hotKey(i) >= p })
-	if h < len(g.hotOff)-1 && g.hotKey(h) == p {
-		i := h*nScopes + scope
-		for _, post := range g.hotPost[g.hotStart[i]:g.hotStart[i+1]] {
-			cands = append(cands, cand{ent: g.postEnt[post], post: post, score: g.postScore[post]})
-		}
-		if exactKey {
-			found := 0
-			for post := g.postOff[lo]; post < g.postOff[lo+1] && found < limit; post++ {
-				if e := g.postEnt[post]; inScope(e) {
-					cands = append(cands, cand{ent: e, post: post, score: g.postScore[post] * exactKeyBoost})
-					found++
-				}
+	// run appends the first limit postings in scope of key k.
+	run := func(cands []cand, k int, boost float32) []cand {
+		found := 0
+		for post := g.postOff[k]; post < g.postOff[k+1] && found < limit; post++ {
+			if e := g.postEnt[post]; scope == 0 || int(t.lang[e]) == scope {
+				sc := g.postScore[post] * boost
+				cands = append(cands, cand{rank: t.rankOf(sc, e), ent: e, post: post, score: sc, key: int32(k)})
+				found++
 			}
 		}
 		return cands
 	}
+
+	h := sort.Search(len(g.hotOff)-1, func(i int) bool { return g.hotKey(i) >= p })
+	if h < len(g.hotOff)-1 && g.hotKey(h) == p {
+		i := h*nScopes + scope
+		from, to := int(g.hotStart[i]), int(g.hotStart[i+1])
+		to = min(to, from+limit)
+		for j := from; j < to; j++ {
+			post := g.hotPost[j]
+			e, sc := g.postEnt[post], g.postScore[post]
+			cands = append(cands, cand{rank: t.rankOf(sc, e), ent: e, post: post, score: sc, key: int32(g.hotPostKey[j])})
+		}
+		if exactKey {
+			cands = run(cands, lo, exactKeyBoost)
+		}
+		return cands
+	}
+	hi := lo + sort.Search(n-lo, func(j int) bool { return !strings.HasPrefix(g.key(lo+j), p) })
 	for k := lo; k < hi; k++ {
 		boost := float32(1)
 		if k == lo && exactKey {
 			boost = exactKeyBoost
 		}
-		for post := g.postOff[k]; post < g.postOff[k+1]; post++ {
-			if e := g.postEnt[post]; inScope(e) {
-				cands = append(cands, cand{ent: e, post: post, score: g.postScore[post] * boost})
-			}
-		}
+		cands = run(cands, k, boost)
 	}
 	return cands
 }
@@ -304,7 +403,7 @@ func kindName(k uint8) string {
 }
 
 func (t *table) suggestion(e uint32, score float64, match string) Suggestion {
-	return Suggestion{
+	s := Suggestion{
 		Kind:     kindName(t.kind[e]),
 		ID:       t.str(e, sID),
 		Label:    t.str(e, sLabel),
@@ -314,6 +413,13 @@ func (t *table) suggestion(e uint32, score float64, match string) Suggestion {
 		Score:    score,
 		Match:    match,
 	}
+	if int(e) < t.nCards {
+		s.PriceCents = t.price[e]
+	}
+	if t.jsonOff != nil {
+		s.json = t.json[t.jsonOff[e]:t.jsonOff[e+1]]
+	}
+	return s
 }
 
 // ---- building ----
@@ -766,6 +872,14 @@ func decodeTable(b []byte) (*table, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
+	for i := range t.games {
+		g := &t.games[i]
+		g.hotPostKey = make([]uint32, len(g.hotPost))
+		for j, post := range g.hotPost {
+			g.hotPostKey[j] = uint32(g.keyOfPosting(post))
+		}
+	}
+	t.buildJSON()
 	return t, nil
 }
 
@@ -780,9 +894,17 @@ func (t *table) validate() error {
 	if len(t.strOff) != n*nStrs+1 || !offsetsOK(t.strOff, len(t.strs)) {
 		return bad("entity strings")
 	}
+	if n >= 1<<31 {
+		return bad("entity count")
+	}
 	for _, l := range t.lang {
 		if l >= nScopes {
 			return bad("language")
+		}
+	}
+	for _, k := range t.kind {
+		if k > kindSet {
+			return bad("kind")
 		}
 	}
 	for i := range t.games {
