@@ -16,6 +16,17 @@
 // BenchmarkBuild uses only the standard library and drives the cardbuild
 // binary it compiles from this module.
 //
+// BenchmarkLookup, BenchmarkLookupHTTP and BenchmarkSearch (issue 5) open
+// the benchmark snapshots make bench builds (var/bench/default, and
+// var/bench/large when present; CARDEDGE_BENCH_SNAPSHOTS=name=root,...
+// names others) and report p50/p99/p99.9 per call: Index.Lookup over
+// 10,000 prefixes of 1-6 characters, GET /api/v3/lookup through the whole
+// uncached edge over an in-memory listener (with CPU per request), and
+// Index.Search over 1,000 drawn queries. They skip without a snapshot:
+//
+//	go test ./bench -run '^$' -bench Lookup -benchtime 20000x
+//	go test ./bench -run '^$' -bench 'Search$' -benchtime 3000x
+//
 // # Caveats
 //
 // Figures depend on the machine and on what else runs on it: compare runs of

@@ -5,10 +5,11 @@
 // them from the other CPU, and prints a table and writes a JSON report with
 // the commit, the machine and every figure to bench/out/.
 //
-//	cardbench [--mode quick|full] [--only carddetail,access,mix,typeahead,mcp,swap,build] [--no-nginx] [--large]
+//	cardbench [--mode quick|full] [--only carddetail,access,mix,typeahead,lookup,mcp,swap,build] [--no-nginx] [--large]
 //
 // Workloads: card detail (cached, uncached, access layer keyed vs keyless),
-// the REST read mix at 16/64/256 connections, typeahead keystrokes, MCP
+// the REST read mix at 16/64/256 connections, typeahead keystrokes, HTTP
+// lookup at a fixed rate (5,000/s over 64 connections, open loop), MCP
 // agents, a snapshot swap under load, the nightly build. Run from the
 // repository root after make build (make bench does both).
 package main
@@ -41,7 +42,7 @@ func main() {
 }
 
 // workloads in the order they run.
-var workloads = []string{"carddetail", "access", "mix", "typeahead", "mcp", "swap", "build"}
+var workloads = []string{"carddetail", "access", "mix", "typeahead", "lookup", "mcp", "swap", "build"}
 
 // Config is what cardbench runs with.
 type Config struct {

@@ -29,6 +29,7 @@ type Report struct {
 	MixKinds     []MixKind      `json:"mix_kinds,omitempty"`
 	Access       *AccessFigure  `json:"access,omitempty"`
 	Typeahead    *TypeaheadFigs `json:"typeahead,omitempty"`
+	Lookup       *LookupFigs    `json:"lookup,omitempty"`
 	MCP          *MCPFigs       `json:"mcp,omitempty"`
 	Swap         *SwapFigs      `json:"swap,omitempty"`
 	Builds       []BuildFigure  `json:"builds,omitempty"`
@@ -216,7 +217,13 @@ func (h *harness) checks() []Check {
 			Also: fmt.Sprintf("CPU ratio %.2f", a.CPURatio)})
 	}
 	if t := h.report.Typeahead; t != nil && t.Edge != nil {
-		cs = append(cs, Check{Name: "typeahead p99 per keystroke (cached edge)", Want: "<= 5", Unit: "ms", Got: t.Edge.P99Ms, OK: t.Edge.P99Ms <= 5})
+		cs = append(cs, Check{Name: "typeahead p99 per keystroke (cached edge)", Want: "<= 5", Unit: "ms", Got: t.Edge.P99Ms, OK: t.Edge.P99Ms <= 5,
+			Also: t.also()})
+	}
+	if lf := h.report.Lookup; lf != nil {
+		if c, ok := lf.check(); ok {
+			cs = append(cs, c)
+		}
 	}
 	if s := h.report.Swap; s != nil {
 		cs = append(cs, Check{Name: "failed requests during the swap", Want: "0", Got: float64(s.Failed), OK: s.Failed == 0 && s.SwapSeen})
@@ -343,6 +350,7 @@ func (h *harness) printTable() {
 			f0(a.KeyedRPS), f0(a.KeylessRPS), a.Ratio, a.Target, a.KeyedCPUUs, a.KeylessCPUUs, a.CPURatio)
 	}
 	h.printTypeahead()
+	h.printLookup()
 	h.printMCP()
 	h.printSwap()
 	if len(r.Builds) > 0 {

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -137,4 +140,227 @@ func (h *harness) printTypeahead() {
 	row("ceiling", t.Ceiling)
 	row("nginx", t.Nginx)
 	tw.Flush()
+}
+
+// LookupFigs is issue 5's HTTP lookup figure: typeahead prefixes at a fixed
+// rate over a fixed number of connections, open loop, against the uncached
+// edge (every request runs the handler), the cached edge (cold at the
+// start), and the ceiling and nginx serving a lookup body of the median
+// size on the same schedule.
+type LookupFigs struct {
+	Conns        int     `json:"conns"`
+	OfferedRPS   float64 `json:"offered_rps"`
+	Seconds      float64 `json:"seconds"`
+	Requests     int     `json:"requests"`
+	Distinct     int     `json:"distinct_requests"`
+	RefBodyBytes int     `json:"ref_body_bytes"`
+	// Results: Figures.RPS is the achieved rate (200 answers per second
+	// from the first scheduled request to the last answer); latencies
+	// count from each request's scheduled time.
+	Results       []*Result          `json:"results"`
+	CacheHitRatio map[string]float64 `json:"cache_hit_ratio,omitempty"`
+	Workload      string             `json:"workload"`
+}
+
+// lookupPrefixes draws n lookup requests the way index's and bench's
+// in-process latency tests draw their prefixes: 70% card names (a tenth
+// of them card ids), 30% set names, uniformly, cut after 1-6 characters
+// and lower-cased.
+func (c *catalog) lookupPrefixes(n int, seed uint64) []string {
+	r := rand.New(rand.NewPCG(seed, 4))
+	out := make([]string, 0, n)
+	for len(out) < n {
+		var s, game string
+		switch x := r.IntN(10); {
+		case x < 7:
+			k := c.cards[r.IntN(len(c.cards))]
+			s, game = k.Name, k.Game
+			if x == 0 {
+				s = k.ID
+			}
+		default:
+			set := c.sets[r.IntN(len(c.sets))]
+			s, game = set.Name, set.Game
+		}
+		runes := []rune(strings.ToLower(s))
+		k := min(1+r.IntN(6), len(runes))
+		if k == 0 || strings.TrimSpace(string(runes[:k])) == "" {
+			continue
+		}
+		out = append(out, "/api/v3/lookup?q="+url.QueryEscape(string(runes[:k]))+"&limit=10"+c.gameQuery(game, false))
+	}
+	return out
+}
+
+// runLookup: issue 5's HTTP lookup at a fixed rate (open loop over
+// plan.lookupConns connections) for each target in turn.
+func (h *harness) runLookup(ctx context.Context) error {
+	if !h.lookupOK {
+		h.logf("lookup: not run (GET /api/v3/lookup did not answer its probe, see below)")
+		return nil
+	}
+	p := h.plan
+	n := int(p.lookupRate * p.lookupSpan.Seconds())
+	paths := h.cat.lookupPrefixes(n, 5)
+	auth := []string{"Authorization", "Bearer " + h.eliteKey}
+	bodies, bad, err := h.warm(ctx, h.nocache.addr, auth, paths)
+	if err != nil {
+		return err
+	}
+	if paths, err = h.checked("lookup", paths, bodies, bad); err != nil {
+		return err
+	}
+	ref, err := h.startRefs(ctx, "lookup-rate", medianBody(paths, bodies))
+	if err != nil {
+		return err
+	}
+	defer h.stopRefs(ref)
+	lf := &LookupFigs{Conns: p.lookupConns, OfferedRPS: p.lookupRate, Seconds: p.lookupSpan.Seconds(), Requests: len(paths),
+		Distinct: distinct(paths), RefBodyBytes: ref.size,
+		Workload: "GET /api/v3/lookup?q=<1-6 characters of a card name, card id or set name>&limit=10, Elite unmetered key, one request every " +
+			time.Duration(float64(time.Second)/p.lookupRate).String() + ", open loop"}
+	h.logf("lookup: %d requests (%d distinct prefixes) at %.0f/s over %d connections, open loop", len(paths), lf.Distinct, p.lookupRate, p.lookupConns)
+	shots := make([]load.Shot, len(paths))
+	step := time.Duration(float64(time.Second) / p.lookupRate)
+	for i, path := range paths {
+		shots[i] = load.Shot{At: time.Duration(i) * step, Path: path, Headers: auth}
+	}
+	g := &Group{}
+	for _, t := range []target{
+		{name: "cardedge uncached", role: "edge", srv: h.nocache},
+		{name: "cardedge cached", role: "edge", srv: h.cached},
+		{name: "ceiling", role: "ceiling", srv: ref.ceiling},
+		{name: "nginx", role: "nginx", srv: ref.nginx},
+	} {
+		if t.srv == nil {
+			continue
+		}
+		var c0 healthDoc
+		if t.role == "edge" {
+			c0, _ = health(t.srv.addr)
+		}
+		cpu0, _ := cpuTime(t.srv.proc.Pid())
+		ol := load.OpenLoop{Addr: t.srv.addr, MaxConns: p.lookupConns, Timeout: 5 * time.Second, Grace: 10 * time.Second}
+		samples := ol.Run(ctx, shots)
+		f := openLoopFigures(samples)
+		if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
+			f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
+			f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
+		}
+		if t.role == "edge" {
+			if c1, err := health(t.srv.addr); err == nil {
+				if hits, misses := c1.Cache.Hits-c0.Cache.Hits, c1.Cache.Misses-c0.Cache.Misses; hits+misses > 0 {
+					g.hitRatio(t.name, float64(hits)/float64(hits+misses))
+				}
+			}
+		}
+		g.Results = append(g.Results, &Result{Target: t.name, Role: t.role, Figures: f})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	g.ratios()
+	lf.Results, lf.CacheHitRatio = g.Results, g.CacheHitRatio
+	h.report.Lookup = lf
+	return nil
+}
+
+// openLoopFigures summarizes an open-loop run whose shots were spread
+// evenly: the latency percentiles of every shot (from its scheduled time)
+// and, as RPS, the achieved rate: 200 answers per second from the first
+// scheduled shot to the last answer. Seconds is that span.
+func openLoopFigures(samples []load.Sample) load.Figures {
+	f := load.Summarize(samples, 0, 0)
+	if len(samples) == 0 {
+		return f
+	}
+	first, last := samples[0].At, time.Duration(0)
+	ok := 0
+	for _, s := range samples {
+		first = min(first, s.At)
+		last = max(last, s.At+s.Lat)
+		if s.OK() {
+			ok++
+		}
+	}
+	if span := last - first; span > 0 {
+		f.Seconds = round2(span.Seconds())
+		f.RPS = round2(float64(ok) / span.Seconds())
+	}
+	return f
+}
+
+func (h *harness) printLookup() {
+	lf := h.report.Lookup
+	if lf == nil {
+		return
+	}
+	w := h.out
+	fmt.Fprintf(w, "\n-- HTTP lookup: %d requests (%d distinct prefixes of 1-6 characters) offered at %s/s for %.0fs over %d connections, open loop (latency from the scheduled time), reference body %d B\n",
+		lf.Requests, lf.Distinct, f0(lf.OfferedRPS), lf.Seconds, lf.Conns, lf.RefBodyBytes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "target\tachieved/s\tp50 ms\txceil\txnginx\tp99 ms\txceil\txnginx\tp99.9 ms\tmax ms\terrors\tcpu us/req\tcpu xceil\tcpu xnginx\tsrv cpu%\t")
+	for _, x := range lf.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t\n", x.Target, f0(x.RPS),
+			f2(x.P50Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P50 }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.P50 }),
+			f2(x.P99Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P99 }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.P99 }),
+			f2(x.P999Ms), f2(x.MaxMs), x.Errors, f2(x.ServerCPUUsPerReq),
+			ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.CPUEfficiency }),
+			x.ServerCPUPct)
+	}
+	tw.Flush()
+	if len(lf.CacheHitRatio) > 0 {
+		var hs []string
+		for k, v := range lf.CacheHitRatio {
+			hs = append(hs, fmt.Sprintf("%s %.3f", k, v))
+		}
+		fmt.Fprintf(w, "   cache hit ratio: %s; cpu xceil/xnginx = reference CPU per request / target's (higher is better)\n", strings.Join(hs, ", "))
+	}
+}
+
+// lookupCheck is issue 5's HTTP target: the uncached edge's p99 at the
+// offered rate, which it must have kept up with (achieved within 1% of
+// offered, no errors).
+func (lf *LookupFigs) check() (Check, bool) {
+	for _, r := range lf.Results {
+		if r.Target != "cardedge uncached" {
+			continue
+		}
+		kept := r.RPS >= 0.99*lf.OfferedRPS && r.Errors == 0
+		also := fmt.Sprintf("offered %s/s, achieved %s/s, %d errors, %d connections", f0(lf.OfferedRPS), f0(r.RPS), r.Errors, lf.Conns)
+		if r.VsCeiling != nil {
+			also += fmt.Sprintf("; p99 %.2fx the ceiling's; CPU per request %.1f us, %.2fx the ceiling's", r.VsCeiling.P99, r.ServerCPUUsPerReq,
+				load.Ratio(r.ServerCPUUsPerReq, lf.ref("ceiling")))
+		}
+		return Check{Name: "HTTP lookup p99, uncached edge, >= 5,000 req/s", Want: "<= 5", Unit: "ms", Got: r.P99Ms,
+			OK: r.P99Ms <= 5 && kept && lf.OfferedRPS >= 5000, Also: also}, true
+	}
+	return Check{}, false
+}
+
+// ref returns the CPU per request of a reference target (0 when absent).
+func (lf *LookupFigs) ref(role string) float64 {
+	for _, r := range lf.Results {
+		if r.Role == role {
+			return r.ServerCPUUsPerReq
+		}
+	}
+	return 0
+}
+
+// also is the typing check's context: p99 against the references of the
+// same schedule, and the uncached edge's p99.
+func (t *TypeaheadFigs) also() string {
+	var parts []string
+	if t.Ceiling != nil {
+		parts = append(parts, fmt.Sprintf("%.2fx the ceiling's %.2f ms", load.Ratio(t.Edge.P99Ms, t.Ceiling.P99Ms), t.Ceiling.P99Ms))
+	}
+	if t.Nginx != nil {
+		parts = append(parts, fmt.Sprintf("%.2fx nginx's %.2f ms", load.Ratio(t.Edge.P99Ms, t.Nginx.P99Ms), t.Nginx.P99Ms))
+	}
+	if t.Uncached != nil {
+		parts = append(parts, fmt.Sprintf("uncached edge %.2f ms", t.Uncached.P99Ms))
+	}
+	parts = append(parts, fmt.Sprintf("%d keystrokes", t.Keystrokes))
+	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/bench/load"
+)
+
+func TestOpenLoopFigures(t *testing.T) {
+	ms := time.Millisecond
+	samples := []load.Sample{
+		{At: 0, Lat: ms, Status: 200},
+		{At: 250 * ms, Lat: 2 * ms, Status: 200},
+		{At: 500 * ms, Lat: 3 * ms, Status: 500},
+		{At: 750 * ms, Lat: 250 * ms, Status: 200}, // the last answer at 1 s
+	}
+	f := openLoopFigures(samples)
+	if f.Requests != 4 || f.Errors != 1 || f.Seconds != 1 || f.RPS != 3 {
+		t.Errorf("figures %+v: want 4 requests, 1 error, 3 answers over 1 s", f)
+	}
+}
+
+func TestLookupFigs_Check(t *testing.T) {
+	fig := func(rps, p99 float64, errs int64) *LookupFigs {
+		return &LookupFigs{OfferedRPS: 5000, Conns: 64, Results: []*Result{
+			{Target: "cardedge uncached", Role: "edge", Figures: load.Figures{RPS: rps, P99Ms: p99, Errors: errs}},
+			{Target: "ceiling", Role: "ceiling", Figures: load.Figures{RPS: 5000, P99Ms: 1}},
+		}}
+	}
+	for _, tc := range []struct {
+		name string
+		lf   *LookupFigs
+		ok   bool
+	}{
+		{"OK", fig(4998, 2, 0), true},
+		{"ErrSlow", fig(5000, 6, 0), false},
+		{"ErrBehind", fig(4800, 2, 0), false},
+		{"ErrErrors", fig(5000, 2, 1), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, found := tc.lf.check()
+			if !found || c.OK != tc.ok {
+				t.Errorf("check %+v (found %v), want ok %v", c, found, tc.ok)
+			}
+		})
+	}
+}
