@@ -57,9 +57,10 @@ func handleCardGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := newCardGold(c, r.setOf(c))
-	var names []string
-	for _, n := range strings.Split(r.p.str("include"), ",") {
+	d := &cardDetail{card: c, set: r.setOf(c)}
+	var buf [16]string // more than the includes there are
+	names := buf[:0]
+	for n := range strings.SplitSeq(r.p.str("include"), ",") {
 		n = strings.TrimSpace(n)
 		if n == "" {
 			continue
@@ -72,11 +73,11 @@ func handleCardGet(r *request) (any, error) {
 		}
 	}
 	if len(names) > 0 {
-		if g.Includes, err = r.cardIncludes(c, names); err != nil {
+		if d.includes, err = r.cardIncludes(c, names); err != nil {
 			return nil, err
 		}
 	}
-	return g, nil
+	return d, nil
 }
 
 // historyStart is the first day a history include shows: the tier's window
@@ -228,17 +229,10 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes
 			}
 			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
 		case "market_summary":
-			all, err := r.snap.Analytics(c.Game, c.ID)
-			if err != nil {
+			var err error
+			if out.MarketSummary, err = r.cardWindow(c, "1m"); err != nil {
 				return nil, err
 			}
-			summary := newAnalyticsPayload(c, snapshots.CardAnalytics{Window: "1m", To: asOf.String()})
-			for _, a := range all {
-				if a.Window == "1m" {
-					summary = newAnalyticsPayload(c, a)
-				}
-			}
-			out.MarketSummary = &summary
 		case "grade_breakdown":
 			out.GradeBreakdown = &breakdownInclude{Grades: gradeBreakdown(series, cum, asOf, raw)}
 		case "population_overview":

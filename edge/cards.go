@@ -421,6 +421,12 @@ func decodeCursor(secret []byte, s, binding string) (cursorPos, error) {
 
 // ---- analytics ----
 
+// analyticsPayload is card-analytics.v1 and the market_summary include. The
+// exported fields are its published shape: schema.go reflects them, and the
+// tests fill them from the map form of the analytics to encode the reference
+// with encoding/json. At run time newAnalyticsPayload leaves them empty: the
+// payload encodes itself from the stored window (AppendJSON, MarshalJSON in
+// cardjson.go), with no maps and no pointers to build.
 type analyticsPayload struct {
 	CardID        string             `json:"card_id"`
 	Name          string             `json:"name"`
@@ -442,32 +448,28 @@ type analyticsPayload struct {
 	GradeMedian   map[string]float64 `json:"grade_median_usd"`
 	TradeTypes    map[string]int     `json:"trade_types"`
 	PriceBasis    string             `json:"price_basis"`
+
+	card *snapshots.Card
+	w    snapshots.WindowAnalytics
 }
 
-func newAnalyticsPayload(c *snapshots.Card, a snapshots.CardAnalytics) analyticsPayload {
-	out := analyticsPayload{
-		CardID: c.ID, Name: c.Name, Window: a.Window, From: a.From, To: a.To, Sales: a.Sales, VolumeUSD: usd(a.VolumeCents),
-		AvgUSD: usdOrNil(a.AvgCents), MedianUSD: usdOrNil(a.MedianCents), LowUSD: usdOrNil(a.LowCents), HighUSD: usdOrNil(a.HighCents),
-		FirstFMVUSD: usdOrNil(a.FirstFMVCents), LastFMVUSD: usdOrNil(a.LastFMVCents),
-		ByMarketplace: nonNilMap(a.ByMarketplace), ByGrade: nonNilMap(a.ByGrade), TradeTypes: nonNilMap(a.TradeTypes),
-		GradeMedian: map[string]float64{},
-		PriceBasis:  "verified sales only (quality-flagged, low-confidence identity and price-feed rows excluded); fmv of raw:near_mint for change and volatility",
-	}
-	for g, v := range a.GradeMedianCts {
-		out.GradeMedian[g] = usd(v)
-	}
-	if a.FirstFMVCents > 0 {
-		out.ChangePct = &a.ChangePct
-		out.VolatilityPct = &a.VolatilityPct
-	}
-	return out
+const analyticsPriceBasis = "verified sales only (quality-flagged, low-confidence identity and price-feed rows excluded); fmv of raw:near_mint for change and volatility"
+
+func newAnalyticsPayload(c *snapshots.Card, w snapshots.WindowAnalytics) *analyticsPayload {
+	return &analyticsPayload{card: c, w: w}
 }
 
-func nonNilMap[V any](m map[string]V) map[string]V {
-	if m == nil {
-		return map[string]V{}
+// cardWindow reads one analytics window of c; a card without one gets an
+// empty window ending at as_of.
+func (r *request) cardWindow(c *snapshots.Card, window string) (*analyticsPayload, error) {
+	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window)
+	if err != nil {
+		return nil, err
 	}
-	return m
+	if !ok {
+		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
+	}
+	return newAnalyticsPayload(c, w), nil
 }
 
 func handleCardAnalytics(r *request) (any, error) {
@@ -475,17 +477,7 @@ func handleCardAnalytics(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	all, err := r.snap.Analytics(r.game, c.ID)
-	if err != nil {
-		return nil, err
-	}
-	window := r.p.str("window")
-	for _, a := range all {
-		if a.Window == window {
-			return newAnalyticsPayload(c, a), nil
-		}
-	}
-	return newAnalyticsPayload(c, snapshots.CardAnalytics{Window: window, To: r.snap.AsOf.String()}), nil
+	return r.cardWindow(c, r.p.str("window"))
 }
 
 // ---- batch ----

@@ -188,7 +188,17 @@ func (g Grade) Condition() string {
 func (g Grade) Valid() bool { return int(g) < 5+len(Graders)*gradeSteps }
 
 // String formats g as raw:<condition> or <grader>:<number>.
-func (g Grade) String() string {
+func (g Grade) String() string { return gradeNames[g] }
+
+// gradeNames holds the String of every Grade value.
+var gradeNames = func() (names [256]string) {
+	for i := range names {
+		names[i] = Grade(i).format()
+	}
+	return names
+}()
+
+func (g Grade) format() string {
 	if g.Raw() {
 		return "raw:" + Conditions[g]
 	}

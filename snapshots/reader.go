@@ -68,6 +68,10 @@ type Reader interface {
 	PriceSeries(game, cardID string) ([]PriceSeries, error)
 	// Analytics returns a card's analytics, one per AnalyticsWindows entry.
 	Analytics(game, cardID string) ([]CardAnalytics, error)
+	// AnalyticsWindow returns one window of a card's analytics (window one
+	// of AnalyticsWindows' names), decoding only that window; ok is false
+	// when the card has none for it. ENOTFOUND.
+	AnalyticsWindow(game, cardID, window string) (w WindowAnalytics, ok bool, err error)
 	// Cum returns a card's cumulative verified-sales series, one per grade.
 	Cum(game, cardID string) ([]CumSeries, error)
 	// ScanMarket calls fn for every card of game in ordinal order with its

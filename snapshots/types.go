@@ -6,7 +6,10 @@ import (
 )
 
 // FormatVersion is the snapshot layout version this code writes and reads.
-const FormatVersion = 1
+//
+//	1  first layout
+//	2  card analytics in a binary encoding (EncodeAnalytics) instead of JSON
+const FormatVersion = 2
 
 // Languages of the card catalog, in the order the API lists them.
 var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}
@@ -40,7 +43,37 @@ func ParseDay(s string) (Day, error) {
 func (d Day) Time() time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
 
 // String formats d as YYYY-MM-DD.
-func (d Day) String() string { return d.Time().Format("2006-01-02") }
+func (d Day) String() string {
+	var b [16]byte
+	return string(d.AppendFormat(b[:0]))
+}
+
+// AppendFormat appends d as YYYY-MM-DD to b, as String formats it.
+func (d Day) AppendFormat(b []byte) []byte {
+	// Civil date from days since the epoch (H. Hinnant, "chrono-compatible
+	// low-level date algorithms"): no time.Time, no allocation.
+	z := int64(d) + 719468
+	era := z / 146097
+	if z < 0 && z%146097 != 0 {
+		era--
+	}
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day := doy - (153*mp+2)/5 + 1
+	month := mp + 3
+	if mp >= 10 {
+		month = mp - 9
+		y++
+	}
+	if y < 0 || y > 9999 {
+		return d.Time().AppendFormat(b, "2006-01-02")
+	}
+	return append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10))
+}
 
 // Set is one language edition of a card set.
 type Set struct {

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/snapshots"
 	"go.etcd.io/bbolt"
@@ -200,13 +202,40 @@ func (r *Reader) game(game string) (*gameCatalog, error) {
 	return g, nil
 }
 
+// lookup finds id in m, whose keys are lower-cased ids: ASCII ids (every id
+// of the shipped catalogs) are lower-cased on the stack, not allocated.
+func lookup[V any](m map[string]V, id string) (V, bool) {
+	var buf [128]byte
+	if len(id) <= len(buf) {
+		k := buf[:len(id)]
+		ascii := true
+		for i := 0; i < len(id); i++ {
+			c := id[i]
+			if c >= utf8.RuneSelf {
+				ascii = false
+				break
+			}
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			k[i] = c
+		}
+		if ascii {
+			v, ok := m[string(k)]
+			return v, ok
+		}
+	}
+	v, ok := m[strings.ToLower(id)]
+	return v, ok
+}
+
 // Card implements snapshots.Reader.
 func (r *Reader) Card(game, id string) (*snapshots.Card, error) {
 	g, err := r.game(game)
 	if err != nil {
 		return nil, err
 	}
-	c, ok := g.byID[strings.ToLower(id)]
+	c, ok := lookup(g.byID, id)
 	if !ok {
 		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %q not found in %s", id, game)
 	}
@@ -241,7 +270,7 @@ func (r *Reader) Set(game, id string) (*snapshots.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, ok := g.setByID[strings.ToLower(id)]
+	s, ok := lookup(g.setByID, id)
 	if !ok {
 		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "set %q not found in %s", id, game)
 	}
@@ -283,11 +312,14 @@ func (r *Reader) cardValue(db *bbolt.DB, bucket, game, cardID string, decode fun
 		return err
 	}
 	err = db.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte(bucket + "/" + game))
+		var name [64]byte
+		b := tx.Bucket(append(append(append(name[:0], bucket...), '/'), game...))
 		if b == nil {
 			return decode(nil)
 		}
-		return decode(b.Get(OrdinalKey(c.Ordinal)))
+		var key [4]byte
+		binary.BigEndian.PutUint32(key[:], c.Ordinal)
+		return decode(b.Get(key[:]))
 	})
 	if err != nil {
 		return fmt.Errorf("read %s of %s: %w", bucket, cardID, err)
@@ -322,13 +354,24 @@ func (r *Reader) PriceSeries(game, cardID string) ([]snapshots.PriceSeries, erro
 // Analytics implements snapshots.Reader.
 func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, error) {
 	var out []snapshots.CardAnalytics
-	err := r.cardValue(r.market, "analytics", game, cardID, func(v []byte) error {
-		if v == nil {
-			return nil
+	err := r.cardValue(r.market, "analytics", game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeAnalytics(v)
 		}
-		return json.Unmarshal(v, &out)
+		return err
 	})
 	return out, err
+}
+
+// AnalyticsWindow implements snapshots.Reader.
+func (r *Reader) AnalyticsWindow(game, cardID, window string) (w snapshots.WindowAnalytics, ok bool, err error) {
+	err = r.cardValue(r.market, "analytics", game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			w, ok, err = snapshots.DecodeAnalyticsWindow(v, window)
+		}
+		return err
+	})
+	return w, ok && err == nil, err
 }
 
 // Listings implements snapshots.Reader.

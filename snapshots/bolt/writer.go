@@ -8,7 +8,7 @@
 //	                 cards/<game>       uint32 BE ordinal -> JSON Card
 //	market.bolt      sales/<game>       uint32 BE ordinal -> EncodeSales
 //	                 prices/<game>      uint32 BE ordinal -> EncodeSeries
-//	                 analytics/<game>   uint32 BE ordinal -> JSON []CardAnalytics
+//	                 analytics/<game>   uint32 BE ordinal -> EncodeAnalytics
 //	                 listings/<game>    uint32 BE ordinal -> JSON []Listing
 //	                 cum/<game>         uint32 BE ordinal -> EncodeCum (verified sales)
 //	aggregates.bolt  trending/<game>    metric|window|lang -> EncodeTrending
@@ -183,7 +183,11 @@ func (w *Writer) PutCardMarket(game string, ord uint32, m *CardMarket) error {
 		}
 	}
 	if len(m.Analytics) > 0 {
-		if err := w.putJSON(MarketFile, "analytics/"+game, key, m.Analytics); err != nil {
+		v, err := snapshots.EncodeAnalytics(nil, m.Analytics)
+		if err != nil {
+			return fmt.Errorf("card %d: %w", ord, err)
+		}
+		if err := w.put(MarketFile, "analytics/"+game, key, v); err != nil {
 			return err
 		}
 	}

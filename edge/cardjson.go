@@ -1,0 +1,623 @@
+package edge
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// Card detail encodes itself: AppendJSON writes the bytes encoding/json
+// (SetEscapeHTML(false)) writes for the same values, field for field in
+// declaration order, without reflection (render uses it; see jsonAppender).
+// TestCardDetail_AppendJSON compares the two for every card of a tiny
+// snapshot with every include; change a payload type and its appender
+// together.
+//
+// One difference: encoding/json refuses NaN and infinities (the request
+// fails); the appenders write null. No payload here computes either.
+
+var (
+	_ jsonAppender = (*cardDetail)(nil)
+	_ jsonAppender = (*analyticsPayload)(nil)
+)
+
+// The long constant strings, quoted once.
+var (
+	quotedPriceBasisRawFMV    = appendJSONStr(nil, priceBasisRawFMV)
+	quotedAnalyticsPriceBasis = appendJSONStr(nil, analyticsPriceBasis)
+)
+
+// cardDetail is the card detail payload (card-gold.v3 with its includes),
+// written straight from the card: the bytes encoding/json writes for
+// newCardGold(card, set) with Includes, without building the cardGold.
+type cardDetail struct {
+	card     *snapshots.Card
+	set      *snapshots.Set // nil: unknown set
+	includes *cardIncludes  // nil: none asked for
+}
+
+// AppendJSON implements jsonAppender.
+func (d *cardDetail) AppendJSON(b []byte) []byte {
+	b = slices.Grow(b, d.sizeHint())
+	c := d.card
+	b = append(b, `{"card_id":`...)
+	b = appendJSONStr(b, c.ID)
+	b = append(b, `,"game":`...)
+	b = appendJSONStr(b, c.Game)
+	b = append(b, `,"name":`...)
+	b = appendJSONStr(b, c.Name)
+	b = append(b, `,"name_language":`...)
+	b = appendJSONStr(b, c.NameLanguage)
+	b = append(b, `,"language":`...)
+	b = appendJSONStr(b, c.Language)
+	b = append(b, `,"set":{"id":`...)
+	b = appendJSONStr(b, c.SetID)
+	b = append(b, `,"name":`...)
+	if d.set != nil {
+		b = appendJSONStr(b, d.set.Name)
+	} else {
+		b = append(b, `""`...)
+	}
+	b = append(b, `},"number":`...)
+	b = appendJSONStr(b, c.Number)
+	b = append(b, `,"rarity":`...)
+	b = appendJSONStrOrNull(b, c.Rarity)
+	b = append(b, `,"supertype":`...)
+	b = appendJSONStrOrNull(b, c.Supertype)
+	b = append(b, `,"subtypes":`...)
+	b = appendJSONStrs(b, nonNil(c.Subtypes))
+	b = append(b, `,"colors":`...)
+	b = appendJSONStrs(b, nonNil(c.Colors))
+	b = append(b, `,"national_dex":`...)
+	if c.NationalDex == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, n := range c.NationalDex {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"variants":`...)
+	b = appendJSONStrs(b, c.Variants)
+	b = append(b, `,"en_card_id":`...)
+	b = appendJSONStrOrNull(b, c.ENCardID)
+	b = append(b, `,"en_match":`...)
+	b = appendJSONStrOrNull(b, c.ENMatch)
+	b = append(b, `,"partner_product_id":`...)
+	if c.PartnerProductID == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, c.PartnerProductID, 10)
+	}
+	b = append(b, `,"market_sources":`...)
+	b = appendJSONStrs(b, nonNil(c.MarketSources))
+	b = append(b, `,"venues":[`...)
+	for i, v := range c.Venues {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"marketplace":`...)
+		b = appendJSONStr(b, v)
+		b = append(b, '}')
+	}
+	b = append(b, `],"market":{"price_usd":`...)
+	b = appendUSDOrNull(b, c.PriceCents)
+	b = append(b, `,"price_basis":`...)
+	b = append(b, quotedPriceBasisRawFMV...)
+	b = append(b, `,"price_date":`...)
+	if c.PriceCents > 0 {
+		b = append(b, '"')
+		b = c.PriceDay.AppendFormat(b)
+		b = append(b, '"')
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"volume_30d_usd":`...)
+	b = appendJSONNum(b, usd(c.Volume30dCents))
+	b = append(b, `,"sales_30d":`...)
+	b = strconv.AppendInt(b, int64(c.Sales30d), 10)
+	b = append(b, `,"sales_all":`...)
+	b = strconv.AppendInt(b, int64(c.SalesAll), 10)
+	b = append(b, `,"listings":`...)
+	b = strconv.AppendInt(b, int64(c.Listings), 10)
+	b = append(b, '}')
+	if d.includes != nil {
+		b = append(b, `,"includes":`...)
+		b = d.includes.appendJSON(b)
+	}
+	return append(b, '}')
+}
+
+// sizeHint is about the encoded size of d (a little more for typical cards),
+// so that the buffer grows once.
+func (d *cardDetail) sizeHint() int {
+	n := 640 + len(d.card.Name) + 32*(len(d.card.Variants)+len(d.card.MarketSources)+len(d.card.Venues))
+	in := d.includes
+	if in == nil {
+		return n
+	}
+	for _, h := range []*historySeries{in.PriceHistory, in.TVWAPHistory} {
+		if h != nil {
+			n += 128 + 56*len(h.Points)
+		}
+	}
+	if in.TVWAPSlots != nil {
+		n += 96 + 160*len(in.TVWAPSlots.Slots)
+	}
+	if in.GradeMomentum != nil {
+		n += 64 + 160*len(in.GradeMomentum.Grades)
+	}
+	if in.RecentSales != nil {
+		n += 64 + 256*len(in.RecentSales.Items)
+	}
+	if in.MarketSummary != nil {
+		w := &in.MarketSummary.w
+		n += 480 + 22*(len(w.ByMarketplace)+len(w.ByGrade)+len(w.GradeMedian)+len(w.TradeTypes))
+	}
+	if in.GradeBreakdown != nil {
+		n += 32 + 160*len(in.GradeBreakdown.Grades)
+	}
+	if in.PopulationOverview != nil {
+		n += 160 + 72*len(in.PopulationOverview.Grades)
+	}
+	if in.GradingEconomics != nil {
+		n += 384
+	}
+	return n
+}
+
+func (in *cardIncludes) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	n := len(b)
+	field := func(b []byte, name string) []byte {
+		if len(b) > n {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, name...)
+		return append(b, '"', ':')
+	}
+	if in.PriceHistory != nil {
+		b = in.PriceHistory.appendJSON(field(b, "price_history"))
+	}
+	if in.TVWAPHistory != nil {
+		b = in.TVWAPHistory.appendJSON(field(b, "tvwap_history"))
+	}
+	if in.TVWAPSlots != nil {
+		b = field(b, "tvwap_slots")
+		b = append(b, `{"basis":`...)
+		b = appendJSONStr(b, in.TVWAPSlots.Basis)
+		b = append(b, `,"slots":`...)
+		b = appendGradeRows(b, in.TVWAPSlots.Slots)
+		b = append(b, '}')
+	}
+	if in.GradeMomentum != nil {
+		b = field(b, "grade_momentum")
+		b = append(b, `{"window_days":`...)
+		b = strconv.AppendInt(b, int64(in.GradeMomentum.WindowDays), 10)
+		b = append(b, `,"grades":`...)
+		b = appendGradeRows(b, in.GradeMomentum.Grades)
+		b = append(b, '}')
+	}
+	if in.RecentSales != nil {
+		b = field(b, "recent_sales")
+		b = append(b, `{"limit":`...)
+		b = strconv.AppendInt(b, int64(in.RecentSales.Limit), 10)
+		b = append(b, `,"items":`...)
+		b = appendSaleRows(b, in.RecentSales.Items)
+		b = append(b, '}')
+	}
+	if in.MarketSummary != nil {
+		b = in.MarketSummary.AppendJSON(field(b, "market_summary"))
+	}
+	if in.GradeBreakdown != nil {
+		b = field(b, "grade_breakdown")
+		b = append(b, `{"grades":`...)
+		b = appendGradeRows(b, in.GradeBreakdown.Grades)
+		b = append(b, '}')
+	}
+	if in.PopulationOverview != nil {
+		b = in.PopulationOverview.appendJSON(field(b, "population_overview"))
+	}
+	if in.GradingEconomics != nil {
+		b = in.GradingEconomics.appendJSON(field(b, "grading_economics"))
+	}
+	return append(b, '}')
+}
+
+func (h *historySeries) appendJSON(b []byte) []byte {
+	b = append(b, `{"grade":`...)
+	b = appendJSONStr(b, h.Grade)
+	b = append(b, `,"method":`...)
+	b = appendJSONStr(b, h.Method)
+	b = append(b, `,"from":`...)
+	b = appendJSONStr(b, h.From)
+	b = append(b, `,"to":`...)
+	b = appendJSONStr(b, h.To)
+	b = append(b, `,"points":`...)
+	if h.Points == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range h.Points {
+			p := &h.Points[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"date":`...)
+			b = appendJSONStr(b, p.Date)
+			b = append(b, `,"price_usd":`...)
+			b = appendJSONNum(b, p.PriceUSD)
+			b = append(b, `,"sales":`...)
+			b = strconv.AppendInt(b, int64(p.Sales), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendGradeRows(b []byte, rows []gradeRow) []byte {
+	if rows == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range rows {
+		r := &rows[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"grade":`...)
+		b = appendJSONStr(b, r.Grade)
+		b = append(b, `,"sales":`...)
+		b = strconv.AppendInt(b, int64(r.Sales), 10)
+		b = append(b, `,"fmv_usd":`...)
+		b = appendJSONNumPtr(b, r.FMVUSD)
+		b = append(b, `,"tvwap_usd":`...)
+		b = appendJSONNumPtr(b, r.TVWAPUSD)
+		b = append(b, `,"median_usd":`...)
+		b = appendJSONNumPtr(b, r.MedianUSD)
+		b = append(b, `,"last_sale_date":`...)
+		b = appendJSONStrPtr(b, r.LastSale)
+		if r.ChangePct != nil {
+			b = append(b, `,"change_30d_pct":`...)
+			b = appendJSONNum(b, *r.ChangePct)
+		}
+		if r.PremiumRaw != nil {
+			b = append(b, `,"premium_vs_raw":`...)
+			b = appendJSONNum(b, *r.PremiumRaw)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendSaleRows encodes resolve.SaleRow values (the recent_sales include).
+func appendSaleRows(b []byte, rows []saleRow) []byte {
+	if rows == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range rows {
+		r := &rows[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"sale_id":`...)
+		b = appendJSONStr(b, r.SaleID)
+		b = append(b, `,"sale_date":`...)
+		b = appendJSONStr(b, r.SaleDate)
+		b = append(b, `,"price_usd":`...)
+		b = appendJSONNum(b, r.PriceUSD)
+		b = append(b, `,"marketplace":`...)
+		b = appendJSONStr(b, r.Marketplace)
+		b = append(b, `,"on_chain":`...)
+		b = strconv.AppendBool(b, r.OnChain)
+		b = append(b, `,"trade_type":`...)
+		b = appendJSONStr(b, r.TradeType)
+		b = append(b, `,"grade":`...)
+		b = appendJSONStr(b, r.Grade)
+		b = append(b, `,"finish":`...)
+		b = appendJSONStrPtr(b, r.Finish)
+		b = append(b, `,"identity_confidence":`...)
+		b = appendJSONStr(b, r.IdentityConfidence)
+		b = append(b, `,"quality_flagged":`...)
+		b = strconv.AppendBool(b, r.QualityFlagged)
+		b = append(b, `,"price_feed":`...)
+		b = strconv.AppendBool(b, r.PriceFeed)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func (p *populationInclude) appendJSON(b []byte) []byte {
+	b = append(b, `{"basis":`...)
+	b = appendJSONStr(b, p.Basis)
+	b = append(b, `,"graded_sales":`...)
+	b = strconv.AppendInt(b, int64(p.GradedSales), 10)
+	b = append(b, `,"grades":`...)
+	if p.Grades == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range p.Grades {
+			r := &p.Grades[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"grader":`...)
+			b = appendJSONStr(b, r.Grader)
+			b = append(b, `,"grade":`...)
+			b = appendJSONNum(b, r.Grade)
+			b = append(b, `,"sales":`...)
+			b = strconv.AppendInt(b, int64(r.Sales), 10)
+			b = append(b, `,"share_pct":`...)
+			b = appendJSONNum(b, r.Share)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func (g *gradingEconomicsInc) appendJSON(b []byte) []byte {
+	b = append(b, `{"grader":`...)
+	b = appendJSONStr(b, g.Grader)
+	b = append(b, `,"raw_fmv_usd":`...)
+	b = appendJSONNumPtr(b, g.RawFMVUSD)
+	b = append(b, `,"grading_cost_usd":`...)
+	b = appendJSONNum(b, g.GradingCostUSD)
+	b = append(b, `,"expected_graded_usd":`...)
+	b = appendJSONNumPtr(b, g.ExpectedGradedUSD)
+	b = append(b, `,"expected_gain_usd":`...)
+	b = appendJSONNumPtr(b, g.ExpectedGainUSD)
+	b = append(b, `,"sample_sales":`...)
+	b = strconv.AppendInt(b, int64(g.SampleSales), 10)
+	b = append(b, `,"basis":`...)
+	b = appendJSONStr(b, g.Basis)
+	return append(b, '}')
+}
+
+// AppendJSON implements jsonAppender: the payload straight from the stored
+// window (see analyticsPayload).
+func (p *analyticsPayload) AppendJSON(b []byte) []byte {
+	w := &p.w
+	b = append(b, `{"card_id":`...)
+	b = appendJSONStr(b, p.card.ID)
+	b = append(b, `,"name":`...)
+	b = appendJSONStr(b, p.card.Name)
+	b = append(b, `,"window":`...)
+	b = appendJSONStr(b, w.Window)
+	b = append(b, `,"from":"`...)
+	if w.From != snapshots.NoDay {
+		b = w.From.AppendFormat(b)
+	}
+	b = append(b, `","to":"`...)
+	if w.To != snapshots.NoDay {
+		b = w.To.AppendFormat(b)
+	}
+	b = append(b, `","sales":`...)
+	b = strconv.AppendInt(b, int64(w.Sales), 10)
+	b = append(b, `,"volume_usd":`...)
+	b = appendJSONNum(b, usd(w.VolumeCents))
+	b = append(b, `,"avg_usd":`...)
+	b = appendUSDOrNull(b, w.AvgCents)
+	b = append(b, `,"median_usd":`...)
+	b = appendUSDOrNull(b, w.MedianCents)
+	b = append(b, `,"low_usd":`...)
+	b = appendUSDOrNull(b, w.LowCents)
+	b = append(b, `,"high_usd":`...)
+	b = appendUSDOrNull(b, w.HighCents)
+	b = append(b, `,"first_fmv_usd":`...)
+	b = appendUSDOrNull(b, w.FirstFMVCents)
+	b = append(b, `,"last_fmv_usd":`...)
+	b = appendUSDOrNull(b, w.LastFMVCents)
+	if w.FirstFMVCents > 0 {
+		b = append(b, `,"change_pct":`...)
+		b = appendJSONNum(b, w.ChangePct)
+		b = append(b, `,"volatility_pct":`...)
+		b = appendJSONNum(b, w.VolatilityPct)
+	} else {
+		b = append(b, `,"change_pct":null,"volatility_pct":null`...)
+	}
+	b = append(b, `,"by_marketplace":`...)
+	b = appendBreakdown(b, w.ByMarketplace, snapshots.MarketplaceName, false)
+	b = append(b, `,"by_grade":`...)
+	b = appendBreakdown(b, w.ByGrade, snapshots.GradeName, false)
+	b = append(b, `,"grade_median_usd":`...)
+	b = appendBreakdown(b, w.GradeMedian, snapshots.GradeName, true)
+	b = append(b, `,"trade_types":`...)
+	b = appendBreakdown(b, w.TradeTypes, snapshots.TradeTypeName, false)
+	b = append(b, `,"price_basis":`...)
+	b = append(b, quotedAnalyticsPriceBasis...)
+	return append(b, '}')
+}
+
+// MarshalJSON encodes the payload where it nests in payloads that go through
+// encoding/json (batch).
+func (p *analyticsPayload) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
+
+// appendBreakdown writes entries (already in the order of their names) as a
+// JSON object of counts, or of dollars when usdValues.
+func appendBreakdown(b []byte, entries []snapshots.AnalyticsEntry, name func(uint8) string, usdValues bool) []byte {
+	b = append(b, '{')
+	for i, e := range entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONStr(b, name(e.Code))
+		b = append(b, ':')
+		if usdValues {
+			b = appendJSONNum(b, usd(e.Value))
+		} else {
+			b = strconv.AppendInt(b, e.Value, 10)
+		}
+	}
+	return append(b, '}')
+}
+
+// ---- JSON values, as encoding/json writes them ----
+
+func appendUSDOrNull(b []byte, cents int64) []byte {
+	if cents == 0 {
+		return append(b, "null"...)
+	}
+	return appendJSONNum(b, usd(cents))
+}
+
+func appendJSONNumPtr(b []byte, f *float64) []byte {
+	if f == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONNum(b, *f)
+}
+
+// appendJSONNum formats f like encoding/json: ES6 number formatting, 'e'
+// notation outside [1e-6, 1e21). NaN and infinities are null (encoding/json
+// fails on them).
+func appendJSONNum(b []byte, f float64) []byte {
+	// Dollars and rounded percentages have at most two decimals: a value that
+	// is exactly the float nearest to c/100 for an integer c of at most 15
+	// digits prints as c/100 with trailing zeros dropped (the shortest
+	// decimal that reads back as f: 15 digits always round-trip).
+	if c := math.Round(f * 100); c/100 == f && math.Abs(c) < 1e15 && f != 0 {
+		return appendCents(b, int64(c))
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendCents writes c/100 as a decimal without trailing zeros.
+func appendCents(b []byte, c int64) []byte {
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	b = strconv.AppendInt(b, c/100, 10)
+	if frac := c % 100; frac != 0 {
+		b = append(b, '.', byte('0'+frac/10))
+		if frac%10 != 0 {
+			b = append(b, byte('0'+frac%10))
+		}
+	}
+	return b
+}
+
+// appendJSONStrOrNull writes "" as null (strOrNil).
+func appendJSONStrOrNull(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return appendJSONStr(b, s)
+}
+
+func appendJSONStrPtr(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONStr(b, *s)
+}
+
+// appendJSONStrs writes a string list; nil is null.
+func appendJSONStrs(b []byte, list []string) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONStr(b, s)
+	}
+	return append(b, ']')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plainASCII marks the bytes a JSON string holds as they are: printable
+// ASCII but '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendJSONStr quotes s like encoding/json without HTML escaping: '"',
+// '\\' and control characters escaped, invalid UTF-8 replaced by U+FFFD,
+// U+2028 and U+2029 escaped.
+func appendJSONStr(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if plainASCII[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
