@@ -95,6 +95,10 @@ type table struct {
 	// stored in typeahead.bin.
 	json    string
 	jsonOff []uint32
+	// disp gathers what a suggestion shows of each entity in one record,
+	// so that answering reads one place per entity instead of five arrays
+	// (computed by decodeTable).
+	disp []entDisp
 
 	games   []gameTable
 	gameIdx map[string]int
@@ -131,9 +135,14 @@ type gameTable struct {
 	hotOff   []uint32
 	hotStart []uint32
 	hotPost  []uint32
-	// hotPostKey[j] is the key of posting hotPost[j] (computed by
-	// decodeTable, not stored).
-	hotPostKey []uint32
+
+	// Computed by decodeTable (typeahead_hash.go), not stored: the key of
+	// each hot posting, hash tables of the hot prefixes and of the exact
+	// ids, and each hot prefix's key range.
+	hotPostKey   []uint32
+	hotSet       strSet
+	hotLo, hotHi []uint32
+	exactSet     strSet
 
 	// exact ids sorted (key, then rank): exactEnt[i] is the entity of exact key i.
 	exact    string
@@ -239,8 +248,7 @@ func (t *table) appendLookup(dst []Suggestion, game, q, language string, limit i
 	taken := takenBuf[:0]
 
 	// 1. Exact ids resolve first.
-	if in != "" {
-		lo := sort.Search(len(g.exactEnt), func(i int) bool { return g.exKey(i) >= in })
+	if lo, ok := g.exactFirst(in); ok {
 		for i := lo; i < len(g.exactEnt) && g.exKey(i) == in && len(dst)-base < limit; i++ {
 			e := g.exactEnt[i]
 			if scope != 0 && int(t.lang[e]) != scope {
@@ -350,12 +358,6 @@ func (t *table) compare(as float32, ae uint32, bs float32, be uint32) int {
 // ranked run (a hot prefix's top list, the postings of one key) only its
 // first limit entries in scope (see appendLookup).
 func (t *table) collect(g *gameTable, cands []cand, p string, scope, limit int) []cand {
-	n := g.nKeys()
-	lo := sort.Search(n, func(i int) bool { return g.key(i) >= p })
-	if lo == n || !strings.HasPrefix(g.key(lo), p) {
-		return cands
-	}
-	exactKey := g.key(lo) == p
 	// run appends the first limit postings in scope of key k.
 	run := func(cands []cand, k int, boost float32) []cand {
 		found := 0
@@ -369,8 +371,7 @@ func (t *table) collect(g *gameTable, cands []cand, p string, scope, limit int) 
 		return cands
 	}
 
-	h := sort.Search(len(g.hotOff)-1, func(i int) bool { return g.hotKey(i) >= p })
-	if h < len(g.hotOff)-1 && g.hotKey(h) == p {
+	if h, ok := g.hotOf(p); ok {
 		i := h*nScopes + scope
 		from, to := int(g.hotStart[i]), int(g.hotStart[i+1])
 		to = min(to, from+limit)
@@ -379,15 +380,15 @@ func (t *table) collect(g *gameTable, cands []cand, p string, scope, limit int) 
 			e, sc := g.postEnt[post], g.postScore[post]
 			cands = append(cands, cand{rank: t.rankOf(sc, e), ent: e, post: post, score: sc, key: int32(g.hotPostKey[j])})
 		}
-		if exactKey {
+		if lo := int(g.hotLo[h]); lo < int(g.hotHi[h]) && g.key(lo) == p {
 			cands = run(cands, lo, exactKeyBoost)
 		}
 		return cands
 	}
-	hi := lo + sort.Search(n-lo, func(j int) bool { return !strings.HasPrefix(g.key(lo+j), p) })
+	lo, hi := g.keyRange(p)
 	for k := lo; k < hi; k++ {
 		boost := float32(1)
-		if k == lo && exactKey {
+		if k == lo && g.key(k) == p {
 			boost = exactKeyBoost
 		}
 		cands = run(cands, k, boost)
@@ -403,6 +404,22 @@ func kindName(k uint8) string {
 }
 
 func (t *table) suggestion(e uint32, score float64, match string) Suggestion {
+	if t.disp != nil {
+		// one record read per entity (see entDisp)
+		d := &t.disp[e]
+		return Suggestion{
+			Kind:       kindName(d.kind),
+			ID:         t.strs[d.str[sID]:d.str[sID+1]],
+			Label:      t.strs[d.str[sLabel]:d.str[sLabel+1]],
+			Detail:     t.strs[d.str[sDetail]:d.str[sDetail+1]],
+			Language:   scopeNames[d.lang],
+			SetID:      t.strs[d.str[sSetID]:d.str[sSetID+1]],
+			Score:      score,
+			Match:      match,
+			PriceCents: d.price,
+			json:       t.json[d.json[0]:d.json[1]],
+		}
+	}
 	s := Suggestion{
 		Kind:     kindName(t.kind[e]),
 		ID:       t.str(e, sID),
@@ -415,9 +432,6 @@ func (t *table) suggestion(e uint32, score float64, match string) Suggestion {
 	}
 	if int(e) < t.nCards {
 		s.PriceCents = t.price[e]
-	}
-	if t.jsonOff != nil {
-		s.json = t.json[t.jsonOff[e]:t.jsonOff[e+1]]
 	}
 	return s
 }
@@ -873,11 +887,7 @@ func decodeTable(b []byte) (*table, error) {
 		return nil, err
 	}
 	for i := range t.games {
-		g := &t.games[i]
-		g.hotPostKey = make([]uint32, len(g.hotPost))
-		for j, post := range g.hotPost {
-			g.hotPostKey[j] = uint32(g.keyOfPosting(post))
-		}
+		t.games[i].buildHash()
 	}
 	t.buildJSON()
 	return t, nil

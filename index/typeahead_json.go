@@ -33,7 +33,8 @@ func (s *Suggestion) AppendJSONMembers(dst []byte) []byte {
 }
 
 // buildJSON encodes the display members of every entity once (at Open),
-// so that a lookup answer is written by copying them.
+// so that a lookup answer is written by copying them, and gathers the
+// display records (disp).
 func (t *table) buildJSON() {
 	n := len(t.kind)
 	b := make([]byte, 0, len(t.strs)+n*64)
@@ -45,6 +46,26 @@ func (t *table) buildJSON() {
 	}
 	t.jsonOff = append(off, uint32(len(b)))
 	t.json = string(b)
+	t.disp = make([]entDisp, n)
+	for e := range t.disp {
+		d := &t.disp[e]
+		copy(d.str[:], t.strOff[e*nStrs:e*nStrs+nStrs+1])
+		d.json = [2]uint32{t.jsonOff[e], t.jsonOff[e+1]}
+		d.kind, d.lang = t.kind[e], t.lang[e]
+		if e < t.nCards {
+			d.price = t.price[e]
+		}
+	}
+}
+
+// entDisp is what a suggestion shows of one entity: its string offsets
+// (id, label, detail, set id, end) in strs, its display members in json,
+// its price, kind and language.
+type entDisp struct {
+	str        [nStrs + 1]uint32
+	json       [2]uint32
+	price      int64
+	kind, lang uint8
 }
 
 // appendDisplayJSON appends the members kind through set_id of a
