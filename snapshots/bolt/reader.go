@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -26,6 +27,9 @@ type Reader struct {
 	market   *bbolt.DB
 	aggs     *bbolt.DB
 	games    map[string]*gameCatalog
+	// marketTxs keeps market.bolt read transactions open between the
+	// per-card reads.
+	marketTxs *txPool
 }
 
 var _ snapshots.Reader = (*Reader)(nil)
@@ -71,6 +75,7 @@ func Open(dir string, m *snapshots.Manifest) (_ *Reader, err error) {
 		r.market.Close()
 		return nil, err
 	}
+	r.marketTxs = &txPool{db: r.market}
 	for _, game := range m.Games {
 		g, err := loadGame(catalog, r.market, game)
 		if err != nil {
@@ -183,6 +188,9 @@ func (r *Reader) Dir() string { return r.dir }
 
 // Close implements snapshots.Reader.
 func (r *Reader) Close() error {
+	if r.marketTxs != nil {
+		r.marketTxs.close()
+	}
 	var first error
 	for _, db := range []*bbolt.DB{r.market, r.aggs} {
 		if db != nil {
@@ -304,33 +312,110 @@ func (r *Reader) AllListings(game string) ([]*snapshots.Listing, error) {
 	return g.listings, nil
 }
 
-// cardValue calls decode with the value of a card's row in bucket, or with
-// nil when the card has no row.
-func (r *Reader) cardValue(db *bbolt.DB, bucket, game, cardID string, decode func([]byte) error) error {
+// cardValue calls decode with the value of a card's row in bucket of
+// market.bolt, or with nil when the card has no row. The value is valid only
+// inside decode.
+func (r *Reader) cardValue(bucket, game, cardID string, decode func([]byte) error) error {
 	c, err := r.Card(game, cardID)
 	if err != nil {
 		return err
 	}
-	err = db.View(func(tx *bbolt.Tx) error {
-		var name [64]byte
-		b := tx.Bucket(append(append(append(name[:0], bucket...), '/'), game...))
-		if b == nil {
-			return decode(nil)
-		}
+	t, err := r.marketTxs.get()
+	if err != nil {
+		return fmt.Errorf("read %s of %s: %w", bucket, cardID, err)
+	}
+	defer r.marketTxs.put(t)
+	var name [64]byte
+	var v []byte
+	if b := t.bucket(append(append(append(name[:0], bucket...), '/'), game...)); b != nil {
 		var key [4]byte
 		binary.BigEndian.PutUint32(key[:], c.Ordinal)
-		return decode(b.Get(key[:]))
-	})
-	if err != nil {
+		v = b.Get(key[:])
+	}
+	if err := decode(v); err != nil {
 		return fmt.Errorf("read %s of %s: %w", bucket, cardID, err)
 	}
 	return nil
 }
 
+// maxIdleTxs bounds the read transactions a txPool keeps.
+const maxIdleTxs = 64
+
+// txPool keeps read-only transactions of one bbolt file open between reads
+// and hands each to one goroutine at a time (bbolt transactions are not
+// safe for concurrent use): beginning and ending a transaction and finding
+// its bucket cost more than the read itself. The snapshot files are opened
+// read-only and never written, so a long-lived read transaction holds back
+// no writer and no remapping. close rolls the idle ones back; a transaction
+// in use is rolled back when put after close, and bbolt's Close waits for it.
+type txPool struct {
+	db     *bbolt.DB
+	mu     sync.Mutex
+	idle   []*readTx
+	closed bool
+}
+
+// readTx is a read-only transaction with the buckets looked up in it.
+type readTx struct {
+	tx      *bbolt.Tx
+	buckets map[string]*bbolt.Bucket // nil value: no such bucket
+}
+
+func (p *txPool) get() (*readTx, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, bbolt.ErrDatabaseNotOpen
+	}
+	if n := len(p.idle); n > 0 {
+		t := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return t, nil
+	}
+	p.mu.Unlock()
+	tx, err := p.db.Begin(false)
+	if err != nil {
+		return nil, err
+	}
+	return &readTx{tx: tx, buckets: map[string]*bbolt.Bucket{}}, nil
+}
+
+func (p *txPool) put(t *readTx) {
+	p.mu.Lock()
+	if !p.closed && len(p.idle) < maxIdleTxs {
+		p.idle = append(p.idle, t)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	t.tx.Rollback()
+}
+
+func (p *txPool) close() {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	for _, t := range idle {
+		t.tx.Rollback()
+	}
+}
+
+// bucket returns the named top-level bucket, or nil.
+func (t *readTx) bucket(name []byte) *bbolt.Bucket {
+	if b, ok := t.buckets[string(name)]; ok {
+		return b
+	}
+	b := t.tx.Bucket(name)
+	t.buckets[string(name)] = b
+	return b
+}
+
 // Sales implements snapshots.Reader.
 func (r *Reader) Sales(game, cardID string) ([]snapshots.Sale, error) {
 	var out []snapshots.Sale
-	err := r.cardValue(r.market, "sales", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue("sales", game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeSales(make([]snapshots.Sale, 0, len(v)/26), v)
 		}
@@ -342,7 +427,7 @@ func (r *Reader) Sales(game, cardID string) ([]snapshots.Sale, error) {
 // PriceSeries implements snapshots.Reader.
 func (r *Reader) PriceSeries(game, cardID string) ([]snapshots.PriceSeries, error) {
 	var out []snapshots.PriceSeries
-	err := r.cardValue(r.market, "prices", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue("prices", game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeSeries(v)
 		}
@@ -354,7 +439,7 @@ func (r *Reader) PriceSeries(game, cardID string) ([]snapshots.PriceSeries, erro
 // Analytics implements snapshots.Reader.
 func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, error) {
 	var out []snapshots.CardAnalytics
-	err := r.cardValue(r.market, "analytics", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue("analytics", game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeAnalytics(v)
 		}
@@ -365,7 +450,7 @@ func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, erro
 
 // AnalyticsWindow implements snapshots.Reader.
 func (r *Reader) AnalyticsWindow(game, cardID, window string) (w snapshots.WindowAnalytics, ok bool, err error) {
-	err = r.cardValue(r.market, "analytics", game, cardID, func(v []byte) (err error) {
+	err = r.cardValue("analytics", game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			w, ok, err = snapshots.DecodeAnalyticsWindow(v, window)
 		}
@@ -377,7 +462,7 @@ func (r *Reader) AnalyticsWindow(game, cardID, window string) (w snapshots.Windo
 // Listings implements snapshots.Reader.
 func (r *Reader) Listings(game, cardID string) ([]snapshots.Listing, error) {
 	var out []snapshots.Listing
-	err := r.cardValue(r.market, "listings", game, cardID, func(v []byte) error {
+	err := r.cardValue("listings", game, cardID, func(v []byte) error {
 		if v == nil {
 			return nil
 		}
@@ -459,7 +544,7 @@ func (r *Reader) SetDaily(game, setID string) ([]snapshots.DailyStat, error) {
 // Cum implements snapshots.Reader.
 func (r *Reader) Cum(game, cardID string) ([]snapshots.CumSeries, error) {
 	var out []snapshots.CumSeries
-	err := r.cardValue(r.market, "cum", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue("cum", game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeCum(v)
 		}

@@ -21,7 +21,9 @@
 //
 // bbolt values are valid only inside their transaction: the Reader decodes
 // (copies) every value before its transaction ends, so nothing it returns
-// aliases the memory map.
+// aliases the memory map. The per-card reads of market.bolt reuse read-only
+// transactions kept open in a pool, each used by one goroutine at a time;
+// Close rolls them back, waiting for reads in progress.
 package bolt
 
 import (
