@@ -215,14 +215,25 @@ func (h *harness) prepare(ctx context.Context) error {
 	return nil
 }
 
-// ensureSnapshot reuses the benchmark snapshot or builds it.
+// snapshotFormatOK reports whether the snapshot in dir has the format
+// version this code reads (a snapshot of an older checkout is rebuilt).
+func snapshotFormatOK(dir string) bool {
+	m, err := snapshots.ReadManifest(dir)
+	return err == nil && m.FormatVersion == snapshots.FormatVersion
+}
+
+// ensureSnapshot reuses the benchmark snapshot or builds it (again when its
+// format is not the one this code reads).
 func (h *harness) ensureSnapshot(ctx context.Context) error {
 	root := h.cfg.Snapshots
 	s := &SnapshotInfo{Root: root, Preset: h.cfg.Preset}
 	h.report.Snapshot = s
-	if _, err := snapshots.ReadCurrent(root); err == nil {
+	if current, err := snapshots.ReadCurrent(root); err == nil && snapshotFormatOK(filepath.Join(root, current)) {
 		s.Reused = true
 	} else {
+		if err == nil {
+			h.logf("%s/%s was written by another snapshot format version: building a new one", root, current)
+		}
 		h.logf("building the %s snapshot into %s (once; later runs reuse it)", h.cfg.Preset, root)
 		start := time.Now()
 		bctx, cancel := context.WithDeadline(ctx, h.deadline)
