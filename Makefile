@@ -31,10 +31,12 @@ test-race:
 test-short:
 	$(GO) test -count=1 -short ./...
 
-# Builds the default snapshot once, creates a demo key once, and serves.
+# Builds the default snapshot once (again when the current one fails verify,
+# e.g. written by an older snapshot format), creates a demo key once, and serves.
 run: build
 	@mkdir -p var
-	@if [ ! -f $(SNAPSHOTS)/CURRENT ]; then bin/cardbuild build --out $(SNAPSHOTS) --preset $(PRESET); fi
+	@if [ ! -f $(SNAPSHOTS)/CURRENT ] || ! bin/cardbuild verify $(SNAPSHOTS)/$$(cat $(SNAPSHOTS)/CURRENT) >/dev/null 2>&1; then \
+	  bin/cardbuild build --out $(SNAPSHOTS) --preset $(PRESET); fi
 	@bin/cardedge demo --state $(STATE) --addr $(ADDR)
 	bin/cardedge serve --snapshots $(SNAPSHOTS) --state $(STATE) --addr $(ADDR)
 
