@@ -120,7 +120,7 @@ func (d *cardDetail) AppendJSON(b []byte) []byte {
 		b = append(b, "null"...)
 	}
 	b = append(b, `,"volume_30d_usd":`...)
-	b = appendJSONNum(b, usd(c.Volume30dCents))
+	b = appendUSD(b, c.Volume30dCents)
 	b = append(b, `,"sales_30d":`...)
 	b = strconv.AppendInt(b, int64(c.Sales30d), 10)
 	b = append(b, `,"sales_all":`...)
@@ -406,7 +406,7 @@ func (p *analyticsPayload) AppendJSON(b []byte) []byte {
 	b = append(b, `","sales":`...)
 	b = strconv.AppendInt(b, int64(w.Sales), 10)
 	b = append(b, `,"volume_usd":`...)
-	b = appendJSONNum(b, usd(w.VolumeCents))
+	b = appendUSD(b, w.VolumeCents)
 	b = append(b, `,"avg_usd":`...)
 	b = appendUSDOrNull(b, w.AvgCents)
 	b = append(b, `,"median_usd":`...)
@@ -428,13 +428,13 @@ func (p *analyticsPayload) AppendJSON(b []byte) []byte {
 		b = append(b, `,"change_pct":null,"volatility_pct":null`...)
 	}
 	b = append(b, `,"by_marketplace":`...)
-	b = appendBreakdown(b, w.ByMarketplace, snapshots.MarketplaceName, false)
+	b = appendBreakdown(b, w.ByMarketplace, marketplaceKeys, false)
 	b = append(b, `,"by_grade":`...)
-	b = appendBreakdown(b, w.ByGrade, snapshots.GradeName, false)
+	b = appendBreakdown(b, w.ByGrade, gradeKeys, false)
 	b = append(b, `,"grade_median_usd":`...)
-	b = appendBreakdown(b, w.GradeMedian, snapshots.GradeName, true)
+	b = appendBreakdown(b, w.GradeMedian, gradeKeys, true)
 	b = append(b, `,"trade_types":`...)
-	b = appendBreakdown(b, w.TradeTypes, snapshots.TradeTypeName, false)
+	b = appendBreakdown(b, w.TradeTypes, tradeTypeKeys, false)
 	b = append(b, `,"price_basis":`...)
 	b = append(b, quotedAnalyticsPriceBasis...)
 	return append(b, '}')
@@ -445,17 +445,17 @@ func (p *analyticsPayload) AppendJSON(b []byte) []byte {
 func (p *analyticsPayload) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
 
 // appendBreakdown writes entries (already in the order of their names) as a
-// JSON object of counts, or of dollars when usdValues.
-func appendBreakdown(b []byte, entries []snapshots.AnalyticsEntry, name func(uint8) string, usdValues bool) []byte {
+// JSON object of counts, or of dollars when usdValues; keys holds the quoted
+// name and colon of every code.
+func appendBreakdown(b []byte, entries []snapshots.AnalyticsEntry, keys *[256][]byte, usdValues bool) []byte {
 	b = append(b, '{')
 	for i, e := range entries {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONStr(b, name(e.Code))
-		b = append(b, ':')
+		b = append(b, keys[e.Code]...)
 		if usdValues {
-			b = appendJSONNum(b, usd(e.Value))
+			b = appendUSD(b, e.Value)
 		} else {
 			b = strconv.AppendInt(b, e.Value, 10)
 		}
@@ -463,11 +463,32 @@ func appendBreakdown(b []byte, entries []snapshots.AnalyticsEntry, name func(uin
 	return append(b, '}')
 }
 
+// The breakdown keys of every code, quoted with their colon.
+var marketplaceKeys, gradeKeys, tradeTypeKeys = breakdownKeys(snapshots.MarketplaceName), breakdownKeys(snapshots.GradeName), breakdownKeys(snapshots.TradeTypeName)
+
+func breakdownKeys(name func(uint8) string) *[256][]byte {
+	var keys [256][]byte
+	for c := range keys {
+		keys[c] = append(appendJSONStr(nil, name(uint8(c))), ':')
+	}
+	return &keys
+}
+
 // ---- JSON values, as encoding/json writes them ----
 
 func appendUSDOrNull(b []byte, cents int64) []byte {
 	if cents == 0 {
 		return append(b, "null"...)
+	}
+	return appendUSD(b, cents)
+}
+
+// appendUSD writes usd(cents) as encoding/json does: the float nearest to
+// cents/100 prints as cents/100 while cents has at most 15 digits (see
+// appendJSONNum).
+func appendUSD(b []byte, cents int64) []byte {
+	if -1e15 < cents && cents < 1e15 {
+		return appendCents(b, cents)
 	}
 	return appendJSONNum(b, usd(cents))
 }

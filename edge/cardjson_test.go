@@ -200,19 +200,28 @@ func TestAppendJSONNum_Cents(t *testing.T) {
 			t.Fatalf("%v: got %s, want %s", f, got, want)
 		}
 	}
-	for c := int64(-100_000); c <= 100_000; c++ {
+	checkUSD := func(c int64) {
+		t.Helper()
 		check(usd(c))
-		check(round2(float64(c) / 1000))
-	}
-	for p := int64(1); p <= 1e16; p *= 10 {
-		for _, c := range []int64{p - 1, p, p + 1, p*9 + 99, -p - 1} {
-			check(usd(c))
+		if got, want := appendUSD(nil, c), stdlibJSON(t, usd(c)); !bytes.Equal(got, want) {
+			t.Fatalf("appendUSD(%d): got %s, want %s", c, got, want)
 		}
 	}
+	for c := int64(-100_000); c <= 100_000; c++ {
+		checkUSD(c)
+		check(round2(float64(c) / 1000))
+	}
+	for p, i := int64(1), 0; i <= 18; p, i = p*10, i+1 {
+		for _, c := range []int64{p - 1, p, p + 1, p*9 + 99, -p - 1} {
+			checkUSD(c)
+		}
+	}
+	checkUSD(math.MaxInt64)
+	checkUSD(math.MinInt64)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 200_000; i++ {
 		c := rng.Int64N(2e15) - 1e15
-		check(usd(c))
+		checkUSD(c)
 		check(round2(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(14)))))
 	}
 	check(math.Copysign(0, -1))
