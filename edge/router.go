@@ -1,23 +1,26 @@
 package edge
 
 import (
+	"encoding/json"
 	"strings"
 )
 
 // route is one REST route: its pattern, contract, access rule, parameters
 // and handler.
 type route struct {
-	method    string
-	pattern   string // /api/v3/cards/{card_id}/sales
-	segs      []string
-	name      string // metrics label and cache-key part
-	contract  string
-	summary   string
-	keyless   bool // usable without a key (Playground)
-	cacheable bool
-	hasGame   bool // takes the shared game parameter
-	hasLimit  bool // has a limit parameter the Playground row cap lowers
-	params    []paramSpec
+	method   string
+	pattern  string // /api/v3/cards/{card_id}/sales
+	segs     []string
+	name     string // metrics label and cache-key part
+	contract string
+	// envelopeHead is `{"contract":"<contract>","data":`, made once.
+	envelopeHead []byte
+	summary      string
+	keyless      bool // usable without a key (Playground)
+	cacheable    bool
+	hasGame      bool // takes the shared game parameter
+	hasLimit     bool // has a limit parameter the Playground row cap lowers
+	params       []paramSpec
 	// handle returns the payload (data of the envelope).
 	handle func(*request) (any, error)
 	// raw, when set, writes the whole response itself (streams).
@@ -70,6 +73,8 @@ func newRouter() *router { return &router{} }
 
 func (r *router) add(rt *route) {
 	rt.segs = splitPath(rt.pattern)
+	contract, _ := json.Marshal(rt.contract)
+	rt.envelopeHead = []byte(`{"contract":` + string(contract) + `,"data":`)
 	rt.order = len(r.routes)
 	n := &r.root
 	vars := 0

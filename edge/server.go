@@ -486,20 +486,15 @@ func (s *Server) render(req *request, rt *route) (*cache.Entry, error) {
 		return nil, err
 	}
 	if a, ok := data.(jsonAppender); ok {
-		b := make([]byte, 0, 2048)
-		b = append(b, `{"contract":`...)
-		b = strconv.AppendQuote(b, rt.contract)
-		b = append(b, `,"data":`...)
+		b := make([]byte, 0, 4096) // a card-detail body fits: one allocation
+		b = append(b, rt.envelopeHead...)
 		b = a.AppendJSON(b)
 		b = append(b, '}')
 		return cache.NewEntry(fasthttp.StatusOK, b), nil
 	}
 	var buf bytes.Buffer
-	buf.Grow(1024)
-	buf.WriteString(`{"contract":`)
-	c, _ := json.Marshal(rt.contract)
-	buf.Write(c)
-	buf.WriteString(`,"data":`)
+	buf.Grow(4096)
+	buf.Write(rt.envelopeHead)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(data); err != nil {
