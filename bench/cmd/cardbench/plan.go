@@ -17,9 +17,10 @@ type plan struct {
 	typeInterval    time.Duration
 	typeMaxChars    int
 
-	lookupRate  float64       // requests/s of the HTTP lookup workload (issue 5: >= 5,000)
-	lookupSpan  time.Duration // its duration
-	lookupConns int           // its connections (issue 5: 64)
+	lookupRate   float64       // requests/s of the HTTP lookup workload (issue 5: >= 5,000)
+	lookupRound  time.Duration // one open-loop run of one target
+	lookupRounds int           // interleaved rounds per target
+	lookupConns  int           // connections (issue 5: 64)
 
 	mcpAgents int
 	mcpSpan   time.Duration
@@ -36,7 +37,7 @@ func planFor(c Config) plan {
 		rounds: 3, round: 4 * time.Second, conns: []int{16, 64, 256}, cardConns: 64,
 		listLen: 20000, warmLimit: 40 * time.Second, startLimit: 3 * time.Minute,
 		typeUsersPerSec: 60, typeSpan: 8 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14,
-		lookupRate: 5000, lookupSpan: 8 * time.Second, lookupConns: 64,
+		lookupRate: 5000, lookupRound: 2 * time.Second, lookupRounds: 5, lookupConns: 64,
 		mcpAgents: 16, mcpSpan: 15 * time.Second,
 		swapRate: 2000, swapBase: 5 * time.Second, swapTail: 5 * time.Second,
 		budget: 13*time.Minute + 30*time.Second,
@@ -46,7 +47,7 @@ func planFor(c Config) plan {
 			rounds: 1, round: time.Second, conns: []int{16, 64, 256}, cardConns: 64,
 			listLen: 5000, warmLimit: 10 * time.Second, startLimit: time.Minute,
 			typeUsersPerSec: 60, typeSpan: 3 * time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8,
-			lookupRate: 5000, lookupSpan: 2 * time.Second, lookupConns: 64,
+			lookupRate: 5000, lookupRound: time.Second, lookupRounds: 3, lookupConns: 64,
 			mcpAgents: 4, mcpSpan: 2 * time.Second,
 			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,
 			budget: time.Minute + 40*time.Second,

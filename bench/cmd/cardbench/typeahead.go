@@ -150,16 +150,21 @@ func (h *harness) printTypeahead() {
 type LookupFigs struct {
 	Conns        int     `json:"conns"`
 	OfferedRPS   float64 `json:"offered_rps"`
-	Seconds      float64 `json:"seconds"`
+	Seconds      float64 `json:"seconds"` // per target, all rounds
+	Rounds       int     `json:"rounds"`
 	Requests     int     `json:"requests"`
 	Distinct     int     `json:"distinct_requests"`
 	RefBodyBytes int     `json:"ref_body_bytes"`
-	// Results: Figures.RPS is the achieved rate (200 answers per second
-	// from the first scheduled request to the last answer); latencies
-	// count from each request's scheduled time.
-	Results       []*Result          `json:"results"`
-	CacheHitRatio map[string]float64 `json:"cache_hit_ratio,omitempty"`
-	Workload      string             `json:"workload"`
+	// Results are the medians of the interleaved rounds (as the wrk groups
+	// report theirs); Figures.RPS is the achieved rate (200 answers per
+	// second from the first scheduled request to the last answer of a
+	// round); latencies count from each request's scheduled time.
+	Results []*Result `json:"results"`
+	// Pooled are each target's percentiles over every request of every
+	// round: a stall of the machine during one round shows here in full.
+	Pooled        map[string]load.Figures `json:"pooled"`
+	CacheHitRatio map[string]float64      `json:"cache_hit_ratio,omitempty"`
+	Workload      string                  `json:"workload"`
 }
 
 // lookupPrefixes draws n lookup requests the way index's and bench's
@@ -200,8 +205,8 @@ func (h *harness) runLookup(ctx context.Context) error {
 		return nil
 	}
 	p := h.plan
-	n := int(p.lookupRate * p.lookupSpan.Seconds())
-	paths := h.cat.lookupPrefixes(n, 5)
+	perRound := int(p.lookupRate * p.lookupRound.Seconds())
+	paths := h.cat.lookupPrefixes(perRound*p.lookupRounds, 5)
 	auth := []string{"Authorization", "Bearer " + h.eliteKey}
 	bodies, bad, err := h.warm(ctx, h.nocache.addr, auth, paths)
 	if err != nil {
@@ -215,49 +220,67 @@ func (h *harness) runLookup(ctx context.Context) error {
 		return err
 	}
 	defer h.stopRefs(ref)
-	lf := &LookupFigs{Conns: p.lookupConns, OfferedRPS: p.lookupRate, Seconds: p.lookupSpan.Seconds(), Requests: len(paths),
-		Distinct: distinct(paths), RefBodyBytes: ref.size,
+	lf := &LookupFigs{Conns: p.lookupConns, OfferedRPS: p.lookupRate, Seconds: p.lookupRound.Seconds() * float64(p.lookupRounds),
+		Rounds: p.lookupRounds, Requests: len(paths), Distinct: distinct(paths), RefBodyBytes: ref.size, Pooled: map[string]load.Figures{},
 		Workload: "GET /api/v3/lookup?q=<1-6 characters of a card name, card id or set name>&limit=10, Elite unmetered key, one request every " +
 			time.Duration(float64(time.Second)/p.lookupRate).String() + ", open loop"}
-	h.logf("lookup: %d requests (%d distinct prefixes) at %.0f/s over %d connections, open loop", len(paths), lf.Distinct, p.lookupRate, p.lookupConns)
-	shots := make([]load.Shot, len(paths))
+	h.logf("lookup: %d requests (%d distinct prefixes) at %.0f/s over %d connections, open loop, %d interleaved rounds of %s per target",
+		len(paths), lf.Distinct, p.lookupRate, p.lookupConns, p.lookupRounds, p.lookupRound)
 	step := time.Duration(float64(time.Second) / p.lookupRate)
-	for i, path := range paths {
-		shots[i] = load.Shot{At: time.Duration(i) * step, Path: path, Headers: auth}
+	var rounds [][]load.Shot
+	for len(paths) > 0 {
+		n := min(perRound, len(paths))
+		shots := make([]load.Shot, n)
+		for i, path := range paths[:n] {
+			shots[i] = load.Shot{At: time.Duration(i) * step, Path: path, Headers: auth}
+		}
+		rounds, paths = append(rounds, shots), paths[n:]
+	}
+	targets := []target{{name: "cardedge uncached", role: "edge", srv: h.nocache}, {name: "cardedge cached", role: "edge", srv: h.cached},
+		{name: "ceiling", role: "ceiling", srv: ref.ceiling}}
+	if ref.nginx != nil {
+		targets = append(targets, target{name: "nginx", role: "nginx", srv: ref.nginx})
 	}
 	g := &Group{}
-	for _, t := range []target{
-		{name: "cardedge uncached", role: "edge", srv: h.nocache},
-		{name: "cardedge cached", role: "edge", srv: h.cached},
-		{name: "ceiling", role: "ceiling", srv: ref.ceiling},
-		{name: "nginx", role: "nginx", srv: ref.nginx},
-	} {
-		if t.srv == nil {
-			continue
-		}
-		var c0 healthDoc
-		if t.role == "edge" {
-			c0, _ = health(t.srv.addr)
-		}
-		cpu0, _ := cpuTime(t.srv.proc.Pid())
-		ol := load.OpenLoop{Addr: t.srv.addr, MaxConns: p.lookupConns, Timeout: 5 * time.Second, Grace: 10 * time.Second}
-		samples := ol.Run(ctx, shots)
-		f := openLoopFigures(samples)
-		if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
-			f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
-			f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
-		}
-		if t.role == "edge" {
-			if c1, err := health(t.srv.addr); err == nil {
-				if hits, misses := c1.Cache.Hits-c0.Cache.Hits, c1.Cache.Misses-c0.Cache.Misses; hits+misses > 0 {
-					g.hitRatio(t.name, float64(hits)/float64(hits+misses))
+	runs := make([][]load.Figures, len(targets))
+	all := make([][]load.Sample, len(targets))
+	for r, shots := range rounds {
+		// round r starts with target r mod n: a stall of the shared
+		// machine lands on one target's round, and the medians see it once
+		for k := range targets {
+			i := (k + r) % len(targets)
+			t := targets[i]
+			var c0 healthDoc
+			if t.role == "edge" {
+				c0, _ = health(t.srv.addr)
+			}
+			cpu0, _ := cpuTime(t.srv.proc.Pid())
+			ol := load.OpenLoop{Addr: t.srv.addr, MaxConns: p.lookupConns, Timeout: 5 * time.Second, Grace: 10 * time.Second}
+			samples := ol.Run(ctx, shots)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			f := openLoopFigures(samples)
+			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
+				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
+				f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
+			}
+			if t.role == "edge" {
+				if c1, err := health(t.srv.addr); err == nil {
+					if hits, misses := c1.Cache.Hits-c0.Cache.Hits, c1.Cache.Misses-c0.Cache.Misses; hits+misses > 0 {
+						g.hitRatio(t.name, float64(hits)/float64(hits+misses))
+					}
 				}
 			}
+			runs[i] = append(runs[i], f)
+			all[i] = append(all[i], samples...)
 		}
-		g.Results = append(g.Results, &Result{Target: t.name, Role: t.role, Figures: f})
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	}
+	for i, t := range targets {
+		g.Results = append(g.Results, &Result{Target: t.name, Role: t.role, Figures: median(runs[i]), Rounds: runs[i]})
+		pooled := load.Summarize(all[i], 0, 0)
+		pooled.RPS, pooled.Seconds = g.Results[i].RPS, 0 // rounds restart their clock: no span over all of them
+		lf.Pooled[t.name] = pooled
 	}
 	g.ratios()
 	lf.Results, lf.CacheHitRatio = g.Results, g.CacheHitRatio
@@ -296,15 +319,16 @@ func (h *harness) printLookup() {
 		return
 	}
 	w := h.out
-	fmt.Fprintf(w, "\n-- HTTP lookup: %d requests (%d distinct prefixes of 1-6 characters) offered at %s/s for %.0fs over %d connections, open loop (latency from the scheduled time), reference body %d B\n",
-		lf.Requests, lf.Distinct, f0(lf.OfferedRPS), lf.Seconds, lf.Conns, lf.RefBodyBytes)
+	fmt.Fprintf(w, "\n-- HTTP lookup: %d requests (%d distinct prefixes of 1-6 characters) offered at %s/s over %d connections, open loop (latency from the scheduled time), %d interleaved rounds of %.0fs per target (medians of rounds; \"all\": every request of every round), reference body %d B\n",
+		lf.Requests, lf.Distinct, f0(lf.OfferedRPS), lf.Conns, lf.Rounds, lf.Seconds/float64(max(lf.Rounds, 1)), lf.RefBodyBytes)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tachieved/s\tp50 ms\txceil\txnginx\tp99 ms\txceil\txnginx\tp99.9 ms\tmax ms\terrors\tcpu us/req\tcpu xceil\tcpu xnginx\tsrv cpu%\t")
+	fmt.Fprintln(tw, "target\tachieved/s\tp50 ms\txceil\txnginx\tp99 ms\txceil\txnginx\tp99.9 ms\tall: p99\tp99.9\tmax ms\terrors\tcpu us/req\tcpu xceil\tcpu xnginx\tsrv cpu%\t")
 	for _, x := range lf.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t\n", x.Target, f0(x.RPS),
+		all := lf.Pooled[x.Target]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t\n", x.Target, f0(x.RPS),
 			f2(x.P50Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P50 }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.P50 }),
 			f2(x.P99Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P99 }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.P99 }),
-			f2(x.P999Ms), f2(x.MaxMs), x.Errors, f2(x.ServerCPUUsPerReq),
+			f2(x.P999Ms), f2(all.P99Ms), f2(all.P999Ms), f2(x.MaxMs), x.Errors, f2(x.ServerCPUUsPerReq),
 			ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.CPUEfficiency }),
 			x.ServerCPUPct)
 	}
@@ -327,7 +351,8 @@ func (lf *LookupFigs) check() (Check, bool) {
 			continue
 		}
 		kept := r.RPS >= 0.99*lf.OfferedRPS && r.Errors == 0
-		also := fmt.Sprintf("offered %s/s, achieved %s/s, %d errors, %d connections", f0(lf.OfferedRPS), f0(r.RPS), r.Errors, lf.Conns)
+		also := fmt.Sprintf("median of %d rounds; offered %s/s, achieved %s/s, %d errors, %d connections; every request: p99 %.2f ms",
+			lf.Rounds, f0(lf.OfferedRPS), f0(r.RPS), r.Errors, lf.Conns, lf.Pooled[r.Target].P99Ms)
 		if r.VsCeiling != nil {
 			also += fmt.Sprintf("; p99 %.2fx the ceiling's; CPU per request %.1f us, %.2fx the ceiling's", r.VsCeiling.P99, r.ServerCPUUsPerReq,
 				load.Ratio(r.ServerCPUUsPerReq, lf.ref("ceiling")))
