@@ -21,8 +21,8 @@
 //
 // The Writer creates the tables, buffers rows and inserts them 16 to an
 // INSERT inside one transaction, with journal_mode=OFF and synchronous=OFF;
-// sales wait until Close, which sorts them into the key order of the sales
-// table so that every insert appends. Close then commits, builds the
+// sales wait in a scratch file until Close, which reads them back card by
+// card in the key order of the sales table so that every insert appends. Close then commits, builds the
 // secondary indexes, runs a bounded ANALYZE and fsyncs the file. On a
 // synthetic market the size of the default preset (51,000 cards, 3.06M sales
 // and price-feed rows, 306k price points and analytics rows, 204k listings:
@@ -243,8 +243,16 @@
 //     Rows are inserted in batches across cards and sales only at Close: an
 //     insert error may surface on a later AddCard or at Close, and Rows
 //     counts a row once it is inserted.
-//   - The Writer holds every sale until Close, about 40 bytes each (some
-//     120 MiB, plus slice growth, for the default preset).
+//   - The Writer spills every sale to a scratch file beside the database
+//     (path + "-sales", 26 bytes a sale: some 600 MiB of disk for the large
+//     preset's 23M sales) and reads them back at Close, which removes it; its
+//     memory holds the cards with sales (id, game, variants) and one card's
+//     sales at a time. Close's CREATE INDEX sorts hold at most cache_size
+//     (128 MiB) of keys in SQLite's memory and spill the rest to temporary
+//     files in SQLite's temp directory (SQLITE_TMPDIR, TMPDIR, /var/tmp or
+//     /tmp; up to 0.8 GiB for the large preset's sales_sale_date):
+//     temp_store is FILE, since with MEMORY SQLite keeps a whole sort in
+//     memory (2 GiB of C memory for that index).
 //   - Sale ids must be unique per card and day (the sales primary key is
 //     (card_id, sale_date, id)); a duplicate fails the build.
 //   - bulk.go uses unsafe to copy text into C memory and to read the

@@ -814,3 +814,61 @@ func TestDB_QueryPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestWriter_Spill checks that the sales wait in the scratch file beside the
+// database and that Close removes it, after success and after an error.
+func TestWriter_Spill(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sales []snapshots.Sale
+	}{
+		{"OK", charizardSales},
+		{"ErrDuplicateSale", []snapshots.Sale{charizardSales[1], charizardSales[1]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "gold.sqlite")
+			w, err := gold.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.AddCard(charizard, tc.sales, nil, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(path + "-sales"); err != nil {
+				t.Errorf("spill file before Close: %v", err)
+			}
+			err = w.Close()
+			if got, want := err != nil, tc.name != "OK"; got != want {
+				t.Errorf("Close = %v, want an error: %v", err, want)
+			}
+			if _, err := os.Stat(path + "-sales"); !os.IsNotExist(err) {
+				t.Errorf("spill file after Close: %v, want it removed", err)
+			}
+		})
+	}
+}
+
+func TestWriter_Abort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gold.sqlite")
+	w, err := gold.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddCard(charizard, charizardSales, charizardSeries, charizardListings, charizardAnalytics); err != nil {
+		t.Fatal(err)
+	}
+	w.Abort()
+	if _, err := os.Stat(path + "-sales"); !os.IsNotExist(err) {
+		t.Errorf("spill file after Abort: %v, want it removed", err)
+	}
+	if got := w.Rows()["sales"]; got != 0 {
+		t.Errorf("sales rows after Abort = %d, want 0 (Abort inserts nothing more)", got)
+	}
+	if err := w.AddSet(testSets[0]); err == nil {
+		t.Error("AddSet after Abort: want an error")
+	}
+	if err := w.Close(); err == nil {
+		t.Error("Close after Abort: want an error")
+	}
+	w.Abort() // a second Abort does nothing
+}

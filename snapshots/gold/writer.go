@@ -1,6 +1,7 @@
 package gold
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
@@ -17,10 +18,12 @@ import (
 //
 // Rows are buffered and inserted batchRows at a time, so an insert error may
 // surface on a later call than the one that added the row, or at Close.
-// Sales are kept until Close (about 40 bytes each), which sorts them into the
-// order of the clustered sales table. After the first error every method
-// returns that error; the caller then calls Close (which reports it again)
-// and discards the file.
+// Sales are spilled to a scratch file beside the database (path + "-sales",
+// 26 bytes a sale) until Close, which reads them back card by card in the
+// order of the clustered sales table; the Writer's memory does not grow with
+// the number of sales. After the first error every method returns that
+// error; the caller then calls Close (which reports it again, and removes
+// the scratch file) and discards the file.
 type Writer struct {
 	path string
 	db   *bulkDB
@@ -30,8 +33,11 @@ type Writer struct {
 	err    error
 	closed bool
 
-	saleCards []saleCard // the cards of saleBuf
-	saleBuf   []saleRec  // sales buffered until Close
+	saleCards []saleCard    // cards with sales, in the order added
+	spill     *os.File      // the sales of saleCards, card after card
+	spillW    *bufio.Writer // buffers writes to spill
+	spillOff  int64         // bytes written to spill
+	spillBuf  []byte        // scratch for one card's encoded sales
 
 	jsonErr error    // the first JSON encoding error of the row being added
 	buf     []byte   // scratch for JSON text
@@ -122,7 +128,7 @@ func (w *Writer) batchers() []*batcher {
 // returns a Writer for it. The file is written with journaling and syncing off
 // (a failed build discards it); Close syncs it.
 func Create(path string) (*Writer, error) {
-	for _, p := range []string{path, path + "-journal", path + "-wal", path + "-shm"} {
+	for _, p := range []string{path, path + "-journal", path + "-wal", path + "-shm", spillPath(path)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("gold: create %s: %w", path, err)
 		}
@@ -131,7 +137,13 @@ func Create(path string) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gold: create %s: %w", path, err)
 	}
-	w := &Writer{path: path, db: db, days: make(map[snapshots.Day]string, 1024)}
+	spill, err := os.OpenFile(spillPath(path), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		db.close()
+		return nil, fmt.Errorf("gold: create %s: %w", path, err)
+	}
+	w := &Writer{path: path, db: db, days: make(map[snapshots.Day]string, 1024),
+		spill: spill, spillW: bufio.NewWriterSize(spill, 1<<20)}
 	for i := range 256 {
 		w.grade[i] = snapshots.Grade(i).String()
 		w.market[i] = snapshots.Marketplace(i).String()
@@ -140,20 +152,26 @@ func Create(path string) (*Writer, error) {
 	}
 	if err := w.init(); err != nil {
 		db.close()
+		w.removeSpill()
 		return nil, fmt.Errorf("gold: create %s: %w", path, err)
 	}
 	return w, nil
 }
 
 func (w *Writer) init() error {
-	// page_size must come before the first table.
+	// page_size must come before the first table. The CREATE INDEX sorts
+	// keep a run of cache_size in memory and spill the rest to a temporary
+	// file (SQLite's temp directory: SQLITE_TMPDIR, TMPDIR, /var/tmp, /tmp),
+	// which temp_store = FILE allows: with temp_store = MEMORY SQLite never
+	// spills a sort, and indexing the 23M sales of the large preset held
+	// some 2 GiB of C memory.
 	err := w.db.exec(`
 		PRAGMA page_size = 8192;
 		PRAGMA journal_mode = OFF;
 		PRAGMA synchronous = OFF;
 		PRAGMA locking_mode = EXCLUSIVE;
-		PRAGMA cache_size = -131072; -- 128 MiB, for the sorts of CREATE INDEX
-		PRAGMA temp_store = MEMORY;`)
+		PRAGMA cache_size = -131072; -- 128 MiB: the page cache, and the runs of CREATE INDEX sorts
+		PRAGMA temp_store = FILE;`)
 	if err != nil {
 		return err
 	}
@@ -217,22 +235,24 @@ func (w *Writer) addCard(c *snapshots.Card, sales []snapshots.Sale, series []sna
 		return err
 	}
 
-	// Sales wait in saleBuf, in a compact form, until Close sorts them into
-	// the order of the clustered sales table.
+	// Sales wait in the spill file until Close inserts them in the order of
+	// the clustered sales table.
 	if len(sales) > 0 {
-		if len(w.saleCards) >= math.MaxInt32 {
-			return fmt.Errorf("gold: too many cards")
+		if len(sales) > maxCardSales {
+			return fmt.Errorf("gold: card %s has %d sales, more than %d", c.ID, len(sales), maxCardSales)
 		}
 		for i := range sales {
 			if sales[i].ID > math.MaxInt64 {
 				return fmt.Errorf("gold: sale id %d of card %s does not fit a signed 64-bit integer", sales[i].ID, c.ID)
 			}
 		}
-		card := int32(len(w.saleCards))
-		w.saleCards = append(w.saleCards, saleCard{id: c.ID, game: c.Game, variants: slices.Clone(c.Variants)})
-		for i := range sales {
-			w.saleBuf = append(w.saleBuf, saleRec{card: card, sale: sales[i]})
+		w.spillBuf = snapshots.EncodeSales(w.spillBuf[:0], sales)
+		if _, err := w.spillW.Write(w.spillBuf); err != nil {
+			return fmt.Errorf("gold: spill the sales of card %s: %w", c.ID, err)
 		}
+		w.saleCards = append(w.saleCards, saleCard{id: c.ID, game: c.Game, variants: slices.Clone(c.Variants),
+			off: w.spillOff, size: len(w.spillBuf)})
+		w.spillOff += int64(len(w.spillBuf))
 	}
 
 	for _, s := range series {
@@ -290,55 +310,86 @@ func (w *Writer) jsonCheck(card string) error {
 	return nil
 }
 
-// saleCard is what the sales rows need of a card.
+// saleCard is what the sales rows need of a card, and where its sales are in
+// the spill file.
 type saleCard struct {
 	id, game string
 	variants []string
-	rank     int32 // position of id in byte order among saleCards
+	off      int64 // offset of the card's encoded sales in the spill file
+	size     int   // their length in bytes
 }
 
-type saleRec struct {
-	card int32 // index in saleCards
-	sale snapshots.Sale
-}
+// maxCardSales bounds the sales of one card (a card's sales are read back
+// from the spill file in one piece): 2^24, the sequence numbers of the
+// builder's sale ids.
+const maxCardSales = 1 << 24
 
-// writeSales inserts the buffered sales in the key order of the sales table,
+// spillPath is the scratch file that holds the sales until Close.
+func spillPath(path string) string { return path + "-sales" }
+
+// writeSales inserts the spilled sales in the key order of the sales table,
 // (card_id, sale_date, id): every insert appends to the B-tree, and no
 // card_id index has to be sorted afterwards. Byte order of the ids is
-// SQLite's BINARY collation, and YYYY-MM-DD sorts like the day.
+// SQLite's BINARY collation, and YYYY-MM-DD sorts like the day. Cards are
+// read back one at a time, so memory holds one card's sales.
 func (w *Writer) writeSales() error {
-	order := make([]int32, len(w.saleCards))
+	if err := w.spillW.Flush(); err != nil {
+		return fmt.Errorf("gold: spill sales: %w", err)
+	}
+	order := make([]int, len(w.saleCards))
 	for i := range order {
-		order[i] = int32(i)
+		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(w.saleCards[a].id, w.saleCards[b].id) })
-	for rank, i := range order {
-		w.saleCards[i].rank = int32(rank)
+	// Ties (one id in two games) keep the order the cards were added in.
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(w.saleCards[a].id, w.saleCards[b].id) })
+	var sales []snapshots.Sale
+	for _, ci := range order {
+		c := &w.saleCards[ci]
+		w.spillBuf = slices.Grow(w.spillBuf[:0], c.size)[:c.size]
+		if _, err := w.spill.ReadAt(w.spillBuf, c.off); err != nil {
+			return fmt.Errorf("gold: read back the sales of card %s: %w", c.id, err)
+		}
+		var err error
+		if sales, err = snapshots.DecodeSales(sales[:0], w.spillBuf); err != nil {
+			return fmt.Errorf("gold: read back the sales of card %s: %w", c.id, err)
+		}
+		slices.SortFunc(sales, func(a, b snapshots.Sale) int {
+			if c := cmp.Compare(a.Day, b.Day); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.ID, b.ID)
+		})
+		for i := range sales {
+			s := &sales[i]
+			finish := value{}
+			if int(s.Finish) < len(c.variants) {
+				finish = textV(c.variants[s.Finish])
+			}
+			if err := w.sales.add(c.id, intV(int64(s.ID)), textV(c.id), textV(c.game), textV(w.day(s.Day)),
+				intV(s.PriceCents), textV(w.market[s.Marketplace]), textV(w.tradeType[s.TradeType]),
+				textV(w.grade[s.Grade]), textV(w.confidence[s.Confidence]), flag(s.Flags&snapshots.SaleFlagged),
+				flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
+				return err
+			}
+		}
 	}
-	slices.SortFunc(w.saleBuf, func(a, b saleRec) int {
-		if c := cmp.Compare(w.saleCards[a.card].rank, w.saleCards[b.card].rank); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.sale.Day, b.sale.Day); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.sale.ID, b.sale.ID)
-	})
-	for i := range w.saleBuf {
-		r := &w.saleBuf[i]
-		c, s := &w.saleCards[r.card], &r.sale
-		finish := value{}
-		if int(s.Finish) < len(c.variants) {
-			finish = textV(c.variants[s.Finish])
-		}
-		if err := w.sales.add(c.id, intV(int64(s.ID)), textV(c.id), textV(c.game), textV(w.day(s.Day)),
-			intV(s.PriceCents), textV(w.market[s.Marketplace]), textV(w.tradeType[s.TradeType]),
-			textV(w.grade[s.Grade]), textV(w.confidence[s.Confidence]), flag(s.Flags&snapshots.SaleFlagged),
-			flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
-			return err
-		}
+	w.saleCards, w.spillBuf = nil, nil
+	return nil
+}
+
+// removeSpill closes and removes the spill file.
+func (w *Writer) removeSpill() error {
+	if w.spill == nil {
+		return nil
 	}
-	w.saleBuf, w.saleCards = nil, nil
+	err := w.spill.Close()
+	if e := os.Remove(w.spill.Name()); err == nil {
+		err = e
+	}
+	w.spill, w.spillW = nil, nil
+	if err != nil {
+		return fmt.Errorf("gold: remove %s: %w", spillPath(w.path), err)
+	}
 	return nil
 }
 
@@ -355,10 +406,10 @@ func (w *Writer) Rows() map[string]int64 {
 	return out
 }
 
-// Close inserts the buffered rows, commits, creates the indexes, gathers
-// planner statistics, closes the database and fsyncs the file. It returns the
-// first error of the Writer's life; the file is then unusable and the caller
-// discards it.
+// Close inserts the buffered and spilled rows, removes the spill file,
+// commits, creates the indexes, gathers planner statistics, closes the
+// database and fsyncs the file. It returns the first error of the Writer's
+// life; the file is then unusable and the caller discards it.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
@@ -368,21 +419,46 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.finish()
 	}
+	if e := w.removeSpill(); e != nil && err == nil {
+		err = e
+	}
 	if e := w.db.close(); e != nil && err == nil {
 		err = fmt.Errorf("gold: close %s: %w", w.path, e)
 	}
 	if err == nil {
 		err = syncFile(w.path)
 	}
-	w.saleBuf, w.saleCards = nil, nil
+	w.saleCards, w.spillBuf = nil, nil
 	if w.err == nil {
 		w.err = err
 	}
 	return err
 }
 
+// Abort closes the Writer without finishing the file, for a failed build:
+// the rows not yet inserted are dropped, the spill file is removed, and the
+// database file, incomplete, is left for the caller to discard. Unlike
+// Close it does not insert the sales or build the indexes. After Abort,
+// Close and every other method return an error. Abort after Close does
+// nothing.
+func (w *Writer) Abort() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.err == nil {
+		w.err = fmt.Errorf("gold: %s: writer aborted", w.path)
+	}
+	w.removeSpill()
+	w.db.close()
+	w.saleCards, w.spillBuf = nil, nil
+}
+
 func (w *Writer) finish() error {
 	if err := w.writeSales(); err != nil {
+		return err
+	}
+	if err := w.removeSpill(); err != nil {
 		return err
 	}
 	for _, b := range w.batchers() {
