@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardedge/cardedge/builder/synth"
@@ -608,11 +609,12 @@ func (p *progress) done(id string, removed []string, took time.Duration) {
 // goldSink feeds the gold tables from one goroutine, in order. A write error
 // stops the sink; send reports it to the producer.
 type goldSink struct {
-	gw   *gold.Writer
-	ch   chan func(*gold.Writer) error
-	done chan struct{}
-	err  error // set by the goroutine before done closes
-	stop chan struct{}
+	gw       *gold.Writer
+	ch       chan func(*gold.Writer) error
+	done     chan struct{}
+	err      error // set by the goroutine before done closes
+	stop     chan struct{}
+	aborting atomic.Bool // abort was called: drop the queued rows
 }
 
 func startGoldSink(gw *gold.Writer) *goldSink {
@@ -620,7 +622,7 @@ func startGoldSink(gw *gold.Writer) *goldSink {
 	go func() {
 		defer close(gs.done)
 		for f := range gs.ch {
-			if gs.err != nil {
+			if gs.err != nil || gs.aborting.Load() {
 				continue // drain
 			}
 			if err := f(gw); err != nil {
@@ -653,8 +655,11 @@ func (gs *goldSink) finish() error {
 	return gs.gw.Close()
 }
 
+// abort drops the queued rows and abandons the file (the build discards
+// it) without inserting the sales or building the indexes.
 func (gs *goldSink) abort() {
+	gs.aborting.Store(true)
 	close(gs.ch)
 	<-gs.done
-	gs.gw.Close()
+	gs.gw.Abort()
 }

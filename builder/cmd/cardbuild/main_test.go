@@ -68,6 +68,24 @@ func TestMain_Build(t *testing.T) {
 	})
 }
 
+func TestMain_Build_MemStats(t *testing.T) {
+	root := t.TempDir()
+	prof := filepath.Join(t.TempDir(), "heap.prof")
+	_, stderr, err := run("build", "--out", root, "--catalog", smallCatalog, "--preset", "default",
+		"--seed", "7", "--as-of", "2026-11-20", "--id", "s1", "--quiet", "--memprofile", prof)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"memory: stage", "memory: market:pokemon", "memory: index", "memory: (build)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not show %q:\n%s", want, stderr)
+		}
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("heap profile: %v, want a non-empty file", err)
+	}
+}
+
 func TestMain_Verify(t *testing.T) {
 	root := t.TempDir()
 	dir := MustBuild(t, root, "s1")
