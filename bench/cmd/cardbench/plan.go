@@ -16,6 +16,7 @@ type plan struct {
 	typeSpan        time.Duration
 	typeInterval    time.Duration
 	typeMaxChars    int
+	typeRounds      int // interleaved rounds; users arrive over typeSpan/typeRounds in each
 
 	lookupRate   float64       // requests/s of the HTTP lookup workload (issue 5: >= 5,000)
 	lookupRound  time.Duration // one open-loop run of one target
@@ -36,7 +37,7 @@ func planFor(c Config) plan {
 	p := plan{
 		rounds: 3, round: 4 * time.Second, conns: []int{16, 64, 256}, cardConns: 64,
 		listLen: 20000, warmLimit: 40 * time.Second, startLimit: 3 * time.Minute,
-		typeUsersPerSec: 60, typeSpan: 8 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14,
+		typeUsersPerSec: 60, typeSpan: 10 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14, typeRounds: 5,
 		lookupRate: 5000, lookupRound: 2 * time.Second, lookupRounds: 5, lookupConns: 64,
 		mcpAgents: 16, mcpSpan: 15 * time.Second,
 		swapRate: 2000, swapBase: 5 * time.Second, swapTail: 5 * time.Second,
@@ -46,7 +47,7 @@ func planFor(c Config) plan {
 		p = plan{
 			rounds: 1, round: time.Second, conns: []int{16, 64, 256}, cardConns: 64,
 			listLen: 5000, warmLimit: 10 * time.Second, startLimit: time.Minute,
-			typeUsersPerSec: 60, typeSpan: 3 * time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8,
+			typeUsersPerSec: 60, typeSpan: 3 * time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8, typeRounds: 3,
 			lookupRate: 5000, lookupRound: time.Second, lookupRounds: 3, lookupConns: 64,
 			mcpAgents: 4, mcpSpan: 2 * time.Second,
 			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,

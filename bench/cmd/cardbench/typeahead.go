@@ -12,22 +12,26 @@ import (
 	"github.com/cardedge/cardedge/bench/load"
 )
 
-// TypeaheadFigs are the keystroke figures: the same open-loop schedule of
-// users typing card names against each target, one after the other.
+// TypeaheadFigs are the keystroke figures: the same open-loop schedules of
+// users typing card names against each target, in interleaved rounds (each
+// round new users, the same for every target). The figures of a target are
+// the medians of its rounds; Pooled has the percentiles of every keystroke.
 type TypeaheadFigs struct {
 	Users       int           `json:"users"`
 	Keystrokes  int           `json:"keystrokes"`
 	UsersPerSec float64       `json:"users_per_sec"`
 	IntervalMs  float64       `json:"keystroke_interval_ms"`
-	Seconds     float64       `json:"seconds"`
+	Seconds     float64       `json:"seconds"` // users arrive over this span (all rounds)
+	Rounds      int           `json:"rounds"`
 	Edge        *load.Figures `json:"edge_cached,omitempty"`
 	Uncached    *load.Figures `json:"edge_uncached,omitempty"`
 	Ceiling     *load.Figures `json:"ceiling,omitempty"`
 	Nginx       *load.Figures `json:"nginx,omitempty"`
 	// FirstKeys are the cached edge's figures of the first three keystrokes
 	// of each user (the widest prefixes).
-	FirstKeys    *load.Figures `json:"edge_cached_first_3_keys,omitempty"`
-	RefBodyBytes int           `json:"ref_body_bytes"`
+	FirstKeys    *load.Figures           `json:"edge_cached_first_3_keys,omitempty"`
+	Pooled       map[string]load.Figures `json:"pooled"`
+	RefBodyBytes int                     `json:"ref_body_bytes"`
 }
 
 // runTypeahead: users typing real card names against GET /api/v3/lookup,
@@ -39,16 +43,25 @@ func (h *harness) runTypeahead(ctx context.Context) error {
 		return nil
 	}
 	p := h.plan
-	keys := h.cat.typing(p.typeUsersPerSec, p.typeSpan, p.typeInterval, p.typeMaxChars, 1)
-	h.logf("typeahead: %d users typing card names (%d keystrokes over %s), open loop", int(p.typeUsersPerSec*p.typeSpan.Seconds()), len(keys), p.typeSpan)
-	auth := []string{"Authorization", "Bearer " + h.eliteKey}
-	paths := make([]string, len(keys))
-	for i, k := range keys {
-		paths[i] = k.path
+	rounds := max(p.typeRounds, 1)
+	span := p.typeSpan / time.Duration(rounds)
+	var keys [][]keystroke
+	var paths []string
+	n := 0
+	for r := range rounds {
+		ks := h.cat.typing(p.typeUsersPerSec, span, p.typeInterval, p.typeMaxChars, uint64(1+r))
+		keys = append(keys, ks)
+		for _, k := range ks {
+			paths = append(paths, k.path)
+		}
+		n += len(ks)
 	}
+	users := rounds * int(p.typeUsersPerSec*span.Seconds())
+	h.logf("typeahead: %d users typing card names (%d keystrokes), open loop, %d interleaved rounds of users arriving over %s", users, n, rounds, span)
+	auth := []string{"Authorization", "Bearer " + h.eliteKey}
 	// Warm-up fetches each distinct prefix once (and checks it) on the
-	// uncached edge: the cached edge's figures below are then those of a
-	// cold cache, as a real keystroke stream meets it.
+	// uncached edge: the cached edge meets the first round with a cold
+	// cache, as a real keystroke stream meets a new snapshot.
 	bodies, bad, err := h.warm(ctx, h.nocache.addr, auth, paths)
 	if err != nil {
 		return err
@@ -61,40 +74,67 @@ func (h *harness) runTypeahead(ctx context.Context) error {
 		return err
 	}
 	defer h.stopRefs(ref)
-	t := &TypeaheadFigs{Users: int(p.typeUsersPerSec * p.typeSpan.Seconds()), Keystrokes: len(keys), UsersPerSec: p.typeUsersPerSec,
-		IntervalMs: float64(p.typeInterval.Milliseconds()), RefBodyBytes: ref.size}
-	shots := make([]load.Shot, 0, len(keys))
-	for _, k := range keys {
-		shots = append(shots, load.Shot{At: k.at, Path: k.path, Headers: auth, Tag: k.n})
-	}
-	run := func(s *server) (*load.Figures, []load.Sample) {
-		ol := load.OpenLoop{Addr: s.addr, MaxConns: 256, Timeout: 5 * time.Second, Grace: 10 * time.Second}
-		cpu0, _ := cpuTime(s.proc.Pid())
-		samples := ol.Run(ctx, shots)
-		f := load.Summarize(samples, 0, 0)
-		if cpu1, err := cpuTime(s.proc.Pid()); err == nil && f.Requests > 0 {
-			f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
-		}
-		return &f, samples
-	}
-	var samples []load.Sample
-	t.Edge, samples = run(h.cached)
-	var first []load.Sample
-	for _, s := range samples {
-		if s.Tag <= 3 {
-			first = append(first, s)
-		}
-	}
-	fk := load.Summarize(first, 0, 0)
-	t.FirstKeys = &fk
-	if h.nocache != nil {
-		t.Uncached, _ = run(h.nocache)
-	}
-	t.Ceiling, _ = run(ref.ceiling)
+	t := &TypeaheadFigs{Users: users, Keystrokes: n, UsersPerSec: p.typeUsersPerSec, IntervalMs: float64(p.typeInterval.Milliseconds()),
+		Seconds: p.typeSpan.Seconds(), Rounds: rounds, RefBodyBytes: ref.size, Pooled: map[string]load.Figures{}}
+	targets := []target{{name: "cardedge cached", srv: h.cached}, {name: "cardedge uncached", srv: h.nocache}, {name: "ceiling", srv: ref.ceiling}}
 	if ref.nginx != nil {
-		t.Nginx, _ = run(ref.nginx)
+		targets = append(targets, target{name: "nginx", srv: ref.nginx})
 	}
-	t.Seconds = p.typeSpan.Seconds()
+	runs := make([][]load.Figures, len(targets))
+	all := make([][]load.Sample, len(targets))
+	var firstRuns []load.Figures
+	var firstAll []load.Sample
+	for r, ks := range keys {
+		shots := make([]load.Shot, 0, len(ks))
+		for _, k := range ks {
+			shots = append(shots, load.Shot{At: k.at, Path: k.path, Headers: auth, Tag: k.n})
+		}
+		// round r starts with target r mod n (see runLookup)
+		for k := range targets {
+			i := (k + r) % len(targets)
+			s := targets[i].srv
+			if s == nil {
+				continue
+			}
+			ol := load.OpenLoop{Addr: s.addr, MaxConns: 256, Timeout: 5 * time.Second, Grace: 10 * time.Second}
+			cpu0, _ := cpuTime(s.proc.Pid())
+			samples := ol.Run(ctx, shots)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			f := load.Summarize(samples, 0, 0)
+			if cpu1, err := cpuTime(s.proc.Pid()); err == nil && f.Requests > 0 {
+				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
+			}
+			runs[i], all[i] = append(runs[i], f), append(all[i], samples...)
+			if s == h.cached {
+				var first []load.Sample
+				for _, x := range samples {
+					if x.Tag <= 3 {
+						first = append(first, x)
+					}
+				}
+				firstRuns, firstAll = append(firstRuns, load.Summarize(first, 0, 0)), append(firstAll, first...)
+			}
+		}
+	}
+	fig := func(i int) *load.Figures {
+		if len(runs[i]) == 0 {
+			return nil
+		}
+		f := median(runs[i])
+		t.Pooled[targets[i].name] = load.Summarize(all[i], 0, 0)
+		return &f
+	}
+	t.Edge, t.Uncached, t.Ceiling = fig(0), fig(1), fig(2)
+	if len(targets) > 3 {
+		t.Nginx = fig(3)
+	}
+	if len(firstRuns) > 0 {
+		fk := median(firstRuns)
+		t.FirstKeys = &fk
+		t.Pooled["cardedge cached, first 3 keys"] = load.Summarize(firstAll, 0, 0)
+	}
 	h.report.Typeahead = t
 
 	// Throughput of the keystroke list (cycled, so mostly cache hits on the
@@ -115,10 +155,10 @@ func (h *harness) printTypeahead() {
 		return
 	}
 	w := h.out
-	fmt.Fprintf(w, "\n-- typeahead: %d users typing card names (%.0f users/s, a keystroke every ~%.0f ms), %d keystrokes, open loop (latency from the scheduled time)\n",
-		t.Users, t.UsersPerSec, t.IntervalMs, t.Keystrokes)
+	fmt.Fprintf(w, "\n-- typeahead: %d users typing card names (%.0f users/s, a keystroke every ~%.0f ms), %d keystrokes, open loop (latency from the scheduled time), %d interleaved rounds (medians of rounds; \"all\": every keystroke)\n",
+		t.Users, t.UsersPerSec, t.IntervalMs, t.Keystrokes, t.Rounds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "target\tkeys/s\tp50 ms\txceil\txnginx\tp99 ms\txceil\txnginx\tp99.9 ms\tmax ms\terrors\t")
+	fmt.Fprintln(tw, "target\tkeys/s\tp50 ms\txceil\txnginx\tp99 ms\txceil\txnginx\tp99.9 ms\tall: p99\tp99.9\tmax ms\terrors\t")
 	row := func(name string, f *load.Figures) {
 		if f == nil {
 			return
@@ -131,8 +171,13 @@ func (h *harness) printTypeahead() {
 		}
 		p50 := func(x *load.Figures) float64 { return x.P50Ms }
 		p99 := func(x *load.Figures) float64 { return x.P99Ms }
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", name, f0(f.RPS), f2(f.P50Ms), rc(p50, t.Ceiling), rc(p50, t.Nginx),
-			f2(f.P99Ms), rc(p99, t.Ceiling), rc(p99, t.Nginx), f2(f.P999Ms), f2(f.MaxMs), f.Errors)
+		key := strings.TrimSpace(name)
+		if key == "first 3 keys" {
+			key = "cardedge cached, first 3 keys"
+		}
+		all := t.Pooled[key]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", name, f0(f.RPS), f2(f.P50Ms), rc(p50, t.Ceiling), rc(p50, t.Nginx),
+			f2(f.P99Ms), rc(p99, t.Ceiling), rc(p99, t.Nginx), f2(f.P999Ms), f2(all.P99Ms), f2(all.P999Ms), f2(all.MaxMs), f.Errors)
 	}
 	row("cardedge cached", t.Edge)
 	row("  first 3 keys", t.FirstKeys)
@@ -386,6 +431,7 @@ func (t *TypeaheadFigs) also() string {
 	if t.Uncached != nil {
 		parts = append(parts, fmt.Sprintf("uncached edge %.2f ms", t.Uncached.P99Ms))
 	}
-	parts = append(parts, fmt.Sprintf("%d keystrokes", t.Keystrokes))
+	parts = append(parts, fmt.Sprintf("median of %d rounds, every keystroke: p99 %.2f ms", t.Rounds, t.Pooled["cardedge cached"].P99Ms),
+		fmt.Sprintf("%d keystrokes", t.Keystrokes))
 	return strings.Join(parts, "; ")
 }
