@@ -76,59 +76,39 @@ func (h *harness) runTypeahead(ctx context.Context) error {
 	defer h.stopRefs(ref)
 	t := &TypeaheadFigs{Users: users, Keystrokes: n, UsersPerSec: p.typeUsersPerSec, IntervalMs: float64(p.typeInterval.Milliseconds()),
 		Seconds: p.typeSpan.Seconds(), Rounds: rounds, RefBodyBytes: ref.size, Pooled: map[string]load.Figures{}}
-	targets := []target{{name: "cardedge cached", srv: h.cached}, {name: "cardedge uncached", srv: h.nocache}, {name: "ceiling", srv: ref.ceiling}}
-	if ref.nginx != nil {
-		targets = append(targets, target{name: "nginx", srv: ref.nginx})
-	}
-	runs := make([][]load.Figures, len(targets))
-	all := make([][]load.Sample, len(targets))
-	var firstRuns []load.Figures
-	var firstAll []load.Sample
-	for r, ks := range keys {
+	targets := []target{{name: "cardedge cached", role: "edge", srv: h.cached}, {name: "cardedge uncached", role: "edge", srv: h.nocache},
+		{name: "ceiling", role: "ceiling", srv: ref.ceiling}, {name: "nginx", role: "nginx", srv: ref.nginx}}
+	var schedules [][]load.Shot
+	for _, ks := range keys {
 		shots := make([]load.Shot, 0, len(ks))
 		for _, k := range ks {
 			shots = append(shots, load.Shot{At: k.at, Path: k.path, Headers: auth, Tag: k.n})
 		}
-		// round r starts with target r mod n (see runLookup)
-		for k := range targets {
-			i := (k + r) % len(targets)
-			s := targets[i].srv
-			if s == nil {
-				continue
-			}
-			ol := load.OpenLoop{Addr: s.addr, MaxConns: 256, Timeout: 5 * time.Second, Grace: 10 * time.Second}
-			cpu0, _ := cpuTime(s.proc.Pid())
-			samples := ol.Run(ctx, shots)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			f := load.Summarize(samples, 0, 0)
-			if cpu1, err := cpuTime(s.proc.Pid()); err == nil && f.Requests > 0 {
-				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
-			}
-			runs[i], all[i] = append(runs[i], f), append(all[i], samples...)
-			if s == h.cached {
-				var first []load.Sample
-				for _, x := range samples {
-					if x.Tag <= 3 {
-						first = append(first, x)
-					}
-				}
-				firstRuns, firstAll = append(firstRuns, load.Summarize(first, 0, 0)), append(firstAll, first...)
-			}
-		}
+		schedules = append(schedules, shots)
+	}
+	res, err := h.openLoopRounds(ctx, targets, schedules, 256, func(s []load.Sample) load.Figures { return load.Summarize(s, 0, 0) }, nil)
+	if err != nil {
+		return err
 	}
 	fig := func(i int) *load.Figures {
-		if len(runs[i]) == 0 {
+		if len(res[i].runs) == 0 {
 			return nil
 		}
-		f := median(runs[i])
-		t.Pooled[targets[i].name] = load.Summarize(all[i], 0, 0)
+		f := median(res[i].runs)
+		t.Pooled[targets[i].name] = load.Summarize(res[i].all(), 0, 0)
 		return &f
 	}
-	t.Edge, t.Uncached, t.Ceiling = fig(0), fig(1), fig(2)
-	if len(targets) > 3 {
-		t.Nginx = fig(3)
+	t.Edge, t.Uncached, t.Ceiling, t.Nginx = fig(0), fig(1), fig(2), fig(3)
+	var firstRuns []load.Figures
+	var firstAll []load.Sample
+	for _, samples := range res[0].samples { // the cached edge's first three keystrokes of each user
+		var first []load.Sample
+		for _, x := range samples {
+			if x.Tag <= 3 {
+				first = append(first, x)
+			}
+		}
+		firstRuns, firstAll = append(firstRuns, load.Summarize(first, 0, 0)), append(firstAll, first...)
 	}
 	if len(firstRuns) > 0 {
 		fk := median(firstRuns)
@@ -282,55 +262,86 @@ func (h *harness) runLookup(ctx context.Context) error {
 		rounds, paths = append(rounds, shots), paths[n:]
 	}
 	targets := []target{{name: "cardedge uncached", role: "edge", srv: h.nocache}, {name: "cardedge cached", role: "edge", srv: h.cached},
-		{name: "ceiling", role: "ceiling", srv: ref.ceiling}}
-	if ref.nginx != nil {
-		targets = append(targets, target{name: "nginx", role: "nginx", srv: ref.nginx})
-	}
+		{name: "ceiling", role: "ceiling", srv: ref.ceiling}, {name: "nginx", role: "nginx", srv: ref.nginx}}
 	g := &Group{}
-	runs := make([][]load.Figures, len(targets))
-	all := make([][]load.Sample, len(targets))
-	for r, shots := range rounds {
-		// round r starts with target r mod n: a stall of the shared
-		// machine lands on one target's round, and the medians see it once
-		for k := range targets {
-			i := (k + r) % len(targets)
-			t := targets[i]
-			var c0 healthDoc
-			if t.role == "edge" {
-				c0, _ = health(t.srv.addr)
-			}
-			cpu0, _ := cpuTime(t.srv.proc.Pid())
-			ol := load.OpenLoop{Addr: t.srv.addr, MaxConns: p.lookupConns, Timeout: 5 * time.Second, Grace: 10 * time.Second}
-			samples := ol.Run(ctx, shots)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			f := openLoopFigures(samples)
-			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
-				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
-				f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
-			}
-			if t.role == "edge" {
-				if c1, err := health(t.srv.addr); err == nil {
-					if hits, misses := c1.Cache.Hits-c0.Cache.Hits, c1.Cache.Misses-c0.Cache.Misses; hits+misses > 0 {
-						g.hitRatio(t.name, float64(hits)/float64(hits+misses))
-					}
-				}
-			}
-			runs[i] = append(runs[i], f)
-			all[i] = append(all[i], samples...)
-		}
+	res, err := h.openLoopRounds(ctx, targets, rounds, p.lookupConns, openLoopFigures, g)
+	if err != nil {
+		return err
 	}
 	for i, t := range targets {
-		g.Results = append(g.Results, &Result{Target: t.name, Role: t.role, Figures: median(runs[i]), Rounds: runs[i]})
-		pooled := load.Summarize(all[i], 0, 0)
-		pooled.RPS, pooled.Seconds = g.Results[i].RPS, 0 // rounds restart their clock: no span over all of them
+		if len(res[i].runs) == 0 {
+			continue
+		}
+		r := &Result{Target: t.name, Role: t.role, Figures: median(res[i].runs), Rounds: res[i].runs}
+		g.Results = append(g.Results, r)
+		pooled := load.Summarize(res[i].all(), 0, 0)
+		pooled.RPS, pooled.Seconds = r.RPS, 0 // rounds restart their clock: no span over all of them
 		lf.Pooled[t.name] = pooled
 	}
 	g.ratios()
 	lf.Results, lf.CacheHitRatio = g.Results, g.CacheHitRatio
 	h.report.Lookup = lf
 	return nil
+}
+
+// roundsResult is one target's open-loop rounds: the figures of each round
+// and its samples.
+type roundsResult struct {
+	runs    []load.Figures
+	samples [][]load.Sample
+}
+
+func (r roundsResult) all() []load.Sample {
+	var out []load.Sample
+	for _, s := range r.samples {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// openLoopRounds sends each round's shots to every target (those without a
+// server are left out) over at most conns connections, interleaved: round r
+// starts with target r mod n, so that a stall of the shared machine lands
+// on one target's round and the medians of rounds see it once. Each round's
+// figures come from summarize, with the server's CPU per request and use;
+// with g, the edges' cache hit ratios go to g.
+func (h *harness) openLoopRounds(ctx context.Context, targets []target, rounds [][]load.Shot, conns int,
+	summarize func([]load.Sample) load.Figures, g *Group) ([]roundsResult, error) {
+	res := make([]roundsResult, len(targets))
+	for r, shots := range rounds {
+		for k := range targets {
+			i := (k + r) % len(targets)
+			t := targets[i]
+			if t.srv == nil {
+				continue
+			}
+			var c0 healthDoc
+			if t.role == "edge" && g != nil {
+				c0, _ = health(t.srv.addr)
+			}
+			cpu0, _ := cpuTime(t.srv.proc.Pid())
+			ol := load.OpenLoop{Addr: t.srv.addr, MaxConns: conns, Timeout: 5 * time.Second, Grace: 10 * time.Second}
+			samples := ol.Run(ctx, shots)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			f := summarize(samples)
+			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
+				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
+				f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
+			}
+			if t.role == "edge" && g != nil {
+				if c1, err := health(t.srv.addr); err == nil {
+					if hits, misses := c1.Cache.Hits-c0.Cache.Hits, c1.Cache.Misses-c0.Cache.Misses; hits+misses > 0 {
+						g.hitRatio(t.name, float64(hits)/float64(hits+misses))
+					}
+				}
+			}
+			res[i].runs = append(res[i].runs, f)
+			res[i].samples = append(res[i].samples, samples)
+		}
+	}
+	return res, nil
 }
 
 // openLoopFigures summarizes an open-loop run whose shots were spread
