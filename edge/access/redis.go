@@ -63,8 +63,9 @@ return {2, used, math.floor(tokens * 1000)}
 
 // reconcileScript adds what a replica admitted while Redis was down: INCRBY
 // when the counter exists; when it does not (Redis lost its data), it is set
-// to max(floor, owed), floor being the state file's count, which the sync
-// has just flushed the owed units into.
+// to max(floor, owed), floor being what the replica admitted that day (the
+// state file's count plus the charges not yet flushed to it, which include
+// the owed units).
 // KEYS[1] day counter; ARGV owed, floor, counter TTL s.
 const reconcileScript = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -142,12 +143,21 @@ func (r *redisBackend) qkey(st *keyState, d snapshots.Day) string {
 	return st.qkey
 }
 
+// admittedFloor is what st admitted on day d as far as this replica knows:
+// the state file's count at the last sync plus what was admitted since and
+// not yet flushed (pend). A Redis that lost its data is seeded with it; the
+// file's count alone would drop the charges Redis admitted in the last sync
+// interval before it died. Call with st.mu held.
+func (st *keyState) admittedFloor(d snapshots.Day) int64 {
+	return st.floor + st.pend.on(d)
+}
+
 // charge runs the script for key st.
 func (r *redisBackend) charge(st *keyState, today snapshots.Day, nowNs int64, lim Limits, n int64) (redisResult, error) {
 	st.mu.Lock()
 	var floor int64
 	if st.day == today {
-		floor = st.floor
+		floor = st.admittedFloor(today)
 	}
 	keys := []string{r.qkey(st, today), st.bkey}
 	st.mu.Unlock()
@@ -231,7 +241,7 @@ func (r *redisBackend) reconcile(states []*keyState) (int64, error) {
 			o.keys = append(o.keys, r.qkey(st, x.day))
 			var floor int64
 			if x.day == st.day {
-				floor = st.floor
+				floor = st.admittedFloor(x.day)
 			}
 			o.floors = append(o.floors, floor)
 		}
