@@ -1,12 +1,9 @@
 package edge
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
@@ -242,7 +239,7 @@ func (b *lookupBody) payload() lookupPayload {
 // HTML escaping): the suggestions' members come pre-encoded from the index.
 func (b *lookupBody) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"query":`...)
-	dst = appendJSONQuery(dst, b.query)
+	dst = appendJSONStr(dst, b.query)
 	dst = append(dst, `,"items":[`...)
 	resolved := -1
 	for i := range b.items {
@@ -285,35 +282,4 @@ func appendUSDOrNil(dst []byte, cents int64) []byte {
 		return append(dst, "null"...)
 	}
 	return strconv.AppendFloat(dst, usd(cents), 'f', -1, 64)
-}
-
-// appendJSONQuery quotes the query: as it is when no byte needs escaping
-// (the usual case, CJK included), by encoding/json otherwise.
-func appendJSONQuery(dst []byte, s string) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' {
-				return append(dst, encodeJSONString(s)...)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
-			return append(dst, encodeJSONString(s)...)
-		}
-		i += size
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
-
-func encodeJSONString(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

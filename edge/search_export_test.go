@@ -19,7 +19,7 @@ func LookupBodies(ix *index.Index, game, q, language string, limit int) (fast, r
 
 // JSONQuery and JSONPrice are the lookup body's encoders of the query and
 // of a price; EncodeJSON is encoding/json's (HTML escaping off).
-func JSONQuery(s string) []byte     { return appendJSONQuery(nil, s) }
+func JSONQuery(s string) []byte     { return appendJSONStr(nil, s) }
 func JSONPrice(cents int64) []byte  { return appendUSDOrNil(nil, cents) }
 func USDOrNil(cents int64) *float64 { return usdOrNil(cents) }
 func EncodeJSON(v any) []byte       { return encodeJSON(v) }

@@ -1,9 +1,7 @@
 package index
 
 import (
-	"math"
-	"strconv"
-	"unicode/utf8"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // AppendJSONMembers appends the members of s's JSON object, without the
@@ -23,9 +21,9 @@ func (s *Suggestion) AppendJSONMembers(dst []byte) []byte {
 		dst = appendDisplayJSON(dst, s.Kind, s.ID, s.Label, s.Detail, s.Language, s.SetID)
 	}
 	dst = append(dst, `,"score":`...)
-	dst = appendJSONFloat(dst, s.Score)
+	dst = jsontext.AppendFloat(dst, s.Score)
 	dst = append(dst, `,"match":`...)
-	dst = appendJSONString(dst, s.Match)
+	dst = jsontext.AppendString(dst, s.Match, false)
 	if s.Exact {
 		dst = append(dst, `,"exact":true`...)
 	}
@@ -72,93 +70,20 @@ type entDisp struct {
 // Suggestion as encoding/json writes them.
 func appendDisplayJSON(dst []byte, kind, id, label, detail, language, setID string) []byte {
 	dst = append(dst, `"kind":`...)
-	dst = appendJSONString(dst, kind)
+	dst = jsontext.AppendString(dst, kind, false)
 	dst = append(dst, `,"id":`...)
-	dst = appendJSONString(dst, id)
+	dst = jsontext.AppendString(dst, id, false)
 	dst = append(dst, `,"label":`...)
-	dst = appendJSONString(dst, label)
+	dst = jsontext.AppendString(dst, label, false)
 	if detail != "" {
 		dst = append(dst, `,"detail":`...)
-		dst = appendJSONString(dst, detail)
+		dst = jsontext.AppendString(dst, detail, false)
 	}
 	dst = append(dst, `,"language":`...)
-	dst = appendJSONString(dst, language)
+	dst = jsontext.AppendString(dst, language, false)
 	if setID != "" {
 		dst = append(dst, `,"set_id":`...)
-		dst = appendJSONString(dst, setID)
-	}
-	return dst
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as encoding/json does with SetEscapeHTML(false):
-// the quote, the backslash and control characters escaped, invalid UTF-8
-// replaced by U+FFFD, U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// appendJSONFloat writes a finite float64 as encoding/json does.
-func appendJSONFloat(dst []byte, f float64) []byte {
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	dst = strconv.AppendFloat(dst, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 -> e-9, as encoding/json
-		if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
-			dst[n-2] = dst[n-1]
-			dst = dst[:n-1]
-		}
+		dst = jsontext.AppendString(dst, setID, false)
 	}
 	return dst
 }
