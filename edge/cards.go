@@ -129,7 +129,7 @@ func (s *Server) registerCardRoutes() {
 
 // cardOf resolves the {card_id} path variable.
 func (r *request) cardOf() (*snapshots.Card, error) {
-	return r.snap.Card(r.game, r.vars[0])
+	return r.snap.Card(r.game, r.vars.v[0])
 }
 
 func (r *request) setOf(c *snapshots.Card) *snapshots.Set {

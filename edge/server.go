@@ -311,18 +311,17 @@ func methodString(m []byte) string {
 
 // request is one call of a route, parsed into plain values.
 type request struct {
-	ctx      *fasthttp.RequestCtx
-	srv      *Server
-	snap     *Snapshot
-	caller   access.Caller
-	limits   access.Limits
-	p        *params
-	vars     []string // path variables in pattern order (in pathVars)
-	pathVars pathVars
-	params   params   // p points here: one allocation for the request
-	hdrBuf   [64]byte // formats the RateLimit header
-	game     string
-	body     []byte // POST body (copied)
+	ctx    *fasthttp.RequestCtx
+	srv    *Server
+	snap   *Snapshot
+	caller access.Caller
+	limits access.Limits
+	p      *params
+	vars   pathVars // path variables in pattern order
+	params params   // p points here: one allocation for the request
+	hdrBuf [64]byte // formats the RateLimit header
+	game   string
+	body   []byte // POST body (copied)
 }
 
 // windowStart returns the first day the caller's tier may see (and false when
@@ -341,8 +340,7 @@ func (r *request) clampSince(since snapshots.Day, set bool) (snapshots.Day, bool
 func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) {
 	snap := s.live.acquire()
 	defer snap.release()
-	req := &request{ctx: ctx, srv: s, snap: snap, pathVars: vars}
-	req.vars = req.pathVars.list()
+	req := &request{ctx: ctx, srv: s, snap: snap, vars: vars}
 
 	// Validate.
 	verrs := req.params.parse(ctx.QueryArgs(), rt.params)
@@ -451,7 +449,7 @@ func (s *Server) cacheKey(req *request, rt *route) string {
 	b = append(b, rt.name...)
 	b = append(b, '|')
 	b = append(b, req.game...)
-	for _, v := range req.vars {
+	for _, v := range req.vars.list() {
 		b = append(b, '|')
 		b = append(b, strings.ToLower(v)...)
 	}

@@ -136,7 +136,7 @@ func handleSetsList(r *request) (any, error) {
 	return out, nil
 }
 
-func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars[0]) }
+func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars.v[0]) }
 
 // setAggregates resolves the {id} set and reads its aggregates.
 func (r *request) setAggregates() (*snapshots.Set, *snapshots.SetAggregates, error) {
