@@ -114,7 +114,7 @@ func TestETagMatch(t *testing.T) {
 		{`abc`, false},
 		{``, false},
 	} {
-		if got := etagMatch([]byte(tc.inm), `"abc"`); got != tc.want {
+		if got := etagMatch([]byte(tc.inm), []byte(`"abc"`)); got != tc.want {
 			t.Errorf("etagMatch(%q) = %v, want %v", tc.inm, got, tc.want)
 		}
 	}

@@ -208,6 +208,39 @@ func (s *Server) Snapshot() *Snapshot { return s.live.acquire() }
 // Release drops the reference taken by Snapshot.
 func (s *Snapshot) Release() { s.release() }
 
+// requestHeaders are the request headers the front door reads, found in one
+// pass over the header (one Peek each would copy and normalize its name).
+type requestHeaders struct {
+	authorization, ifNoneMatch, acceptEncoding, requestID []byte
+}
+
+// readRequestHeaders finds the front door's headers; the first of repeated
+// ones counts, as with Peek. fasthttp has normalized the names already.
+func readRequestHeaders(h *fasthttp.RequestHeader) requestHeaders {
+	var rh requestHeaders
+	for k, v := range h.All() {
+		switch string(k) {
+		case "Authorization":
+			if rh.authorization == nil {
+				rh.authorization = v
+			}
+		case "If-None-Match":
+			if rh.ifNoneMatch == nil {
+				rh.ifNoneMatch = v
+			}
+		case "Accept-Encoding":
+			if rh.acceptEncoding == nil {
+				rh.acceptEncoding = v
+			}
+		case "X-Request-Id":
+			if rh.requestID == nil {
+				rh.requestID = v
+			}
+		}
+	}
+	return rh
+}
+
 func requestID(ctx *fasthttp.RequestCtx) string {
 	return string(ctx.Response.Header.Peek("X-Request-Id"))
 }
@@ -215,14 +248,18 @@ func requestID(ctx *fasthttp.RequestCtx) string {
 // handle is the front door: route -> validate -> authenticate -> tier, quota,
 // rate -> clamp -> cache -> data plane.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	start := time.Now()
+	start := ctx.Time() // fasthttp's clock reading when the request was read
+	if start.IsZero() { // a RequestCtx made by hand (Init), not by the server
+		start = time.Now()
+	}
+	hdr := readRequestHeaders(&ctx.Request.Header)
 	var idBuf [16]byte
-	id := ctx.Request.Header.Peek("X-Request-Id")
+	id := hdr.requestID
 	if len(id) == 0 || len(id) > 64 || !printableASCII(id) {
 		id = strconv.AppendUint(idBuf[:0], s.reqSeq.Add(1), 36)
 	}
 	ctx.Response.Header.SetCanonical(hdrRequestID, id)
-	routeName := s.dispatchSafe(ctx)
+	routeName := s.dispatchSafe(ctx, hdr)
 	status := ctx.Response.StatusCode()
 	took := time.Since(start)
 	s.metrics.observe(routeName, status, took)
@@ -235,7 +272,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 // dispatchSafe runs dispatch and turns a panic (a bug) into a logged 500
 // error.v1 for this request instead of a crash of the process with every
 // other request in flight.
-func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx) (route string) {
+func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx, hdr requestHeaders) (route string) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("panic serving request", "method", string(ctx.Method()), "path", string(ctx.Path()),
@@ -246,7 +283,7 @@ func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx) (route string) {
 			route = "panic"
 		}
 	}()
-	return s.dispatch(ctx)
+	return s.dispatch(ctx, hdr)
 }
 
 func printableASCII(b []byte) bool {
@@ -259,7 +296,7 @@ func printableASCII(b []byte) bool {
 }
 
 // dispatch routes the request and returns the route name for metrics.
-func (s *Server) dispatch(ctx *fasthttp.RequestCtx) string {
+func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	path := ctx.Path()
 	method := methodString(ctx.Method())
 	switch {
@@ -294,7 +331,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx) string {
 		writeJSON(ctx, fasthttp.StatusNotFound, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.ENOTFOUND, Message: "no route " + method + " " + string(path)}})
 		return "not_found"
 	}
-	s.serveRoute(ctx, rt, vars)
+	s.serveRoute(ctx, hdr, rt, vars)
 	return rt.name
 }
 
@@ -312,6 +349,7 @@ func methodString(m []byte) string {
 // request is one call of a route, parsed into plain values.
 type request struct {
 	ctx    *fasthttp.RequestCtx
+	hdr    requestHeaders
 	srv    *Server
 	snap   *Snapshot
 	caller access.Caller
@@ -337,10 +375,10 @@ func (r *request) clampSince(since snapshots.Day, set bool) (snapshots.Day, bool
 	return d, set || limited
 }
 
-func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) {
+func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *route, vars pathVars) {
 	snap := s.live.acquire()
 	defer snap.release()
-	req := &request{ctx: ctx, srv: s, snap: snap, vars: vars}
+	req := &request{ctx: ctx, srv: s, snap: snap, hdr: hdr, vars: vars}
 
 	// Validate.
 	verrs := req.params.parse(ctx.QueryArgs(), rt.params)
@@ -367,7 +405,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 	}
 
 	// Authenticate.
-	authorization := ctx.Request.Header.Peek("Authorization")
+	authorization := hdr.authorization
 	addr := "" // the Playground's rate-limit key, only needed without a key
 	if len(authorization) == 0 {
 		addr = clientAddr(ctx)
@@ -424,12 +462,12 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 			s.writeError(ctx, err)
 			return
 		}
-		s.writeEntry(ctx, entry)
+		s.writeEntry(req, entry)
 		return
 	}
 	key := s.cacheKey(req, rt)
 	if entry, ok := s.cache.Lookup(key); ok {
-		s.writeEntry(ctx, entry)
+		s.writeEntry(req, entry)
 		return
 	}
 	entry, _, err := s.cache.Get(key, func() (*cache.Entry, error) { return s.render(req, rt) })
@@ -437,7 +475,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, rt *route, vars pathVars) 
 		s.writeError(ctx, err)
 		return
 	}
-	s.writeEntry(ctx, entry)
+	s.writeEntry(req, entry)
 }
 
 // cacheKey: snapshot generation, route, game, path variables, normalized
@@ -520,19 +558,20 @@ var (
 // writeEntry sends a cached or fresh response with ETag/304 and the
 // negotiated content encoding. Entries are immutable, so their bodies are
 // handed to fasthttp without a copy (SetBodyRaw).
-func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
+func (s *Server) writeEntry(req *request, e *cache.Entry) {
+	ctx := req.ctx
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(mimeJSON)
 	h.SetCanonical(hdrETag, e.ETagBytes())
 	h.SetCanonical(hdrVary, varyValue)
 	h.SetCanonical(hdrCacheControl, cacheControlValue)
-	if inm := ctx.Request.Header.Peek("If-None-Match"); len(inm) > 0 && etagMatch(inm, e.ETag) {
+	if inm := req.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, e.ETagBytes()) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
 		return
 	}
 	ctx.SetStatusCode(e.Status)
-	ae := ctx.Request.Header.Peek("Accept-Encoding")
+	ae := req.hdr.acceptEncoding
 	if len(ae) > 0 {
 		if acceptsEncoding(ae, "br") {
 			if b := e.Brotli(); b != nil {
@@ -553,13 +592,13 @@ func (s *Server) writeEntry(ctx *fasthttp.RequestCtx, e *cache.Entry) {
 }
 
 // etagMatch reports whether an If-None-Match list names etag (or is *).
-func etagMatch(inm []byte, etag string) bool {
+func etagMatch(inm, etag []byte) bool {
 	for len(inm) > 0 {
 		var part []byte
 		part, inm, _ = bytes.Cut(inm, []byte(","))
 		part = bytes.TrimSpace(part)
 		part = bytes.TrimPrefix(part, []byte("W/"))
-		if string(part) == "*" || string(part) == etag {
+		if string(part) == "*" || bytes.Equal(part, etag) {
 			return true
 		}
 	}

@@ -106,7 +106,7 @@ func TestEntry_Encodings(t *testing.T) {
 	if small.Gzip() != nil || small.Brotli() != nil {
 		t.Error("tiny bodies are sent as they are")
 	}
-	if cache.NewEntry(200, body).ETag != e.ETag || cache.NewEntry(200, []byte("other")).ETag == e.ETag {
+	if cache.NewEntry(200, body).ETag() != e.ETag() || cache.NewEntry(200, []byte("other")).ETag() == e.ETag() {
 		t.Error("ETag must follow the body")
 	}
 }
