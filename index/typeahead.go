@@ -403,7 +403,12 @@ func kindName(k uint8) string {
 	return "card"
 }
 
+// suggestion makes the answer for entity e. Its score is shown to 4
+// decimals: the float32 rank scores have about 7 significant digits, and
+// printed as float64 they showed 17 of noise (14.840437889099121); the
+// ranking itself is done before, on the full values.
 func (t *table) suggestion(e uint32, score float64, match string) Suggestion {
+	score = math.Round(score*1e4) / 1e4
 	if t.disp != nil {
 		// one record read per entity (see entDisp)
 		d := &t.disp[e]
