@@ -489,7 +489,7 @@ func (s *Server) cacheKey(req *request, rt *route) string {
 	b = append(b, req.game...)
 	for _, v := range req.vars.list() {
 		b = append(b, '|')
-		b = append(b, strings.ToLower(v)...)
+		b = appendLowerASCII(b, v)
 	}
 	b = append(b, '|')
 	b = req.p.canonical(b)
@@ -505,6 +505,19 @@ func (s *Server) cacheKey(req *request, rt *route) string {
 		b = append(b, req.body...)
 	}
 	return string(b)
+}
+
+// appendLowerASCII appends s with ASCII letters lowered (path variables are
+// ids: ASCII, matched case-insensitively), without strings.ToLower's copy.
+func appendLowerASCII(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // jsonAppender is a payload that encodes itself as JSON: the hot payloads
