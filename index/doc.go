@@ -44,14 +44,15 @@
 //
 // # Relevance
 //
-// Search builds its own query (see textQuery): each query word becomes a
+// Search builds its own query (see textPlan): each query word becomes a
 // disjunction over card ids and partner product ids, set codes, collector
 // number forms (4, 004, 4/102, OP01-001, #4), the name and its romaji /
 // pinyin forms, the linked English name, the set name and tags (rarity,
-// subtypes, finishes), plus a fuzzy match of the name for words the names
-// lack (typos: "charizrd", 1 edit from 4 letters, 2 from 8) and a prefix
-// match for the last word. Every run of up to four words is also matched
-// as a whole against the exact normalized card names and set names
+// subtypes, finishes), plus a fuzzy match of the name for words that no
+// text field has (typos: "charizrd", 1 edit from 4 letters, 2 from 8;
+// "prize" of a set name gets none) and a prefix match for the last word.
+// Every run of up to four words is also matched as a whole against the
+// exact normalized card names and set names
 // ("charizard base set 4": the card named charizard in the set named
 // "base set", English set names also carrying "<name> set"), weighted by
 // the square of its length. The coordination factor of the top disjunction
@@ -61,6 +62,23 @@
 // [0, 1] per game; equal scores rank in catalog order. Results carry
 // highlights: HTML fragments of the matched stored fields with
 // <mark>..</mark>.
+//
+// That relevance query matches a card when any word does, and scoring a
+// common word ("ex", "the", a bigram of a long Japanese name) costs a walk
+// of thousands of postings per field. So Search ranks the narrowest of
+// these selections that finds cards: the cards that match every term of
+// the query, then (from three terms on) all terms but one, then any term
+// (the broad pass). A term is one analyzed term of a word, matched by any
+// of its clauses or by the whole-word clauses of its word (ids, set codes,
+// numbers); "噴火龍" is two terms. The cards that match a phrase of two
+// words or more ("evolving skies", "base set") are always selected. The
+// selections are Bleve queries built without scoring, conjuncts of the
+// relevance query that add nothing to its score: a card scores the same
+// in every pass, so a pass keeps the broad pass's order of the cards it
+// selects, and Total counts the ranked pass's cards. Filters are such
+// conjuncts too (their postings are skipped through as bitmaps rather
+// than stepped through). The fuzzy terms of a word are looked up once per
+// search, not once per pass.
 //
 // # Typeahead
 //

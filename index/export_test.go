@@ -1,9 +1,13 @@
 package index
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -152,3 +156,71 @@ func (t *table) bruteLookup(game, q, language string, limit int) []Suggestion {
 }
 
 func uniqStrings(v ...string) []string { return uniq(v...) }
+
+// SearchPasses runs the query of r (sorted by relevance, from r.Offset,
+// r.Limit hits, without highlights) once per selection of its plan: the
+// narrow ones, narrowest first, then the broad one, which is always last.
+func (ix *Index) SearchPasses(ctx context.Context, r SearchRequest) ([]SearchResult, error) {
+	plan, err := ix.textPlan(r.Q)
+	if err != nil {
+		return nil, err
+	}
+	order, err := sortOrder("", "")
+	if err != nil {
+		return nil, err
+	}
+	var out []SearchResult
+	for _, sel := range append(plan.narrow, nil) {
+		res, err := ix.rank(ctx, ix.searchQuery(r, plan.relevance, sel), order, r.Limit, r.Offset, false)
+		if err != nil {
+			return nil, err
+		}
+		page := SearchResult{Total: int(res.Total)}
+		for _, h := range res.Hits {
+			if hit, ok := ix.hit(h); ok {
+				page.Hits = append(page.Hits, hit)
+			}
+		}
+		out = append(out, page)
+	}
+	return out, nil
+}
+
+// FuzzyScores runs a fuzzy match of term on the name field, as Bleve's
+// FuzzyQuery does (viaDictionary false) or with the terms textPlan finds
+// once (true), or the name term mew, and returns each matching card's
+// score.
+func (ix *Index) FuzzyScores(term string, fuzziness, prefix int, viaDictionary bool) (map[string]float64, error) {
+	var q query.Query
+	if viaDictionary {
+		dict, err := ix.openDictionary()
+		if err != nil {
+			return nil, err
+		}
+		defer dict.Close()
+		if q, err = dict.fuzzy(fName, term, fuzziness, prefix, bFuzzy); err != nil {
+			return nil, err
+		}
+	} else {
+		fq := query.NewFuzzyQuery(term)
+		fq.SetField(fName)
+		fq.SetFuzziness(fuzziness)
+		fq.SetPrefix(prefix)
+		fq.SetBoost(bFuzzy)
+		q = fq
+	}
+	// With a second clause in the query norm, fuzzy term weights that were
+	// all scaled alike would not cancel out.
+	q = query.NewDisjunctionQuery([]query.Query{q, termQ(fName, "mew", 1)})
+	res, err := ix.bleve.Search(bleve.NewSearchRequestOptions(q, ix.t.nCards, 0, false))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(res.Hits))
+	for _, h := range res.Hits {
+		if hit, ok := ix.hit(h); ok {
+			out[hit.CardID] = hit.Score
+		}
+	}
+	return out, nil
+}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/highlight/highlighter/html"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -215,13 +217,18 @@ type SearchHit struct {
 
 // SearchResult is one page of hits and the number of matches.
 type SearchResult struct {
-	Hits  []SearchHit `json:"hits"`
-	Total int         `json:"total"`
+	Hits []SearchHit `json:"hits"`
+	// Total counts the cards that match Q as Search ranks them: those that
+	// match every term of Q when there are any, else all terms but one,
+	// else any term (see the package documentation, Relevance).
+	Total int `json:"total"`
 }
 
 // Search runs a full-text search and returns card ids only (the caller
-// hydrates them from the snapshot). Errors: EINVALID for a bad request,
-// ENOTFOUND for an unknown game, and the context's error.
+// hydrates them from the snapshot). It ranks the narrowest selection of
+// the query's plan that finds cards: every term, all terms but one, any
+// term (see the package documentation, Relevance). Errors: EINVALID for a
+// bad request, ENOTFOUND for an unknown game, and the context's error.
 func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, error) {
 	if _, ok := ix.t.gameIdx[r.Game]; !ok {
 		if r.Game == "" {
@@ -246,36 +253,100 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 		return SearchResult{}, err
 	}
 
-	text, err := ix.textQuery(r.Q)
+	if (r.MinPriceCents >= 0 || r.MaxPriceCents >= 0) && ix.docRow == nil {
+		return SearchResult{}, fmt.Errorf("index: search: price filter unavailable (unknown document numbering)")
+	}
+
+	plan, err := ix.textPlan(r.Q)
 	if err != nil {
 		return SearchResult{}, searchErr(ctx, err)
 	}
-	filters := []query.Query{termQ(fGame, r.Game, 0)}
-	if r.Language != "" {
-		filters = append(filters, termQ(fLanguage, r.Language, 0))
+	// A page highlights its hits as it ranks them; a collapsed window
+	// would highlight hits it drops, so its page is highlighted after.
+	size, from, highlight := r.Limit, r.Offset, plan.relevance != nil
+	if r.CollapseVariants {
+		size, from, highlight = CollapseWindow, 0, false
 	}
-	if r.SetID != "" {
-		filters = append(filters, termQ(fSet, normKeyword(r.SetID), 0))
+	// The narrowest selection of the plan that finds cards is ranked: every
+	// term, then all terms but one, then (the broad pass) any term.
+	var res *bleve.SearchResult
+	for _, sel := range append(plan.narrow, nil) {
+		res, err = ix.rank(ctx, ix.searchQuery(r, plan.relevance, sel), order, size, from, highlight)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		if res.Total > 0 {
+			break
+		}
 	}
-	if r.Rarity != "" {
-		filters = append(filters, termQ(fRarity, normKeyword(r.Rarity), 0))
+
+	if !r.CollapseVariants {
+		out := SearchResult{Total: int(res.Total), Hits: make([]SearchHit, 0, len(res.Hits))}
+		for _, h := range res.Hits {
+			if hit, ok := ix.hit(h); ok {
+				out.Hits = append(out.Hits, hit)
+			}
+		}
+		return out, nil
 	}
-	if r.Variant != "" {
-		filters = append(filters, termQ(fVariant, normKeyword(r.Variant), 0))
+
+	// Collapse: rank a window, keep each group's first hit, then page.
+	seen := make(map[uint32]bool, len(res.Hits))
+	var kept []SearchHit
+	for _, h := range res.Hits {
+		row, ok := rowOf(h.ID)
+		if !ok || row >= ix.t.nCards {
+			continue
+		}
+		g := ix.t.group[row]
+		if seen[g] {
+			continue
+		}
+		seen[g] = true
+		kept = append(kept, SearchHit{CardID: ix.t.str(uint32(row), sID), Score: h.Score})
 	}
+	out := SearchResult{Total: len(kept) + int(res.Total) - len(res.Hits), Hits: []SearchHit{}}
+	if r.Offset < len(kept) {
+		out.Hits = kept[r.Offset:min(len(kept), r.Offset+r.Limit)]
+	}
+	if plan.relevance != nil && len(out.Hits) > 0 {
+		if err := ix.highlight(ctx, plan.relevance, out.Hits, res.Hits); err != nil {
+			return SearchResult{}, err
+		}
+	}
+	return out, nil
+}
+
+// searchQuery is the whole query of r: the text's relevance query (nil:
+// every card of the game, in popularity order), restricted to the cards
+// sel selects (nil: no restriction) and to r's filters, with the price
+// filter and the popularity boost around it.
+func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.Query {
 	// Without text, the game term scores every card alike (a keyword field
 	// of one value) and the popularity boost orders them.
-	var main query.Query = text
-	if text == nil {
-		main, filters = termQ(fGame, r.Game, 1), filters[1:]
+	main, filters := relevance, []query.Query{selectOnly{termQ(fGame, r.Game, 0)}}
+	if relevance == nil {
+		main, filters = termQ(fGame, r.Game, 1), nil
 	}
-	// Filters are conjuncts with boost 0: they select without weighing, and
-	// the conjunction advances through the rarest of them.
+	if sel != nil {
+		filters = append(filters, selectOnly{sel})
+	}
+	if r.Language != "" {
+		filters = append(filters, selectOnly{termQ(fLanguage, r.Language, 0)})
+	}
+	if r.SetID != "" {
+		filters = append(filters, selectOnly{termQ(fSet, normKeyword(r.SetID), 0)})
+	}
+	if r.Rarity != "" {
+		filters = append(filters, selectOnly{termQ(fRarity, normKeyword(r.Rarity), 0)})
+	}
+	if r.Variant != "" {
+		filters = append(filters, selectOnly{termQ(fVariant, normKeyword(r.Variant), 0)})
+	}
+	// Filters are conjuncts that select without weighing, and the
+	// conjunction advances through the rarest of them.
 	var q query.Query = query.NewConjunctionQuery(append([]query.Query{main}, filters...))
 	if r.MinPriceCents >= 0 || r.MaxPriceCents >= 0 {
-		if ix.docRow == nil {
-			return SearchResult{}, fmt.Errorf("index: search: price filter unavailable (unknown document numbering)")
-		}
 		lo, hi := max(r.MinPriceCents, 1), r.MaxPriceCents
 		if hi < 0 {
 			hi = math.MaxInt64
@@ -292,82 +363,43 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 	if ix.docRow != nil {
 		q = query.NewCustomScoreQueryWithScorer(q, ix.popularityScore, nil, nil)
 	}
-
-	if !r.CollapseVariants {
-		req := bleve.NewSearchRequestOptions(q, r.Limit, r.Offset, false)
-		req.SortByCustom(order)
-		if text != nil {
-			req.Highlight = bleve.NewHighlightWithStyle(html.Name)
-			req.Highlight.Fields = highlightFields
-		}
-		res, err := ix.bleve.SearchInContext(ctx, req)
-		if err != nil {
-			return SearchResult{}, searchErr(ctx, err)
-		}
-		out := SearchResult{Total: int(res.Total), Hits: make([]SearchHit, 0, len(res.Hits))}
-		for _, h := range res.Hits {
-			if hit, ok := ix.hit(h); ok {
-				out.Hits = append(out.Hits, hit)
-			}
-		}
-		return out, nil
-	}
-
-	// Collapse: rank a window, keep each group's first hit, then page.
-	req := bleve.NewSearchRequestOptions(q, CollapseWindow, 0, false)
-	req.SortByCustom(order)
-	res, err := ix.bleve.SearchInContext(ctx, req)
-	if err != nil {
-		return SearchResult{}, searchErr(ctx, err)
-	}
-	seen := make(map[uint32]bool, len(res.Hits))
-	var kept []SearchHit
-	for _, h := range res.Hits {
-		row, ok := rowOf(h.ID)
-		if !ok || row >= ix.t.nCards {
-			continue
-		}
-		g := ix.t.group[row]
-		if seen[g] {
-			continue
-		}
-		seen[g] = true
-		kept = append(kept, SearchHit{CardID: ix.t.str(uint32(row), sID), Score: h.Score})
-	}
-	out := SearchResult{Total: len(kept) + int(res.Total) - len(res.Hits)}
-	if r.Offset < len(kept) {
-		out.Hits = kept[r.Offset:min(len(kept), r.Offset+r.Limit)]
-	}
-	if text != nil && len(out.Hits) > 0 {
-		if err := ix.highlight(ctx, text, out.Hits, res.Hits); err != nil {
-			return SearchResult{}, err
-		}
-	}
-	if out.Hits == nil {
-		out.Hits = []SearchHit{}
-	}
-	return out, nil
+	return q
 }
 
-// highlight fills the highlights of a collapsed page by re-running the text
-// query on the page's documents only.
-func (ix *Index) highlight(ctx context.Context, text query.Query, hits []SearchHit, window []*search.DocumentMatch) error {
-	want := map[string]int{}
-	ids := make([]string, 0, len(hits))
+// rank runs q and returns size hits from from in order, with highlights of
+// highlightFields when highlight is set.
+func (ix *Index) rank(ctx context.Context, q query.Query, order search.SortOrder, size, from int, highlight bool) (*bleve.SearchResult, error) {
+	req := bleve.NewSearchRequestOptions(q, size, from, false)
+	req.SortByCustom(order)
+	if highlight {
+		req.Highlight = bleve.NewHighlightWithStyle(html.Name)
+		req.Highlight.Fields = highlightFields
+	}
+	res, err := ix.bleve.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, searchErr(ctx, err)
+	}
+	return res, nil
+}
+
+// highlight fills the highlights of hits, a collapsed page taken from the
+// matches ranked, by running the relevance query again on the page's
+// documents only (the conjunction advances it straight to each of them).
+func (ix *Index) highlight(ctx context.Context, relevance query.Query, hits []SearchHit, ranked []*search.DocumentMatch) error {
+	want := make(map[string]int, len(hits))
 	for i, h := range hits {
 		want[h.CardID] = i
 	}
-	for _, m := range window {
+	ids := make([]string, 0, len(hits))
+	for _, m := range ranked {
 		if row, ok := rowOf(m.ID); ok && row < ix.t.nCards {
-			if i, ok := want[ix.t.str(uint32(row), sID)]; ok && hits[i].Highlights == nil {
+			if _, ok := want[ix.t.str(uint32(row), sID)]; ok {
 				ids = append(ids, m.ID)
 			}
 		}
 	}
-	bq := query.NewBooleanQuery(nil, nil, nil)
-	bq.AddMust(text)
-	bq.AddFilter(query.NewDocIDQuery(ids))
-	req := bleve.NewSearchRequestOptions(bq, len(ids), 0, false)
+	q := query.NewConjunctionQuery([]query.Query{relevance, selectOnly{query.NewDocIDQuery(ids)}})
+	req := bleve.NewSearchRequestOptions(q, len(ids), 0, false)
 	req.Highlight = bleve.NewHighlightWithStyle(html.Name)
 	req.Highlight.Fields = highlightFields
 	res, err := ix.bleve.SearchInContext(ctx, req)
@@ -511,16 +543,38 @@ const (
 	maxQueryWords = 8
 )
 
-// textQuery builds the relevance query for q, or nil when q is blank.
+// textPlan is the text part of a search: one query that scores, and the
+// selections it ranks.
+type textPlan struct {
+	// relevance matches a card when any word or phrase clause of the query
+	// does, and scores it; nil for a blank query.
+	relevance query.Query
+	// narrow are selections of the cards that match more of the query,
+	// narrowest first, tried before the broad one (every card relevance
+	// matches): the cards that match every term of the query, then those
+	// that match all terms but one (from three terms on). Each also
+	// selects the cards that match a phrase clause of two words or more.
+	// Empty for a query of one term.
+	narrow []query.Query
+}
+
+// textPlan builds the text queries of q.
 //
-// Each whitespace-separated token becomes one disjunction over: card ids,
+// Each whitespace-separated word becomes one disjunction over: card ids,
 // set codes, collector number forms, and, for each of its analyzed terms,
 // the name, its romaji/pinyin forms, the linked English name, the set name
 // and the tags, plus fuzzy matches of the name (typos) and a prefix match
-// for the last token. The tokens' disjunctions and an exact-name clause are
+// for the last word. The words' disjunctions and an exact-name clause are
 // combined in one disjunction, with phrase clauses (see maxShingle), whose
-// coordination factor ranks cards matching more tokens and phrases first.
-func (ix *Index) textQuery(q string) (query.Query, error) {
+// coordination factor ranks cards matching more words and phrases first:
+// that is the relevance query.
+//
+// The narrow selections count terms: a term (one span of a word's analyzed
+// terms: a possessive and its stem are one term, "噴火龍" is two) matches
+// by its own clauses or by the whole-word clauses of its word (ids, set
+// codes, numbers: "4/102" matches both terms of 4/102). Words without
+// terms (punctuation) are left out.
+func (ix *Index) textPlan(q string) (textPlan, error) {
 	raw := strings.Fields(normalizeID(q))
 	for i, t := range raw {
 		raw[i] = strings.Trim(t, ",;()[]{}\"")
@@ -538,17 +592,18 @@ func (ix *Index) textQuery(q string) (query.Query, error) {
 		}
 	}
 	if len(raw) == 0 {
-		return nil, nil
+		return textPlan{}, nil
 	}
-	known, done, err := ix.termChecker()
+	dict, err := ix.openDictionary()
 	if err != nil {
-		return nil, err
+		return textPlan{}, err
 	}
-	defer done()
-	var groups []query.Query
+	defer dict.Close()
+	var groups []query.Query // relevance: one disjunction per word, then the phrase clauses
+	var terms []query.Query  // narrow: one disjunction per term
 	for i, tok := range raw {
 		last := i == len(raw)-1
-		var cl []query.Query
+		var cl []query.Query // every clause of the word
 		cl = append(cl, termQ(fIDs, tok, bID))
 		for _, c := range uniq(tok, compactID(tok)) {
 			cl = append(cl, termQ(fSetCode, c, bSetCode))
@@ -558,48 +613,60 @@ func (ix *Index) textQuery(q string) (query.Query, error) {
 				cl = append(cl, termQ(fNumber, f, bNumber))
 			}
 		}
-		for _, t := range ix.qa.Analyze([]byte(tok)) {
+		wholeWord := len(cl) // cl[:wholeWord] match the word as a whole
+		// termClauses[k] holds the clauses of the k-th span of the word's
+		// terms; terms of one span (a possessive and its stem) share it.
+		var termClauses [][]query.Query
+		var lastStart, lastEnd int
+		for k, t := range ix.qa.Analyze([]byte(tok)) {
+			if k == 0 || t.Start != lastStart || t.End != lastEnd {
+				termClauses = append(termClauses, nil)
+				lastStart, lastEnd = t.Start, t.End
+			}
 			term := string(t.Term)
-			cl = append(cl,
+			tc := []query.Query{
 				termQ(fName, term, bName),
 				termQ(fNameAlt, term, bNameAlt),
 				termQ(fNameEN, term, bNameEN),
 				termQ(fSetName, term, bSetName),
 				termQ(fTags, term, bTags),
-			)
-			if t.Type == analysis.Ideographic || t.Type == analysis.Double || t.Type == analysis.Single || isDigits(term) {
-				continue
 			}
-			// Typo tolerance for words the names do not have: a fuzzy
-			// match costs a walk of the term dictionary, so a word that is
-			// a name term already goes without.
-			if n := len(term); n >= 4 && !known(fName, term) && !known(fNameAlt, term) {
-				fz := 1
-				if n >= 8 {
-					fz = 2
+			if t.Type != analysis.Ideographic && t.Type != analysis.Double && t.Type != analysis.Single && !isDigits(term) {
+				// Typo tolerance for words the index does not have: a fuzzy
+				// match costs a walk of the term dictionary, so a word that
+				// one of its fields has already ("prize" of a set name) goes
+				// without.
+				if n := len(term); n >= 4 && !dict.hasAnywhere(term) {
+					fuzziness, prefix := 1, 0
+					if n >= 8 {
+						fuzziness, prefix = 2, 1
+					}
+					fq, err := dict.fuzzy(fName, term, fuzziness, prefix, bFuzzy)
+					if err != nil {
+						return textPlan{}, err
+					}
+					tc = append(tc, fq)
 				}
-				fq := query.NewFuzzyQuery(term)
-				fq.SetField(fName)
-				fq.SetFuzziness(fz)
-				if fz > 1 {
-					fq.SetPrefix(1)
+				if last && len(term) >= 3 {
+					pq := query.NewPrefixQuery(term)
+					pq.SetField(fName)
+					pq.SetBoost(bPrefix)
+					tc = append(tc, pq)
 				}
-				fq.SetBoost(bFuzzy)
-				cl = append(cl, fq)
 			}
-			if last && len(term) >= 3 {
-				pq := query.NewPrefixQuery(term)
-				pq.SetField(fName)
-				pq.SetBoost(bPrefix)
-				cl = append(cl, pq)
-			}
+			cl = append(cl, tc...)
+			termClauses[len(termClauses)-1] = append(termClauses[len(termClauses)-1], tc...)
 		}
 		groups = append(groups, query.NewDisjunctionQuery(cl))
+		for _, tc := range termClauses {
+			terms = append(terms, query.NewDisjunctionQuery(append(cl[:wholeWord:wholeWord], tc...)))
+		}
 	}
 	// Whole-phrase matches: every run of up to maxShingle words of the query
 	// against the exact (normalized) card names and set names, each its own
 	// clause, so "charizard base set 4" finds the set named exactly "base set"
 	// (Base, not Base Set 2) and the card named exactly "charizard".
+	var oneWord, multiWord []query.Query // phrase clauses of one word, of two words or more
 	words := strings.Fields(normalizeText(q))
 	if len(words) > maxQueryWords {
 		words = words[:maxQueryWords]
@@ -608,43 +675,156 @@ func (ix *Index) textQuery(q string) (query.Query, error) {
 		for i := 0; i+n <= len(words); i++ {
 			// a longer exact phrase is stronger evidence (weight n²)
 			g, w := strings.Join(words[i:i+n], " "), float64(n*n)
-			groups = append(groups, termQ(fNameExact, g, bNameExact*w), termQ(fSetExact, g, bSetExact*w))
-			if n > 1 {
-				groups = append(groups, termQ(fNameExact, strings.Join(words[i:i+n], ""), bNameExact*w))
+			if n == 1 {
+				oneWord = append(oneWord, termQ(fNameExact, g, bNameExact*w), termQ(fSetExact, g, bSetExact*w))
+				continue
 			}
+			multiWord = append(multiWord, termQ(fNameExact, g, bNameExact*w), termQ(fSetExact, g, bSetExact*w),
+				termQ(fNameExact, strings.Join(words[i:i+n], ""), bNameExact*w))
 		}
 	}
-	return query.NewDisjunctionQuery(groups), nil
+	groups = append(append(groups, oneWord...), multiWord...)
+	plan := textPlan{relevance: query.NewDisjunctionQuery(groups)}
+	// A narrow selection also selects the cards that match a phrase of two
+	// words or more (one word is a term already).
+	orPhrase := func(q query.Query) query.Query {
+		return query.NewDisjunctionQuery(append([]query.Query{q}, multiWord...))
+	}
+	if len(terms) > 1 {
+		plan.narrow = append(plan.narrow, orPhrase(query.NewConjunctionQuery(terms)))
+	}
+	if len(terms) > 2 {
+		allButOne := query.NewDisjunctionQuery(terms)
+		allButOne.SetMin(float64(len(terms) - 1))
+		plan.narrow = append(plan.narrow, orPhrase(allButOne))
+	}
+	return plan, nil
 }
 
-// termChecker returns a function that reports whether a field's dictionary
-// has a term, and a function that releases it.
-func (ix *Index) termChecker() (known func(field, term string) bool, done func(), err error) {
+// selectOnly is a query that selects cards without weighing them: its
+// searcher runs without scoring (so its term readers skip frequencies and
+// norms and jump through the postings bitmaps instead of stepping through
+// them), and it adds nothing to the score or the query norm of the
+// conjunction it is in. A search's filters and its narrow selections are
+// selectOnly.
+type selectOnly struct{ query.Query }
+
+func (s selectOnly) Searcher(ctx context.Context, r index.IndexReader, m mapping.IndexMapping, _ search.SearcherOptions) (search.Searcher, error) {
+	sr, err := s.Query.Searcher(ctx, r, m, search.SearcherOptions{Score: "none"})
+	if err != nil {
+		return nil, err
+	}
+	return weightless{sr}, nil
+}
+
+// weightless is a searcher that takes no part in query normalization.
+type weightless struct{ search.Searcher }
+
+func (weightless) Weight() float64      { return 0 }
+func (weightless) SetQueryNorm(float64) {}
+
+// dictionary answers textPlan's questions about the term dictionaries of
+// the index: whether a field has a term, and which terms a fuzzy match
+// finds.
+type dictionary struct {
+	r     index.IndexReader
+	dicts map[string]index.FieldDictContains // by field; nil when the reader cannot tell
+}
+
+func (ix *Index) openDictionary() (*dictionary, error) {
 	adv, err := ix.bleve.Advanced()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r, err := adv.Reader()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rc, ok := r.(index.IndexReaderContains)
-	if !ok { // cannot tell: every word gets its fuzzy match
-		r.Close()
-		return func(string, string) bool { return false }, func() {}, nil
-	}
-	dicts := map[string]index.FieldDictContains{}
-	known = func(field, term string) bool {
-		d, ok := dicts[field]
-		if !ok {
-			d, _ = rc.FieldDictContains(field)
-			dicts[field] = d
+	return &dictionary{r: r, dicts: map[string]index.FieldDictContains{}}, nil
+}
+
+// Close releases the index reader.
+func (d *dictionary) Close() error { return d.r.Close() }
+
+// has reports whether field has term; false when the reader cannot tell
+// (every word then gets its fuzzy match).
+func (d *dictionary) has(field, term string) bool {
+	fd, ok := d.dicts[field]
+	if !ok {
+		if rc, ok := d.r.(index.IndexReaderContains); ok {
+			fd, _ = rc.FieldDictContains(field)
 		}
-		if d == nil {
-			return false
-		}
-		has, err := d.Contains([]byte(term))
-		return err == nil && has
+		d.dicts[field] = fd
 	}
-	return known, func() { r.Close() }, nil
+	if fd == nil {
+		return false
+	}
+	has, err := fd.Contains([]byte(term))
+	return err == nil && has
+}
+
+// hasAnywhere reports whether a text field that a query term is matched
+// against has the term.
+func (d *dictionary) hasAnywhere(term string) bool {
+	for _, f := range []string{fName, fNameAlt, fSetName, fNameEN, fTags} {
+		if d.has(f, term) {
+			return true
+		}
+	}
+	return false
+}
+
+// fuzzy returns a query for the terms of field within fuzziness edits of
+// term that share its first prefix bytes (rounded up to a rune), scored as
+// Bleve's FuzzyQuery scores them. The dictionary is walked here, once:
+// every pass of a search and its highlights reuse the terms.
+func (d *dictionary) fuzzy(field, term string, fuzziness, prefix int, boost float64) (query.Query, error) {
+	rf, ok := d.r.(index.IndexReaderFuzzy)
+	if !ok {
+		fq := query.NewFuzzyQuery(term)
+		fq.SetField(field)
+		fq.SetFuzziness(fuzziness)
+		fq.SetPrefix(prefix)
+		fq.SetBoost(boost)
+		return fq, nil
+	}
+	prefixTerm := term // as searcher.NewFuzzySearcher cuts it
+	for i := range term {
+		if i >= prefix {
+			prefixTerm = term[:i]
+			break
+		}
+	}
+	fd, err := rf.FieldDictFuzzy(field, term, fuzziness, prefixTerm)
+	if err != nil {
+		return nil, err
+	}
+	defer fd.Close()
+	q := &fuzzyTerms{field: field, term: term, boost: boost}
+	for {
+		e, err := fd.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			return q, nil
+		}
+		q.terms = append(q.terms, e.Term)
+		q.distances = append(q.distances, e.EditDistance)
+	}
+}
+
+// fuzzyTerms is a fuzzy query whose terms dictionary.fuzzy found.
+type fuzzyTerms struct {
+	field, term string
+	terms       []string
+	distances   []uint8 // edit distance of each of terms
+	boost       float64
+}
+
+func (q *fuzzyTerms) Searcher(ctx context.Context, r index.IndexReader, _ mapping.IndexMapping, options search.SearcherOptions) (search.Searcher, error) {
+	if len(q.terms) == 0 || len(q.terms) == 1 && q.terms[0] == q.term {
+		return searcher.NewTermSearcher(ctx, r, q.term, q.field, q.boost, options)
+	}
+	return searcher.NewMultiTermSearcherBoosted(ctx, r, q.terms, q.field, q.boost, q.distances, options, true)
 }

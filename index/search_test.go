@@ -337,3 +337,99 @@ func TestSearch_Highlights(t *testing.T) {
 		}
 	}
 }
+
+// TestSearch_Plan checks the query plan: Search ranks the cards that match
+// every term of the query when there are any, else those that match all
+// terms but one (from three terms on), else those that match any term (the
+// broad pass); and a narrow pass ranks the cards it selects with the
+// scores, and so in the order, that the broad pass gives them.
+func TestSearch_Plan(t *testing.T) {
+	for _, tc := range []struct {
+		name, q string
+		passes  int    // narrow passes plus the broad one
+		ranked  int    // the pass Search ranks
+		top     string // name of the top hit
+	}{
+		{"OneTerm", "charizard", 1, 0, "Charizard"},
+		{"EveryTerm", "umbreon vmax", 2, 0, "Umbreon VMAX"},
+		{"EveryCJKTerm", "噴火龍", 2, 0, "噴火龍"}, // two bigrams
+		{"EveryTermTypo", "dark charizrd", 2, 0, "Dark Charizard"},
+		{"AllButOne", "charizard qqqzzx vmax", 3, 1, "Charizard VMAX"},
+		{"Broad", "charizard qqqzzx", 2, 1, "Charizard"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := index.SearchRequest{Game: "pokemon", Q: tc.q, Limit: index.MaxLimit, MinPriceCents: -1, MaxPriceCents: -1}
+			passes, err := full(t).SearchPasses(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(passes), tc.passes; got != want {
+				t.Fatalf("%d passes, want %d", got, want)
+			}
+			ranked := slices.IndexFunc(passes, func(p index.SearchResult) bool { return p.Total > 0 })
+			if got, want := ranked, tc.ranked; got != want {
+				t.Fatalf("pass %d is the first that finds cards, want %d", got, want)
+			}
+			res := mustSearch(t, r)
+			if diff := cmp.Diff(hitIDs(passes[ranked]), hitIDs(res)); diff != "" || res.Total != passes[ranked].Total {
+				t.Errorf("Search (total %d) is not pass %d (total %d) (-pass +Search):\n%s", res.Total, ranked, passes[ranked].Total, diff)
+			}
+			if got := card(t, "pokemon", res.Hits[0].CardID).Name; got != tc.top {
+				t.Errorf("top hit %s %q, want %q", res.Hits[0].CardID, got, tc.top)
+			}
+			broad := passes[len(passes)-1]
+			broadScore := map[string]float64{}
+			for _, h := range broad.Hits {
+				broadScore[h.CardID] = h.Score
+			}
+			for i, p := range passes[:len(passes)-1] {
+				var ranks []int
+				for _, h := range p.Hits {
+					s, ok := broadScore[h.CardID]
+					if !ok {
+						continue // beyond the broad pass's page
+					}
+					if s != h.Score {
+						t.Errorf("pass %d: %s scores %v, broad pass %v", i, h.CardID, h.Score, s)
+					}
+					ranks = append(ranks, slices.IndexFunc(broad.Hits, func(b index.SearchHit) bool { return b.CardID == h.CardID }))
+				}
+				if len(p.Hits) > 0 && len(ranks) == 0 {
+					t.Errorf("pass %d: none of its hits is on the broad pass's page", i)
+				}
+				if !slices.IsSorted(ranks) {
+					t.Errorf("pass %d ranks its hits in another order than the broad pass: broad ranks %v", i, ranks)
+				}
+			}
+		})
+	}
+}
+
+// TestSearch_FuzzyTerms checks that the fuzzy terms a plan finds once
+// match and score as Bleve's FuzzyQuery does.
+func TestSearch_FuzzyTerms(t *testing.T) {
+	for _, tc := range []struct {
+		term              string
+		fuzziness, prefix int
+	}{
+		{"charizrd", 1, 0},
+		{"eeveee", 1, 0},
+		{"charmandr", 2, 1},
+		{"feraligatrr", 2, 1},
+	} {
+		want, err := full(t).FuzzyScores(tc.term, tc.fuzziness, tc.prefix, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := full(t).FuzzyScores(tc.term, tc.fuzziness, tc.prefix, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) == 0 && !raceEnabled {
+			t.Errorf("%q: Bleve's fuzzy query matches nothing", tc.term)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q (fuzziness %d, prefix %d): (-FuzzyQuery +plan):\n%s", tc.term, tc.fuzziness, tc.prefix, diff)
+		}
+	}
+}
