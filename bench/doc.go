@@ -27,6 +27,14 @@
 //	go test ./bench -run '^$' -bench Lookup -benchtime 20000x
 //	go test ./bench -run '^$' -bench 'Search$' -benchtime 3000x
 //
+// BenchmarkREST_CardLists (issue 8) runs the kinds of card-list request
+// (by set, name fragment, card number, rarity, marketplace, the default
+// and price orders) and the other routes of the REST read mix through the
+// same uncached edge over the same snapshots, one at a time: p50/p99,
+// allocations and CPU per request of each kind.
+//
+//	go test ./bench -run '^$' -bench REST_CardLists -benchtime 200x
+//
 // # Caveats
 //
 // Figures depend on the machine and on what else runs on it: compare runs of
