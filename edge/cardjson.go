@@ -21,6 +21,7 @@ import (
 
 var (
 	_ jsonAppender = (*cardDetail)(nil)
+	_ jsonAppender = (*cardPage)(nil)
 	_ jsonAppender = (*analyticsPayload)(nil)
 )
 
@@ -134,6 +135,43 @@ func (d *cardDetail) AppendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
+
+// cardPage is the card list payload: the bytes encoding/json writes for the
+// page[cardGold] of newCardGold(card, set) of each card (the type schema.go
+// documents), written straight from the cards as cardDetail writes one.
+// TestCardsList_MatchesScan compares the two.
+type cardPage struct {
+	cards                []*snapshots.Card
+	sets                 []*snapshots.Set // by item: the card's set, nil when unknown
+	total, offset, limit int
+}
+
+// AppendJSON implements jsonAppender.
+func (p *cardPage) AppendJSON(b []byte) []byte {
+	n := 64
+	for _, c := range p.cards {
+		n += (&cardDetail{card: c}).sizeHint()
+	}
+	b = slices.Grow(b, n)
+	b = append(b, `{"items":[`...)
+	for i, c := range p.cards {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		d := cardDetail{card: c, set: p.sets[i]}
+		b = d.AppendJSON(b)
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(p.total), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(p.offset), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(p.limit), 10)
+	return append(b, '}')
+}
+
+// MarshalJSON encodes the page as AppendJSON does.
+func (p *cardPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
 
 // sizeHint is about the encoded size of d (a little more for typical cards),
 // so that the buffer grows once.

@@ -171,56 +171,52 @@ func parseMarketplaces(list string) ([]snapshots.Marketplace, error) {
 }
 
 func handleCardsList(r *request) (any, error) {
+	f, err := parseCardFilter(r.p)
+	if err != nil {
+		return nil, err
+	}
+	orders, err := r.snap.orders(r.game)
+	if err != nil {
+		return nil, err
+	}
 	p := r.p
+	offset, limit := p.int("offset"), p.int("limit")
+	cards, total := orders.list(&f, cardOrderOf(p.str("sort"), p.str("order") == "asc"), offset, limit)
+	out := &cardPage{cards: cards, sets: make([]*snapshots.Set, len(cards)), total: total, offset: offset, limit: limit}
+	for i, c := range cards {
+		out.sets[i] = r.setOf(c)
+	}
+	return out, nil
+}
+
+// parseCardFilter reads the filters of a card-list request.
+func parseCardFilter(p *params) (cardFilter, error) {
 	mkList := p.str("marketplace")
 	if p.has("source") && !p.has("marketplace") {
 		mkList = p.str("source")
 	}
 	mks, err := parseMarketplaces(mkList)
 	if err != nil {
-		return nil, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
+		return cardFilter{}, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
 	}
-	orders, err := r.snap.orders(r.game)
-	if err != nil {
-		return nil, err
+	f := cardFilter{
+		hasSet:      p.has("set_id"),
+		hasLanguage: p.has("language"),
+		hasRarity:   p.has("rarity"),
+		hasVariant:  p.has("variant"),
+		hasNumber:   p.has("card_number"),
+		setID:       p.str("set_id"),
+		language:    p.str("language"),
+		rarity:      p.str("rarity"),
+		variant:     p.str("variant"),
+		number:      normalizeNumber(p.str("card_number")),
+		q:           foldString(strings.TrimSpace(p.str("q"))),
+		only:        p.str("marketplace_mode") == "only",
 	}
-	q := foldString(strings.TrimSpace(p.str("q")))
-	number := normalizeNumber(p.str("card_number"))
-	wanted := map[string]bool{}
 	for _, m := range mks {
-		wanted[m.String()] = true
+		f.markets |= 1 << m
 	}
-	var matches []*snapshots.Card
-	for _, c := range orders.sorted[orderKey(p.str("sort"), p.str("order") == "asc")] {
-		if p.has("set_id") && !strings.EqualFold(c.SetID, p.str("set_id")) {
-			continue
-		}
-		if p.has("language") && c.Language != p.str("language") {
-			continue
-		}
-		if p.has("rarity") && !strings.EqualFold(c.Rarity, p.str("rarity")) {
-			continue
-		}
-		if p.has("variant") && !hasFold(c.Variants, p.str("variant")) {
-			continue
-		}
-		if p.has("card_number") && normalizeNumber(c.Number) != number {
-			continue
-		}
-		if q != "" && !strings.Contains(orders.folded[c.Ordinal], q) && !strings.Contains(strings.ToLower(c.ID), q) {
-			continue
-		}
-		if len(wanted) > 0 && !marketplaceMatch(c, wanted, p.str("marketplace_mode")) {
-			continue
-		}
-		matches = append(matches, c)
-	}
-	pg := paginate(matches, p.int("offset"), p.int("limit"))
-	out := page[cardGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]cardGold, 0, len(pg.Items))}
-	for _, c := range pg.Items {
-		out.Items = append(out.Items, newCardGold(c, r.setOf(c)))
-	}
-	return out, nil
+	return f, nil
 }
 
 func hasFold(list []string, s string) bool {
@@ -230,37 +226,6 @@ func hasFold(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func marketplaceMatch(c *snapshots.Card, wanted map[string]bool, mode string) bool {
-	sources := append(append([]string{}, c.MarketSources...), c.Venues...)
-	if mode == "only" {
-		if len(sources) == 0 {
-			return false
-		}
-		for _, s := range sources {
-			if !wanted[s] {
-				return false
-			}
-		}
-		return true
-	}
-	for _, s := range sources {
-		if wanted[s] {
-			return true
-		}
-	}
-	return false
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // ---- sales ----
