@@ -17,7 +17,7 @@ func (s *Server) registerSearchRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/search", name: "search", contract: "search.v1", cacheable: true, hasGame: true,
 		summary: "Full-text card search", schema: "Search",
 		params: []paramSpec{
-			pStr("q", 256, "Free text: names in any language (accents and case ignored; pinyin and romaji work), set names and codes, numbers (4, 004, 4/102, OP01-001), ids, rarity; typos tolerated."),
+			pStr("q", 256, "Free text: names in any language (accents and case ignored; pinyin and romaji work), set names and codes, numbers (4, 004, 4/102, OP01-001), ids, rarity; typos tolerated. Cards that match every word answer; when none do, cards that match all words but one, then cards that match any word; total counts the cards of the step that answered."),
 			pEnum("language", "", languageEnum, "Only cards of this language."),
 			pStr("set_id", 64, "A set id (en:base1) or a set code (base1: every language edition)."),
 			pStr("rarity", 64, "Only this rarity (case-insensitive)."),
