@@ -260,6 +260,32 @@ var listKinds = []listKind{
 		s := c.set(r)
 		return "/api/v3/sets/" + url.PathEscape(s.ID) + "/volume-history?days=90" + c.gameArg(s.Game)
 	}},
+	{"sets/list_release_date", setsListPath("release_date")},
+	{"sets/list_release_date_asc", setsListPath("release_date_asc")},
+	{"sets/list_name", setsListPath("name")},
+	{"sets/list_volume", setsListPath("volume")},
+	{"sets/list_card_count", setsListPath("card_count")},
+	{"sets/trending_cards_any", func(c *benchCatalog, r *rand.Rand) string {
+		s := c.set(r)
+		metrics := []string{"composite", "volume_pct", "price_pct", "volume_usd", "sales_count"}
+		windows := []string{"7d", "30d", "90d"}
+		dirs := []string{"asc", "desc"}
+		return "/api/v3/sets/" + url.PathEscape(s.ID) + "/trending-cards?metric=" + metrics[r.IntN(len(metrics))] +
+			"&window=" + windows[r.IntN(len(windows))] + "&direction=" + dirs[r.IntN(2)] + "&limit=50" + c.gameArg(s.Game)
+	}},
+	{"sets/volume_history_weekly", func(c *benchCatalog, r *rand.Rand) string {
+		s := c.set(r)
+		return "/api/v3/sets/" + url.PathEscape(s.ID) + "/volume-history?days=365&granularity=weekly" + c.gameArg(s.Game)
+	}},
+}
+
+// setsListPath draws set-list requests in one sort: a page of 20, 50 or 200
+// among the first four, in a game drawn as the sets are (by set count).
+func setsListPath(sort string) func(c *benchCatalog, r *rand.Rand) string {
+	return func(c *benchCatalog, r *rand.Rand) string {
+		limit := []int{20, 50, 50, 200}[r.IntN(4)]
+		return fmt.Sprintf("/api/v3/sets?sort=%s&limit=%d&offset=%d%s", sort, limit, limit*r.IntN(4), c.gameArg(c.set(r).Game))
+	}
 }
 
 // openBenchCatalog reads every game's cards and sets of a benchmark snapshot.
@@ -291,7 +317,9 @@ func openBenchCatalog(tb testing.TB, e *snapEnv) *benchCatalog {
 
 // BenchmarkREST_CardLists runs the card list (by set, by name fragment, by
 // card number, by rarity, the default list, sorted by price, by
-// marketplace) and the other routes of issue 8's REST read mix through the
+// marketplace), the other routes of issue 8's REST read mix and the set
+// routes in their other forms (sets/: every sort of the set list, pages
+// and games; trending cards of a set by every metric and direction) through the
 // whole uncached edge over the benchmark snapshots (see BenchmarkLookupHTTP),
 // one request at a time over 128 requests per kind drawn from the catalog
 // (cards and sets uniformly, every game): p50/p99 per request, allocations

@@ -29,6 +29,8 @@ type Snapshot struct {
 
 	// cardOrders caches per-game sorted views of the catalog (cardorder.go).
 	cardOrders sync.Map
+	// setViews caches per-game views of the set directory (setorder.go).
+	setViews sync.Map
 
 	refs      atomic.Int64
 	retired   atomic.Bool

@@ -2,8 +2,6 @@ package edge
 
 import (
 	"math"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -94,46 +92,12 @@ func newSetGold(s *snapshots.Set) setGold {
 }
 
 func handleSetsList(r *request) (any, error) {
-	sets, err := r.snap.Sets(r.game)
+	orders, err := r.snap.setOrders(r.game)
 	if err != nil {
 		return nil, err
 	}
-	sorted := append([]*snapshots.Set{}, sets...)
-	key := r.p.str("sort")
-	sort.SliceStable(sorted, func(i, j int) bool {
-		a, b := sorted[i], sorted[j]
-		switch key {
-		case "release_date", "release_date_asc":
-			if (a.ReleaseDate == "") != (b.ReleaseDate == "") {
-				return b.ReleaseDate == "" // unknown dates last either way
-			}
-			if a.ReleaseDate != b.ReleaseDate {
-				if key == "release_date" {
-					return a.ReleaseDate > b.ReleaseDate
-				}
-				return a.ReleaseDate < b.ReleaseDate
-			}
-		case "name":
-			if c := strings.Compare(foldString(a.Name), foldString(b.Name)); c != 0 {
-				return c < 0
-			}
-		case "volume":
-			if a.Volume30dCents != b.Volume30dCents {
-				return a.Volume30dCents > b.Volume30dCents
-			}
-		case "card_count":
-			if a.CardCount != b.CardCount {
-				return a.CardCount > b.CardCount
-			}
-		}
-		return a.ID < b.ID
-	})
-	pg := paginate(sorted, r.p.int("offset"), r.p.int("limit"))
-	out := page[setGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]setGold, 0, len(pg.Items))}
-	for _, s := range pg.Items {
-		out.Items = append(out.Items, newSetGold(s))
-	}
-	return out, nil
+	pg := paginate(orders.sorted[setOrderOf(r.p.str("sort"))], r.p.int("offset"), r.p.int("limit"))
+	return &setPage{items: pg.Items, total: pg.Total, offset: pg.Offset, limit: pg.Limit}, nil
 }
 
 func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars.v[0]) }
@@ -156,19 +120,15 @@ func handleSetGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cards, err := r.snap.SetCards(r.game, s.ID)
+	top, err := r.snap.topCards(r.game, s)
 	if err != nil {
 		return nil, err
 	}
-	top := append([]*snapshots.Card{}, cards...)
-	sortCards(top, "price", false)
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: usd(agg.Totals.ValueCents), MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents),
-		TopCards: []cardGold{}, PriceBasis: priceBasisRawFMV}
-	for _, c := range top[:min(10, len(top))] {
-		if c.PriceCents > 0 {
-			g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))
-		}
+		TopCards: make([]cardGold, 0, len(top)), PriceBasis: priceBasisRawFMV}
+	for _, c := range top {
+		g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))
 	}
 	return g, nil
 }
@@ -267,27 +227,19 @@ func handleSetTrendingCards(r *request) (any, error) {
 		return nil, err
 	}
 	metric, window := r.p.str("metric"), r.p.str("window")
-	entries, err := r.snap.Trending(r.game, metric, window, "all")
+	ranking, err := r.snap.setTrending(r.game, metric, window)
 	if err != nil {
 		return nil, err
 	}
-	cards, err := r.snap.Cards(r.game)
-	if err != nil {
-		return nil, err
-	}
-	var mine []snapshots.TrendingEntry
-	for _, e := range entries {
-		if strings.EqualFold(cards[e.Ordinal].SetID, s.ID) {
-			mine = append(mine, e)
+	mine := ranking.of(s.ID) // shared: read only
+	asc, limit := r.p.str("direction") == "asc", r.p.int("limit")
+	items := make([]trendingItem, 0, min(limit, len(mine)))
+	for i := range cap(items) {
+		e := mine[i]
+		if asc {
+			e = mine[len(mine)-1-i]
 		}
-	}
-	if r.p.str("direction") == "asc" {
-		reverse(mine)
-	}
-	limit := r.p.int("limit")
-	items := []trendingItem{}
-	for i, e := range mine[:min(limit, len(mine))] {
-		items = append(items, newTrendingItem(i+1, cards[e.Ordinal], s, metric, e.Value))
+		items = append(items, newTrendingItem(i+1, ranking.cards[e.Ordinal], s, metric, e.Value))
 	}
 	return setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
 		AsOf: r.snap.AsOf.String(), Total: len(mine), Limit: limit, Items: items}, nil
