@@ -14,7 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
@@ -338,34 +337,7 @@ func BenchmarkREST_CardLists(b *testing.B) {
 				for i := range paths {
 					paths[i] = k.path(cat, r)
 				}
-				req, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()
-				defer fasthttp.ReleaseRequest(req)
-				defer fasthttp.ReleaseResponse(resp)
-				req.Header.Set("Authorization", "Bearer "+e.key)
-				get := func(path string) {
-					req.SetRequestURI("http://edge" + path)
-					if err := e.client.Do(req, resp); err != nil || resp.StatusCode() != 200 {
-						b.Fatalf("GET %s: %v %d %.300s", path, err, resp.StatusCode(), resp.Body())
-					}
-				}
-				for _, p := range paths {
-					get(p)
-				}
-				lat := make([]time.Duration, 0, b.N)
-				var bytes int64
-				cpu0 := cpuTime()
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					t0 := time.Now()
-					get(paths[i%len(paths)])
-					lat = append(lat, time.Since(t0))
-					bytes += int64(len(resp.Body()))
-				}
-				b.StopTimer()
-				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N), "cpu-us/req")
-				b.ReportMetric(float64(bytes)/float64(b.N), "B/resp")
-				percentiles(b, "GET "+k.name+" (uncached)", lat)
+				benchPaths(b, e, paths, paths, "GET "+k.name+" (uncached)")
 			})
 		}
 	})
