@@ -75,7 +75,27 @@ func openSnapshot(root, id string, gen uint64) (_ *Snapshot, err error) {
 		r.Close()
 		return nil, fmt.Errorf("open gold tables of %s: %w", id, err)
 	}
-	return &Snapshot{Reader: r, Index: ix, Gold: g, AsOf: m.AsOfDay(), Gen: gen, opened: time.Now()}, nil
+	s := &Snapshot{Reader: r, Index: ix, Gold: g, AsOf: m.AsOfDay(), Gen: gen, opened: time.Now()}
+	if err := s.warm(); err != nil {
+		s.close()
+		return nil, fmt.Errorf("%w: %s: %v", snapshots.ErrVerify, dir, err)
+	}
+	return s, nil
+}
+
+// warm builds the per-game card and set orders of the list routes before
+// the snapshot serves (about 0.4 s for 41k cards), so that the first list
+// requests after a start or a swap do not pay for them.
+func (s *Snapshot) warm() error {
+	for _, game := range s.Manifest().Games {
+		if _, err := s.orders(game); err != nil {
+			return fmt.Errorf("card orders of %s: %w", game, err)
+		}
+		if _, err := s.setOrders(game); err != nil {
+			return fmt.Errorf("set orders of %s: %w", game, err)
+		}
+	}
+	return nil
 }
 
 func (s *Snapshot) close() {
