@@ -161,12 +161,18 @@ func (p *cardPage) AppendJSON(b []byte) []byte {
 		d := cardDetail{card: c, set: p.sets[i]}
 		b = d.AppendJSON(b)
 	}
+	return appendPageEnd(b, p.total, p.offset, p.limit)
+}
+
+// appendPageEnd closes the items of a list payload (page) and writes its
+// total, offset and limit, as encoding/json writes them.
+func appendPageEnd(b []byte, total, offset, limit int) []byte {
 	b = append(b, `],"total":`...)
-	b = strconv.AppendInt(b, int64(p.total), 10)
+	b = strconv.AppendInt(b, int64(total), 10)
 	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(p.offset), 10)
+	b = strconv.AppendInt(b, int64(offset), 10)
 	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(p.limit), 10)
+	b = strconv.AppendInt(b, int64(limit), 10)
 	return append(b, '}')
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // cardOrders are per-snapshot, per-game views of the catalog that the card
-// list needs on every uncached request, computed once, on first use:
+// list needs on every uncached request, computed once, when the snapshot
+// opens (Snapshot.warm):
 //   - the cards sorted by each sort key and order, and each card's position
 //     in every order;
 //   - for the set, rarity, variant, collector number and language filters,
@@ -156,7 +157,7 @@ func (o *cardOrders) build(cards []*snapshots.Card) {
 		for _, asc := range []bool{false, true} {
 			ord := cardOrderOf(key, asc)
 			sorted := append([]*snapshots.Card(nil), cards...)
-			sortCardsFolded(sorted, key, asc, o.folded)
+			sortCards(sorted, key, asc, o.folded)
 			rank := make([]uint32, n)
 			for pos, c := range sorted {
 				rank[c.Ordinal] = uint32(pos)
@@ -339,19 +340,11 @@ func (o *cardOrders) list(f *cardFilter, order cardOrder, offset, limit int) (pa
 	return page, total
 }
 
-// sortCards sorts cards by key (volume: 30-day volume then sales; name; price)
-// in the given order, ties in catalog order whatever the order.
-func sortCards(cards []*snapshots.Card, key string, asc bool) {
-	sortCardsFolded(cards, key, asc, nil)
-}
-
-func sortCardsFolded(cards []*snapshots.Card, key string, asc bool, folded []string) {
-	name := func(c *snapshots.Card) string {
-		if folded != nil {
-			return folded[c.Ordinal]
-		}
-		return foldString(c.Name)
-	}
+// sortCards sorts cards by key (volume: 30-day volume then sales; name, by
+// the folded names indexed by ordinal; price) in the given order, ties in
+// catalog order whatever the order.
+func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string) {
+	name := func(c *snapshots.Card) string { return folded[c.Ordinal] }
 	var byKey func(a, b *snapshots.Card) int
 	switch key {
 	case "name":

@@ -65,7 +65,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 		}
 		matches = append(matches, c)
 	}
-	sortCards(matches, p.str("sort"), p.str("order") == "asc")
+	sortCardsPlain(matches, p.str("sort"), p.str("order") == "asc")
 	pg := paginate(matches, p.int("offset"), p.int("limit"))
 	out := page[cardGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]cardGold, 0, len(pg.Items))}
 	for _, c := range pg.Items {
@@ -282,4 +282,18 @@ func TestEqualFoldKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sortCardsPlain sorts cards as the card list does, folding their names
+// here rather than taking cardOrders' folded column.
+func sortCardsPlain(cards []*snapshots.Card, key string, asc bool) {
+	n := 0
+	for _, c := range cards {
+		n = max(n, int(c.Ordinal)+1)
+	}
+	folded := make([]string, n)
+	for _, c := range cards {
+		folded[c.Ordinal] = foldString(c.Name)
+	}
+	sortCards(cards, key, asc, folded)
 }

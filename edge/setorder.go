@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -15,7 +14,8 @@ import (
 )
 
 // setOrders are per-snapshot, per-game views of the set directory that the
-// set routes need on every uncached request, computed once, on first use:
+// set routes need on every uncached request, computed once (the set list's
+// when the snapshot opens, Snapshot.warm; the others on first use):
 //   - for the set list, each set's item as encoding/json writes it, in
 //     every sort order (setPage joins a page of them);
 //   - for set detail, each set's top cards by price (cardOrders' price
@@ -297,13 +297,7 @@ func (p *setPage) AppendJSON(b []byte) []byte {
 		}
 		b = append(b, it...)
 	}
-	b = append(b, `],"total":`...)
-	b = strconv.AppendInt(b, int64(p.total), 10)
-	b = append(b, `,"offset":`...)
-	b = strconv.AppendInt(b, int64(p.offset), 10)
-	b = append(b, `,"limit":`...)
-	b = strconv.AppendInt(b, int64(p.limit), 10)
-	return append(b, '}')
+	return appendPageEnd(b, p.total, p.offset, p.limit)
 }
 
 // MarshalJSON encodes the page as AppendJSON does.

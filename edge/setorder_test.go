@@ -91,7 +91,7 @@ func referenceSetGet(tb testing.TB, r *request) ([]byte, error) {
 // of the first ten.
 func referenceTopCards(cards []*snapshots.Card) []*snapshots.Card {
 	top := append([]*snapshots.Card{}, cards...)
-	sortCards(top, "price", false)
+	sortCardsPlain(top, "price", false)
 	var out []*snapshots.Card
 	for _, c := range top[:min(10, len(top))] {
 		if c.PriceCents > 0 {
