@@ -87,8 +87,8 @@ func (m *metrics) observe(route string, status int, d time.Duration) {
 
 // cacheStats are the response cache's counters.
 type cacheStats struct {
-	Hits, Misses, Evictions, Entries, CostBytes int64
-	HitRatio                                    float64
+	Hits, MemoHits, Misses, Evictions, CostBytes int64
+	HitRatio                                     float64
 }
 
 func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapshotAge time.Duration) {
@@ -128,8 +128,10 @@ func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapsh
 		fmt.Fprintf(w, "cardedge_request_duration_seconds_sum{route=%q,status=\"%d\"} %g\n", k.route, k.status, float64(s.sumNs.Load())/1e9)
 		fmt.Fprintf(w, "cardedge_request_duration_seconds_count{route=%q,status=\"%d\"} %d\n", k.route, k.status, n)
 	}
-	fmt.Fprintln(w, "# HELP cardedge_cache_hits_total Response cache hits.\n# TYPE cardedge_cache_hits_total counter")
+	fmt.Fprintln(w, "# HELP cardedge_cache_hits_total Response cache hits (front-door memo hits included).\n# TYPE cardedge_cache_hits_total counter")
 	fmt.Fprintf(w, "cardedge_cache_hits_total %d\n", cache.Hits)
+	fmt.Fprintln(w, "# HELP cardedge_cache_memo_hits_total Response cache hits answered by the front-door memo (a raw keyed GET seen before).\n# TYPE cardedge_cache_memo_hits_total counter")
+	fmt.Fprintf(w, "cardedge_cache_memo_hits_total %d\n", cache.MemoHits)
 	fmt.Fprintln(w, "# HELP cardedge_cache_misses_total Response cache misses.\n# TYPE cardedge_cache_misses_total counter")
 	fmt.Fprintf(w, "cardedge_cache_misses_total %d\n", cache.Misses)
 	fmt.Fprintln(w, "# HELP cardedge_cache_evictions_total Response cache evictions.\n# TYPE cardedge_cache_evictions_total counter")

@@ -35,7 +35,7 @@ func (s *Server) registerRoutes() {
 // a charge, the rate-limit headers.
 func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d *access.Decision) {
 	h := &ctx.Response.Header
-	if d == nil {
+	if d == nil || (d.Allowed && d.Unmetered) { // what SetHeaders writes then, without its buffer
 		h.SetBytesV(access.HeaderTier, access.TierValue(c.Tier))
 		h.SetBytesV(access.HeaderHistoryDays, access.HistoryDaysValue(c.Tier))
 		return
@@ -82,24 +82,43 @@ type healthBody struct {
 }
 
 type cacheHealth struct {
-	Enabled   bool    `json:"enabled"`
+	Enabled bool `json:"enabled"`
+	// Hits counts requests answered from the cache, MemoHits those of them
+	// the front-door memo answered (frontMemo); HitRatio is Hits over Hits
+	// plus Misses.
 	Hits      int64   `json:"hits"`
+	MemoHits  int64   `json:"memo_hits"`
 	Misses    int64   `json:"misses"`
 	Evictions int64   `json:"evictions"`
 	CostBytes int64   `json:"cost_bytes"`
 	HitRatio  float64 `json:"hit_ratio"`
 }
 
+// cacheStats are the response cache's counters with the front-door memo's
+// hits counted as hits.
+func (s *Server) cacheStats() cacheStats {
+	st := s.cache.Stats()
+	c := cacheStats{Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes}
+	if s.memo != nil {
+		c.MemoHits = s.memo.hits.Load()
+		c.Hits += c.MemoHits
+	}
+	if c.Hits+c.Misses > 0 {
+		c.HitRatio = float64(c.Hits) / float64(c.Hits+c.Misses)
+	}
+	return c
+}
+
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 	snap := s.live.acquire()
 	defer snap.release()
 	m := snap.Manifest()
-	st := s.cache.Stats()
+	st := s.cacheStats()
 	writeJSON(ctx, fasthttp.StatusOK, healthBody{
 		Status: "ok", Version: s.opts.Version, MCPVersion: MCPVersion, APIVersion: APIVersion,
 		SnapshotID: m.SnapshotID, AsOf: m.AsOf, Games: m.Games, Counts: m.Counts,
 		SnapshotAgeS: round2(time.Since(snap.opened).Seconds()), UptimeSeconds: round2(time.Since(s.started).Seconds()),
-		Cache: cacheHealth{Enabled: s.opts.CacheBytes > 0, Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: round2(st.HitRatio)},
+		Cache: cacheHealth{Enabled: s.opts.CacheBytes > 0, Hits: st.Hits, MemoHits: st.MemoHits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: round2(st.HitRatio)},
 	})
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 }
@@ -107,10 +126,8 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
 	snap := s.live.acquire()
 	defer snap.release()
-	st := s.cache.Stats()
 	var buf bytes.Buffer
-	s.metrics.write(&buf, cacheStats{Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: st.HitRatio},
-		snap.Manifest().SnapshotID, time.Since(snap.opened))
+	s.metrics.write(&buf, s.cacheStats(), snap.Manifest().SnapshotID, time.Since(snap.opened))
 	ctx.SetContentType("text/plain; version=0.0.4")
 	ctx.SetBody(buf.Bytes())
 }

@@ -66,6 +66,7 @@ type Server struct {
 	live    *liveSnapshot
 	access  *access.Service
 	cache   *cache.Cache
+	memo    *frontMemo // nil when the cache is disabled
 	metrics *metrics
 	router  *router
 	http    *fasthttp.Server
@@ -106,6 +107,9 @@ func New(opts Options) (*Server, error) {
 	var err error
 	if s.cache, err = cache.New(opts.CacheBytes); err != nil {
 		return nil, err
+	}
+	if opts.CacheBytes > 0 {
+		s.memo = newFrontMemo(opts.CacheBytes)
 	}
 	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics); err != nil {
 		s.cache.Close()
@@ -184,7 +188,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.live.watch(ctx, s.opts.WatchInterval)
-	return s.http.Serve(ln)
+	return s.http.Serve(newLazyDeadlineListener(ln, s.opts.ReadTimeout, s.opts.IdleTimeout, s.opts.WriteTimeout))
 }
 
 // CheckSnapshot swaps to a new CURRENT now (tests; the watcher does it too).
@@ -297,6 +301,9 @@ func printableASCII(b []byte) bool {
 
 // dispatch routes the request and returns the route name for metrics.
 func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
+	if route := s.serveMemo(ctx, hdr); route != "" {
+		return route
+	}
 	path := ctx.Path()
 	method := methodString(ctx.Method())
 	switch {
@@ -410,6 +417,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	if len(authorization) == 0 {
 		addr = clientAddr(ctx)
 	}
+	keyGen := s.access.KeyTableGen() // before Authenticate: a reload in between only drops the memo entry
 	caller, err := s.access.Authenticate(authorization, addr)
 	if err == nil && !rt.keyless {
 		err = access.RequireKey(caller)
@@ -433,14 +441,8 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	}
 
 	// Tier, quota, rate.
-	dec, err := s.access.Charge(caller, units)
-	if err != nil {
-		s.metrics.limited.Add(snapshots.ErrorCode(err), 1)
-		s.writeAccessHeaders(ctx, caller, &dec)
-		if dec.RetryAfter > 0 {
-			ctx.Response.Header.Set("Retry-After", strconv.Itoa(dec.RetryAfter))
-		}
-		s.writeError(ctx, err)
+	dec, ok := s.charge(ctx, caller, units)
+	if !ok {
 		return
 	}
 	req.setAccessHeaders(&dec)
@@ -462,20 +464,57 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 			s.writeError(ctx, err)
 			return
 		}
-		s.writeEntry(req, entry)
+		writeEntry(ctx, &req.hdr, entry)
 		return
 	}
 	key := s.cacheKey(req, rt)
-	if entry, ok := s.cache.Lookup(key); ok {
-		s.writeEntry(req, entry)
-		return
+	entry, ok := s.cache.Lookup(key)
+	if !ok {
+		if entry, _, err = s.cache.Get(key, func() (*cache.Entry, error) { return s.render(req, rt) }); err != nil {
+			s.writeError(ctx, err)
+			return
+		}
 	}
-	entry, _, err := s.cache.Get(key, func() (*cache.Entry, error) { return s.render(req, rt) })
+	if s.memo != nil && ctx.IsGet() && caller.KeyID != "" && rt.cost == nil && entry.Status == fasthttp.StatusOK {
+		s.memo.remember(&memoEntry{uri: string(ctx.RequestURI()), auth: append([]byte(nil), authorization...),
+			snapGen: snap.Gen, keyGen: keyGen, route: rt, caller: caller, entry: entry})
+	}
+	writeEntry(ctx, &req.hdr, entry)
+}
+
+// serveMemo answers a keyed GET the front-door memo remembers (see
+// frontMemo): charge, access headers, the cached response. It returns the
+// route name, or "" when the memo does not know the request.
+func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
+	if s.memo == nil || len(hdr.authorization) == 0 || !ctx.IsGet() {
+		return ""
+	}
+	m := s.memo.lookup(ctx.RequestURI(), hdr.authorization, s.live.cur.Load().Gen, s.access.KeyTableGen())
+	if m == nil {
+		return ""
+	}
+	if dec, ok := s.charge(ctx, m.caller, 1); ok {
+		s.writeAccessHeaders(ctx, m.caller, &dec)
+		writeEntry(ctx, &hdr, m.entry)
+	}
+	return m.route.name
+}
+
+// charge spends units of the caller's quota and one token of its rate. When
+// the access layer refuses, it answers the request (the 429 or 401 with the
+// access headers and Retry-After) and returns false.
+func (s *Server) charge(ctx *fasthttp.RequestCtx, caller access.Caller, units int) (access.Decision, bool) {
+	dec, err := s.access.Charge(caller, units)
 	if err != nil {
+		s.metrics.limited.Add(snapshots.ErrorCode(err), 1)
+		s.writeAccessHeaders(ctx, caller, &dec)
+		if dec.RetryAfter > 0 {
+			ctx.Response.Header.Set("Retry-After", strconv.Itoa(dec.RetryAfter))
+		}
 		s.writeError(ctx, err)
-		return
+		return dec, false
 	}
-	s.writeEntry(req, entry)
+	return dec, true
 }
 
 // cacheKey: snapshot generation, route, game, path variables, normalized
@@ -571,20 +610,19 @@ var (
 // writeEntry sends a cached or fresh response with ETag/304 and the
 // negotiated content encoding. Entries are immutable, so their bodies are
 // handed to fasthttp without a copy (SetBodyRaw).
-func (s *Server) writeEntry(req *request, e *cache.Entry) {
-	ctx := req.ctx
+func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) {
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(mimeJSON)
 	h.SetCanonical(hdrETag, e.ETagBytes())
 	h.SetCanonical(hdrVary, varyValue)
 	h.SetCanonical(hdrCacheControl, cacheControlValue)
-	if inm := req.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, e.ETagBytes()) {
+	if inm := hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, e.ETagBytes()) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
 		return
 	}
 	ctx.SetStatusCode(e.Status)
-	ae := req.hdr.acceptEncoding
+	ae := hdr.acceptEncoding
 	if len(ae) > 0 {
 		if acceptsEncoding(ae, "br") {
 			if b := e.Brotli(); b != nil {

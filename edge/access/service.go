@@ -113,6 +113,7 @@ type Service struct {
 }
 
 type keyTable struct {
+	gen    uint64 // KeyTableGen: 1 for the first table, +1 per install
 	byHash map[[sha256.Size]byte]*keyEntry
 	byID   map[string]*keyEntry
 }
@@ -220,7 +221,12 @@ func (s *Service) load(st Store) error {
 
 // install builds a key table from recs, keeping each key's state.
 func (s *Service) install(recs []keyRecord) {
+	var gen uint64 = 1
+	if old := s.keys.Load(); old != nil {
+		gen = old.gen + 1
+	}
 	t := &keyTable{
+		gen:    gen,
 		byHash: make(map[[sha256.Size]byte]*keyEntry, len(recs)),
 		byID:   make(map[string]*keyEntry, len(recs)),
 	}
@@ -268,6 +274,13 @@ func (s *Service) Authenticate(authorization []byte, clientAddr string) (Caller,
 	k := &e.key
 	return Caller{KeyID: k.ID, Tier: k.Tier, SQL: k.SQL, Unmetered: k.Unmetered, ClientAddr: clientAddr, st: e.st}, nil
 }
+
+// KeyTableGen identifies the key table Authenticate reads: it changes
+// whenever the table is reloaded (a key created, revoked or changed), so a
+// Caller authenticated while the generation was g is still what Authenticate
+// would answer while KeyTableGen returns g. The edge's front-door memo uses it
+// to skip authenticating a request it has seen.
+func (s *Service) KeyTableGen() uint64 { return s.keys.Load().gen }
 
 // RedisUp reports whether Redis is configured and answering (its circuit
 // breaker is closed), for health checks. Without RedisURL it is false.

@@ -1,0 +1,222 @@
+package edge
+
+import (
+	"hash/maphash"
+	"io"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/cache"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+	"github.com/google/go-cmp/cmp"
+	"github.com/valyala/fasthttp"
+)
+
+// memoEnv is a server over the test snapshot with keys of two tiers.
+type memoEnv struct {
+	srv              *Server
+	acc              *access.Service
+	store            access.Store
+	elite, free      string // secrets
+	eliteID, freeKey string
+}
+
+func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
+	t.Helper()
+	store := access.Store{Path: filepath.Join(t.TempDir(), "state.bolt")}
+	elite, ek, err := store.CreateKey(access.Elite, "elite", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, fk, err := store.CreateKey(access.Free, "free", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := access.Open(access.Options{StatePath: store.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { acc.Close() })
+	srv, err := New(Options{Snapshots: root, Access: acc, CacheBytes: cacheBytes,
+		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.cache.Close)
+	return &memoEnv{srv: srv, acc: acc, store: store, elite: elite, free: free, eliteID: ek.ID, freeKey: fk.ID}
+}
+
+// memoReply is what a test compares of a response.
+type memoReply struct {
+	Status  int
+	Headers map[string]string // all but Date and X-Request-Id
+	Body    string
+}
+
+func (e *memoEnv) get(t *testing.T, uri string, headers ...string) memoReply {
+	t.Helper()
+	var req fasthttp.Request
+	req.SetRequestURI("http://edge" + uri)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
+	e.srv.handle(&ctx)
+	r := memoReply{Status: ctx.Response.StatusCode(), Headers: map[string]string{}, Body: string(ctx.Response.Body())}
+	for k, v := range ctx.Response.Header.All() {
+		if k := string(k); k != "Date" && k != "X-Request-Id" {
+			r.Headers[k] = string(v)
+		}
+	}
+	return r
+}
+
+func (e *memoEnv) memoHits() int64 { return e.srv.memo.hits.Load() }
+
+// TestFrontMemo runs the memo's tests over one test snapshot.
+func TestFrontMemo(t *testing.T) {
+	root := snapshotstest.MustBuild(t)
+	t.Run("answers as the front door", func(t *testing.T) { testMemoAnswers(t, newMemoEnv(t, root, 64<<20)) })
+	t.Run("charges and revokes", func(t *testing.T) { testMemoCharges(t, newMemoEnv(t, root, 64<<20)) })
+	t.Run("off without cache", func(t *testing.T) { testMemoOff(t, newMemoEnv(t, root, 0)) })
+}
+
+// testMemoAnswers: a repeated keyed GET is answered by the memo with the
+// response the whole front door gives, its RateLimit counting down (the memo
+// still charges), 304 for its ETag, and another key or another spelling of
+// the request never sees another entry.
+func testMemoAnswers(t *testing.T, e *memoEnv) {
+	const uri = "/api/v3/cards/en:base1-4?include=market_summary"
+	first := e.get(t, uri, "Authorization", "Bearer "+e.elite)
+	if first.Status != 200 || e.memoHits() != 0 {
+		t.Fatalf("first request: %d (memo hits %d): %s", first.Status, e.memoHits(), first.Body)
+	}
+	second := e.get(t, uri, "Authorization", "Bearer "+e.elite)
+	if e.memoHits() != 1 {
+		t.Fatalf("second request: memo hits %d, want 1", e.memoHits())
+	}
+	if first.Headers["RateLimit"] == second.Headers["RateLimit"] {
+		t.Errorf("RateLimit did not count down on the memo hit: %q", second.Headers["RateLimit"])
+	}
+	delete(first.Headers, "RateLimit")
+	delete(second.Headers, "RateLimit")
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("memo hit differs from the front door's answer (-front door +memo):\n%s", diff)
+	}
+
+	notModified := e.get(t, uri, "Authorization", "Bearer "+e.elite, "If-None-Match", first.Headers["ETag"])
+	if notModified.Status != 304 || e.memoHits() != 2 {
+		t.Errorf("If-None-Match on a memo hit: %d (memo hits %d)", notModified.Status, e.memoHits())
+	}
+	gz := e.get(t, uri, "Authorization", "Bearer "+e.elite, "Accept-Encoding", "gzip")
+	if gz.Headers["Content-Encoding"] != "gzip" {
+		t.Errorf("Accept-Encoding gzip on a memo hit: Content-Encoding %q", gz.Headers["Content-Encoding"])
+	}
+
+	// The free key's first request of the same URI is not the elite key's
+	// entry: its own tier, its own window.
+	hits := e.memoHits()
+	free := e.get(t, uri, "Authorization", "Bearer "+e.free)
+	if free.Status != 200 || free.Headers["X-Service-Tier"] != "free" || e.memoHits() != hits {
+		t.Errorf("free key after the elite key: %d tier %q (memo hits %d, want %d)", free.Status, free.Headers["X-Service-Tier"], e.memoHits(), hits)
+	}
+	// Another spelling of the scheme is another entry, with the same answer.
+	lower := e.get(t, uri, "Authorization", "bearer "+e.elite)
+	if lower.Status != 200 || e.memoHits() != hits {
+		t.Errorf("bearer in lower case: %d (memo hits %d, want %d)", lower.Status, e.memoHits(), hits)
+	}
+	// A wrong key never reaches the memo's entry of the right one.
+	wrong := []byte(e.elite)
+	wrong[len(wrong)-1] ^= 1
+	if r := e.get(t, uri, "Authorization", "Bearer "+string(wrong)); r.Status != 401 {
+		t.Errorf("wrong key: %d", r.Status)
+	}
+}
+
+// testMemoCharges: memo hits spend the quota and rate like any request,
+// and a revoked key is refused as soon as the access layer reloads its keys.
+func testMemoCharges(t *testing.T, e *memoEnv) {
+	const uri = "/api/v3/sets?limit=1"
+	refused := 0
+	for i := 0; i < 101; i++ {
+		r := e.get(t, uri, "Authorization", "Bearer "+e.free)
+		if r.Status == 429 {
+			refused++
+		}
+	}
+	// The free key's rate (burst 10, 5/s) refuses most of a tight loop; what
+	// matters is that the memo refused too, not only the first request.
+	if refused == 0 || e.memoHits() == 0 {
+		t.Fatalf("101 requests of a free key: %d refused, %d memo hits", refused, e.memoHits())
+	}
+
+	const card = "/api/v3/cards/en:base1-4"
+	for range 2 {
+		if r := e.get(t, card, "Authorization", "Bearer "+e.elite); r.Status != 200 {
+			t.Fatalf("before revoking: %d", r.Status)
+		}
+	}
+	if _, err := e.store.RevokeKey(e.eliteID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.acc.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.get(t, card, "Authorization", "Bearer "+e.elite); r.Status != 401 {
+		t.Fatalf("revoked key after a sync: %d, want 401", r.Status)
+	}
+}
+
+// testMemoOff: a server without a cache has no memo (its requests are all
+// answered by the data plane).
+func testMemoOff(t *testing.T, e *memoEnv) {
+	if e.srv.memo != nil {
+		t.Fatal("memo with the cache disabled")
+	}
+	for range 2 {
+		if r := e.get(t, "/api/v3/cards/en:base1-4", "Authorization", "Bearer "+e.elite); r.Status != 200 {
+			t.Fatalf("%d %s", r.Status, r.Body)
+		}
+	}
+}
+
+// TestFrontMemo_TwoWay: a pair of slots holds two current requests; a third
+// replaces one of them, and an entry of an older generation is never
+// answered and gives its slot up first.
+func TestFrontMemo_TwoWay(t *testing.T) {
+	m := &frontMemo{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[memoEntry], 2)}
+	entry := cache.NewEntry(200, []byte(`{}`))
+	mk := func(uri string, gen uint64) *memoEntry {
+		return &memoEntry{uri: uri, auth: []byte("Bearer k"), snapGen: gen, keyGen: 1, entry: entry}
+	}
+	found := func(uri string, gen uint64) bool { return m.lookup([]byte(uri), []byte("Bearer k"), gen, 1) != nil }
+	m.remember(mk("/a", 1))
+	m.remember(mk("/b", 1))
+	if !found("/a", 1) || !found("/b", 1) {
+		t.Fatal("two requests in one pair: not both found")
+	}
+	if found("/a", 2) || m.lookup([]byte("/a"), []byte("Bearer x"), 1, 1) != nil {
+		t.Fatal("found under another generation or another Authorization")
+	}
+	m.remember(mk("/c", 1))
+	if !found("/c", 1) || found("/a", 1) == found("/b", 1) {
+		t.Fatalf("third request: /c %v, /a %v, /b %v; want /c and one of the others", found("/c", 1), found("/a", 1), found("/b", 1))
+	}
+	// Generation 2 (a swap): the first new entry takes a stale slot, the
+	// second the other one.
+	m.remember(mk("/d", 2))
+	m.remember(mk("/e", 2))
+	if !found("/d", 2) || !found("/e", 2) {
+		t.Fatal("after a swap: the new entries did not take the stale slots")
+	}
+	big := &memoEntry{uri: "/big", auth: []byte("Bearer k"), snapGen: 2, keyGen: 1, entry: cache.NewEntry(200, make([]byte, memoMaxBody+1))}
+	m.remember(big)
+	if found("/big", 2) {
+		t.Fatal("a body over memoMaxBody was remembered")
+	}
+}
