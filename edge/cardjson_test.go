@@ -56,10 +56,10 @@ func referenceAnalytics(c *snapshots.Card, a snapshots.CardAnalytics) plainAnaly
 	return out
 }
 
-// mustTinySnapshot opens a tiny snapshot built by the real builder.
+// mustTinySnapshot opens the shared tiny snapshot (tinyRoot).
 func mustTinySnapshot(tb testing.TB) *Snapshot {
 	tb.Helper()
-	s, err := openSnapshot(snapshotstest.MustBuild(tb), "s0001", 1)
+	s, err := openSnapshot(tinyRoot(tb), "s0001", 1)
 	if err != nil {
 		tb.Fatal(err)
 	}

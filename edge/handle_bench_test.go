@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/edge/access"
-	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/valyala/fasthttp"
 )
 
@@ -16,7 +15,7 @@ import (
 // handler of a card-detail request, without fasthttp's connection work, so
 // its profile shows where the edge's own time goes.
 func BenchmarkHandleCached(b *testing.B) {
-	root := snapshotstest.MustBuild(b)
+	root := tinyRoot(b)
 	state := filepath.Join(b.TempDir(), "state.bolt")
 	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
-	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/valyala/fasthttp"
 )
@@ -80,7 +79,7 @@ func (e *memoEnv) memoHits() int64 { return e.srv.memo.hits.Load() }
 
 // TestFrontMemo runs the memo's tests over one test snapshot.
 func TestFrontMemo(t *testing.T) {
-	root := snapshotstest.MustBuild(t)
+	root := tinyRoot(t)
 	t.Run("answers as the front door", func(t *testing.T) { testMemoAnswers(t, newMemoEnv(t, root, 64<<20)) })
 	t.Run("charges and revokes", func(t *testing.T) { testMemoCharges(t, newMemoEnv(t, root, 64<<20)) })
 	t.Run("off without cache", func(t *testing.T) { testMemoOff(t, newMemoEnv(t, root, 0)) })
