@@ -36,13 +36,19 @@ func (s *Server) registerRoutes() {
 func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d *access.Decision) {
 	h := &ctx.Response.Header
 	if d == nil || (d.Allowed && d.Unmetered) { // what SetHeaders writes then, without its buffer
-		h.SetBytesV(access.HeaderTier, access.TierValue(c.Tier))
-		h.SetBytesV(access.HeaderHistoryDays, access.HistoryDaysValue(c.Tier))
+		h.SetCanonical(hdrServiceTier, access.TierValue(c.Tier))
+		h.SetCanonical(hdrServiceHistoryDays, access.HistoryDaysValue(c.Tier))
 		return
 	}
 	var buf [64]byte
 	access.SetHeaders(canonicalHeader{h}, *d, buf[:0])
 }
+
+// The access headers' names, canonical (SetCanonical skips normalizing).
+var (
+	hdrServiceTier        = []byte(access.HeaderTier)
+	hdrServiceHistoryDays = []byte(access.HeaderHistoryDays)
+)
 
 // setAccessHeaders is writeAccessHeaders after an allowed charge, on the hot
 // path: the rate-limit header is formatted in the request's own buffer (a

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -74,6 +75,9 @@ type Server struct {
 	reqSeq  atomic.Uint64
 	started time.Time
 	mcp     fasthttp.RequestHandler
+	// renderBufs are the scratch buffers self-encoding payloads are
+	// rendered into (*[]byte).
+	renderBufs sync.Pool
 	llm     *llmClient // nil: the embedded chat agent
 }
 
@@ -103,7 +107,8 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes == 0 {
 		opts.MaxBodyBytes = 4 << 20
 	}
-	s := &Server{opts: opts, log: opts.Logger, access: opts.Access, metrics: newMetrics(), started: time.Now()}
+	s := &Server{opts: opts, log: opts.Logger, access: opts.Access, metrics: newMetrics(), started: time.Now(),
+		renderBufs: sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}}
 	var err error
 	if s.cache, err = cache.New(opts.CacheBytes); err != nil {
 		return nil, err
@@ -574,11 +579,18 @@ func (s *Server) render(req *request, rt *route) (*cache.Entry, error) {
 		return nil, err
 	}
 	if a, ok := data.(jsonAppender); ok {
-		b := make([]byte, 0, 4096) // a card-detail body fits: one allocation
-		b = append(b, rt.envelopeHead...)
+		bp := s.renderBufs.Get().(*[]byte)
+		b := append((*bp)[:0], rt.envelopeHead...)
 		b = a.AppendJSON(b)
 		b = append(b, '}')
-		return cache.NewEntry(fasthttp.StatusOK, b), nil
+		// The entry keeps an exact copy (a cached body holds no spare
+		// capacity the cache budget does not count), the buffer is reused.
+		e := cache.NewEntry(fasthttp.StatusOK, bytes.Clone(b))
+		if cap(b) <= 64<<10 {
+			*bp = b
+			s.renderBufs.Put(bp)
+		}
+		return e, nil
 	}
 	var buf bytes.Buffer
 	buf.Grow(4096)
