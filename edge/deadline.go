@@ -54,21 +54,21 @@ func unixNano(t time.Time) int64 {
 }
 
 func (c *lazyDeadlineConn) SetReadDeadline(t time.Time) error {
-	ns := unixNano(t)
-	if keep(c.read.Load(), ns, c.readSlack) {
-		return nil
-	}
-	c.read.Store(ns)
-	return c.Conn.SetReadDeadline(t)
+	return c.arm(&c.read, c.readSlack, t, c.Conn.SetReadDeadline)
 }
 
 func (c *lazyDeadlineConn) SetWriteDeadline(t time.Time) error {
+	return c.arm(&c.write, c.writeSlack, t, c.Conn.SetWriteDeadline)
+}
+
+// arm sets a deadline with set unless the armed one may stay (keep).
+func (c *lazyDeadlineConn) arm(armed *atomic.Int64, slack int64, t time.Time, set func(time.Time) error) error {
 	ns := unixNano(t)
-	if keep(c.write.Load(), ns, c.writeSlack) {
+	if keep(armed.Load(), ns, slack) {
 		return nil
 	}
-	c.write.Store(ns)
-	return c.Conn.SetWriteDeadline(t)
+	armed.Store(ns)
+	return set(t)
 }
 
 func (c *lazyDeadlineConn) SetDeadline(t time.Time) error {
