@@ -78,7 +78,7 @@ type Server struct {
 	// renderBufs are the scratch buffers self-encoding payloads are
 	// rendered into (*[]byte).
 	renderBufs sync.Pool
-	llm     *llmClient // nil: the embedded chat agent
+	llm        *llmClient // nil: the embedded chat agent
 }
 
 // New opens the live snapshot and prepares the server.
