@@ -99,6 +99,9 @@ func testMemoAnswers(t *testing.T, e *memoEnv) {
 	if e.memoHits() != 1 {
 		t.Fatalf("second request: memo hits %d, want 1", e.memoHits())
 	}
+	if st := e.srv.cacheStats(); st.Hits != 1 || st.MemoHits != 1 || st.Misses != 1 {
+		t.Errorf("cache stats after a miss and a memo hit: %+v, want 1 hit (the memo's) and 1 miss", st)
+	}
 	if first.Headers["RateLimit"] == second.Headers["RateLimit"] {
 		t.Errorf("RateLimit did not count down on the memo hit: %q", second.Headers["RateLimit"])
 	}

@@ -475,7 +475,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	key := s.cacheKey(req, rt)
 	entry, ok := s.cache.Lookup(key)
 	if !ok {
-		if entry, _, err = s.cache.Get(key, func() (*cache.Entry, error) { return s.render(req, rt) }); err != nil {
+		if entry, err = s.cache.Fill(key, func() (*cache.Entry, error) { return s.render(req, rt) }); err != nil {
 			s.writeError(ctx, err)
 			return
 		}

@@ -137,20 +137,27 @@ func (c *Cache) Lookup(key string) (*Entry, bool) {
 	return c.rc.Get(key)
 }
 
-// Get returns the entry for key, computing it with fill on a miss. Concurrent
-// misses of one key call fill once; the others wait for its result. hit
-// reports whether the entry came from the cache. Errors are not cached.
+// Get returns the entry for key, computing it with fill on a miss (Lookup,
+// then Fill). hit reports whether the entry came from the cache.
 func (c *Cache) Get(key string, fill func() (*Entry, error)) (e *Entry, hit bool, err error) {
-	if c.rc != nil {
-		if e, ok := c.rc.Get(key); ok {
-			return e, true, nil
-		}
+	if e, ok := c.Lookup(key); ok {
+		return e, true, nil
 	}
+	e, err = c.Fill(key, fill)
+	return e, false, err
+}
+
+// Fill computes the entry of key with fill and caches it: the miss path of
+// Get, for a caller that has looked up already (the counters count every
+// lookup, so looking up again would count one miss twice). Concurrent fills
+// of one key call fill once; the others wait for its result. Errors are not
+// cached.
+func (c *Cache) Fill(key string, fill func() (*Entry, error)) (e *Entry, err error) {
 	c.mu.Lock()
 	if cl, ok := c.inflight[key]; ok {
 		c.mu.Unlock()
 		cl.wg.Wait()
-		return cl.e, false, cl.err
+		return cl.e, cl.err
 	}
 	cl := &call{}
 	cl.wg.Add(1)
@@ -171,7 +178,7 @@ func (c *Cache) Get(key string, fill func() (*Entry, error)) (e *Entry, hit bool
 	if cl.err == nil && c.rc != nil && cl.e.Status == 200 {
 		c.rc.Set(key, cl.e, int64(len(cl.e.Body)+len(key)+256))
 	}
-	return cl.e, false, cl.err
+	return cl.e, cl.err
 }
 
 // Stats are the cache's counters.

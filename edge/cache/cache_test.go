@@ -110,3 +110,30 @@ func TestEntry_Encodings(t *testing.T) {
 		t.Error("ETag must follow the body")
 	}
 }
+
+// TestCache_CountsEachLookupOnce: a miss filled through Lookup and Fill (the
+// edge's path) counts one miss, and the next Lookup one hit.
+func TestCache_CountsEachLookupOnce(t *testing.T) {
+	c, err := cache.New(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, ok := c.Lookup("k"); ok {
+		t.Fatal("hit in an empty cache")
+	}
+	if _, err := c.Fill("k", func() (*cache.Entry, error) { return cache.NewEntry(200, []byte("x")), nil }); err != nil {
+		t.Fatal(err)
+	}
+	misses := int64(1) // the lookup before the fill
+	var ok bool
+	for i := 0; i < 100 && !ok; i++ { // ristretto admits asynchronously
+		if _, ok = c.Lookup("k"); !ok {
+			misses++
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if st := c.Stats(); !ok || st.Hits != 1 || st.Misses != misses {
+		t.Fatalf("found %v; stats %+v, want 1 hit and %d misses (one per lookup that missed)", ok, st, misses)
+	}
+}
