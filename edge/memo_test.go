@@ -1,11 +1,13 @@
 package edge
 
 import (
+	"fmt"
 	"hash/maphash"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -83,6 +85,58 @@ func TestFrontMemo(t *testing.T) {
 	t.Run("answers as the front door", func(t *testing.T) { testMemoAnswers(t, newMemoEnv(t, root, 64<<20)) })
 	t.Run("charges and revokes", func(t *testing.T) { testMemoCharges(t, newMemoEnv(t, root, 64<<20)) })
 	t.Run("off without cache", func(t *testing.T) { testMemoOff(t, newMemoEnv(t, root, 0)) })
+	t.Run("concurrent", func(t *testing.T) { testMemoConcurrent(t, newMemoEnv(t, root, 64<<20)) })
+}
+
+// testMemoConcurrent: goroutines repeating a few requests of two keys while
+// the key table is reloaded (a new key each time) all get the answer of
+// their own key; under -race it checks the memo's publication.
+func testMemoConcurrent(t *testing.T, e *memoEnv) {
+	uris := []string{"/api/v3/cards/en:base1-4", "/api/v3/cards/en:base1-2?include=market_summary", "/api/v3/sets?limit=2", "/api/v3/cards?limit=3"}
+	keys := map[string]string{e.elite: "elite", e.free: "free"}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 150; i++ {
+				key := e.elite
+				if (g+i)%2 == 1 {
+					key = e.free
+				}
+				var req fasthttp.Request
+				req.SetRequestURI("http://edge" + uris[(g*7+i)%len(uris)])
+				req.Header.Set("Authorization", "Bearer "+key)
+				var ctx fasthttp.RequestCtx
+				ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
+				e.srv.handle(&ctx)
+				status, tier := ctx.Response.StatusCode(), string(ctx.Response.Header.Peek("X-Service-Tier"))
+				if (status != 200 && status != 429) || tier != keys[key] {
+					select {
+					case errs <- fmt.Sprintf("%s as %s: %d tier %q", req.URI(), keys[key], status, tier):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < 5; i++ { // reload the key table while they run
+		if _, _, err := e.store.CreateKey(access.Pro, fmt.Sprintf("extra-%d", i), false, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.acc.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error(msg)
+	}
+	if e.memoHits() == 0 {
+		t.Error("no memo hits")
+	}
 }
 
 // testMemoAnswers: a repeated keyed GET is answered by the memo with the
