@@ -7,7 +7,11 @@
 // (edge/access) -> tier, quota and rate (429 with Retry-After) -> clamp (row
 // cap, history window) -> response cache (edge/cache, keyed by snapshot
 // generation, route, normalized parameters, window and row cap) -> the data
-// plane (the handlers, reading snapshots.Reader and index).
+// plane (the handlers, reading snapshots.Reader and index). A keyed GET seen
+// before, byte for byte, takes a shortcut (memo.go): the front-door memo
+// hands back its route, caller and cached response, valid for the snapshot
+// and key table it was made under, and the request is only charged and
+// answered.
 //
 // The live snapshot is swapped when CURRENT changes (live.go): the new one is
 // verified and opened first; a snapshot that fails is refused and the old one
