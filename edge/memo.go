@@ -63,8 +63,7 @@ func newFrontMemo(cacheBytes int64) *frontMemo {
 }
 
 // pair returns the two slots of the request with URI hash uriHash and
-// Authorization auth, the hash's pick first (maphash.Bytes and
-// maphash.String agree on equal contents).
+// Authorization auth, the hash's pick first.
 func (m *frontMemo) pair(uriHash uint64, auth []byte) (*atomic.Pointer[memoEntry], *atomic.Pointer[memoEntry]) {
 	h := uriHash ^ bits.RotateLeft64(maphash.Bytes(m.seed, auth), 32)
 	i := h & uint64(len(m.slots)-1)
@@ -90,16 +89,19 @@ func (m *frontMemo) lookup(uri, auth []byte, snapGen, keyGen uint64) *memoEntry 
 	return e
 }
 
-// remember stores e for its request unless its body is over memoMaxBody.
-func (m *frontMemo) remember(e *memoEntry) {
+// remember stores e as the answer of the request (uri, auth), copying both,
+// unless its body is over memoMaxBody (checked before anything is copied:
+// the full path calls it for every keyed GET it answers).
+func (m *frontMemo) remember(uri, auth []byte, e memoEntry) {
 	if len(e.entry.Body) > memoMaxBody {
 		return
 	}
-	a, b := m.pair(maphash.String(m.seed, e.uri), e.auth)
+	e.uri, e.auth = string(uri), append([]byte(nil), auth...)
+	a, b := m.pair(maphash.Bytes(m.seed, uri), auth)
 	if o := a.Load(); o != nil && o.snapGen == e.snapGen && o.keyGen == e.keyGen {
 		if o := b.Load(); o == nil || o.snapGen != e.snapGen || o.keyGen != e.keyGen {
 			a = b // the pick is current, the other slot is free
 		}
 	}
-	a.Store(e)
+	a.Store(&e)
 }

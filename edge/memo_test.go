@@ -19,11 +19,11 @@ import (
 
 // memoEnv is a server over the test snapshot with keys of two tiers.
 type memoEnv struct {
-	srv              *Server
-	acc              *access.Service
-	store            access.Store
-	elite, free      string // secrets
-	eliteID, freeKey string
+	srv         *Server
+	acc         *access.Service
+	store       access.Store
+	elite, free string // secrets
+	eliteID     string // the elite key's id
 }
 
 func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
@@ -33,7 +33,7 @@ func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	free, fk, err := store.CreateKey(access.Free, "free", false, false)
+	free, _, err := store.CreateKey(access.Free, "free", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.cache.Close)
-	return &memoEnv{srv: srv, acc: acc, store: store, elite: elite, free: free, eliteID: ek.ID, freeKey: fk.ID}
+	return &memoEnv{srv: srv, acc: acc, store: store, elite: elite, free: free, eliteID: ek.ID}
 }
 
 // memoReply is what a test compares of a response.
@@ -247,31 +247,30 @@ func testMemoOff(t *testing.T, e *memoEnv) {
 func TestFrontMemo_TwoWay(t *testing.T) {
 	m := &frontMemo{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[memoEntry], 2)}
 	entry := cache.NewEntry(200, []byte(`{}`))
-	mk := func(uri string, gen uint64) *memoEntry {
-		return &memoEntry{uri: uri, auth: []byte("Bearer k"), snapGen: gen, keyGen: 1, entry: entry}
+	remember := func(uri string, gen uint64) {
+		m.remember([]byte(uri), []byte("Bearer k"), memoEntry{snapGen: gen, keyGen: 1, entry: entry})
 	}
 	found := func(uri string, gen uint64) bool { return m.lookup([]byte(uri), []byte("Bearer k"), gen, 1) != nil }
-	m.remember(mk("/a", 1))
-	m.remember(mk("/b", 1))
+	remember("/a", 1)
+	remember("/b", 1)
 	if !found("/a", 1) || !found("/b", 1) {
 		t.Fatal("two requests in one pair: not both found")
 	}
 	if found("/a", 2) || m.lookup([]byte("/a"), []byte("Bearer x"), 1, 1) != nil {
 		t.Fatal("found under another generation or another Authorization")
 	}
-	m.remember(mk("/c", 1))
+	remember("/c", 1)
 	if !found("/c", 1) || found("/a", 1) == found("/b", 1) {
 		t.Fatalf("third request: /c %v, /a %v, /b %v; want /c and one of the others", found("/c", 1), found("/a", 1), found("/b", 1))
 	}
 	// Generation 2 (a swap): the first new entry takes a stale slot, the
 	// second the other one.
-	m.remember(mk("/d", 2))
-	m.remember(mk("/e", 2))
+	remember("/d", 2)
+	remember("/e", 2)
 	if !found("/d", 2) || !found("/e", 2) {
 		t.Fatal("after a swap: the new entries did not take the stale slots")
 	}
-	big := &memoEntry{uri: "/big", auth: []byte("Bearer k"), snapGen: 2, keyGen: 1, entry: cache.NewEntry(200, make([]byte, memoMaxBody+1))}
-	m.remember(big)
+	m.remember([]byte("/big"), []byte("Bearer k"), memoEntry{snapGen: 2, keyGen: 1, entry: cache.NewEntry(200, make([]byte, memoMaxBody+1))})
 	if found("/big", 2) {
 		t.Fatal("a body over memoMaxBody was remembered")
 	}

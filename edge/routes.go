@@ -103,7 +103,7 @@ type cacheHealth struct {
 // cacheStats are the response cache's counters with the front-door memo's
 // hits counted as hits.
 func (s *Server) cacheStats() cacheStats {
-	st := s.cache.Stats()
+	st := s.cache.Stats() // the edge's ratio counts the memo's hits too
 	c := cacheStats{Hits: st.Hits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes}
 	if s.memo != nil {
 		c.MemoHits = s.memo.hits.Load()

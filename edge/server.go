@@ -481,8 +481,8 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		}
 	}
 	if s.memo != nil && ctx.IsGet() && caller.KeyID != "" && rt.cost == nil && entry.Status == fasthttp.StatusOK {
-		s.memo.remember(&memoEntry{uri: string(ctx.RequestURI()), auth: append([]byte(nil), authorization...),
-			snapGen: snap.Gen, keyGen: keyGen, route: rt, caller: caller, entry: entry})
+		s.memo.remember(ctx.RequestURI(), authorization,
+			memoEntry{snapGen: snap.Gen, keyGen: keyGen, route: rt, caller: caller, entry: entry})
 	}
 	writeEntry(ctx, &req.hdr, entry)
 }

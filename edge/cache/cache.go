@@ -185,7 +185,6 @@ func (c *Cache) Fill(key string, fill func() (*Entry, error)) (e *Entry, err err
 type Stats struct {
 	Hits, Misses, Evictions int64
 	CostBytes               int64
-	HitRatio                float64
 }
 
 // Stats returns the counters (zero when caching is disabled).
@@ -196,7 +195,7 @@ func (c *Cache) Stats() Stats {
 	m := c.rc.Metrics
 	return Stats{
 		Hits: int64(m.Hits()), Misses: int64(m.Misses()), Evictions: int64(m.KeysEvicted()),
-		CostBytes: int64(m.CostAdded() - m.CostEvicted()), HitRatio: m.Ratio(),
+		CostBytes: int64(m.CostAdded() - m.CostEvicted()),
 	}
 }
 
