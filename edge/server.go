@@ -193,7 +193,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.live.watch(ctx, s.opts.WatchInterval)
-	return s.http.Serve(newLazyDeadlineListener(ln, s.opts.ReadTimeout, s.opts.IdleTimeout, s.opts.WriteTimeout))
+	return s.http.Serve(ln)
 }
 
 // CheckSnapshot swaps to a new CURRENT now (tests; the watcher does it too).
