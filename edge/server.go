@@ -512,10 +512,7 @@ func (s *Server) charge(ctx *fasthttp.RequestCtx, caller access.Caller, units in
 	dec, err := s.access.Charge(caller, units)
 	if err != nil {
 		s.metrics.limited.Add(snapshots.ErrorCode(err), 1)
-		s.writeAccessHeaders(ctx, caller, &dec)
-		if dec.RetryAfter > 0 {
-			ctx.Response.Header.Set("Retry-After", strconv.Itoa(dec.RetryAfter))
-		}
+		s.writeAccessHeaders(ctx, caller, &dec) // with Retry-After (access.SetHeaders)
 		s.writeError(ctx, err)
 		return dec, false
 	}
