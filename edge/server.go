@@ -17,6 +17,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
+	"github.com/cardedge/cardedge/edge/connguard"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -45,7 +46,9 @@ type Options struct {
 	// Version is reported on /health.
 	Version string
 	// ReadTimeout, WriteTimeout and IdleTimeout guard against slow clients
-	// (0 = 10 s, 30 s, 60 s).
+	// (0 = 10 s, 30 s, 60 s): a request from its first byte to its response,
+	// one blocked write, and a keep-alive connection between requests (see
+	// package connguard).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxBodyBytes bounds request bodies (0 = 4 MiB).
 	MaxBodyBytes int
@@ -128,9 +131,6 @@ func New(opts Options) (*Server, error) {
 	s.http = &fasthttp.Server{
 		Handler:                       s.handle,
 		Name:                          "cardedge",
-		ReadTimeout:                   opts.ReadTimeout,
-		WriteTimeout:                  opts.WriteTimeout,
-		IdleTimeout:                   opts.IdleTimeout,
 		MaxRequestBodySize:            opts.MaxBodyBytes,
 		ReadBufferSize:                16 << 10,
 		DisableHeaderNamesNormalizing: false,
@@ -141,6 +141,8 @@ func New(opts Options) (*Server, error) {
 		Logger:                        fasthttpLogger{s.log},
 		ErrorHandler:                  s.handleReadError,
 		HeaderReceived:                closeAfterChunked,
+		// No ReadTimeout, WriteTimeout or IdleTimeout: Serve's connguard
+		// listener enforces them without a timer update per request.
 	}
 	return s, nil
 }
@@ -193,7 +195,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go s.live.watch(ctx, s.opts.WatchInterval)
-	return s.http.Serve(ln)
+	return s.http.Serve(connguard.Listen(ln, connguard.Timeouts{Read: s.opts.ReadTimeout, Write: s.opts.WriteTimeout, Idle: s.opts.IdleTimeout}))
 }
 
 // CheckSnapshot swaps to a new CURRENT now (tests; the watcher does it too).
@@ -463,13 +465,8 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		rt.raw(req)
 		return
 	}
-	if !rt.cacheable {
-		entry, err := s.render(req, rt)
-		if err != nil {
-			s.writeError(ctx, err)
-			return
-		}
-		writeEntry(ctx, &req.hdr, entry)
+	if !rt.cacheable || !s.cache.Enabled() {
+		s.serveRendered(req, rt)
 		return
 	}
 	key := s.cacheKey(req, rt)
@@ -571,35 +568,71 @@ type jsonAppender interface {
 
 // render runs the route's data plane and encodes the envelope.
 func (s *Server) render(req *request, rt *route) (*cache.Entry, error) {
-	data, err := rt.handle(req)
+	bp := s.renderBufs.Get().(*[]byte)
+	b, err := encode(req, rt, (*bp)[:0])
 	if err != nil {
+		s.putRenderBuf(bp, b)
 		return nil, err
 	}
-	if a, ok := data.(jsonAppender); ok {
-		bp := s.renderBufs.Get().(*[]byte)
-		b := append((*bp)[:0], rt.envelopeHead...)
-		b = a.AppendJSON(b)
-		b = append(b, '}')
-		// The entry keeps an exact copy (a cached body holds no spare
-		// capacity the cache budget does not count), the buffer is reused.
-		e := cache.NewEntry(fasthttp.StatusOK, bytes.Clone(b))
-		if cap(b) <= 64<<10 {
-			*bp = b
-			s.renderBufs.Put(bp)
-		}
-		return e, nil
+	// The entry keeps an exact copy (a cached body holds no spare capacity
+	// the cache budget does not count), the buffer is reused.
+	e := cache.NewEntry(fasthttp.StatusOK, bytes.Clone(b))
+	s.putRenderBuf(bp, b)
+	return e, nil
+}
+
+// serveRendered answers a response that is not cached (the route is not
+// cacheable, or the cache is off): it is rendered into a pooled buffer that
+// becomes the response's own body buffer, with no copy, and concurrent
+// equal requests are each rendered (without a cache nothing is shared).
+func (s *Server) serveRendered(req *request, rt *route) {
+	bp := s.renderBufs.Get().(*[]byte)
+	b, err := encode(req, rt, (*bp)[:0])
+	if err != nil {
+		s.putRenderBuf(bp, b)
+		s.writeError(req.ctx, err)
+		return
 	}
-	var buf bytes.Buffer
-	buf.Grow(4096)
-	buf.Write(rt.envelopeHead)
-	enc := json.NewEncoder(&buf)
+	if !writeEntry(req.ctx, &req.hdr, cache.NewEntry(fasthttp.StatusOK, b)) {
+		s.putRenderBuf(bp, b) // 304 or a compressed body: b is not sent
+		return
+	}
+	// fasthttp's body buffer takes b; its previous bytes join the pool.
+	s.putRenderBuf(bp, req.ctx.Response.SwapBody(b))
+}
+
+// putRenderBuf returns b to the render buffers through bp, unless it grew
+// past 64 KiB (a rare large response should not stay pinned in the pool) or
+// is under 1 KiB (an empty buffer fasthttp swapped out would grow by
+// reallocations; the pool makes a 4 KiB one instead).
+func (s *Server) putRenderBuf(bp *[]byte, b []byte) {
+	if cap(b) > 64<<10 || cap(b) < 1<<10 {
+		return
+	}
+	*bp = b[:0]
+	s.renderBufs.Put(bp)
+}
+
+// encode appends the route's envelope and payload to b.
+func encode(req *request, rt *route, b []byte) ([]byte, error) {
+	data, err := rt.handle(req)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, rt.envelopeHead...)
+	if a, ok := data.(jsonAppender); ok {
+		b = a.AppendJSON(b)
+		return append(b, '}'), nil
+	}
+	buf := bytes.NewBuffer(b)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(data); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", rt.name, err)
+		return b, fmt.Errorf("encode %s: %w", rt.name, err)
 	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
-	buf.WriteByte('}')
-	return cache.NewEntry(fasthttp.StatusOK, buf.Bytes()), nil
+	b = buf.Bytes()
+	b[len(b)-1] = '}' // over Encode's newline
+	return b, nil
 }
 
 // Response header names and values of writeEntry, in canonical form.
@@ -618,8 +651,9 @@ var (
 
 // writeEntry sends a cached or fresh response with ETag/304 and the
 // negotiated content encoding. Entries are immutable, so their bodies are
-// handed to fasthttp without a copy (SetBodyRaw).
-func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) {
+// handed to fasthttp without a copy (SetBodyRaw). It reports whether the
+// response body is e.Body (not a 304, not a compressed form).
+func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) (identity bool) {
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(mimeJSON)
 	h.SetCanonical(hdrETag, e.ETagBytes())
@@ -649,6 +683,7 @@ func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) {
 		}
 	}
 	ctx.Response.SetBodyRaw(e.Body)
+	return true
 }
 
 // etagMatch reports whether an If-None-Match list names etag (or is *).

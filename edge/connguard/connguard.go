@@ -1,0 +1,211 @@
+// Package connguard guards a server against slow clients without a timer
+// update per request.
+//
+// fasthttp's ReadTimeout, WriteTimeout and IdleTimeout set a connection
+// deadline three times per request, and each setting is a Go runtime timer
+// update. On the edge's hottest path (a cached card detail on a keep-alive
+// connection) those updates cost more than the handler. A Listener instead
+// tracks the phase each connection is in, with a coarse clock, in one atomic
+// word, and one sweeper goroutine per listener expires the connections that
+// overstayed their phase by setting a deadline in the past, so the blocked
+// read or write fails as it would at fasthttp's own deadline:
+//
+//   - reading: from the first byte of a request (or from accept, for the
+//     first request of a connection) until its response is written, at most
+//     Read. A request that does not arrive in time fails its read with a
+//     timeout error; fasthttp answers 408 through its ErrorHandler.
+//   - writing: one write call blocked on a client that does not read, at
+//     most Write (per write, as nginx's send_timeout, not for the whole
+//     response).
+//   - idle: between a response and the next request's first byte, at most
+//     Idle; fasthttp closes the connection.
+//
+// Timeouts are exact to one tick of the clock (an eighth of the shortest
+// timeout, at most 250 ms). A connection whose phase ends within the same
+// tick as its expiry may still be expired; it was at its timeout.
+package connguard
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Timeouts bound each phase of a connection; zero disables that bound.
+type Timeouts struct {
+	Read, Write, Idle time.Duration
+}
+
+// Listener wraps a net.Listener: every accepted connection is guarded.
+type Listener struct {
+	net.Listener
+	timeouts Timeouts
+	tick     time.Duration
+	// clock counts ticks since the listener was made; phases record the
+	// tick they began on.
+	clock atomic.Uint64
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+
+	stop      chan struct{}
+	closeOnce sync.Once
+}
+
+// Listen guards ln's connections and starts the sweeper; Close stops it.
+func Listen(ln net.Listener, t Timeouts) *Listener {
+	l := &Listener{Listener: ln, timeouts: t, tick: tickFor(t), conns: make(map[*conn]struct{}), stop: make(chan struct{})}
+	if l.tick > 0 {
+		go l.sweep()
+	}
+	return l
+}
+
+// tickFor is the clock's resolution: an eighth of the shortest timeout,
+// between 5 ms and 250 ms; 0 (no clock, no sweeper) without timeouts.
+func tickFor(t Timeouts) time.Duration {
+	shortest := time.Duration(0)
+	for _, d := range []time.Duration{t.Read, t.Write, t.Idle} {
+		if d > 0 && (shortest == 0 || d < shortest) {
+			shortest = d
+		}
+	}
+	if shortest == 0 {
+		return 0
+	}
+	return min(max(shortest/8, 5*time.Millisecond), 250*time.Millisecond)
+}
+
+// Accept returns the next connection, guarded; its first request must
+// arrive within the read timeout.
+func (l *Listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	gc := &conn{Conn: c, l: l}
+	gc.state.Store(l.mark(phaseReading))
+	l.mu.Lock()
+	l.conns[gc] = struct{}{}
+	l.mu.Unlock()
+	return gc, nil
+}
+
+// Close closes the listener and stops the sweeper; accepted connections
+// stay guarded by nothing from then on and are closed by their server.
+func (l *Listener) Close() error {
+	l.closeOnce.Do(func() { close(l.stop) })
+	return l.Listener.Close()
+}
+
+// Conns is the number of open guarded connections.
+func (l *Listener) Conns() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.conns)
+}
+
+// Phases of a connection, in the low two bits of its state word; the tick
+// the phase began on is in the rest.
+const (
+	phaseIdle uint64 = iota
+	phaseReading
+	phaseWriting
+	phaseBits = 2
+	phaseMask = 1<<phaseBits - 1
+)
+
+func (l *Listener) mark(phase uint64) uint64 { return l.clock.Load()<<phaseBits | phase }
+
+func (l *Listener) sweep() {
+	t := time.NewTicker(l.tick)
+	defer t.Stop()
+	var expired []*conn
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		now := l.clock.Add(1)
+		expired = expired[:0]
+		l.mu.Lock()
+		for c := range l.conns {
+			if l.overdue(c.state.Load(), now) {
+				expired = append(expired, c)
+			}
+		}
+		l.mu.Unlock()
+		past := time.Now().Add(-time.Second)
+		for _, c := range expired {
+			c.expire(past)
+		}
+	}
+}
+
+// overdue reports whether a connection in state has overstayed its phase at
+// tick now.
+func (l *Listener) overdue(state, now uint64) bool {
+	var limit time.Duration
+	switch state & phaseMask {
+	case phaseReading:
+		limit = l.timeouts.Read
+	case phaseWriting:
+		limit = l.timeouts.Write
+	default:
+		limit = l.timeouts.Idle
+	}
+	if limit <= 0 {
+		return false
+	}
+	began := state >> phaseBits
+	return time.Duration(now-began)*l.tick > limit
+}
+
+func (l *Listener) forget(c *conn) {
+	l.mu.Lock()
+	delete(l.conns, c)
+	l.mu.Unlock()
+}
+
+// conn is a guarded connection. Its reads and writes keep state current;
+// only the sweeper sets its deadlines.
+type conn struct {
+	net.Conn
+	l         *Listener
+	state     atomic.Uint64
+	closeOnce sync.Once
+}
+
+// Read starts the reading phase when bytes arrive on an idle connection.
+func (c *conn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.state.Load()&phaseMask == phaseIdle {
+		c.state.Store(c.l.mark(phaseReading))
+	}
+	return n, err
+}
+
+// Write is one writing phase; the connection is idle after it, waiting for
+// the next request (or the next chunk of a streamed response).
+func (c *conn) Write(p []byte) (int, error) {
+	c.state.Store(c.l.mark(phaseWriting))
+	n, err := c.Conn.Write(p)
+	c.state.Store(c.l.mark(phaseIdle))
+	return n, err
+}
+
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() { c.l.forget(c) })
+	return c.Conn.Close()
+}
+
+// expire makes the blocked read or write fail with a timeout error now.
+func (c *conn) expire(past time.Time) {
+	if c.state.Load()&phaseMask == phaseWriting {
+		_ = c.Conn.SetWriteDeadline(past)
+		return
+	}
+	_ = c.Conn.SetReadDeadline(past)
+}
