@@ -2,13 +2,11 @@ package edge
 
 import (
 	"fmt"
-	"hash/maphash"
 	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/cardedge/cardedge/edge/access"
@@ -245,7 +243,7 @@ func testMemoOff(t *testing.T, e *memoEnv) {
 // replaces one of them, and an entry of an older generation is never
 // answered and gives its slot up first.
 func TestFrontMemo_TwoWay(t *testing.T) {
-	m := &frontMemo{seed: maphash.MakeSeed(), slots: make([]atomic.Pointer[memoEntry], 2)}
+	m := newFrontMemoSlots(2, 1<<20)
 	entry := cache.NewEntry(200, []byte(`{}`))
 	remember := func(uri string, gen uint64) {
 		m.remember([]byte(uri), []byte("Bearer k"), memoEntry{snapGen: gen, keyGen: 1, entry: entry})
@@ -273,5 +271,44 @@ func TestFrontMemo_TwoWay(t *testing.T) {
 	m.remember([]byte("/big"), []byte("Bearer k"), memoEntry{snapGen: 2, keyGen: 1, entry: cache.NewEntry(200, make([]byte, memoMaxBody+1))})
 	if found("/big", 2) {
 		t.Fatal("a body over memoMaxBody was remembered")
+	}
+}
+
+// TestFrontMemo_Budget: the memo holds what fits its byte budget, counts what
+// a replaced entry held, and stays within the budget.
+func TestFrontMemo_Budget(t *testing.T) {
+	body := make([]byte, 1000)
+	entry := cache.NewEntry(200, body)
+	size := int64(len("/a")+len("Bearer k")+2*len(body)) + memoEntryOverhead
+	m := newFrontMemoSlots(memoSlots, 3*size)
+	remembered := 0
+	for i := range 10 {
+		uri := []byte("/" + string(rune('a'+i)))
+		m.remember(uri, []byte("Bearer k"), memoEntry{snapGen: 1, keyGen: 1, entry: entry})
+		if m.lookup(uri, []byte("Bearer k"), 1, 1) != nil {
+			remembered++
+		}
+	}
+	if remembered != 3 || m.bytes.Load() != 3*size {
+		t.Fatalf("remembered %d entries in %d bytes, want 3 in %d", remembered, m.bytes.Load(), 3*size)
+	}
+	// A new generation's entries replace the stale ones they land on and
+	// take their bytes; the count never passes the budget.
+	for i := range 10 {
+		m.remember([]byte("/"+string(rune('a'+i))), []byte("Bearer k"), memoEntry{snapGen: 2, keyGen: 1, entry: entry})
+		if n := m.bytes.Load(); n > 3*size {
+			t.Fatalf("%d bytes counted, over the budget of %d", n, 3*size)
+		}
+	}
+}
+
+func TestConstantTimeEqual(t *testing.T) {
+	for _, c := range []struct {
+		s, b string
+		want bool
+	}{{"", "", true}, {"Bearer k", "Bearer k", true}, {"Bearer k", "Bearer j", false}, {"Bearer k", "Bearer kk", false}, {"a", "", false}} {
+		if got := constantTimeEqual(c.s, []byte(c.b)); got != c.want {
+			t.Errorf("constantTimeEqual(%q, %q) = %v", c.s, c.b, got)
+		}
 	}
 }
