@@ -128,6 +128,9 @@ func New(maxBytes int64) (*Cache, error) {
 	return c, nil
 }
 
+// Enabled reports whether the cache stores anything (New with maxBytes > 0).
+func (c *Cache) Enabled() bool { return c.rc != nil }
+
 // Lookup returns the cached entry of key, if any (no fill, no singleflight):
 // the hit path without Get's closure.
 func (c *Cache) Lookup(key string) (*Entry, bool) {
