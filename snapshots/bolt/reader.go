@@ -19,18 +19,41 @@ import (
 
 // Reader is a read-only snapshots.Reader over a snapshot directory. The
 // catalog (sets, cards) and the listings are decoded into memory at Open;
-// per-card market rows and aggregates are read from the memory-mapped bbolt
-// files on each call.
+// per-card market rows and aggregates are decoded from the memory-mapped
+// bbolt files on each call.
+//
+// Per-card rows are found without a B+tree search: Open walks each per-card
+// bucket of market.bolt once (tens of milliseconds for the default preset)
+// and keeps, per card ordinal, the value's bytes in the mapped file. They
+// stay valid because the read transaction they came from (marketTx) stays
+// open until Close; the file is read-only, so that transaction holds back no
+// writer. Nothing uses marketTx concurrently: reads only touch the slices,
+// under rowsMu so that Close never unmaps pages a read is decoding.
 type Reader struct {
 	dir      string
 	manifest *snapshots.Manifest
 	market   *bbolt.DB
 	aggs     *bbolt.DB
 	games    map[string]*gameCatalog
-	// marketTxs keeps market.bolt read transactions open between the
-	// per-card reads.
-	marketTxs *txPool
+	marketTx *bbolt.Tx // open from Open to Close: the pages cardRows point into
+
+	rowsMu sync.RWMutex // read-held while a row is decoded, held by Close
+	closed bool         // under rowsMu
 }
+
+// cardBucket names a per-card bucket of market.bolt (keyed by OrdinalKey).
+type cardBucket int
+
+const (
+	salesBucket cardBucket = iota
+	pricesBucket
+	analyticsBucket
+	cumBucket
+	listingsBucket
+	numCardBuckets
+)
+
+var cardBucketNames = [numCardBuckets]string{"sales", "prices", "analytics", "cum", "listings"}
 
 var _ snapshots.Reader = (*Reader)(nil)
 
@@ -42,6 +65,9 @@ type gameCatalog struct {
 	setByID   map[string]*snapshots.Set // lower-cased id
 	setCards  map[string][]*snapshots.Card
 	listings  []*snapshots.Listing
+	// cardRows holds, per per-card bucket and card ordinal, the value in
+	// market.bolt (nil: the card has no row there).
+	cardRows [numCardBuckets][][]byte
 }
 
 // Open opens the snapshot in dir read-only. The caller verifies the manifest
@@ -75,9 +101,12 @@ func Open(dir string, m *snapshots.Manifest) (_ *Reader, err error) {
 		r.market.Close()
 		return nil, err
 	}
-	r.marketTxs = &txPool{db: r.market}
+	if r.marketTx, err = r.market.Begin(false); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("open %s: %w", dir, err)
+	}
 	for _, game := range m.Games {
-		g, err := loadGame(catalog, r.market, game)
+		g, err := loadGame(catalog, r.marketTx, game)
 		if err != nil {
 			r.Close()
 			return nil, fmt.Errorf("open %s: game %s: %w", dir, game, err)
@@ -108,7 +137,7 @@ func openDB(path string) (*bbolt.DB, error) {
 	return db, nil
 }
 
-func loadGame(catalog, market *bbolt.DB, game string) (*gameCatalog, error) {
+func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, error) {
 	g := &gameCatalog{
 		byID:      map[string]*snapshots.Card{},
 		byPartner: map[int64]*snapshots.Card{},
@@ -157,27 +186,47 @@ func loadGame(catalog, market *bbolt.DB, game string) (*gameCatalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = market.View(func(tx *bbolt.Tx) error {
-		b := tx.Bucket([]byte("listings/" + game))
-		if b == nil {
-			return nil
+	for i, name := range cardBucketNames {
+		if g.cardRows[i], err = cardRows(market, name+"/"+game, len(g.cards)); err != nil {
+			return nil, err
 		}
-		return b.ForEach(func(k, v []byte) error {
-			var ls []snapshots.Listing
-			if err := json.Unmarshal(v, &ls); err != nil {
-				return fmt.Errorf("decode listings %x: %w", k, err)
-			}
-			for i := range ls {
-				g.listings = append(g.listings, &ls[i])
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, err
+	}
+	for ord, v := range g.cardRows[listingsBucket] {
+		if v == nil {
+			continue
+		}
+		var ls []snapshots.Listing
+		if err := json.Unmarshal(v, &ls); err != nil {
+			return nil, fmt.Errorf("decode listings of card %d: %w", ord, err)
+		}
+		for i := range ls {
+			g.listings = append(g.listings, &ls[i])
+		}
 	}
 	sort.SliceStable(g.listings, func(i, j int) bool { return g.listings[i].AskCents < g.listings[j].AskCents })
 	return g, nil
+}
+
+// cardRows indexes the values of one per-card bucket by card ordinal; a
+// missing bucket is no rows.
+func cardRows(tx *bbolt.Tx, bucket string, cards int) ([][]byte, error) {
+	rows := make([][]byte, cards)
+	b := tx.Bucket([]byte(bucket))
+	if b == nil {
+		return rows, nil
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		if len(k) != 4 || v == nil {
+			return fmt.Errorf("%s: key %x is not a card ordinal", bucket, k)
+		}
+		ord := binary.BigEndian.Uint32(k)
+		if int(ord) >= cards {
+			return fmt.Errorf("%s: card ordinal %d of %d cards", bucket, ord, cards)
+		}
+		rows[ord] = v
+		return nil
+	})
+	return rows, err
 }
 
 // Manifest implements snapshots.Reader.
@@ -188,9 +237,12 @@ func (r *Reader) Dir() string { return r.dir }
 
 // Close implements snapshots.Reader.
 func (r *Reader) Close() error {
-	if r.marketTxs != nil {
-		r.marketTxs.close()
+	r.rowsMu.Lock()
+	r.closed = true
+	if r.marketTx != nil {
+		r.marketTx.Rollback()
 	}
+	r.rowsMu.Unlock()
 	var first error
 	for _, db := range []*bbolt.DB{r.market, r.aggs} {
 		if db != nil {
@@ -315,107 +367,26 @@ func (r *Reader) AllListings(game string) ([]*snapshots.Listing, error) {
 // cardValue calls decode with the value of a card's row in bucket of
 // market.bolt, or with nil when the card has no row. The value is valid only
 // inside decode.
-func (r *Reader) cardValue(bucket, game, cardID string, decode func([]byte) error) error {
+func (r *Reader) cardValue(bucket cardBucket, game, cardID string, decode func([]byte) error) error {
 	c, err := r.Card(game, cardID)
 	if err != nil {
 		return err
 	}
-	t, err := r.marketTxs.get()
-	if err != nil {
-		return fmt.Errorf("read %s of %s: %w", bucket, cardID, err)
+	r.rowsMu.RLock()
+	defer r.rowsMu.RUnlock()
+	if r.closed {
+		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, bbolt.ErrDatabaseNotOpen)
 	}
-	defer r.marketTxs.put(t)
-	var name [64]byte
-	var v []byte
-	if b := t.bucket(append(append(append(name[:0], bucket...), '/'), game...)); b != nil {
-		var key [4]byte
-		binary.BigEndian.PutUint32(key[:], c.Ordinal)
-		v = b.Get(key[:])
-	}
-	if err := decode(v); err != nil {
-		return fmt.Errorf("read %s of %s: %w", bucket, cardID, err)
+	if err := decode(r.games[game].cardRows[bucket][c.Ordinal]); err != nil {
+		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, err)
 	}
 	return nil
-}
-
-// maxIdleTxs bounds the read transactions a txPool keeps.
-const maxIdleTxs = 64
-
-// txPool keeps read-only transactions of one bbolt file open between reads
-// and hands each to one goroutine at a time (bbolt transactions are not
-// safe for concurrent use): beginning and ending a transaction and finding
-// its bucket cost more than the read itself. The snapshot files are opened
-// read-only and never written, so a long-lived read transaction holds back
-// no writer and no remapping. close rolls the idle ones back; a transaction
-// in use is rolled back when put after close, and bbolt's Close waits for it.
-type txPool struct {
-	db     *bbolt.DB
-	mu     sync.Mutex
-	idle   []*readTx
-	closed bool
-}
-
-// readTx is a read-only transaction with the buckets looked up in it.
-type readTx struct {
-	tx      *bbolt.Tx
-	buckets map[string]*bbolt.Bucket // nil value: no such bucket
-}
-
-func (p *txPool) get() (*readTx, error) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil, bbolt.ErrDatabaseNotOpen
-	}
-	if n := len(p.idle); n > 0 {
-		t := p.idle[n-1]
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return t, nil
-	}
-	p.mu.Unlock()
-	tx, err := p.db.Begin(false)
-	if err != nil {
-		return nil, err
-	}
-	return &readTx{tx: tx, buckets: map[string]*bbolt.Bucket{}}, nil
-}
-
-func (p *txPool) put(t *readTx) {
-	p.mu.Lock()
-	if !p.closed && len(p.idle) < maxIdleTxs {
-		p.idle = append(p.idle, t)
-		p.mu.Unlock()
-		return
-	}
-	p.mu.Unlock()
-	t.tx.Rollback()
-}
-
-func (p *txPool) close() {
-	p.mu.Lock()
-	idle := p.idle
-	p.idle, p.closed = nil, true
-	p.mu.Unlock()
-	for _, t := range idle {
-		t.tx.Rollback()
-	}
-}
-
-// bucket returns the named top-level bucket, or nil.
-func (t *readTx) bucket(name []byte) *bbolt.Bucket {
-	if b, ok := t.buckets[string(name)]; ok {
-		return b
-	}
-	b := t.tx.Bucket(name)
-	t.buckets[string(name)] = b
-	return b
 }
 
 // Sales implements snapshots.Reader.
 func (r *Reader) Sales(game, cardID string) ([]snapshots.Sale, error) {
 	var out []snapshots.Sale
-	err := r.cardValue("sales", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue(salesBucket, game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeSales(make([]snapshots.Sale, 0, len(v)/26), v)
 		}
@@ -427,7 +398,7 @@ func (r *Reader) Sales(game, cardID string) ([]snapshots.Sale, error) {
 // PriceSeries implements snapshots.Reader.
 func (r *Reader) PriceSeries(game, cardID string) ([]snapshots.PriceSeries, error) {
 	var out []snapshots.PriceSeries
-	err := r.cardValue("prices", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue(pricesBucket, game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeSeries(v)
 		}
@@ -439,7 +410,7 @@ func (r *Reader) PriceSeries(game, cardID string) ([]snapshots.PriceSeries, erro
 // Analytics implements snapshots.Reader.
 func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, error) {
 	var out []snapshots.CardAnalytics
-	err := r.cardValue("analytics", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue(analyticsBucket, game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeAnalytics(v)
 		}
@@ -450,7 +421,7 @@ func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, erro
 
 // AnalyticsWindow implements snapshots.Reader.
 func (r *Reader) AnalyticsWindow(game, cardID, window string) (w snapshots.WindowAnalytics, ok bool, err error) {
-	err = r.cardValue("analytics", game, cardID, func(v []byte) (err error) {
+	err = r.cardValue(analyticsBucket, game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			w, ok, err = snapshots.DecodeAnalyticsWindow(v, window)
 		}
@@ -462,7 +433,7 @@ func (r *Reader) AnalyticsWindow(game, cardID, window string) (w snapshots.Windo
 // Listings implements snapshots.Reader.
 func (r *Reader) Listings(game, cardID string) ([]snapshots.Listing, error) {
 	var out []snapshots.Listing
-	err := r.cardValue("listings", game, cardID, func(v []byte) error {
+	err := r.cardValue(listingsBucket, game, cardID, func(v []byte) error {
 		if v == nil {
 			return nil
 		}
@@ -544,7 +515,7 @@ func (r *Reader) SetDaily(game, setID string) ([]snapshots.DailyStat, error) {
 // Cum implements snapshots.Reader.
 func (r *Reader) Cum(game, cardID string) ([]snapshots.CumSeries, error) {
 	var out []snapshots.CumSeries
-	err := r.cardValue("cum", game, cardID, func(v []byte) (err error) {
+	err := r.cardValue(cumBucket, game, cardID, func(v []byte) (err error) {
 		if v != nil {
 			out, err = snapshots.DecodeCum(v)
 		}
