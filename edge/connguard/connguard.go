@@ -22,7 +22,10 @@
 //
 // Timeouts are exact to one tick of the clock (an eighth of the shortest
 // timeout, at most 250 ms). A connection whose phase ends within the same
-// tick as its expiry may still be expired; it was at its timeout.
+// tick as its expiry may still be expired; it was at its timeout. The
+// handler's time counts toward reading (the phase ends at the response's
+// first write): a handler slower than Read still writes its response, and
+// the connection is closed at its next read.
 package connguard
 
 import (
