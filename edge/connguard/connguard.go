@@ -14,11 +14,12 @@
 //     first request of a connection) until its response is written, at most
 //     Read. A request that does not arrive in time fails its read with a
 //     timeout error; fasthttp answers 408 through its ErrorHandler.
-//   - writing: one write call blocked on a client that does not read, at
-//     most Write (per write, as nginx's send_timeout, not for the whole
-//     response).
-//   - idle: between a response and the next request's first byte, at most
-//     Idle; fasthttp closes the connection.
+//   - writing: from the response's first write until the connection reads
+//     again (the whole response, streamed ones included, as fasthttp's
+//     WriteTimeout), at most Write. A client that does not read fails the
+//     blocked write.
+//   - idle: from the first read after a response until the next request's
+//     first byte, at most Idle; fasthttp closes the connection.
 //
 // Timeouts are exact to one tick of the clock (an eighth of the shortest
 // timeout, at most 250 ms). A connection whose phase ends within the same
@@ -181,8 +182,12 @@ type conn struct {
 	closeOnce sync.Once
 }
 
-// Read starts the reading phase when bytes arrive on an idle connection.
+// Read ends a response (the server reads only once it is written): the
+// connection is idle until bytes arrive, which start the reading phase.
 func (c *conn) Read(p []byte) (int, error) {
+	if c.state.Load()&phaseMask == phaseWriting {
+		c.state.Store(c.l.mark(phaseIdle))
+	}
 	n, err := c.Conn.Read(p)
 	if n > 0 && c.state.Load()&phaseMask == phaseIdle {
 		c.state.Store(c.l.mark(phaseReading))
@@ -190,13 +195,12 @@ func (c *conn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Write is one writing phase; the connection is idle after it, waiting for
-// the next request (or the next chunk of a streamed response).
+// Write starts the writing phase at a response's first write.
 func (c *conn) Write(p []byte) (int, error) {
-	c.state.Store(c.l.mark(phaseWriting))
-	n, err := c.Conn.Write(p)
-	c.state.Store(c.l.mark(phaseIdle))
-	return n, err
+	if c.state.Load()&phaseMask != phaseWriting {
+		c.state.Store(c.l.mark(phaseWriting))
+	}
+	return c.Conn.Write(p)
 }
 
 func (c *conn) Close() error {

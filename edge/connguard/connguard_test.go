@@ -86,6 +86,28 @@ func TestListener_ExpiresEachPhase(t *testing.T) {
 			t.Fatalf("idle read failed after %s with %v, want a timeout near %s", took, err, to.Idle)
 		}
 	})
+	t.Run("response trickled", func(t *testing.T) {
+		_, server, client := pair(t, to)
+		go io.Copy(io.Discard, client)
+		if _, err := client.Write([]byte("ping")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(server, make([]byte, 4)); err != nil {
+			t.Fatal(err)
+		}
+		// Each write returns at once; the response as a whole is bounded.
+		took, err := blockedFor(t, func() error {
+			for {
+				if _, err := server.Write([]byte("x")); err != nil {
+					return err
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+		if !errors.Is(err, os.ErrDeadlineExceeded) || took < to.Write-100*time.Millisecond || took > to.Write+300*time.Millisecond {
+			t.Fatalf("trickled response failed after %s with %v, want a timeout near %s", took, err, to.Write)
+		}
+	})
 	t.Run("client not reading", func(t *testing.T) {
 		_, server, _ := pair(t, to)
 		chunk := make([]byte, 1<<20)
