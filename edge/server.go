@@ -47,8 +47,8 @@ type Options struct {
 	Version string
 	// ReadTimeout, WriteTimeout and IdleTimeout guard against slow clients
 	// (0 = 10 s, 30 s, 60 s): a request from its first byte to its response,
-	// one blocked write, and a keep-alive connection between requests (see
-	// package connguard).
+	// the response from its first write, and a keep-alive connection between
+	// requests (see package connguard).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxBodyBytes bounds request bodies (0 = 4 MiB).
 	MaxBodyBytes int
