@@ -532,30 +532,35 @@ func (r *Reader) ScanMarket(game string, fn func(c *snapshots.Card, cum []snapsh
 	if err != nil {
 		return err
 	}
-	return r.market.View(func(tx *bbolt.Tx) error {
-		cumB, pricesB := tx.Bucket([]byte("cum/"+game)), tx.Bucket([]byte("prices/"+game))
-		for _, c := range g.cards {
-			var cum []snapshots.CumSeries
-			var series []snapshots.PriceSeries
-			key := OrdinalKey(c.Ordinal)
-			if cumB != nil {
-				if v := cumB.Get(key); v != nil {
-					if cum, err = snapshots.DecodeCum(v); err != nil {
-						return fmt.Errorf("scan market of %s: %w", c.ID, err)
-					}
-				}
-			}
-			if pricesB != nil {
-				if v := pricesB.Get(key); v != nil {
-					if series, err = snapshots.DecodeSeries(v); err != nil {
-						return fmt.Errorf("scan market of %s: %w", c.ID, err)
-					}
-				}
-			}
-			if err := fn(c, cum, series); err != nil {
-				return err
-			}
+	for _, c := range g.cards {
+		cum, series, err := r.marketRows(g, c)
+		if err != nil {
+			return fmt.Errorf("scan market of %s: %w", c.ID, err)
 		}
-		return nil
-	})
+		if err := fn(c, cum, series); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// marketRows decodes a card's cumulative and price series (nil when none),
+// under rowsMu (not held while ScanMarket's fn runs: fn may read too).
+func (r *Reader) marketRows(g *gameCatalog, c *snapshots.Card) (cum []snapshots.CumSeries, series []snapshots.PriceSeries, err error) {
+	r.rowsMu.RLock()
+	defer r.rowsMu.RUnlock()
+	if r.closed {
+		return nil, nil, bbolt.ErrDatabaseNotOpen
+	}
+	if v := g.cardRows[cumBucket][c.Ordinal]; v != nil {
+		if cum, err = snapshots.DecodeCum(v); err != nil {
+			return nil, nil, err
+		}
+	}
+	if v := g.cardRows[pricesBucket][c.Ordinal]; v != nil {
+		if series, err = snapshots.DecodeSeries(v); err != nil {
+			return nil, nil, err
+		}
+	}
+	return cum, series, nil
 }
