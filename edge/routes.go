@@ -32,30 +32,18 @@ func (s *Server) registerRoutes() {
 }
 
 // writeAccessHeaders sets X-Service-Tier, X-Service-History-Days and, after
-// a charge, the rate-limit headers.
+// a charge (d not nil), the rate-limit headers and Retry-After, all through
+// access.SetHeaders. The rate-limit value is formatted in a pooled render
+// buffer: a local one would escape through the header interface, one
+// allocation per request.
 func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d *access.Decision) {
-	h := &ctx.Response.Header
-	if d == nil || (d.Allowed && d.Unmetered) { // what SetHeaders writes then, without its buffer
-		h.SetCanonical(hdrServiceTier, access.TierValue(c.Tier))
-		h.SetCanonical(hdrServiceHistoryDays, access.HistoryDaysValue(c.Tier))
+	h := canonicalHeader{&ctx.Response.Header}
+	if d == nil { // before a charge: the tier's own headers, no buffer needed
+		access.SetHeaders(h, access.Decision{Tier: c.Tier, Allowed: true, Unmetered: true}, nil)
 		return
 	}
-	var buf [64]byte
-	access.SetHeaders(canonicalHeader{h}, *d, buf[:0])
-}
-
-// The access headers' names, canonical (SetCanonical skips normalizing).
-var (
-	hdrServiceTier        = []byte(access.HeaderTier)
-	hdrServiceHistoryDays = []byte(access.HeaderHistoryDays)
-)
-
-// setAccessHeaders is writeAccessHeaders after an allowed charge, on the hot
-// path: the rate-limit header is formatted in the request's own buffer (a
-// local one would escape through the header interface: one allocation per
-// request).
-func (r *request) setAccessHeaders(d *access.Decision) {
-	access.SetHeaders(canonicalHeader{&r.ctx.Response.Header}, *d, r.hdrBuf[:0])
+	bp := s.renderBufs.Get().(*[]byte)
+	s.putRenderBuf(bp, access.SetHeaders(h, *d, (*bp)[:0]))
 }
 
 // canonicalHeader sets response headers whose names are already in their

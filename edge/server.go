@@ -371,7 +371,6 @@ type request struct {
 	p      *params
 	vars   pathVars // path variables in pattern order
 	params params   // p points here: one allocation for the request
-	hdrBuf [64]byte // formats the RateLimit header
 	game   string
 	body   []byte // POST body (copied)
 }
@@ -452,7 +451,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	if !ok {
 		return
 	}
-	req.setAccessHeaders(&dec)
+	s.writeAccessHeaders(ctx, caller, &dec)
 
 	// Clamp: the row cap lowers limit before the cache key is made.
 	if rt.hasLimit {
