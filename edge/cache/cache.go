@@ -108,7 +108,7 @@ type call struct {
 	err error
 }
 
-// New makes a cache of at most maxBytes (0 disables caching: every Get
+// New makes a cache of at most maxBytes (0 disables caching: every Lookup
 // misses and nothing is stored).
 func New(maxBytes int64) (*Cache, error) {
 	c := &Cache{inflight: map[string]*call{}}
@@ -131,8 +131,8 @@ func New(maxBytes int64) (*Cache, error) {
 // Enabled reports whether the cache stores anything (New with maxBytes > 0).
 func (c *Cache) Enabled() bool { return c.rc != nil }
 
-// Lookup returns the cached entry of key, if any (no fill, no singleflight):
-// the hit path without Get's closure.
+// Lookup returns the cached entry of key, if any (no fill, no singleflight);
+// on a miss, Fill computes it.
 func (c *Cache) Lookup(key string) (*Entry, bool) {
 	if c.rc == nil {
 		return nil, false
@@ -140,19 +140,8 @@ func (c *Cache) Lookup(key string) (*Entry, bool) {
 	return c.rc.Get(key)
 }
 
-// Get returns the entry for key, computing it with fill on a miss (Lookup,
-// then Fill). hit reports whether the entry came from the cache.
-func (c *Cache) Get(key string, fill func() (*Entry, error)) (e *Entry, hit bool, err error) {
-	if e, ok := c.Lookup(key); ok {
-		return e, true, nil
-	}
-	e, err = c.Fill(key, fill)
-	return e, false, err
-}
-
-// Fill computes the entry of key with fill and caches it: the miss path of
-// Get, for a caller that has looked up already (the counters count every
-// lookup, so looking up again would count one miss twice). Concurrent fills
+// Fill computes the entry of key with fill and caches it: the miss path after
+// Lookup (the counters count every lookup, so Fill does not look up again). Concurrent fills
 // of one key call fill once; the others wait for its result. Errors are not
 // cached.
 func (c *Cache) Fill(key string, fill func() (*Entry, error)) (e *Entry, err error) {

@@ -33,7 +33,7 @@ func TestCache_GetOnceUnderConcurrentMisses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e, _, err := c.Get("k", fill)
+			e, _, err := get(c, "k", fill)
 			if err != nil || string(e.Body) != `{"ok":true}` {
 				t.Errorf("get: %v %v", e, err)
 			}
@@ -48,7 +48,7 @@ func TestCache_GetOnceUnderConcurrentMisses(t *testing.T) {
 	// Stored: a later Get hits (ristretto admits asynchronously).
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		_, hit, _ := c.Get("k", fill)
+		_, hit, _ := get(c, "k", fill)
 		if hit {
 			break
 		}
@@ -63,10 +63,10 @@ func TestCache_ErrorsAreNotCached(t *testing.T) {
 	c, _ := cache.New(1 << 20)
 	defer c.Close()
 	boom := errors.New("boom")
-	if _, _, err := c.Get("k", func() (*cache.Entry, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, _, err := get(c, "k", func() (*cache.Entry, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("err %v", err)
 	}
-	e, hit, err := c.Get("k", func() (*cache.Entry, error) { return cache.NewEntry(200, []byte("x")), nil })
+	e, hit, err := get(c, "k", func() (*cache.Entry, error) { return cache.NewEntry(200, []byte("x")), nil })
 	if err != nil || hit || string(e.Body) != "x" {
 		t.Fatalf("after an error: %v %v %v", e, hit, err)
 	}
@@ -75,11 +75,11 @@ func TestCache_ErrorsAreNotCached(t *testing.T) {
 func TestCache_PanicInFillIsAnError(t *testing.T) {
 	c, _ := cache.New(0) // disabled: every Get fills
 	defer c.Close()
-	_, _, err := c.Get("k", func() (*cache.Entry, error) { panic("bad handler") })
+	_, _, err := get(c, "k", func() (*cache.Entry, error) { panic("bad handler") })
 	if err == nil || !strings.Contains(err.Error(), "panicked") {
 		t.Fatalf("err %v", err)
 	}
-	if _, _, err := c.Get("k", func() (*cache.Entry, error) { return cache.NewEntry(200, nil), nil }); err != nil {
+	if _, _, err := get(c, "k", func() (*cache.Entry, error) { return cache.NewEntry(200, nil), nil }); err != nil {
 		t.Fatalf("key stuck after a panic: %v", err)
 	}
 }
@@ -136,4 +136,14 @@ func TestCache_CountsEachLookupOnce(t *testing.T) {
 	if st := c.Stats(); !ok || st.Hits != 1 || st.Misses != misses {
 		t.Fatalf("found %v; stats %+v, want 1 hit and %d misses (one per lookup that missed)", ok, st, misses)
 	}
+}
+
+// get is the edge's path: Lookup, then Fill on a miss; hit reports whether
+// the entry came from the cache.
+func get(c *cache.Cache, key string, fill func() (*cache.Entry, error)) (e *cache.Entry, hit bool, err error) {
+	if e, ok := c.Lookup(key); ok {
+		return e, true, nil
+	}
+	e, err = c.Fill(key, fill)
+	return e, false, err
 }
