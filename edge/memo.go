@@ -38,7 +38,7 @@ import (
 // gzip and brotli forms computed later, each far smaller for JSON) and
 // memoEntryOverhead. With memoSlots slots, the 6,744 distinct card-detail
 // requests of cardbench find a free slot nearly always (with 16,384 slots
-// one request in twenty went through the full front door again).
+// one request in seventeen went through the full front door again).
 type frontMemo struct {
 	seed     maphash.Seed
 	slots    []atomic.Pointer[memoEntry] // memoSlots
