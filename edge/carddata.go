@@ -57,7 +57,7 @@ func handleCardGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &cardDetail{card: c, set: r.setOf(c)}
+	d := r.snap.cardDetail(c)
 	var buf [16]string // more than the includes there are
 	names := buf[:0]
 	for n := range strings.SplitSeq(r.p.str("include"), ",") {
@@ -77,7 +77,7 @@ func handleCardGet(r *request) (any, error) {
 			return nil, err
 		}
 	}
-	return d, nil
+	return &d, nil
 }
 
 // historyStart is the first day a history include shows: the tier's window

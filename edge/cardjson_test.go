@@ -83,17 +83,28 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 			cards++
 			for _, tier := range []access.Tier{access.Elite, access.Playground} {
 				r := &request{snap: snap, caller: access.Caller{Tier: tier}, game: game}
-				d := &cardDetail{card: c, set: r.setOf(c)}
-				g := newCardGold(c, r.setOf(c))
-				if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
-					t.Fatalf("%s without includes:\n got %s\nwant %s", c.ID, got, want)
+				// From the card's fields, and from the object encoded
+				// when the snapshot opened.
+				fromFields, encoded := &cardDetail{card: c, set: r.setOf(c)}, snap.cardDetail(c)
+				if encoded.object == nil {
+					t.Fatalf("%s: no encoded object", c.ID)
 				}
-				if d.includes, err = r.cardIncludes(c, includeNames); err != nil {
+				g := newCardGold(c, r.setOf(c))
+				for _, d := range []*cardDetail{fromFields, &encoded} {
+					if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
+						t.Fatalf("%s without includes (encoded %t):\n got %s\nwant %s", c.ID, d.object != nil, got, want)
+					}
+				}
+				includes, err := r.cardIncludes(c, includeNames)
+				if err != nil {
 					t.Fatal(err)
 				}
-				g.Includes = d.includes
-				if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
-					t.Fatalf("%s (tier %v):\n got %s\nwant %s", c.ID, tier, got, want)
+				g.Includes = includes
+				for _, d := range []*cardDetail{fromFields, &encoded} {
+					d.includes = includes
+					if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
+						t.Fatalf("%s (tier %v, encoded %t):\n got %s\nwant %s", c.ID, tier, d.object != nil, got, want)
+					}
 				}
 				pages++
 			}
@@ -248,9 +259,19 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 			buf = d.AppendJSON(buf[:0])
 		}
 	})
+	b.Run("append_encoded", func(b *testing.B) {
+		// The card's object as encoded when the snapshot opened.
+		b.ReportAllocs()
+		e := snap.cardDetail(c)
+		e.includes = d.includes
+		buf := make([]byte, 0, 4096)
+		for b.Loop() {
+			buf = e.AppendJSON(buf[:0])
+		}
+	})
 	b.Run("read_and_append", func(b *testing.B) {
-		// What render does for the route after parsing: look the card and
-		// its set up, read the window, encode.
+		// What render does for the route after parsing: look the card
+		// up, read the window, encode.
 		b.ReportAllocs()
 		buf := make([]byte, 0, 4096)
 		for b.Loop() {
@@ -258,7 +279,7 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			d := &cardDetail{card: c, set: r.setOf(c)}
+			d := snap.cardDetail(c)
 			if d.includes, err = r.cardIncludes(c, []string{"market_summary"}); err != nil {
 				b.Fatal(err)
 			}

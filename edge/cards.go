@@ -132,13 +132,7 @@ func (r *request) cardOf() (*snapshots.Card, error) {
 	return r.snap.Card(r.game, r.vars.v[0])
 }
 
-func (r *request) setOf(c *snapshots.Card) *snapshots.Set {
-	s, err := r.snap.Set(c.Game, c.SetID)
-	if err != nil {
-		return nil
-	}
-	return s
-}
+func (r *request) setOf(c *snapshots.Card) *snapshots.Set { return r.snap.setOf(c) }
 
 // ---- card list ----
 
@@ -182,11 +176,7 @@ func handleCardsList(r *request) (any, error) {
 	p := r.p
 	offset, limit := p.int("offset"), p.int("limit")
 	cards, total := orders.list(&f, cardOrderOf(p.str("sort"), p.str("order") == "asc"), offset, limit)
-	out := &cardPage{cards: cards, sets: make([]*snapshots.Set, len(cards)), total: total, offset: offset, limit: limit}
-	for i, c := range cards {
-		out.sets[i] = r.setOf(c)
-	}
-	return out, nil
+	return &cardPage{snap: r.snap, cards: cards, total: total, offset: offset, limit: limit}, nil
 }
 
 // parseCardFilter reads the filters of a card-list request.
