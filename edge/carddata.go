@@ -119,6 +119,8 @@ type cardIncludes struct {
 	GradeBreakdown     *breakdownInclude    `json:"grade_breakdown,omitempty"`
 	PopulationOverview *populationInclude   `json:"population_overview,omitempty"`
 	GradingEconomics   *gradingEconomicsInc `json:"grading_economics,omitempty"`
+
+	summary analyticsPayload // MarketSummary points here: one allocation
 }
 
 type historySeries struct {
@@ -229,10 +231,12 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes
 			}
 			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
 		case "market_summary":
-			var err error
-			if out.MarketSummary, err = r.cardWindow(c, "1m"); err != nil {
+			w, err := r.analyticsWindow(c, "1m")
+			if err != nil {
 				return nil, err
 			}
+			out.summary = analyticsPayload{card: c, w: w}
+			out.MarketSummary = &out.summary
 		case "grade_breakdown":
 			out.GradeBreakdown = &breakdownInclude{Grades: gradeBreakdown(series, cum, asOf, raw)}
 		case "population_overview":

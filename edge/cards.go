@@ -414,17 +414,26 @@ func newAnalyticsPayload(c *snapshots.Card, w snapshots.WindowAnalytics) *analyt
 	return &analyticsPayload{card: c, w: w}
 }
 
-// cardWindow reads one analytics window of c; a card without one gets an
-// empty window ending at as_of.
+// cardWindow is the analytics payload of one window of c (analyticsWindow).
 func (r *request) cardWindow(c *snapshots.Card, window string) (*analyticsPayload, error) {
-	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window)
+	w, err := r.analyticsWindow(c, window)
 	if err != nil {
 		return nil, err
+	}
+	return newAnalyticsPayload(c, w), nil
+}
+
+// analyticsWindow reads one analytics window of c; a card without one gets
+// an empty window ending at as_of.
+func (r *request) analyticsWindow(c *snapshots.Card, window string) (snapshots.WindowAnalytics, error) {
+	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window)
+	if err != nil {
+		return w, err
 	}
 	if !ok {
 		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
 	}
-	return newAnalyticsPayload(c, w), nil
+	return w, nil
 }
 
 func handleCardAnalytics(r *request) (any, error) {

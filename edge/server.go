@@ -81,7 +81,10 @@ type Server struct {
 	// renderBufs are the scratch buffers self-encoding payloads are
 	// rendered into (*[]byte).
 	renderBufs sync.Pool
-	llm        *llmClient // nil: the embedded chat agent
+	// requests are the request structs of routed requests (*request),
+	// reused: see serveRoute.
+	requests sync.Pool
+	llm      *llmClient // nil: the embedded chat agent
 }
 
 // New opens the live snapshot and prepares the server.
@@ -111,7 +114,8 @@ func New(opts Options) (*Server, error) {
 		opts.MaxBodyBytes = 4 << 20
 	}
 	s := &Server{opts: opts, log: opts.Logger, access: opts.Access, metrics: newMetrics(), started: time.Now(),
-		renderBufs: sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}}
+		renderBufs: sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }},
+		requests:   sync.Pool{New: func() any { return new(request) }}}
 	var err error
 	if s.cache, err = cache.New(opts.CacheBytes); err != nil {
 		return nil, err
@@ -375,6 +379,13 @@ type request struct {
 	body   []byte // POST body (copied)
 }
 
+// putRequest clears req (a pooled request keeps no snapshot or body alive)
+// and returns it to the pool.
+func (s *Server) putRequest(req *request) {
+	*req = request{}
+	s.requests.Put(req)
+}
+
 // windowStart returns the first day the caller's tier may see (and false when
 // the tier is unlimited).
 func (r *request) windowStart() (snapshots.Day, bool) {
@@ -391,7 +402,14 @@ func (r *request) clampSince(since snapshots.Day, set bool) (snapshots.Day, bool
 func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *route, vars pathVars) {
 	snap := s.live.acquire()
 	defer snap.release()
-	req := &request{ctx: ctx, srv: s, snap: snap, hdr: hdr, vars: vars}
+	// The request struct is reused once the response is written: handlers
+	// and payloads use it only until serveRoute returns, except a raw
+	// handler's (the chat streams its response after).
+	req := s.requests.Get().(*request)
+	*req = request{ctx: ctx, srv: s, snap: snap, hdr: hdr, vars: vars}
+	if rt.raw == nil {
+		defer s.putRequest(req)
+	}
 
 	// Validate.
 	verrs := req.params.parse(ctx.QueryArgs(), rt.params)
