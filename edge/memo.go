@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"hash/maphash"
 	"math/bits"
@@ -31,12 +32,13 @@ import (
 // constant time, so a caller learns nothing about another caller's key from
 // timing.
 //
-// The memo holds responses of at most memoMaxBody bytes, within a byte
+// The memo holds responses of at most memoMaxBody bytes to requests whose
+// URI and Authorization value take at most memoMaxKey bytes, within a byte
 // budget of half the cache's: an entry may keep a response alive after the
 // cache evicted it, so the memo adds at most that much to the cache budget.
-// An entry is counted as its request, its identity body twice (room for the
-// gzip and brotli forms computed later, each far smaller for JSON) and
-// memoEntryOverhead. With memoSlots slots, the 6,744 distinct card-detail
+// An entry is counted as its identity body twice (room for the gzip and
+// brotli forms computed later, each far smaller for JSON) and
+// memoEntryOverhead, its own size rounded up. With memoSlots slots, the 6,744 distinct card-detail
 // requests of cardbench find a free slot nearly always (with 16,384 slots
 // one request in seventeen went through the full front door again).
 type frontMemo struct {
@@ -49,20 +51,28 @@ type frontMemo struct {
 
 const (
 	memoMaxBody       = 8 << 10
+	memoMaxKey        = 256
 	memoSlots         = 1 << 16
-	memoEntryOverhead = 256
+	memoEntryOverhead = 512
 )
 
 // memoEntry is one remembered request; immutable once stored.
 type memoEntry struct {
-	key     string // raw request URI, then the raw Authorization value
-	uriLen  int
 	snapGen uint64
 	keyGen  uint64
 	size    int64 // counted against the memo's byte budget
 	route   *route
 	caller  access.Caller
-	entry   *cache.Entry
+	entry   *cache.Entry // the response, for its compressed forms
+	// The identity response, copied from entry (body shares its bytes), so
+	// that a hit reads this entry and the body and nothing else.
+	body []byte
+	etag [cache.ETagLen]byte
+	// key holds the raw request URI, then the raw Authorization value, in
+	// the entry itself: a lookup compares it without another pointer to
+	// follow.
+	uriLen, keyLen uint16
+	key            [memoMaxKey]byte
 }
 
 // newFrontMemo makes the memo of a response cache of cacheBytes.
@@ -85,22 +95,8 @@ func (m *frontMemo) pair(uriHash uint64, auth []byte) (*atomic.Pointer[memoEntry
 }
 
 func (e *memoEntry) is(uri, auth []byte, snapGen, keyGen uint64) bool {
-	return e != nil && e.snapGen == snapGen && e.keyGen == keyGen && len(e.key) == len(uri)+len(auth) &&
-		e.key[:e.uriLen] == string(uri) && constantTimeEqual(e.key[e.uriLen:], auth)
-}
-
-// constantTimeEqual reports whether s and b hold the same bytes, in a time
-// that depends on their length only (crypto/subtle's loop, without
-// converting s to a slice).
-func constantTimeEqual(s string, b []byte) bool {
-	if len(s) != len(b) {
-		return false
-	}
-	var diff byte
-	for i := range len(b) {
-		diff |= s[i] ^ b[i]
-	}
-	return subtle.ConstantTimeByteEq(diff, 0) == 1
+	return e != nil && e.snapGen == snapGen && e.keyGen == keyGen && int(e.uriLen) == len(uri) && int(e.keyLen) == len(uri)+len(auth) &&
+		bytes.Equal(e.key[:e.uriLen], uri) && subtle.ConstantTimeCompare(e.key[e.uriLen:e.keyLen], auth) == 1
 }
 
 // lookup returns the entry remembered for (uri, auth) under the given
@@ -122,10 +118,10 @@ func (m *frontMemo) lookup(uri, auth []byte, snapGen, keyGen uint64) *memoEntry 
 // the full path calls it for every keyed GET it answers) or it does not fit
 // the byte budget.
 func (m *frontMemo) remember(uri, auth []byte, e memoEntry) {
-	if len(e.entry.Body) > memoMaxBody {
+	if len(e.entry.Body) > memoMaxBody || len(uri)+len(auth) > memoMaxKey {
 		return
 	}
-	e.size = int64(len(uri)+len(auth)+2*len(e.entry.Body)) + memoEntryOverhead
+	e.size = int64(2*len(e.entry.Body)) + memoEntryOverhead
 	a, b := m.pair(maphash.Bytes(m.seed, uri), auth)
 	if o := a.Load(); o != nil && o.snapGen == e.snapGen && o.keyGen == e.keyGen {
 		if o := b.Load(); o == nil || o.snapGen != e.snapGen || o.keyGen != e.keyGen {
@@ -139,7 +135,8 @@ func (m *frontMemo) remember(uri, auth []byte, e memoEntry) {
 	if m.bytes.Load()-replaced+e.size > m.maxBytes {
 		return
 	}
-	e.key, e.uriLen = string(uri)+string(auth), len(uri)
+	e.uriLen, e.keyLen = uint16(len(uri)), uint16(copy(e.key[copy(e.key[:], uri):], auth)+len(uri))
+	e.body, e.etag = e.entry.Body, [cache.ETagLen]byte(e.entry.ETagBytes())
 	if o := a.Swap(&e); o != nil {
 		m.bytes.Add(-o.size)
 	}

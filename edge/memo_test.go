@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -279,7 +280,7 @@ func TestFrontMemo_TwoWay(t *testing.T) {
 func TestFrontMemo_Budget(t *testing.T) {
 	body := make([]byte, 1000)
 	entry := cache.NewEntry(200, body)
-	size := int64(len("/a")+len("Bearer k")+2*len(body)) + memoEntryOverhead
+	size := int64(2*len(body)) + memoEntryOverhead
 	m := newFrontMemoSlots(memoSlots, 3*size)
 	remembered := 0
 	for i := range 10 {
@@ -302,13 +303,38 @@ func TestFrontMemo_Budget(t *testing.T) {
 	}
 }
 
-func TestConstantTimeEqual(t *testing.T) {
+// TestFrontMemo_Key: the key is the URI and the Authorization value, each
+// compared whole (not their concatenation), up to memoMaxKey bytes.
+func TestFrontMemo_Key(t *testing.T) {
+	m := newFrontMemoSlots(memoSlots, 1<<20)
+	entry := cache.NewEntry(200, []byte(`{"data":1}`))
+	remember := func(uri, auth string) {
+		m.remember([]byte(uri), []byte(auth), memoEntry{snapGen: 1, keyGen: 1, entry: entry})
+	}
+	found := func(uri, auth string) bool { return m.lookup([]byte(uri), []byte(auth), 1, 1) != nil }
+	remember("/ab", "Bearer k")
 	for _, c := range []struct {
-		s, b string
-		want bool
-	}{{"", "", true}, {"Bearer k", "Bearer k", true}, {"Bearer k", "Bearer j", false}, {"Bearer k", "Bearer kk", false}, {"a", "", false}} {
-		if got := constantTimeEqual(c.s, []byte(c.b)); got != c.want {
-			t.Errorf("constantTimeEqual(%q, %q) = %v", c.s, c.b, got)
+		uri, auth string
+		want      bool
+	}{
+		{"/ab", "Bearer k", true},
+		{"/ab", "Bearer j", false},
+		{"/ab", "Bearer kk", false},
+		{"/ab", "", false},
+		{"/a", "bBearer k", false}, // same bytes, split elsewhere
+		{"/abB", "earer k", false},
+	} {
+		if got := found(c.uri, c.auth); got != c.want {
+			t.Errorf("lookup(%q, %q) found %v, want %v", c.uri, c.auth, got, c.want)
 		}
+	}
+	if e := m.lookup([]byte("/ab"), []byte("Bearer k"), 1, 1); e == nil || string(e.body) != `{"data":1}` || e.etag != [cache.ETagLen]byte(entry.ETagBytes()) {
+		t.Fatalf("the remembered entry does not carry the response's body and ETag: %+v", e)
+	}
+	auth := "Bearer " + strings.Repeat("k", memoMaxKey-len("/x")-len("Bearer "))
+	remember("/x", auth)
+	remember("/y", auth+"k")
+	if !found("/x", auth) || found("/y", auth+"k") {
+		t.Fatalf("a key of memoMaxKey bytes found %v (want true), one byte longer found %v (want false)", found("/x", auth), found("/y", auth+"k"))
 	}
 }

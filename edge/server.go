@@ -514,7 +514,7 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 	}
 	if dec, ok := s.charge(ctx, m.caller, 1); ok {
 		s.writeAccessHeaders(ctx, m.caller, &dec)
-		writeEntry(ctx, &hdr, m.entry)
+		writeResponse(ctx, &hdr, fasthttp.StatusOK, m.etag[:], m.body, m.entry)
 	}
 	return m.route.name
 }
@@ -671,17 +671,24 @@ var (
 // handed to fasthttp without a copy (SetBodyRaw). It reports whether the
 // response body is e.Body (not a 304, not a compressed form).
 func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) (identity bool) {
+	return writeResponse(ctx, hdr, e.Status, e.ETagBytes(), e.Body, e)
+}
+
+// writeResponse is writeEntry with e's status, ETag and identity body given
+// apart (the memo keeps copies beside its key); e is read only for a
+// compressed form.
+func writeResponse(ctx *fasthttp.RequestCtx, hdr *requestHeaders, status int, etag, body []byte, e *cache.Entry) (identity bool) {
 	h := &ctx.Response.Header
 	h.SetContentTypeBytes(mimeJSON)
-	h.SetCanonical(hdrETag, e.ETagBytes())
+	h.SetCanonical(hdrETag, etag)
 	h.SetCanonical(hdrVary, varyValue)
 	h.SetCanonical(hdrCacheControl, cacheControlValue)
-	if inm := hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, e.ETagBytes()) {
+	if inm := hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, etag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
 		return
 	}
-	ctx.SetStatusCode(e.Status)
+	ctx.SetStatusCode(status)
 	ae := hdr.acceptEncoding
 	if len(ae) > 0 {
 		if acceptsEncoding(ae, "br") {
@@ -699,7 +706,7 @@ func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) (
 			}
 		}
 	}
-	ctx.Response.SetBodyRaw(e.Body)
+	ctx.Response.SetBodyRaw(body)
 	return true
 }
 

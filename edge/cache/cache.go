@@ -30,15 +30,15 @@ type Entry struct {
 	Status int
 	Body   []byte // identity encoding
 
-	etag [etagLen]byte // strong ETag of Body, quoted
+	etag [ETagLen]byte // strong ETag of Body, quoted
 
 	gzipOnce, brOnce sync.Once
 	gzip, br         []byte
 }
 
-// etagLen is the length of an ETag: a 64-bit hash in unpadded base64url
+// ETagLen is the length of an ETag: a 64-bit hash in unpadded base64url
 // (11 characters) between quotes.
-const etagLen = 13
+const ETagLen = 13
 
 // NewEntry makes an entry and its ETag: the xxhash64 of the body. The ETag only has to tell two bodies of one URL apart, so a fast
 // non-cryptographic hash is enough (SHA-256 cost 1.1-1.5 us per uncached
@@ -48,8 +48,8 @@ func NewEntry(status int, body []byte) *Entry {
 	var sum [8]byte
 	binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(body))
 	e.etag[0] = '"'
-	base64.RawURLEncoding.Encode(e.etag[1:etagLen-1], sum[:])
-	e.etag[etagLen-1] = '"'
+	base64.RawURLEncoding.Encode(e.etag[1:ETagLen-1], sum[:])
+	e.etag[ETagLen-1] = '"'
 	return e
 }
 
