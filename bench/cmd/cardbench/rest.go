@@ -186,9 +186,14 @@ func closestBody(bodies map[string][]byte, size float64) []byte {
 // starts with target r mod n, so drift of a shared machine spreads over all
 // targets) and returns one result per target: the median of its rounds.
 func (h *harness) compare(ctx context.Context, g *Group, pathsFile string, targets []target) error {
-	g.Rounds, g.SecondsPerRound = h.plan.rounds, h.plan.round.Seconds()
+	return h.compareRounds(ctx, g, pathsFile, targets, h.plan.rounds, h.plan.round)
+}
+
+// compareRounds is compare with its own number and length of rounds.
+func (h *harness) compareRounds(ctx context.Context, g *Group, pathsFile string, targets []target, rounds int, round time.Duration) error {
+	g.Rounds, g.SecondsPerRound = rounds, round.Seconds()
 	runs := make([][]load.Figures, len(targets))
-	for r := 0; r < h.plan.rounds; r++ {
+	for r := 0; r < rounds; r++ {
 		for k := range targets {
 			i := (k + r) % len(targets)
 			t := targets[i]
@@ -198,7 +203,7 @@ func (h *harness) compare(ctx context.Context, g *Group, pathsFile string, targe
 			}
 			cpu0, _ := cpuTime(t.srv.proc.Pid())
 			f, err := load.WrkRun{Addr: t.srv.addr, PathsFile: pathsFile, Headers: t.headers, Conns: g.Conns,
-				Duration: h.plan.round, CPU: h.cfg.LoadCPU, Nice: h.cfg.Nice, Dir: h.work}.Run(ctx)
+				Duration: round, CPU: h.cfg.LoadCPU, Nice: h.cfg.Nice, Dir: h.work}.Run(ctx)
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", g.Name, t.name, err)
 			}
@@ -298,7 +303,7 @@ func (h *harness) runCardDetail(ctx context.Context) error {
 	g := &Group{Name: "card detail", Workload: "GET /api/v3/cards/{id}?include=" + cardDetailInclude + ", Zipf cards, Elite unmetered key",
 		Conns: h.plan.cardConns, Distinct: distinct(paths), RefBodyBytes: ref.size}
 	h.report.Groups = append(h.report.Groups, g)
-	return h.compare(ctx, g, file, h.targets(ref, auth, true))
+	return h.compareRounds(ctx, g, file, h.targets(ref, auth, true), h.plan.cardRounds, h.plan.cardRound)
 }
 
 // targets lists the cached edge, the uncached one (when wanted) and the
