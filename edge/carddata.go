@@ -57,7 +57,8 @@ func handleCardGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := r.snap.cardDetail(c)
+	d := &r.detail
+	*d = r.snap.cardDetail(c)
 	var buf [16]string // more than the includes there are
 	names := buf[:0]
 	for n := range strings.SplitSeq(r.p.str("include"), ",") {
@@ -73,11 +74,12 @@ func handleCardGet(r *request) (any, error) {
 		}
 	}
 	if len(names) > 0 {
-		if d.includes, err = r.cardIncludes(c, names); err != nil {
+		if err := r.fillIncludes(&r.includes, c, names); err != nil {
 			return nil, err
 		}
+		d.includes = &r.includes
 	}
-	return &d, nil
+	return d, nil
 }
 
 // historyStart is the first day a history include shows: the tier's window
@@ -153,6 +155,15 @@ type breakdownInclude struct {
 // cardIncludes computes the named subresources of a card. History includes
 // respect the caller's history window.
 func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes, error) {
+	out := &cardIncludes{}
+	if err := r.fillIncludes(out, c, names); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fillIncludes is cardIncludes into out, which it expects zero.
+func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []string) error {
 	// Price and cumulative series are read only when an include needs them.
 	var series []snapshots.PriceSeries
 	var cum []snapshots.CumSeries
@@ -164,19 +175,18 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes
 		var err error
 		if series == nil {
 			if series, err = r.snap.PriceSeries(c.Game, c.ID); err != nil {
-				return nil, err
+				return err
 			}
 			raw = seriesFor(series, snapshots.RawNearMint)
 		}
 		if cum == nil {
 			if cum, err = r.snap.Cum(c.Game, c.ID); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		break
 	}
 	asOf := r.snap.AsOf
-	out := &cardIncludes{}
 	for _, name := range names {
 		switch name {
 		case "price_history", "tvwap_history":
@@ -217,7 +227,7 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes
 		case "recent_sales":
 			sales, err := r.snap.Sales(c.Game, c.ID)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			start, limited := r.windowStart()
 			rows := []saleRow{}
@@ -231,11 +241,9 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes
 			}
 			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
 		case "market_summary":
-			w, err := r.analyticsWindow(c, "1m")
-			if err != nil {
-				return nil, err
+			if err := out.summary.read(r, c, "1m"); err != nil {
+				return err
 			}
-			out.summary = analyticsPayload{card: c, w: w}
 			out.MarketSummary = &out.summary
 		case "grade_breakdown":
 			out.GradeBreakdown = &breakdownInclude{Grades: gradeBreakdown(series, cum, asOf, raw)}
@@ -245,7 +253,7 @@ func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes
 			out.GradingEconomics = gradingEconomics(series, cum, asOf, raw)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func seriesFor(series []snapshots.PriceSeries, g snapshots.Grade) *snapshots.PriceSeries {

@@ -299,3 +299,7 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 		}
 	})
 }
+
+func newAnalyticsPayload(c *snapshots.Card, w snapshots.WindowAnalytics) *analyticsPayload {
+	return &analyticsPayload{card: c, w: w}
+}

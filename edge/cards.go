@@ -379,7 +379,7 @@ func decodeCursor(secret []byte, s, binding string) (cursorPos, error) {
 // analyticsPayload is card-analytics.v1 and the market_summary include. The
 // exported fields are its published shape: schema.go reflects them, and the
 // tests fill them from the map form of the analytics to encode the reference
-// with encoding/json. At run time newAnalyticsPayload leaves them empty: the
+// with encoding/json. At run time read leaves them empty: the
 // payload encodes itself from the stored window (AppendJSON, MarshalJSON in
 // cardjson.go), with no maps and no pointers to build.
 type analyticsPayload struct {
@@ -406,34 +406,34 @@ type analyticsPayload struct {
 
 	card *snapshots.Card
 	w    snapshots.WindowAnalytics
+	// entries holds w's breakdowns when they fit (read): one allocation
+	// with the payload, none with a pooled request's.
+	entries [64]snapshots.AnalyticsEntry
 }
 
 const analyticsPriceBasis = "verified sales only (quality-flagged, low-confidence identity and price-feed rows excluded); fmv of raw:near_mint for change and volatility"
 
-func newAnalyticsPayload(c *snapshots.Card, w snapshots.WindowAnalytics) *analyticsPayload {
-	return &analyticsPayload{card: c, w: w}
-}
-
-// cardWindow is the analytics payload of one window of c (analyticsWindow).
+// cardWindow is the analytics payload of one window of c (read).
 func (r *request) cardWindow(c *snapshots.Card, window string) (*analyticsPayload, error) {
-	w, err := r.analyticsWindow(c, window)
-	if err != nil {
+	p := &analyticsPayload{}
+	if err := p.read(r, c, window); err != nil {
 		return nil, err
 	}
-	return newAnalyticsPayload(c, w), nil
+	return p, nil
 }
 
-// analyticsWindow reads one analytics window of c; a card without one gets
-// an empty window ending at as_of.
-func (r *request) analyticsWindow(c *snapshots.Card, window string) (snapshots.WindowAnalytics, error) {
-	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window)
+// read fills p with one analytics window of c; a card without one gets an
+// empty window ending at as_of.
+func (p *analyticsPayload) read(r *request, c *snapshots.Card, window string) error {
+	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window, p.entries[:0])
 	if err != nil {
-		return w, err
+		return err
 	}
 	if !ok {
 		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
 	}
-	return w, nil
+	p.card, p.w = c, w
+	return nil
 }
 
 func handleCardAnalytics(r *request) (any, error) {

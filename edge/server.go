@@ -377,6 +377,11 @@ type request struct {
 	params params   // p points here: one allocation for the request
 	game   string
 	body   []byte // POST body (copied)
+
+	// Card detail's payload, here so that a pooled request carries its
+	// storage (the payload is encoded before the request is reused).
+	detail   cardDetail
+	includes cardIncludes
 }
 
 // putRequest clears req (a pooled request keeps no snapshot or body alive)

@@ -308,7 +308,7 @@ func DecodeAnalytics(b []byte) ([]CardAnalytics, error) {
 	}
 	out := make([]CardAnalytics, 0, n)
 	for i := 0; i < n; i++ {
-		w, err := decodeWindowAt(b, i)
+		w, err := decodeWindowAt(b, i, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -319,8 +319,9 @@ func DecodeAnalytics(b []byte) ([]CardAnalytics, error) {
 
 // DecodeAnalyticsWindow decodes the named window of a card's analytics
 // encoded by EncodeAnalytics; ok is false when the value has no such window.
-// It reads only that window's record.
-func DecodeAnalyticsWindow(b []byte, window string) (w WindowAnalytics, ok bool, err error) {
+// It reads only that window's record. The breakdowns are stored in buf when
+// it has the capacity for all of them (nil: allocated).
+func DecodeAnalyticsWindow(b []byte, window string, buf []AnalyticsEntry) (w WindowAnalytics, ok bool, err error) {
 	n, err := analyticsCount(b)
 	if err != nil {
 		return w, false, err
@@ -328,7 +329,7 @@ func DecodeAnalyticsWindow(b []byte, window string) (w WindowAnalytics, ok bool,
 	wi := windowIndex(window)
 	for i := 0; i < n; i++ {
 		if int(b[1+i*windowEntry]) == wi {
-			w, err = decodeWindowAt(b, i)
+			w, err = decodeWindowAt(b, i, buf)
 			return w, err == nil, err
 		}
 	}
@@ -349,8 +350,9 @@ func analyticsCount(b []byte) (int, error) {
 // errAnalyticsShort is the error of a record that ends early.
 var errAnalyticsShort = fmt.Errorf("decode analytics: truncated record")
 
-// decodeWindowAt decodes the i-th window record of b.
-func decodeWindowAt(b []byte, i int) (WindowAnalytics, error) {
+// decodeWindowAt decodes the i-th window record of b, its breakdowns in buf
+// when it has the capacity.
+func decodeWindowAt(b []byte, i int, buf []AnalyticsEntry) (WindowAnalytics, error) {
 	var w WindowAnalytics
 	slot := b[1+i*windowEntry:]
 	wi := int(slot[0])
@@ -385,7 +387,11 @@ func decodeWindowAt(b []byte, i int) (WindowAnalytics, error) {
 		total += counts[k]
 		p += 1 + counts[k]*entrySize[k]
 	}
-	all := make([]AnalyticsEntry, total)
+	all := buf[:0]
+	if cap(all) < total {
+		all = make([]AnalyticsEntry, total)
+	}
+	all = all[:total]
 	lists := [numKinds]*[]AnalyticsEntry{&w.ByMarketplace, &w.ByGrade, &w.GradeMedian, &w.TradeTypes}
 	for k := 0; k < numKinds; k++ {
 		n := counts[k]

@@ -66,15 +66,26 @@ func TestEncodeAnalytics_RoundTrip(t *testing.T) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
 	}
 	for _, a := range want {
-		w, ok, err := snapshots.DecodeAnalyticsWindow(b, a.Window)
+		w, ok, err := snapshots.DecodeAnalyticsWindow(b, a.Window, nil)
 		if err != nil || !ok {
 			t.Fatalf("DecodeAnalyticsWindow(%s) = ok %v, %v", a.Window, ok, err)
 		}
 		if got := w.CardAnalytics(); !reflect.DeepEqual(nanSafe([]snapshots.CardAnalytics{got}), nanSafe([]snapshots.CardAnalytics{a})) {
 			t.Errorf("window %s:\n got %+v\nwant %+v", a.Window, got, a)
 		}
+		// A buffer with room holds the breakdowns; one without is not
+		// written past its capacity and the window is the same.
+		for _, buf := range [][]snapshots.AnalyticsEntry{make([]snapshots.AnalyticsEntry, 0, 64), make([]snapshots.AnalyticsEntry, 0, 1)} {
+			wb, ok, err := snapshots.DecodeAnalyticsWindow(b, a.Window, buf)
+			if err != nil || !ok || !reflect.DeepEqual(nanSafe([]snapshots.CardAnalytics{wb.CardAnalytics()}), nanSafe([]snapshots.CardAnalytics{w.CardAnalytics()})) {
+				t.Fatalf("window %s with a buffer of %d: ok %v, %v, %+v", a.Window, cap(buf), ok, err, wb)
+			}
+			if cap(buf) == 64 && len(wb.ByGrade) > 0 && &wb.ByGrade[0] != &buf[:cap(buf)][len(wb.ByMarketplace)] {
+				t.Errorf("window %s: the breakdowns are not in the buffer", a.Window)
+			}
+		}
 	}
-	if _, ok, err := snapshots.DecodeAnalyticsWindow(b, "2w"); ok || err != nil {
+	if _, ok, err := snapshots.DecodeAnalyticsWindow(b, "2w", nil); ok || err != nil {
 		t.Errorf("DecodeAnalyticsWindow(2w) = ok %v, %v; want false, nil", ok, err)
 	}
 }
@@ -84,7 +95,7 @@ func TestDecodeAnalyticsWindow_Order(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, ok, err := snapshots.DecodeAnalyticsWindow(b, "1m")
+	w, ok, err := snapshots.DecodeAnalyticsWindow(b, "1m", nil)
 	if err != nil || !ok {
 		t.Fatalf("DecodeAnalyticsWindow(1m) = ok %v, %v", ok, err)
 	}
@@ -160,7 +171,7 @@ func FuzzDecodeAnalytics(f *testing.F) {
 	f.Add([]byte{1, 0, 6, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, w := range snapshots.AnalyticsWindows {
-			snapshots.DecodeAnalyticsWindow(b, w.Name)
+			snapshots.DecodeAnalyticsWindow(b, w.Name, nil)
 		}
 		all, err := snapshots.DecodeAnalytics(b)
 		if err != nil {

@@ -70,8 +70,10 @@ type Reader interface {
 	Analytics(game, cardID string) ([]CardAnalytics, error)
 	// AnalyticsWindow returns one window of a card's analytics (window one
 	// of AnalyticsWindows' names), decoding only that window; ok is false
-	// when the card has none for it. ENOTFOUND.
-	AnalyticsWindow(game, cardID, window string) (w WindowAnalytics, ok bool, err error)
+	// when the card has none for it. Its breakdowns are stored in buf when
+	// it has the capacity (nil: allocated); the caller then owns buf's
+	// storage through w. ENOTFOUND.
+	AnalyticsWindow(game, cardID, window string, buf []AnalyticsEntry) (w WindowAnalytics, ok bool, err error)
 	// Cum returns a card's cumulative verified-sales series, one per grade.
 	Cum(game, cardID string) ([]CumSeries, error)
 	// ScanMarket calls fn for every card of game in ordinal order with its

@@ -420,10 +420,10 @@ func (r *Reader) Analytics(game, cardID string) ([]snapshots.CardAnalytics, erro
 }
 
 // AnalyticsWindow implements snapshots.Reader.
-func (r *Reader) AnalyticsWindow(game, cardID, window string) (w snapshots.WindowAnalytics, ok bool, err error) {
+func (r *Reader) AnalyticsWindow(game, cardID, window string, buf []snapshots.AnalyticsEntry) (w snapshots.WindowAnalytics, ok bool, err error) {
 	err = r.cardValue(analyticsBucket, game, cardID, func(v []byte) (err error) {
 		if v != nil {
-			w, ok, err = snapshots.DecodeAnalyticsWindow(v, window)
+			w, ok, err = snapshots.DecodeAnalyticsWindow(v, window, buf)
 		}
 		return err
 	})

@@ -35,7 +35,7 @@ func TestReader_ConcurrentReads(t *testing.T) {
 		if got.Cum, err = r.Cum("onepiece", "en:OP01-001"); err != nil {
 			return nil, snapshots.WindowAnalytics{}, err
 		}
-		w, _, err := r.AnalyticsWindow("pokemon", "en:base1-4", "all")
+		w, _, err := r.AnalyticsWindow("pokemon", "en:base1-4", "all", nil)
 		return &got, w, err
 	}
 	want, wantW, err := read()
@@ -88,7 +88,7 @@ func BenchmarkReader_AnalyticsWindow(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, ok, err := r.AnalyticsWindow("pokemon", "en:base1-4", "1w"); err != nil || !ok {
+			if _, ok, err := r.AnalyticsWindow("pokemon", "en:base1-4", "1w", nil); err != nil || !ok {
 				b.Fatal(ok, err)
 			}
 		}
