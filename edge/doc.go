@@ -15,7 +15,10 @@
 //
 // The live snapshot is swapped when CURRENT changes (live.go): the new one is
 // verified and opened first; a snapshot that fails is refused and the old one
-// keeps serving; the old one is closed when its last request is done.
+// keeps serving; the old one is closed when its last request is done. Before
+// a snapshot serves, the edge builds its views of it: the card list's orders
+// and every card's object encoded once (cardjson.go), which card detail and
+// the card list copy.
 //
 // It imports snapshots, snapshots/bolt, snapshots/gold, index, edge/access,
 // edge/cache, fasthttp and the standard library; only edge/cmd imports it.
@@ -24,5 +27,8 @@
 //
 // fasthttp's RequestCtx bytes die with the handler: parameters are parsed
 // into plain values (params.go) and bodies copied before use. Cached entries
-// are shared between requests and never modified.
+// are shared between requests and never modified. The request struct of a
+// routed request is pooled (serveRoute): a payload may live in it (card
+// detail's does) because it is encoded before serveRoute returns; a raw
+// handler, which may write after that (the chat streams), keeps its own.
 package edge
