@@ -6,6 +6,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
@@ -37,10 +38,10 @@ import (
 // budget of half the cache's: an entry may keep a response alive after the
 // cache evicted it, so the memo adds at most that much to the cache budget.
 // An entry is counted as its identity body twice (room for the gzip and
-// brotli forms computed later, each far smaller for JSON) and
-// memoEntryOverhead, its own size rounded up. With memoSlots slots, the 6,744 distinct card-detail
-// requests of cardbench find a free slot nearly always (with 16,384 slots
-// one request in seventeen went through the full front door again).
+// brotli forms computed later, each far smaller for JSON) and its own size.
+// With memoSlots slots, the 6,744 distinct card-detail requests of cardbench
+// find a free slot nearly always (with 16,384 slots one request in seventeen
+// went through the full front door again).
 type frontMemo struct {
 	seed     maphash.Seed
 	slots    []atomic.Pointer[memoEntry] // memoSlots
@@ -53,7 +54,7 @@ const (
 	memoMaxBody       = 8 << 10
 	memoMaxKey        = 256
 	memoSlots         = 1 << 16
-	memoEntryOverhead = 512
+	memoEntryOverhead = int64(unsafe.Sizeof(memoEntry{})) // the key array is most of it
 )
 
 // memoEntry is one remembered request; immutable once stored.

@@ -291,15 +291,21 @@ func lookup[V any](m map[string]V, id string) (V, bool) {
 
 // Card implements snapshots.Reader.
 func (r *Reader) Card(game, id string) (*snapshots.Card, error) {
+	_, c, err := r.card(game, id)
+	return c, err
+}
+
+// card finds a card and its game's catalog.
+func (r *Reader) card(game, id string) (*gameCatalog, *snapshots.Card, error) {
 	g, err := r.game(game)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, ok := lookup(g.byID, id)
 	if !ok {
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %q not found in %s", id, game)
+		return nil, nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %q not found in %s", id, game)
 	}
-	return c, nil
+	return g, c, nil
 }
 
 // CardByPartnerID implements snapshots.Reader.
@@ -368,7 +374,7 @@ func (r *Reader) AllListings(game string) ([]*snapshots.Listing, error) {
 // market.bolt, or with nil when the card has no row. The value is valid only
 // inside decode.
 func (r *Reader) cardValue(bucket cardBucket, game, cardID string, decode func([]byte) error) error {
-	c, err := r.Card(game, cardID)
+	g, c, err := r.card(game, cardID)
 	if err != nil {
 		return err
 	}
@@ -377,7 +383,7 @@ func (r *Reader) cardValue(bucket cardBucket, game, cardID string, decode func([
 	if r.closed {
 		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, bbolt.ErrDatabaseNotOpen)
 	}
-	if err := decode(r.games[game].cardRows[bucket][c.Ordinal]); err != nil {
+	if err := decode(g.cardRows[bucket][c.Ordinal]); err != nil {
 		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, err)
 	}
 	return nil
