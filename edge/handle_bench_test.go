@@ -143,9 +143,13 @@ func (c *requestConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *requestConn) Close() error                     { return nil }
-func (c *requestConn) LocalAddr() net.Addr              { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080} }
-func (c *requestConn) RemoteAddr() net.Addr             { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000} }
+func (c *requestConn) Close() error { return nil }
+func (c *requestConn) LocalAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}
+}
+func (c *requestConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}
+}
 func (c *requestConn) SetDeadline(time.Time) error      { return nil }
 func (c *requestConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *requestConn) SetWriteDeadline(time.Time) error { return nil }

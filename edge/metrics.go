@@ -3,7 +3,9 @@ package edge
 import (
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -12,13 +14,15 @@ import (
 )
 
 // latencyBuckets are the upper bounds (seconds) of the request histogram.
-var latencyBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}
+var latencyBuckets = [...]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1}
 
 // metrics holds the server's counters, written in the Prometheus text format
 // by GET /metrics. Per-route series are created once per (route, status).
+// The series map is replaced, never changed, when a series is added (rare:
+// routes times statuses), so observe reads it without a lock.
 type metrics struct {
-	mu         sync.RWMutex
-	series     map[seriesKey]*routeSeries
+	mu         sync.Mutex // serializes adding a series
+	series     atomic.Pointer[map[seriesKey]*routeSeries]
 	swaps      atomic.Int64
 	rejections labeledCounter
 	limited    labeledCounter
@@ -32,7 +36,7 @@ type seriesKey struct {
 type routeSeries struct {
 	count   atomic.Int64
 	sumNs   atomic.Int64
-	buckets []atomic.Int64
+	buckets [len(latencyBuckets)]atomic.Int64
 }
 
 type labeledCounter struct {
@@ -59,20 +63,17 @@ func (c *labeledCounter) snapshot() map[string]int64 {
 	return out
 }
 
-func newMetrics() *metrics { return &metrics{series: map[seriesKey]*routeSeries{}} }
+func newMetrics() *metrics {
+	m := &metrics{}
+	m.series.Store(&map[seriesKey]*routeSeries{})
+	return m
+}
 
 func (m *metrics) observe(route string, status int, d time.Duration) {
 	k := seriesKey{route, status}
-	m.mu.RLock()
-	s := m.series[k]
-	m.mu.RUnlock()
+	s := (*m.series.Load())[k]
 	if s == nil {
-		m.mu.Lock()
-		if s = m.series[k]; s == nil {
-			s = &routeSeries{buckets: make([]atomic.Int64, len(latencyBuckets))}
-			m.series[k] = s
-		}
-		m.mu.Unlock()
+		s = m.addSeries(k)
 	}
 	s.count.Add(1)
 	s.sumNs.Add(int64(d))
@@ -85,6 +86,23 @@ func (m *metrics) observe(route string, status int, d time.Duration) {
 	}
 }
 
+// addSeries returns the series of k, adding it to a copy of the map when it
+// is new.
+func (m *metrics) addSeries(k seriesKey) *routeSeries {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old := *m.series.Load()
+	if s := old[k]; s != nil {
+		return s
+	}
+	next := make(map[seriesKey]*routeSeries, len(old)+1)
+	maps.Copy(next, old)
+	s := &routeSeries{}
+	next[k] = s
+	m.series.Store(&next)
+	return s
+}
+
 // cacheStats are the response cache's counters.
 type cacheStats struct {
 	Hits, MemoHits, Misses, Evictions, CostBytes int64
@@ -92,12 +110,8 @@ type cacheStats struct {
 }
 
 func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapshotAge time.Duration) {
-	m.mu.RLock()
-	keys := make([]seriesKey, 0, len(m.series))
-	for k := range m.series {
-		keys = append(keys, k)
-	}
-	m.mu.RUnlock()
+	series := *m.series.Load()
+	keys := slices.Collect(maps.Keys(series))
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].route != keys[j].route {
 			return keys[i].route < keys[j].route
@@ -107,17 +121,13 @@ func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapsh
 	fmt.Fprintln(w, "# HELP cardedge_requests_total Requests answered, by route and status.")
 	fmt.Fprintln(w, "# TYPE cardedge_requests_total counter")
 	for _, k := range keys {
-		m.mu.RLock()
-		s := m.series[k]
-		m.mu.RUnlock()
+		s := series[k]
 		fmt.Fprintf(w, "cardedge_requests_total{route=%q,status=\"%d\"} %d\n", k.route, k.status, s.count.Load())
 	}
 	fmt.Fprintln(w, "# HELP cardedge_request_duration_seconds Request latency, by route and status.")
 	fmt.Fprintln(w, "# TYPE cardedge_request_duration_seconds histogram")
 	for _, k := range keys {
-		m.mu.RLock()
-		s := m.series[k]
-		m.mu.RUnlock()
+		s := series[k]
 		var cum int64
 		for i, b := range latencyBuckets {
 			cum += s.buckets[i].Load()
