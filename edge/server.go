@@ -524,16 +524,11 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 	return m.route.name
 }
 
-// charge spends units of the caller's quota and one token of its rate, at the
-// time the request arrived. When the access layer refuses, it answers the
-// request (the 429 or 401 with the access headers and Retry-After) and
-// returns false.
+// charge spends units of the caller's quota and one token of its rate. When
+// the access layer refuses, it answers the request (the 429 or 401 with the
+// access headers and Retry-After) and returns false.
 func (s *Server) charge(ctx *fasthttp.RequestCtx, caller access.Caller, units int) (access.Decision, bool) {
-	now := ctx.Time()
-	if now.IsZero() { // a RequestCtx made by hand (Init), not by the server
-		now = time.Now()
-	}
-	dec, err := s.access.ChargeAt(caller, units, now)
+	dec, err := s.access.Charge(caller, units)
 	if err != nil {
 		s.metrics.limited.Add(snapshots.ErrorCode(err), 1)
 		s.writeAccessHeaders(ctx, caller, &dec) // with Retry-After (access.SetHeaders)

@@ -54,28 +54,6 @@ func TestService_Charge_Quota(t *testing.T) {
 	}
 }
 
-// TestService_ChargeAt: a charge counts at the instant it is given, not at
-// the service clock's reading: the edge charges a request at its arrival.
-func TestService_ChargeAt(t *testing.T) {
-	path := StatePath(t)
-	secret, _ := MustKey(t, path, access.Free, false, false)
-	clock := NewClock(t, "2026-11-05T23:59:59Z")
-	s := MustOpen(t, path, clock)
-	c := MustAuth(t, s, secret)
-
-	if d, err := s.ChargeAt(c, 1, clock.Now()); err != nil || d.Remaining != 99 || d.Reset != 1 {
-		t.Fatalf("at 23:59:59: %+v, %v", d, err)
-	}
-	next, err := time.Parse(time.RFC3339, "2026-11-06T00:00:10Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The next day's quota, although the service clock still reads the day before.
-	if d, err := s.ChargeAt(c, 1, next); err != nil || d.Remaining != 99 || d.Reset != 86390 {
-		t.Fatalf("at 00:00:10 the next day: %+v, %v", d, err)
-	}
-}
-
 func TestService_Charge_Units(t *testing.T) {
 	path := StatePath(t)
 	secret, _ := MustKey(t, path, access.Pro, false, false)

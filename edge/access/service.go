@@ -326,16 +326,10 @@ func init() {
 // In steady state Charge does not allocate (without Redis) and takes one
 // per-key mutex, or one sharded mutex for Playground.
 func (s *Service) Charge(c Caller, units int) (Decision, error) {
-	return s.ChargeAt(c, units, s.now())
-}
-
-// ChargeAt is Charge at the instant now, a reading of the service's clock
-// (Options.Now) the caller already holds: the edge passes the time its server
-// read when the request arrived, which saves a clock read per request.
-func (s *Service) ChargeAt(c Caller, units int, now time.Time) (Decision, error) {
 	if units < 1 {
 		units = 1
 	}
+	now := s.now()
 	nowNs := now.UnixNano()
 	if c.KeyID == "" {
 		return s.chargeAddr(c.ClientAddr, nowNs)
