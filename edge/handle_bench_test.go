@@ -25,23 +25,7 @@ func BenchmarkHandleCached(b *testing.B) { benchmarkHandle(b, 64<<20) }
 func BenchmarkHandleUncached(b *testing.B) { benchmarkHandle(b, 0) }
 
 func benchmarkHandle(b *testing.B, cacheBytes int64) {
-	root := tinyRoot(b)
-	state := filepath.Join(b.TempDir(), "state.bolt")
-	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	acc, err := access.Open(access.Options{StatePath: state})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer acc.Close()
-	srv, err := New(Options{Snapshots: root, Access: acc, CacheBytes: cacheBytes,
-		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.cache.Close()
+	srv, secret := newBenchServer(b, cacheBytes)
 	var req fasthttp.Request
 	req.SetRequestURI("http://edge/api/v3/cards/en:base1-4?include=market_summary")
 	req.Header.Set("Authorization", "Bearer "+secret)
@@ -59,14 +43,11 @@ func benchmarkHandle(b *testing.B, cacheBytes int64) {
 	}
 }
 
-// BenchmarkServeConn compares, in one process, fasthttp's whole per-request
-// work on a connection (reading and parsing the request, the handler,
-// serializing the response headers, copying the body out) for a cached card
-// detail against the load harness's ceiling: a handler that sets a fixed body
-// of the same size. The connection is in memory, so the figures leave out
-// the kernel; bench/ measures over loopback. Compare the two ns/op.
-func BenchmarkServeConn(b *testing.B) {
-	root := tinyRoot(b)
+// newBenchServer is an edge over the tiny snapshot with an unmetered Elite
+// key, whose secret it returns; the server's access service and cache close
+// when the benchmark ends.
+func newBenchServer(b *testing.B, cacheBytes int64) (*Server, string) {
+	b.Helper()
 	state := filepath.Join(b.TempDir(), "state.bolt")
 	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
 	if err != nil {
@@ -76,13 +57,24 @@ func BenchmarkServeConn(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer acc.Close()
-	srv, err := New(Options{Snapshots: root, Access: acc, CacheBytes: 64 << 20,
+	b.Cleanup(func() { acc.Close() })
+	srv, err := New(Options{Snapshots: tinyRoot(b), Access: acc, CacheBytes: cacheBytes,
 		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer srv.cache.Close()
+	b.Cleanup(srv.cache.Close)
+	return srv, secret
+}
+
+// BenchmarkServeConn compares, in one process, fasthttp's whole per-request
+// work on a connection (reading and parsing the request, the handler,
+// serializing the response headers, copying the body out) for a cached card
+// detail against the load harness's ceiling: a handler that sets a fixed body
+// of the same size. The connection is in memory, so the figures leave out
+// the kernel; bench/ measures over loopback. Compare the two ns/op.
+func BenchmarkServeConn(b *testing.B) {
+	srv, secret := newBenchServer(b, 64<<20)
 	request := []byte("GET /api/v3/cards/en:base1-4?include=market_summary HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer " + secret + "\r\n\r\n")
 
 	first := &requestConn{request: request, left: 1}
