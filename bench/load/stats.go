@@ -29,6 +29,10 @@ type Figures struct {
 	// figure that the other work on a shared machine disturbs much less
 	// than requests/s.
 	ServerCPUUsPerReq float64 `json:"server_cpu_us_per_req,omitempty"`
+	// ServerUserUsPerReq is the user-mode part of ServerCPUUsPerReq: the
+	// server's own code (the rest is the kernel: syscalls, TCP, loopback),
+	// where one server's work differs from another's.
+	ServerUserUsPerReq float64 `json:"server_user_us_per_req,omitempty"`
 	// ServerCPUPct is the server's CPU use over the run (100 = the whole
 	// core it is pinned to: the run was server-bound).
 	ServerCPUPct float64 `json:"server_cpu_pct,omitempty"`

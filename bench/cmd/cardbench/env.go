@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cardedge/cardedge/bench/load"
 )
 
 // Machine describes where the figures were taken.
@@ -149,25 +151,43 @@ func toolVersion(argv ...string) string {
 	return strings.TrimSpace(line)
 }
 
-// cpuTime returns the CPU time (user + system) a process has used so far.
-func cpuTime(pid int) (time.Duration, error) {
+// procCPU is the CPU time a process has used so far, user and system mode.
+type procCPU struct{ User, System time.Duration }
+
+// Total is user plus system time.
+func (c procCPU) Total() time.Duration { return c.User + c.System }
+
+// cpuTime reads a process's CPU time from /proc/PID/stat.
+func cpuTime(pid int) (procCPU, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, err
+		return procCPU{}, err
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, errors.New("bad /proc stat")
+		return procCPU{}, errors.New("bad /proc stat")
 	}
 	f := strings.Fields(string(b[i+1:]))
 	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
+		return procCPU{}, errors.New("short /proc stat")
 	}
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return 0, err
+		return procCPU{}, err
 	}
 	const clkTck = 100 // USER_HZ on Linux
-	return time.Duration(ut+st) * time.Second / clkTck, nil
+	return procCPU{User: time.Duration(ut) * time.Second / clkTck, System: time.Duration(st) * time.Second / clkTck}, nil
+}
+
+// setServerCPU sets f's server CPU figures from the server's CPU time before
+// and after the run.
+func setServerCPU(f *load.Figures, before, after procCPU) {
+	if f.Requests <= 0 || f.Seconds <= 0 {
+		return
+	}
+	perReq := func(d time.Duration) float64 { return round2(float64(d/time.Microsecond) / float64(f.Requests)) }
+	f.ServerCPUUsPerReq = perReq(after.Total() - before.Total())
+	f.ServerUserUsPerReq = perReq(after.User - before.User)
+	f.ServerCPUPct = round2(100 * (after.Total() - before.Total()).Seconds() / f.Seconds)
 }

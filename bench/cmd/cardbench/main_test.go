@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -48,9 +49,9 @@ func TestParseFlags(t *testing.T) {
 
 func TestMedian(t *testing.T) {
 	fs := []load.Figures{
-		{Requests: 100, RPS: 10, P99Ms: 5, MaxMs: 9, ServerCPUUsPerReq: 10, BytesPerResponse: 100},
-		{Requests: 300, RPS: 30, P99Ms: 1, MaxMs: 3, ServerCPUUsPerReq: 20, Errors: 1, ErrorKinds: map[string]int64{"read": 1}},
-		{Requests: 200, RPS: 20, P99Ms: 3, MaxMs: 4, ServerCPUUsPerReq: 30},
+		{Requests: 100, RPS: 10, P99Ms: 5, MaxMs: 9, ServerCPUUsPerReq: 10, ServerUserUsPerReq: 4, BytesPerResponse: 100},
+		{Requests: 300, RPS: 30, P99Ms: 1, MaxMs: 3, ServerCPUUsPerReq: 20, ServerUserUsPerReq: 6, Errors: 1, ErrorKinds: map[string]int64{"read": 1}},
+		{Requests: 200, RPS: 20, P99Ms: 3, MaxMs: 4, ServerCPUUsPerReq: 30, ServerUserUsPerReq: 9},
 	}
 	m := median(fs)
 	if m.RPS != 20 || m.P99Ms != 3 || m.MaxMs != 9 || m.Requests != 600 || m.Errors != 1 || m.ErrorKinds["read"] != 1 {
@@ -58,6 +59,26 @@ func TestMedian(t *testing.T) {
 	}
 	if want := round2((100*10 + 300*20 + 200*30) / 600.0); m.ServerCPUUsPerReq != want {
 		t.Errorf("cpu per request %v, want %v", m.ServerCPUUsPerReq, want)
+	}
+	if want := round2((100*4 + 300*6 + 200*9) / 600.0); m.ServerUserUsPerReq != want {
+		t.Errorf("user cpu per request %v, want %v", m.ServerUserUsPerReq, want)
+	}
+}
+
+func TestSetServerCPU(t *testing.T) {
+	f := load.Figures{Requests: 1000, Seconds: 2}
+	setServerCPU(&f, procCPU{User: time.Second, System: 2 * time.Second}, procCPU{User: 1500 * time.Millisecond, System: 3 * time.Second})
+	if f.ServerCPUUsPerReq != 1500 || f.ServerUserUsPerReq != 500 || f.ServerCPUPct != 75 {
+		t.Errorf("figures %+v, want 1500 us/req, 500 us/req user, 75%%", f)
+	}
+	idle := load.Figures{Seconds: 2} // no request: nothing to divide by
+	setServerCPU(&idle, procCPU{}, procCPU{User: time.Second})
+	if idle.ServerCPUUsPerReq != 0 || idle.ServerUserUsPerReq != 0 || idle.ServerCPUPct != 0 {
+		t.Errorf("idle figures %+v, want zeros", idle)
+	}
+	self, err := cpuTime(os.Getpid())
+	if err != nil || self.User < 0 || self.System < 0 || self.Total() != self.User+self.System {
+		t.Errorf("cpuTime(self) = %+v, %v", self, err)
 	}
 }
 

@@ -300,13 +300,13 @@ func (h *harness) printTable() {
 		}
 		fmt.Fprintln(w, ")")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "target\treq/s\txceil\txnginx\tp50 ms\txceil\tp99 ms\txceil\tp99.9 ms\terrors\tcpu us/req\tcpu xceil\tcpu xnginx\tsrv cpu%\tgen cpu%\t")
+		fmt.Fprintln(tw, "target\treq/s\txceil\txnginx\tp50 ms\txceil\tp99 ms\txceil\tp99.9 ms\terrors\tcpu us/req\tuser us\tcpu xceil\tcpu xnginx\tsrv cpu%\tgen cpu%\t")
 		for _, x := range g.Results {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t%.0f\t\n", x.Target, f0(x.RPS),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t\n", x.Target, f0(x.RPS),
 				ratio(x.VsCeiling, func(r *Ratios) float64 { return r.RPS }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.RPS }),
 				f2(x.P50Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P50 }),
 				f2(x.P99Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P99 }),
-				f2(x.P999Ms), x.Errors, f2(x.ServerCPUUsPerReq), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }),
+				f2(x.P999Ms), x.Errors, f2(x.ServerCPUUsPerReq), f2(x.ServerUserUsPerReq), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }),
 				ratio(x.VsNginx, func(r *Ratios) float64 { return r.CPUEfficiency }), x.ServerCPUPct, x.GenCPUPct)
 		}
 		tw.Flush()

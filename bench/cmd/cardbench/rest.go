@@ -207,9 +207,8 @@ func (h *harness) compareRounds(ctx context.Context, g *Group, pathsFile string,
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", g.Name, t.name, err)
 			}
-			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
-				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
-				f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
+			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil {
+				setServerCPU(&f, cpu0, cpu1)
 			}
 			if t.role == "edge" {
 				if c1, err := health(t.srv.addr); err == nil {
@@ -255,13 +254,14 @@ func median(fs []load.Figures) load.Figures {
 		GenCPUPct:    med(func(f load.Figures) float64 { return f.GenCPUPct }),
 		ServerCPUPct: med(func(f load.Figures) float64 { return f.ServerCPUPct }),
 	}
-	var cpu, bytes float64
+	var cpu, user, bytes float64
 	for _, f := range fs {
 		out.Requests += f.Requests
 		out.Errors += f.Errors
 		out.Seconds += f.Seconds
 		out.MaxMs = max(out.MaxMs, f.MaxMs)
 		cpu += f.ServerCPUUsPerReq * float64(f.Requests)
+		user += f.ServerUserUsPerReq * float64(f.Requests)
 		bytes += f.BytesPerResponse * float64(f.Requests)
 		for k, v := range f.ErrorKinds {
 			if out.ErrorKinds == nil {
@@ -272,6 +272,7 @@ func median(fs []load.Figures) load.Figures {
 	}
 	if out.Requests > 0 {
 		out.ServerCPUUsPerReq = round2(cpu / float64(out.Requests))
+		out.ServerUserUsPerReq = round2(user / float64(out.Requests))
 		out.BytesPerResponse = bytes / float64(out.Requests)
 	}
 	return out

@@ -326,9 +326,8 @@ func (h *harness) openLoopRounds(ctx context.Context, targets []target, rounds [
 				return nil, err
 			}
 			f := summarize(samples)
-			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil && f.Requests > 0 && f.Seconds > 0 {
-				f.ServerCPUUsPerReq = round2(float64((cpu1-cpu0)/time.Microsecond) / float64(f.Requests))
-				f.ServerCPUPct = round2(100 * (cpu1 - cpu0).Seconds() / f.Seconds)
+			if cpu1, err := cpuTime(t.srv.proc.Pid()); err == nil {
+				setServerCPU(&f, cpu0, cpu1)
 			}
 			if t.role == "edge" && g != nil {
 				if c1, err := health(t.srv.addr); err == nil {
