@@ -98,6 +98,31 @@ func TestGroup_Ratios(t *testing.T) {
 	}
 }
 
+// TestGroup_Ratios_Rounds: the round-by-round spread pairs round r of the
+// target with round r of the reference, not the best with the best.
+func TestGroup_Ratios_Rounds(t *testing.T) {
+	rounds := func(rps ...float64) []load.Figures {
+		fs := make([]load.Figures, len(rps))
+		for i, x := range rps {
+			fs[i].RPS = x
+		}
+		return fs
+	}
+	g := &Group{Results: []*Result{
+		{Target: "cardedge cached", Role: "edge", Figures: load.Figures{RPS: 80}, Rounds: rounds(60, 80, 90)},
+		{Target: "ceiling", Role: "ceiling", Figures: load.Figures{RPS: 100}, Rounds: rounds(100, 80, 120)},
+	}}
+	g.ratios()
+	if c := g.Results[0].VsCeiling; c.RPSRoundMin != 0.6 || c.RPSRoundMax != 1 {
+		t.Errorf("round spread %v-%v, want 0.6-1", c.RPSRoundMin, c.RPSRoundMax)
+	}
+	var out strings.Builder
+	g.writeTable(&out)
+	if !strings.Contains(out.String(), "round by round (lowest-highest): cardedge cached 0.60-1.00") {
+		t.Errorf("table without the spread:\n%s", out.String())
+	}
+}
+
 func TestSSEData(t *testing.T) {
 	in := "event: message\ndata: {\"a\":\ndata: 1}\n\nevent: message\ndata: {\"id\":2}\n\n"
 	if got := string(sseData([]byte(in))); got != `{"id":2}` {

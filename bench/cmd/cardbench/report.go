@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,17 +90,32 @@ type Ratios struct {
 	P99           float64 `json:"p99"`
 	P999          float64 `json:"p999"`
 	CPUEfficiency float64 `json:"cpu_efficiency"`
+	// RPSRoundMin and RPSRoundMax are the lowest and highest req/s ratio of
+	// one round (the target's round r against the reference's round r, run
+	// next to it): the spread the medians above hide.
+	RPSRoundMin float64 `json:"rps_round_min,omitempty"`
+	RPSRoundMax float64 `json:"rps_round_max,omitempty"`
 }
 
 func ratiosOf(t, ref *Result) *Ratios {
 	if ref == nil {
 		return nil
 	}
-	return &Ratios{
+	r := &Ratios{
 		RPS: round3(load.Ratio(t.RPS, ref.RPS)), P50: round3(load.Ratio(t.P50Ms, ref.P50Ms)),
 		P99: round3(load.Ratio(t.P99Ms, ref.P99Ms)), P999: round3(load.Ratio(t.P999Ms, ref.P999Ms)),
 		CPUEfficiency: round3(load.Ratio(ref.ServerCPUUsPerReq, t.ServerCPUUsPerReq)),
 	}
+	if len(t.Rounds) > 1 && len(t.Rounds) == len(ref.Rounds) {
+		for i, f := range t.Rounds {
+			x := round3(load.Ratio(f.RPS, ref.Rounds[i].RPS))
+			if i == 0 || x < r.RPSRoundMin {
+				r.RPSRoundMin = x
+			}
+			r.RPSRoundMax = max(r.RPSRoundMax, x)
+		}
+	}
+	return r
 }
 
 func (g *Group) ref(role string) *Result {
@@ -282,6 +298,46 @@ func ratio(r *Ratios, get func(*Ratios) float64) string {
 	return f2(get(r))
 }
 
+// writeTable prints the group's table: every target's figures and ratios,
+// then the lowest cache hit ratio, the round-by-round spread and the note.
+func (g *Group) writeTable(w io.Writer) {
+	fmt.Fprintf(w, "\n-- %s, %d connections (%d rounds x %.0fs, %d distinct requests", g.Name, g.Conns, g.Rounds, g.SecondsPerRound, g.Distinct)
+	if g.RefBodyBytes > 0 {
+		fmt.Fprintf(w, ", reference body %d B", g.RefBodyBytes)
+	}
+	fmt.Fprintln(w, ")")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "target\treq/s\txceil\txnginx\tp50 ms\txceil\tp99 ms\txceil\tp99.9 ms\terrors\tcpu us/req\tuser us\tcpu xceil\tcpu xnginx\tsrv cpu%\tgen cpu%\t")
+	for _, x := range g.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t\n", x.Target, f0(x.RPS),
+			ratio(x.VsCeiling, func(r *Ratios) float64 { return r.RPS }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.RPS }),
+			f2(x.P50Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P50 }),
+			f2(x.P99Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P99 }),
+			f2(x.P999Ms), x.Errors, f2(x.ServerCPUUsPerReq), f2(x.ServerUserUsPerReq), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }),
+			ratio(x.VsNginx, func(r *Ratios) float64 { return r.CPUEfficiency }), x.ServerCPUPct, x.GenCPUPct)
+	}
+	tw.Flush()
+	if len(g.CacheHitRatio) > 0 {
+		var hs []string
+		for k, v := range g.CacheHitRatio {
+			hs = append(hs, fmt.Sprintf("%s %.3f", k, v))
+		}
+		fmt.Fprintf(w, "   cache hit ratio (lowest round): %s\n", strings.Join(hs, ", "))
+	}
+	var spread []string
+	for _, x := range g.Results {
+		if c := x.VsCeiling; c != nil && c.RPSRoundMax > 0 {
+			spread = append(spread, fmt.Sprintf("%s %.2f-%.2f", x.Target, c.RPSRoundMin, c.RPSRoundMax))
+		}
+	}
+	if len(spread) > 0 {
+		fmt.Fprintf(w, "   req/s x ceiling round by round (lowest-highest): %s\n", strings.Join(spread, ", "))
+	}
+	if g.Note != "" {
+		fmt.Fprintf(w, "   %s\n", g.Note)
+	}
+}
+
 // printTable prints every figure of the run.
 func (h *harness) printTable() {
 	r := h.report
@@ -294,32 +350,7 @@ func (h *harness) printTable() {
 		fmt.Fprintf(w, "snapshot: %s (%s, %d cards, %d sales)\n", s.ID, s.Preset, s.Counts["cards"], s.Counts["sales"])
 	}
 	for _, g := range r.Groups {
-		fmt.Fprintf(w, "\n-- %s, %d connections (%d rounds x %.0fs, %d distinct requests", g.Name, g.Conns, g.Rounds, g.SecondsPerRound, g.Distinct)
-		if g.RefBodyBytes > 0 {
-			fmt.Fprintf(w, ", reference body %d B", g.RefBodyBytes)
-		}
-		fmt.Fprintln(w, ")")
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "target\treq/s\txceil\txnginx\tp50 ms\txceil\tp99 ms\txceil\tp99.9 ms\terrors\tcpu us/req\tuser us\tcpu xceil\tcpu xnginx\tsrv cpu%\tgen cpu%\t")
-		for _, x := range g.Results {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t\n", x.Target, f0(x.RPS),
-				ratio(x.VsCeiling, func(r *Ratios) float64 { return r.RPS }), ratio(x.VsNginx, func(r *Ratios) float64 { return r.RPS }),
-				f2(x.P50Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P50 }),
-				f2(x.P99Ms), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.P99 }),
-				f2(x.P999Ms), x.Errors, f2(x.ServerCPUUsPerReq), f2(x.ServerUserUsPerReq), ratio(x.VsCeiling, func(r *Ratios) float64 { return r.CPUEfficiency }),
-				ratio(x.VsNginx, func(r *Ratios) float64 { return r.CPUEfficiency }), x.ServerCPUPct, x.GenCPUPct)
-		}
-		tw.Flush()
-		if len(g.CacheHitRatio) > 0 {
-			var hs []string
-			for k, v := range g.CacheHitRatio {
-				hs = append(hs, fmt.Sprintf("%s %.3f", k, v))
-			}
-			fmt.Fprintf(w, "   cache hit ratio (lowest round): %s\n", strings.Join(hs, ", "))
-		}
-		if g.Note != "" {
-			fmt.Fprintf(w, "   %s\n", g.Note)
-		}
+		g.writeTable(w)
 	}
 	low, runs := 0, 0
 	for _, g := range r.Groups {
