@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -298,6 +300,15 @@ func ratio(r *Ratios, get func(*Ratios) float64) string {
 	return f2(get(r))
 }
 
+// hitRatios formats cache hit ratios by target, in target order.
+func hitRatios(byTarget map[string]float64) string {
+	var hs []string
+	for _, k := range slices.Sorted(maps.Keys(byTarget)) {
+		hs = append(hs, fmt.Sprintf("%s %.3f", k, byTarget[k]))
+	}
+	return strings.Join(hs, ", ")
+}
+
 // writeTable prints the group's table: every target's figures and ratios,
 // then the lowest cache hit ratio, the round-by-round spread and the note.
 func (g *Group) writeTable(w io.Writer) {
@@ -318,11 +329,7 @@ func (g *Group) writeTable(w io.Writer) {
 	}
 	tw.Flush()
 	if len(g.CacheHitRatio) > 0 {
-		var hs []string
-		for k, v := range g.CacheHitRatio {
-			hs = append(hs, fmt.Sprintf("%s %.3f", k, v))
-		}
-		fmt.Fprintf(w, "   cache hit ratio (lowest round): %s\n", strings.Join(hs, ", "))
+		fmt.Fprintf(w, "   cache hit ratio (lowest round): %s\n", hitRatios(g.CacheHitRatio))
 	}
 	var spread []string
 	for _, x := range g.Results {

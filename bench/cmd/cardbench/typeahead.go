@@ -389,11 +389,7 @@ func (h *harness) printLookup() {
 	}
 	tw.Flush()
 	if len(lf.CacheHitRatio) > 0 {
-		var hs []string
-		for k, v := range lf.CacheHitRatio {
-			hs = append(hs, fmt.Sprintf("%s %.3f", k, v))
-		}
-		fmt.Fprintf(w, "   cache hit ratio: %s; cpu xceil/xnginx = reference CPU per request / target's (higher is better)\n", strings.Join(hs, ", "))
+		fmt.Fprintf(w, "   cache hit ratio: %s; cpu xceil/xnginx = reference CPU per request / target's (higher is better)\n", hitRatios(lf.CacheHitRatio))
 	}
 }
 
