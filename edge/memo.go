@@ -61,7 +61,6 @@ const (
 type memoEntry struct {
 	snapGen uint64
 	keyGen  uint64
-	size    int64 // counted against the memo's byte budget
 	route   *route
 	caller  access.Caller
 	entry   *cache.Entry // the response, for its compressed forms
@@ -95,6 +94,10 @@ func (m *frontMemo) pair(uriHash uint64, auth []byte) (*atomic.Pointer[memoEntry
 	return &m.slots[i], &m.slots[i^1]
 }
 
+// cost is what an entry counts against the memo's byte budget: its identity
+// body twice (room for the compressed forms) and its own size.
+func (e *memoEntry) cost() int64 { return int64(2*len(e.body)) + memoEntryOverhead }
+
 func (e *memoEntry) is(uri, auth []byte, snapGen, keyGen uint64) bool {
 	return e != nil && e.snapGen == snapGen && e.keyGen == keyGen && int(e.uriLen) == len(uri) && int(e.keyLen) == len(uri)+len(auth) &&
 		bytes.Equal(e.key[:e.uriLen], uri) && subtle.ConstantTimeCompare(e.key[e.uriLen:e.keyLen], auth) == 1
@@ -122,7 +125,8 @@ func (m *frontMemo) remember(uri, auth []byte, e memoEntry) {
 	if len(e.entry.Body) > memoMaxBody || len(uri)+len(auth) > memoMaxKey {
 		return
 	}
-	e.size = int64(2*len(e.entry.Body)) + memoEntryOverhead
+	e.body = e.entry.Body
+	size := e.cost()
 	a, b := m.pair(maphash.Bytes(m.seed, uri), auth)
 	if o := a.Load(); o != nil && o.snapGen == e.snapGen && o.keyGen == e.keyGen {
 		if o := b.Load(); o == nil || o.snapGen != e.snapGen || o.keyGen != e.keyGen {
@@ -131,15 +135,15 @@ func (m *frontMemo) remember(uri, auth []byte, e memoEntry) {
 	}
 	var replaced int64
 	if o := a.Load(); o != nil {
-		replaced = o.size
+		replaced = o.cost()
 	}
-	if m.bytes.Load()-replaced+e.size > m.maxBytes {
+	if m.bytes.Load()-replaced+size > m.maxBytes {
 		return
 	}
 	e.uriLen, e.keyLen = uint16(len(uri)), uint16(copy(e.key[copy(e.key[:], uri):], auth)+len(uri))
-	e.body, e.etag = e.entry.Body, [cache.ETagLen]byte(e.entry.ETagBytes())
+	e.etag = [cache.ETagLen]byte(e.entry.ETagBytes())
 	if o := a.Swap(&e); o != nil {
-		m.bytes.Add(-o.size)
+		m.bytes.Add(-o.cost())
 	}
-	m.bytes.Add(e.size)
+	m.bytes.Add(size)
 }

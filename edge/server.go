@@ -410,8 +410,11 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	// The request struct is reused once the response is written: handlers
 	// and payloads use it only until serveRoute returns, except a raw
 	// handler's (the chat streams its response after).
+	// A pooled request is zero (New, putRequest): only its fields are set,
+	// the struct (2 KB with card detail's storage) is cleared once, in
+	// putRequest.
 	req := s.requests.Get().(*request)
-	*req = request{ctx: ctx, srv: s, snap: snap, hdr: hdr, vars: vars}
+	req.ctx, req.srv, req.snap, req.hdr, req.vars = ctx, s, snap, hdr, vars
 	if rt.raw == nil {
 		defer s.putRequest(req)
 	}
