@@ -59,6 +59,7 @@ BENCH_BINS = $(GO) build -o bin/cardbench ./bench/cmd/cardbench && $(GO) build -
 bench: build
 	$(BENCH_BINS)
 	bin/cardbench --mode full $(BENCH_FLAGS)
+	bin/cardbuild report var/bench/default
 
 bench-quick: build
 	$(BENCH_BINS)

@@ -5,6 +5,7 @@
 //	                [--cpuprofile FILE] [--memprofile FILE] [--memstats] [--mem-limit-mib N]
 //	                [--gc-percent N]
 //	cardbuild verify DIR/<snapshot_id>
+//	cardbuild report DIR/<snapshot_id>
 package main
 
 import (
@@ -50,6 +51,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBuild(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return runVerify(args[1:], stdout, stderr)
+	case "report":
+		return runReport(args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
@@ -64,7 +67,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const usage = `usage:
   cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
                   [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
-  cardbuild verify DIR/<snapshot_id>`
+  cardbuild verify DIR/<snapshot_id>
+  cardbuild report DIR/<snapshot_id>     the realism report: liquidity of leaderboards, graded ladders,
+                                         single-sale moves, printings, chase cards`
 
 // defaultCatalog finds the shipped catalog from the working directory or
 // beside the binary (bin/../builder/catalog).

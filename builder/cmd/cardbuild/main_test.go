@@ -125,6 +125,22 @@ func TestMain_Verify(t *testing.T) {
 	})
 }
 
+func TestMain_Report(t *testing.T) {
+	root := t.TempDir()
+	MustBuild(t, root, "s1")
+	stdout, stderr, err := run("report", root) // a snapshots root reports on CURRENT
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"snapshot s1 (preset default, seed 7, market synthetic)", "== pokemon", "== onepiece",
+		"leaderboards (metric x window, language all, top 50)", "rows meeting the liquidity rule", "graded ladders",
+		"single-sale fmv moves in thin series", "1st-edition printings", "== chase cards", "en:base1-4"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report does not show %q:\n%s", want, stdout)
+		}
+	}
+}
+
 func TestMain_Err(t *testing.T) {
 	root := t.TempDir()
 	for _, tt := range []struct {
@@ -143,6 +159,8 @@ func TestMain_Err(t *testing.T) {
 		{"BuildNoCatalog", []string{"build", "--out", root, "--catalog", t.TempDir()}, "no sets.jsonl"},
 		{"VerifyNoDir", []string{"verify"}, "want one snapshot directory"},
 		{"VerifyMissing", []string{"verify", filepath.Join(root, "nope")}, "read manifest"},
+		{"ReportNoDir", []string{"report"}, "want one snapshot directory"},
+		{"ReportMissing", []string{"report", filepath.Join(root, "nope")}, "read manifest"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := run(tt.args...)
