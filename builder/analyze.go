@@ -53,7 +53,7 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 		r.series = m.Prices
 	} else {
 		for _, g := range grades {
-			r.series = append(r.series, estimate(g, byGrade[g]))
+			r.series = append(r.series, estimateSeries(g, byGrade[g]))
 		}
 	}
 	sort.Slice(r.series, func(i, j int) bool { return r.series[i].Grade < r.series[j].Grade })
@@ -99,14 +99,14 @@ func cumulate(g snapshots.Grade, sales []snapshots.Sale) snapshots.CumSeries {
 	return s
 }
 
-// estimate derives the oracle price series of one grade from its verified
+// estimateSeries derives the oracle price series of one grade from its verified
 // sales (oldest first): one point per day with sales.
 //
 //	median  median of the trailing 7 days' sales
 //	tvwap   trailing 7 days, each sale weighted by recency (1 - age/7)
 //	fmv     exponentially smoothed day medians: fmv += α (median_day - fmv),
 //	        α = 1 - 0.6^n for n sales that day (a busy day moves it more)
-func estimate(g snapshots.Grade, sales []snapshots.Sale) snapshots.PriceSeries {
+func estimateSeries(g snapshots.Grade, sales []snapshots.Sale) snapshots.PriceSeries {
 	s := snapshots.PriceSeries{Grade: g}
 	var fmv float64
 	start := 0 // first sale of the trailing window

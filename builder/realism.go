@@ -9,21 +9,14 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// The liquidity rule the realism report checks leaderboard rows against: at
-// least reportMinSales verified sales in the window (in the last
-// reportShortWindow days for shorter windows) and a price of at least
-// reportMinCents.
+// The report checks leaderboard rows against the liquidity rule of
+// estimate.Default, and calls a series thin by its thin rule.
 const (
-	reportMinSales    = 5
-	reportShortWindow = 30
-	reportMinCents    = 100
-	reportTop         = 50
-	// reportThinSales: a series with fewer verified sales in the 30 days to
-	// a point is thin there.
-	reportThinSales = 5
+	reportTop = 50
 	// reportPairSales: a grade takes part in a ladder pair with at least
 	// this many verified sales in the last year.
 	reportPairSales = 5
@@ -52,8 +45,7 @@ type RealismGame struct {
 	Pairs, RisingPairs int
 
 	// Single-sale moves: fmv changes on a day with one verified sale of the
-	// series, in a series with fewer than reportThinSales sales in the 30
-	// days to that day.
+	// series, in a series thin on that day (estimate.Default.Thin).
 	ThinMoves    int
 	MaxMove      SingleMove
 	MovesOver15  int // moves above 15 %
@@ -140,7 +132,7 @@ func (g *RealismGame) leaderboards(r snapshots.Reader, cards []*snapshots.Card, 
 			}
 			entries = entries[:min(len(entries), reportTop)]
 			b := BoardShare{Metric: metric, Window: w.Name, Rows: len(entries)}
-			days := max(w.Days, reportShortWindow)
+			days := estimate.Default.SalesDays(w.Days)
 			for _, e := range entries {
 				k := rowKey{e.Ordinal, slab, days}
 				ok, seen := liquid[k]
@@ -198,7 +190,7 @@ func rowLiquid(cum []snapshots.CumSeries, series []snapshots.PriceSeries, slab b
 	if s := seriesOf(series, ref); s != nil {
 		price, _ = snapshots.FMVAt(s, asOf)
 	}
-	return n >= reportMinSales && price >= reportMinCents
+	return estimate.Default.Liquid(n, price)
 }
 
 // cardFigures walks every card for the ladder, single-sale and printing
@@ -281,8 +273,9 @@ func (g *RealismGame) moves(c *snapshots.Card, printing string, s *snapshots.Pri
 	for i := 1; i < len(s.Points); i++ {
 		p, prev := s.Points[i], s.Points[i-1]
 		day, _ := cs.Between(p.Day, p.Day)
-		month, _ := cs.Between(p.Day-29, p.Day)
-		if day != 1 || month >= reportThinSales || prev.FMVCents <= 0 {
+		thin := estimate.Default.Thin
+		month, _ := cs.Between(p.Day-snapshots.Day(thin.Days)+1, p.Day)
+		if day != 1 || int(month) >= thin.Sales || prev.FMVCents <= 0 {
 			continue
 		}
 		ratio := math.Abs(float64(p.FMVCents)/float64(prev.FMVCents) - 1)
@@ -371,15 +364,16 @@ func (rr *Realism) WriteText(w io.Writer) {
 	for _, g := range rr.Games {
 		fmt.Fprintf(w, "\n== %s\n", g.Game)
 		fmt.Fprintf(w, "leaderboards (metric x window, language all, top %d): %d of %d full\n", reportTop, g.FullBoards, g.Boards)
+		liq := estimate.Default.Liquidity
 		fmt.Fprintf(w, "  rows meeting the liquidity rule (>= %d verified sales in the window or the last %d days, price >= %s): %d of %d (%s)\n",
-			reportMinSales, reportShortWindow, usd(reportMinCents), g.LiquidRows, g.Rows, pct(g.LiquidRows, g.Rows))
+			liq.MinSales, liq.ShortWindowDays, usd(estimate.Default.MinPriceCents()), g.LiquidRows, g.Rows, pct(g.LiquidRows, g.Rows))
 		for _, b := range g.WorstBoards {
 			fmt.Fprintf(w, "  lowest: %-17s %-4s %2d of %2d\n", b.Metric, b.Window, b.Liquid, b.Rows)
 		}
 		fmt.Fprintf(w, "graded ladders (adjacent grades of a grader, >= %d sales each in 1y): %d of %d pairs rise with the grade (%s)\n",
 			reportPairSales, g.RisingPairs, g.Pairs, pct(g.RisingPairs, g.Pairs))
-		fmt.Fprintf(w, "single-sale fmv moves in thin series (< %d sales in 30 days): %d moves, p99 %.1f %%, %d above 15 %%, %d above 50 %%\n",
-			reportThinSales, g.ThinMoves, 100*g.MoveP99, g.MovesOver15, g.MovesOver50)
+		fmt.Fprintf(w, "single-sale fmv moves in thin series (< %d sales in %d days): %d moves, p99 %.1f %%, %d above 15 %%, %d above 50 %%\n",
+			estimate.Default.Thin.Sales, estimate.Default.Thin.Days, g.ThinMoves, 100*g.MoveP99, g.MovesOver15, g.MovesOver50)
 		if mv := g.MaxMove; mv.CardID != "" {
 			pr := ""
 			if mv.Printing != "" {

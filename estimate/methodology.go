@@ -1,0 +1,336 @@
+package estimate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Methodology is every rule and threshold of the estimator, as served at
+// /api/v3/methodology. The methods of this package read their thresholds
+// from it.
+type Methodology struct {
+	// Name and Version identify the methodology; Version changes with any
+	// threshold.
+	Name    string `json:"name"`
+	Version string `json:"version"`
+
+	// Estimators describe each published number.
+	Estimators []Estimator `json:"estimators"`
+
+	Outlier      OutlierRule       `json:"outlier"`
+	FMV          FMVRule           `json:"fmv"`
+	TrailDays    int               `json:"trail_days"`  // window of tvwap and median, days
+	SampleDays   int               `json:"sample_days"` // window of sample_size, days
+	Confidence   []ConfidenceLevel `json:"confidence"`  // best first; a series takes the first it meets, else none
+	Thin         ThinRule          `json:"thin"`
+	Solo         SoloRule          `json:"solo"`
+	OutlierDays  int               `json:"outlier_flag_days"` // outlier_excluded looks back this many days
+	StaleDays    int               `json:"stale_days"`        // stale: no accepted sale in this many days
+	Flags        []FlagInfo        `json:"flags"`
+	Liquidity    LiquidityRule     `json:"liquidity"`
+	Composite    CompositeRule     `json:"composite"`
+	BasePrinting PrintingRule      `json:"base_printing"`
+}
+
+// Estimator describes one published number.
+type Estimator struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
+}
+
+// OutlierRule sets sales far from their series' recent level aside.
+type OutlierRule struct {
+	// The recent level is the median log price of the last WindowSales
+	// accepted sales of the WindowDays days before the sale's day.
+	WindowSales int `json:"window_sales"`
+	WindowDays  int `json:"window_days"`
+	// MinHistory is the least number of such sales to judge a sale at all.
+	MinHistory int `json:"min_history"`
+	// A sale is a candidate when its log price is more than MADs spreads
+	// from the level; the spread is 1.4826 x the median absolute deviation
+	// of the level's log prices, at least MinSpread.
+	MADs      float64 `json:"mads"`
+	MinSpread float64 `json:"min_spread"`
+	// ConfirmSales candidates on the same side within ConfirmDays days
+	// confirm each other and are accepted.
+	ConfirmSales int `json:"confirm_sales"`
+	ConfirmDays  int `json:"confirm_days"`
+}
+
+// FMVRule smooths the fair market value.
+type FMVRule struct {
+	// SaleWeight: a day with n accepted sales moves log fmv by 1 - (1 -
+	// SaleWeight)^n of the way to the day's median log price...
+	SaleWeight float64 `json:"sale_weight"`
+	// ... and by at most a factor of (1 + MaxMovePerSalePct/100)^n: one
+	// sale moves fmv by at most MaxMovePerSalePct percent.
+	MaxMovePerSalePct float64 `json:"max_move_per_sale_pct"`
+}
+
+// ConfidenceLevel is one level of the confidence rule.
+type ConfidenceLevel struct {
+	Level      Confidence `json:"level"`
+	MinSample  int        `json:"min_sample"`   // accepted sales in the sample window
+	MinSources int        `json:"min_sources"`  // distinct marketplaces among them
+	MaxAgeDays int        `json:"max_age_days"` // the last accepted sale at most this many days old
+}
+
+// ThinRule: a series with fewer than Sales accepted sales in Days days is
+// thin.
+type ThinRule struct {
+	Sales int `json:"sales"`
+	Days  int `json:"days"`
+}
+
+// SoloRule: a series whose fmv moved at least MovePct percent over Days
+// days while every sibling (the other printings of its grade, the other
+// grades of its printing) with a price moved less than FlatPct percent.
+type SoloRule struct {
+	Days    int     `json:"days"`
+	MovePct float64 `json:"move_pct"`
+	FlatPct float64 `json:"flat_pct"`
+}
+
+// FlagInfo names a flag and what it means.
+type FlagInfo struct {
+	Name    string `json:"name"`
+	Meaning string `json:"meaning"`
+}
+
+// LiquidityRule decides which rows rank as movers (trending, set trending
+// cards, market volume).
+type LiquidityRule struct {
+	// MinSales verified sales in the window, counted over the last
+	// ShortWindowDays days for windows shorter than that.
+	MinSales        int `json:"min_sales"`
+	ShortWindowDays int `json:"short_window_days"`
+	// MinPriceUSD is the least price of a row.
+	MinPriceUSD float64 `json:"min_price_usd"`
+}
+
+// CompositeRule builds the composite score.
+type CompositeRule struct {
+	PriceWeight  float64 `json:"price_weight"`
+	VolumeWeight float64 `json:"volume_weight"`
+	ClampMinPct  float64 `json:"clamp_min_pct"`
+	ClampMaxPct  float64 `json:"clamp_max_pct"`
+	// The weighted sum is scaled by n / (n + ShrinkSales) for the row's n
+	// verified sales (its sample_size): volume is built in.
+	ShrinkSales float64 `json:"shrink_sales"`
+}
+
+// PrintingRule picks a card's base printing.
+type PrintingRule struct {
+	Rule string `json:"rule"`
+	// StandardParts are the parts of a variant that make no special
+	// printing.
+	StandardParts []string `json:"standard_parts"`
+}
+
+// Default is the methodology cardedge publishes and computes with. Its
+// texts (estimators, flags, the base-printing rule) are written from its
+// thresholds by describe, so they cannot disagree.
+var Default = describe(Methodology{
+	Name:    "cardedge-estimate",
+	Version: "1.0.0",
+	Outlier: OutlierRule{
+		WindowSales: 12, WindowDays: 180, MinHistory: 4,
+		MADs: 4, MinSpread: 0.12,
+		ConfirmSales: 2, ConfirmDays: 7,
+	},
+	FMV:        FMVRule{SaleWeight: 0.4, MaxMovePerSalePct: 15},
+	TrailDays:  7,
+	SampleDays: 90,
+	Confidence: []ConfidenceLevel{
+		{Level: ConfidenceHigh, MinSample: 5, MinSources: 2, MaxAgeDays: 14},
+		{Level: ConfidenceMedium, MinSample: 2, MinSources: 1, MaxAgeDays: 45},
+		{Level: ConfidenceLow, MinSample: 1, MinSources: 1, MaxAgeDays: 90},
+	},
+	Thin:        ThinRule{Sales: 5, Days: 30},
+	Solo:        SoloRule{Days: 30, MovePct: 20, FlatPct: 5},
+	OutlierDays: 30,
+	StaleDays:   90,
+	Liquidity:   LiquidityRule{MinSales: 5, ShortWindowDays: 30, MinPriceUSD: 1},
+	Composite:   CompositeRule{PriceWeight: 0.6, VolumeWeight: 0.4, ClampMinPct: -100, ClampMaxPct: 300, ShrinkSales: 5},
+	BasePrinting: PrintingRule{
+		StandardParts: []string{"normal", "holo", "unlimited", "alternate-art"},
+	},
+})
+
+// describe fills the texts of m from its thresholds.
+func describe(m Methodology) Methodology {
+	o, f := m.Outlier, m.FMV
+	g := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	m.Estimators = []Estimator{
+		{"fmv", fmt.Sprintf("fair market value: exponentially smoothed daily median of the accepted verified sales, in log price; "+
+			"a day with n accepted sales moves it 1 - %s^n of the way to that day's median, and by at most %s %% per sale "+
+			"(a factor of %s^n); an outlier cannot move it alone", g(1-f.SaleWeight), g(f.MaxMovePerSalePct), g(1+f.MaxMovePerSalePct/100))},
+		{"tvwap", fmt.Sprintf("time- and volume-weighted average of the accepted verified sales of the trailing %d days, each weighted by 1 - age/%d", m.TrailDays, m.TrailDays)},
+		{"median", fmt.Sprintf("median of the accepted verified sales of the trailing %d days", m.TrailDays)},
+		{"sample_size", fmt.Sprintf("accepted verified sales of the series in the trailing %d days; for a leaderboard row, its verified sales in the window (in the last %d days for shorter windows)",
+			m.SampleDays, m.Liquidity.ShortWindowDays)},
+		{"last_sale_date", "date of the series' last accepted verified sale"},
+		{"confidence", "high, medium, low or none, the first level whose sample size, marketplaces and age of the last sale the series meets (see confidence); at none no value is given"},
+		{"outlier", fmt.Sprintf("a verified sale whose log price is more than %s spreads from the median log price of the last %d accepted sales of the %d days before it "+
+			"(spread: 1.4826 x their median absolute deviation, at least %s; judged once there are %d such sales); "+
+			"it is set aside unless %d such sales on the same side within %d days confirm a move, and then they are accepted together",
+			g(o.MADs), o.WindowSales, o.WindowDays, g(o.MinSpread), o.MinHistory, o.ConfirmSales, o.ConfirmDays)},
+		{"composite", fmt.Sprintf("%s x price_pct + %s x volume_pct, each clamped to [%s, %s], scaled by n / (n + %s) for the row's n verified sales",
+			g(m.Composite.PriceWeight), g(m.Composite.VolumeWeight), g(m.Composite.ClampMinPct), g(m.Composite.ClampMaxPct), g(m.Composite.ShrinkSales))},
+		{"liquidity", fmt.Sprintf("a leaderboard row ranks with at least %d verified sales in its window (in the last %d days for shorter windows) and a price of at least $%.2f",
+			m.Liquidity.MinSales, m.Liquidity.ShortWindowDays, m.Liquidity.MinPriceUSD)},
+	}
+	m.Flags = []FlagInfo{
+		{"thin", fmt.Sprintf("fewer than %d accepted verified sales in the last %d days: the value rests on few sales", m.Thin.Sales, m.Thin.Days)},
+		{"solo", fmt.Sprintf("the fmv moved at least %s %% over %d days while every other printing of the grade and every other grade of the printing that has a price moved less than %s %%",
+			g(m.Solo.MovePct), m.Solo.Days, g(m.Solo.FlatPct))},
+		{"outlier_excluded", fmt.Sprintf("a sale of the last %d days was set aside as an outlier and did not move the value", m.OutlierDays)},
+		{"stale", fmt.Sprintf("no accepted verified sale in the last %d days", m.StaleDays)},
+	}
+	m.BasePrinting.Rule = "the printing a card is priced in when none is asked: the first of its variants made only of standard parts (" +
+		strings.Join(m.BasePrinting.StandardParts, ", ") + "); else the variant with the fewest other parts (reverse counts as one), " +
+		"first in catalog order; a card without known variants has one printing"
+	return m
+}
+
+// Confidence is how far a value can be trusted. Stored: append only.
+type Confidence uint8
+
+// Confidence levels, lowest first.
+const (
+	ConfidenceNone Confidence = iota
+	ConfidenceLow
+	ConfidenceMedium
+	ConfidenceHigh
+)
+
+var confidenceNames = [...]string{"none", "low", "medium", "high"}
+
+func (c Confidence) String() string {
+	if int(c) < len(confidenceNames) {
+		return confidenceNames[c]
+	}
+	return "unknown"
+}
+
+// MarshalText writes the level's name.
+func (c Confidence) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// Flags are a set of flags. Stored: append only.
+type Flags uint8
+
+// Flags, in the order of Default.Flags.
+const (
+	FlagThin Flags = 1 << iota
+	FlagSolo
+	FlagOutlierExcluded
+	FlagStale
+	numFlags = iota
+)
+
+// Names returns the names of the flags in f, in the order of Default.Flags
+// (nil when none).
+func (f Flags) Names() []string {
+	var out []string
+	for i := 0; i < numFlags; i++ {
+		if f&(1<<i) != 0 {
+			out = append(out, Default.Flags[i].Name)
+		}
+	}
+	return out
+}
+
+// Confidence returns the level of a series with sample accepted sales from
+// sources marketplaces whose last sale is ageDays old (ageDays < 0: no sale).
+func (m *Methodology) ConfidenceOf(sample, sources, ageDays int) Confidence {
+	if ageDays < 0 {
+		return ConfidenceNone
+	}
+	for _, l := range m.Confidence {
+		if sample >= l.MinSample && sources >= l.MinSources && ageDays <= l.MaxAgeDays {
+			return l.Level
+		}
+	}
+	return ConfidenceNone
+}
+
+// MinPriceCents is Liquidity.MinPriceUSD in cents.
+func (m *Methodology) MinPriceCents() int64 { return int64(math.Round(m.Liquidity.MinPriceUSD * 100)) }
+
+// SalesDays is the number of days, ending at as_of, over which a leaderboard
+// row of a windowDays window counts its verified sales.
+func (m *Methodology) SalesDays(windowDays int) int {
+	return max(windowDays, m.Liquidity.ShortWindowDays)
+}
+
+// Liquid reports whether a row with sales verified sales (over SalesDays of
+// its window) and a price of priceCents ranks by default.
+func (m *Methodology) Liquid(sales int, priceCents int64) bool {
+	return sales >= m.Liquidity.MinSales && priceCents >= m.MinPriceCents()
+}
+
+// CompositeOf is the composite score of a row: the weighted, clamped
+// percentages scaled by sales / (sales + ShrinkSales). NaN when either
+// percentage is NaN. Rounded to two decimals.
+func (m *Methodology) CompositeOf(pricePct, volumePct float64, sales int) float64 {
+	c := m.Composite
+	if math.IsNaN(pricePct) || math.IsNaN(volumePct) || sales <= 0 {
+		return math.NaN()
+	}
+	clamp := func(f float64) float64 { return math.Max(c.ClampMinPct, math.Min(c.ClampMaxPct, f)) }
+	v := (c.PriceWeight*clamp(pricePct) + c.VolumeWeight*clamp(volumePct)) * float64(sales) / (float64(sales) + c.ShrinkSales)
+	return math.Round(100*v) / 100
+}
+
+// Solo reports whether a series whose fmv moved movePct percent over
+// Solo.Days is solo among siblings that moved siblingPcts (NaN entries, a
+// sibling without a price at both ends, are ignored; without a sibling it is
+// not solo).
+func (m *Methodology) SoloOf(movePct float64, siblingPcts []float64) bool {
+	if math.IsNaN(movePct) || math.Abs(movePct) < m.Solo.MovePct {
+		return false
+	}
+	n := 0
+	for _, s := range siblingPcts {
+		if math.IsNaN(s) {
+			continue
+		}
+		if math.Abs(s) >= m.Solo.FlatPct {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// BasePrintingOf returns the index of a card's base printing among its
+// variants (0 when it has none).
+func (m *Methodology) BasePrintingOf(variants []string) int {
+	best, bestScore := 0, math.MaxInt
+	for i, v := range variants {
+		score := 0
+		for _, part := range strings.Split(strings.ToLower(v), "/") {
+			if !m.standard(part) {
+				score++
+			}
+		}
+		if score == 0 {
+			return i
+		}
+		if score < bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return best
+}
+
+func (m *Methodology) standard(part string) bool {
+	for _, s := range m.BasePrinting.StandardParts {
+		if part == s {
+			return true
+		}
+	}
+	return false
+}
