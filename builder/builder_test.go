@@ -536,7 +536,7 @@ func TestCompile_Workers(t *testing.T) {
 		m := MustCompile(t, builder.Options{Out: root, Preset: "tiny", Seed: testSeed, CatalogDir: shippedCatalog,
 			MarketDir: goodFeed, Workers: workers, SnapshotID: fmt.Sprintf("workers%d", workers)})
 		digests = append(digests, m.ContentDigest)
-		if got, want := m.Counts["cards"], int64(527); got != want {
+		if got, want := m.Counts["cards"], int64(528); got != want {
 			t.Errorf("%d workers: %d cards, want %d", workers, got, want)
 		}
 		if raceEnabled {
@@ -1010,7 +1010,15 @@ func TestReadCatalog(t *testing.T) {
 		Name: "Charizard", NameLanguage: "en", Number: "4", Rarity: "Rare Holo", Supertype: "Pokémon",
 		Subtypes: []string{"Stage 2"}, Colors: []string{"Fire"}, NationalDex: []int{6},
 		Variants: []string{"holo/unlimited", "holo/shadowless/1st-edition", "holo/shadowless", "holo/1999-2000-copyright"},
-		Source:   "pokemon-tcg-data"}
+		Source:   "pokemon-tcg-data",
+		Play: snapshots.Play{Pokemon: &snapshots.PokemonPlay{
+			HP: intPtr(120), Types: []string{"Fire"}, EvolvesFrom: "Charmeleon", Level: "76",
+			Abilities:   []snapshots.Ability{{Name: "Energy Burn", Type: "Pokémon Power"}},
+			Attacks:     []snapshots.Attack{{Name: "Fire Spin", Cost: []string{"Fire", "Fire", "Fire", "Fire"}, Damage: "100"}},
+			Weaknesses:  []snapshots.TypeModifier{{Type: "Water", Value: "×2"}},
+			Resistances: []snapshots.TypeModifier{{Type: "Fighting", Value: "-30"}},
+			Retreat:     intPtr(3), Artist: "Mitsuhiro Arita", Legalities: snapshots.Legalities{Unlimited: "legal"},
+		}}}
 	if diff := cmp.Diff(want, charizard); diff != "" {
 		t.Errorf("en:base1-4 (-want +got):\n%s", diff)
 	}

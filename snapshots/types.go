@@ -9,7 +9,8 @@ import (
 //
 //	1  first layout
 //	2  card analytics in a binary encoding (EncodeAnalytics) instead of JSON
-const FormatVersion = 2
+//	3  cards carry their gameplay facts (Card.Play) in the catalog
+const FormatVersion = 3
 
 // Languages of the card catalog, in the order the API lists them.
 var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}
@@ -114,6 +115,7 @@ type Card struct {
 	ENCardID     string   `json:"en_card_id,omitempty"`
 	ENMatch      string   `json:"en_match,omitempty"`
 	Source       string   `json:"source"`
+	Play         Play     `json:"play,omitzero"` // gameplay facts (see Play)
 
 	// PartnerProductID is the partner marketplace's numeric product id (first
 	// game only); 0 when the card has none.

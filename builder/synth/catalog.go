@@ -19,8 +19,9 @@ const SyntheticSource = "synthetic"
 //     alternate arts, Asian cards linked to an English card) and fills up with
 //     the set's first cards. It always holds en:base1 whole (so en:base1-4,
 //     Charizard), Pikachu cards in en, ja and zh-tw, part of en:sv3pt5 (151),
-//     ja and zh-tw 151 cards with en_card_id, the zh-cn set, and en:OP01-* and
-//     ja:OP01-* cards including _p1 alternate arts. It does not depend on seed.
+//     ja and zh-tw 151 cards with en_card_id, the zh-cn set, en:OP01-* and
+//     ja:OP01-* cards including _p1 alternate arts, and en:OP02-006 (a red
+//     Character of cost 5 and power 7000). It does not depend on seed.
 //   - CatalogExpanded (large): adds synthetic reprint editions: for every set,
 //     Reprints±1 (from seed) new sets "<lang>:x-<set source id>-r<k>" (k from
 //     2) with Source "synthetic", the release date of the original (estimated
@@ -94,6 +95,8 @@ var TinySets = []TinySet{
 	{"onepiece", "ja:OP-01", 40, []string{"ja:OP01-001", "ja:OP01-001_p1", "ja:OP01-120"}},
 	{"onepiece", "en:ST-01", 0, nil},
 	{"onepiece", "en:OP-05", 30, []string{"en:OP05-119"}},
+	// A red Character of cost 5 and power 7000 (the search syntax's tests).
+	{"onepiece", "en:OP-02", 1, []string{"en:OP02-006"}},
 }
 
 func tinyCards(cards []*snapshots.Card) []*snapshots.Card {
