@@ -1,0 +1,127 @@
+package state
+
+// Bucket names a set of records of one kind. Every bucket of the state store
+// is declared here, with its key layout, what its values are and how long
+// they live, so that one file says what the state holds: stores refuse any
+// other bucket name. Keys are byte strings of 1 to MaxKeyLen bytes; "/"
+// separates the parts of a composite key, so that a prefix scan reads one
+// owner's records (a key id, an account id).
+//
+// A bucket holds either records (Tx.Get, Put, Insert, Delete, Scan; Table
+// gives them a Go type, encoded as JSON) or counters (Tx.Add, Count,
+// ScanCounts), never both: see Kind.
+type Bucket string
+
+// Buckets in use.
+const (
+	// Keys holds the API key table: key id ("k_" + 8 base32 characters) ->
+	// JSON record (name, tier, flags, creation and revocation times, the
+	// SHA-256 of the secret). No expiry. Owner: edge/access. Every change
+	// adds 1 to the Meta counter MetaKeysRev in the same transaction.
+	Keys Bucket = "keys"
+
+	// Usage holds counters of charged units: "<key id>/<YYYY-MM-DD>" (UTC
+	// day) -> units charged that day. Each expires when it falls out of the
+	// retained days (access.Options.RetainDays, 90 by default). Owner:
+	// edge/access, which adds its in-memory counts once a second.
+	//
+	// Reserved for the dashboard (#20): "<key id>/<YYYY-MM-DD>/<reason>"
+	// counts the calls refused that day by reason ("401", "403", "422",
+	// "429"), with the same expiry, so that one prefix scan of "<key id>/"
+	// reads a key's whole history.
+	Usage Bucket = "usage"
+
+	// Meta holds counters of the store's users: MetaKeysRev. No expiry.
+	Meta Bucket = "meta"
+
+	// ImportPreviews holds collection import previews: preview id ("imp_"
+	// + random) -> JSON preview (the resolved rows, bound to the key that
+	// uploaded them). They expire 24 hours after the upload. Owner: the
+	// collection imports (edge/imports.go).
+	ImportPreviews Bucket = "import_previews"
+
+	// Collections holds each key's collection: key id -> JSON collection
+	// (holdings merged by card and grade, and the imports that made them).
+	// No expiry. Owner: the collection imports.
+	Collections Bucket = "collections"
+
+	// Cohorts holds the MCP cohorts: "<key id>/<cohort handle>" -> JSON
+	// cohort. They expire 7 days after they were last pinned. Owner: mcp.
+	Cohorts Bucket = "cohorts"
+
+	// Secrets holds server secrets shared by every process of the store:
+	// name -> JSON bytes. "cursor" is the 32-byte HMAC key of sales cursors.
+	// No expiry. Owner: edge/cmd/cardedge (it creates them once).
+	Secrets Bucket = "secrets"
+)
+
+// Buckets reserved for the next issues, declared so that their layout is
+// decided with the rest. Stores accept them already.
+const (
+	// Accounts (#20) holds dashboard accounts: account id -> JSON account
+	// (email, PHC password hash, tier, state). No expiry.
+	Accounts Bucket = "accounts"
+
+	// AccountEmails (#20) makes emails unique: normalized email -> JSON
+	// account id. Sign-up writes it with Tx.Insert (ErrConflict: taken) in
+	// the same transaction as the account. No expiry.
+	AccountEmails Bucket = "account_emails"
+
+	// Sessions (#20) holds dashboard sessions: hex SHA-256 of the session id
+	// -> JSON session (account id, CSRF token, creation time). The TTL is
+	// the idle timeout, renewed by a Put when the session is used; "sign out
+	// everywhere" deletes an account's sessions found through the record
+	// "<account id>/<session hash>" kept beside it with the same TTL.
+	Sessions Bucket = "sessions"
+
+	// Audit (#20) is each account's audit log: "<account id>/<time>/<random>"
+	// -> JSON event (what, client address), where <time> is the event's
+	// UTC time as 16 hex digits of Unix nanoseconds, so that a reverse
+	// Scan of "<account id>/" reads it newest first. Kept 365 days.
+	Audit Bucket = "audit"
+
+	// LastUsed (#20) holds when each key was last used, coarsely: key id ->
+	// JSON time, written by the access sync (once a second at most) for the
+	// keys that charged since the last one. No expiry.
+	LastUsed Bucket = "last_used"
+)
+
+// Keys of the Meta bucket.
+const (
+	// MetaKeysRev is the key table's revision: every change to Keys (and,
+	// with #20, to an account's tier) adds 1 in the same transaction.
+	// Servers read it once a second and reload the key table when it moved,
+	// so that every process and replica sees a change within a second.
+	MetaKeysRev = "keys.rev"
+)
+
+// MaxKeyLen is the longest key a store accepts, in bytes.
+const MaxKeyLen = 512
+
+// Kind is what a bucket holds.
+type Kind uint8
+
+// Kinds of buckets.
+const (
+	KindNone     Kind = iota // not a bucket of the state store
+	KindRecords              // byte values (JSON), read and written whole
+	KindCounters             // int64 counters, changed by Add
+)
+
+// Buckets lists every bucket, in use and reserved.
+var Buckets = []Bucket{
+	Keys, Usage, Meta, ImportPreviews, Collections, Cohorts, Secrets,
+	Accounts, AccountEmails, Sessions, Audit, LastUsed,
+}
+
+// Kind returns what b holds, or KindNone when b is not declared above.
+func (b Bucket) Kind() Kind {
+	switch b {
+	case Usage, Meta:
+		return KindCounters
+	case Keys, ImportPreviews, Collections, Cohorts, Secrets,
+		Accounts, AccountEmails, Sessions, Audit, LastUsed:
+		return KindRecords
+	}
+	return KindNone
+}
