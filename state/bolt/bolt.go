@@ -49,10 +49,11 @@ type Store struct {
 var _ state.Store = (*Store)(nil)
 
 // Open returns the store of the state file at path, creating the file when
-// it does not exist and upgrading a file of an older format in place. It
-// fails with ErrLocked, ErrCorrupt or ErrFormat (wrapped with the path)
-// rather than touch a file it cannot read. Open does not keep the file open;
-// Check verifies all of it.
+// it does not exist. An existing file is only read (its format marker): a
+// file of an older format is upgraded in place by the first transaction, or
+// by Check, which verifies all of the file first. Open fails with ErrLocked,
+// ErrCorrupt or ErrFormat (wrapped with the path) rather than touch a file it
+// cannot read. Open does not keep the file open.
 func Open(path string, o Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("state/bolt: the state file path is empty")
@@ -64,7 +65,14 @@ func Open(path string, o Options) (*Store, error) {
 		o.Now = time.Now
 	}
 	s := &Store{path: path, timeout: o.LockTimeout, now: o.Now, writer: make(chan struct{}, 1)}
-	if err := s.update(context.Background(), true, nil); err != nil {
+	ctx := context.Background()
+	var err error
+	if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
+		err = s.update(ctx, true, nil)
+	} else if err = s.view(ctx, func(*tx) error { return nil }); errors.Is(err, errUpgrade) {
+		err = nil
+	}
+	if err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -88,23 +96,26 @@ func (s *Store) View(ctx context.Context, fn func(state.Tx) error) error {
 }
 
 func (s *Store) view(ctx context.Context, fn func(*tx) error) error {
+	return s.read(ctx, func(btx *bbolt.Tx) error {
+		switch f := formatOf(btx); f {
+		case formatCurrent, "":
+		case "1":
+			return errUpgrade
+		default:
+			return fmt.Errorf("%s: %w: format %q, want %q", s.path, ErrFormat, f, formatCurrent)
+		}
+		return fn(newTx(btx, s.now()))
+	})
+}
+
+// read runs fn in a read-only transaction on the file, whatever its format.
+func (s *Store) read(ctx context.Context, fn func(*bbolt.Tx) error) error {
 	db, err := s.open(ctx, true, false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return s.guard(func() error {
-		return db.View(func(btx *bbolt.Tx) error {
-			switch f := formatOf(btx); f {
-			case formatCurrent, "":
-			case "1":
-				return errUpgrade
-			default:
-				return fmt.Errorf("%s: %w: format %q, want %q", s.path, ErrFormat, f, formatCurrent)
-			}
-			return fn(newTx(btx, s.now()))
-		})
-	})
+	return s.guard(func() error { return db.View(fn) })
 }
 
 // errUpgrade: the file must be upgraded before it is read.
@@ -158,37 +169,43 @@ func (s *Store) update(ctx context.Context, create bool, fn func(state.Tx) error
 // Check verifies the whole file: bbolt's page consistency check, the format,
 // every record's encoding (records are JSON, counters 8 bytes), and the
 // expiry index. It returns ErrCorrupt or ErrFormat wrapped with the path and
-// naming the bucket and key.
+// naming the bucket and key. Pages are checked before anything is written: a
+// file of an older format is upgraded (a write) only once they passed.
 func (s *Store) Check(ctx context.Context) error {
-	err := s.view(ctx, s.check)
+	err := s.read(ctx, func(btx *bbolt.Tx) error {
+		// Read every key and value first, here: a damaged page faults or
+		// panics in this goroutine (guard recovers it) rather than in the
+		// goroutine tx.Check starts, where nothing can.
+		if err := readAll(btx); err != nil {
+			return fmt.Errorf("%s: %w: %v", s.path, ErrCorrupt, err)
+		}
+		var first error
+		for err := range btx.Check() { // drain: Check's goroutine sends every error
+			if first == nil {
+				first = err
+			}
+		}
+		if first != nil {
+			return fmt.Errorf("%s: %w: %v", s.path, ErrCorrupt, first)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	check := func(t *tx) error {
+		if err := checkRecords(t); err != nil {
+			return fmt.Errorf("%s: %w", s.path, err)
+		}
+		return nil
+	}
+	err = s.view(ctx, check)
 	if errors.Is(err, errUpgrade) {
 		if err = s.Update(ctx, func(state.Tx) error { return nil }); err == nil {
-			err = s.view(ctx, s.check)
+			err = s.view(ctx, check)
 		}
 	}
 	return err
-}
-
-func (s *Store) check(t *tx) error {
-	// Read every key and value first, here: a damaged page faults or panics
-	// in this goroutine (guard recovers it) rather than in the goroutine
-	// tx.Check starts, where nothing can.
-	if err := readAll(t.btx); err != nil {
-		return fmt.Errorf("%s: %w: %v", s.path, ErrCorrupt, err)
-	}
-	var first error
-	for err := range t.btx.Check() { // drain: Check's goroutine sends every error
-		if first == nil {
-			first = err
-		}
-	}
-	if first != nil {
-		return fmt.Errorf("%s: %w: %v", s.path, ErrCorrupt, first)
-	}
-	if err := checkRecords(t); err != nil {
-		return fmt.Errorf("%s: %w", s.path, err)
-	}
-	return nil
 }
 
 // readAll reads every byte of every key and value of every bucket.

@@ -1,6 +1,7 @@
 package bolt_test
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -242,10 +245,51 @@ func TestFormat1_ErrCorrupt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.bolt")
 	writeFormat1(t, path, format1{keys: map[string]string{"k_a": "{not json"}})
 	before, _ := os.ReadFile(path)
-	if _, err := statebolt.Open(path, statebolt.Options{}); !errors.Is(err, state.ErrCorrupt) {
-		t.Fatalf("Open: %v, want ErrCorrupt", err)
+	st, err := statebolt.Open(path, statebolt.Options{}) // reads the marker only
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Check(ctx); !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("Check: %v, want ErrCorrupt", err)
+	}
+	if err := st.Update(ctx, func(state.Tx) error { return nil }); !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("Update: %v, want ErrCorrupt", err)
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
 		t.Fatalf("a refused file was changed")
+	}
+}
+
+// TestFormat1_Access opens the access layer over a format 1 file, as a
+// server upgraded in place does: the old key authenticates and today's usage
+// is the old count.
+func TestFormat1_Access(t *testing.T) {
+	secret := "ce_p_" + strings.Repeat("A", 43)
+	h := sha256.Sum256([]byte(secret))
+	rec := fmt.Sprintf(`{"id":"k_aaaaaaaa","name":"old","tier":"pro","sql":false,"unmetered":false,"created":"2026-01-02T03:04:05Z","sha256":"%x"}`, h)
+	path := filepath.Join(t.TempDir(), "state.bolt")
+	writeFormat1(t, path, format1{
+		keys:    map[string]string{"k_aaaaaaaa": rec},
+		usage:   map[string]map[uint32]uint64{"k_aaaaaaaa": {dayNum("2026-11-20"): 42, dayNum("2026-11-19"): 7}},
+		keysRev: 1,
+	})
+	now := func() time.Time { return f1Now }
+	st := statetest.MustOpenPath(t, path, statebolt.Options{Now: now})
+	acc, err := access.Open(access.Options{State: st, Now: now, SyncInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acc.Close()
+	c, err := acc.Authenticate([]byte("Bearer "+secret), "192.0.2.1")
+	if err != nil || c.KeyID != "k_aaaaaaaa" || c.Tier != access.Pro {
+		t.Fatalf("old key: %+v, %v", c, err)
+	}
+	d, err := acc.Charge(c, 1)
+	if err != nil || d.Remaining != 2000-43 {
+		t.Fatalf("charge: %+v, %v", d, err)
+	}
+	u, err := acc.Usage("k_aaaaaaaa")
+	if err != nil || len(u.Days) != 2 || u.Days[0].Requests != 43 || u.Days[1].Requests != 7 {
+		t.Fatalf("usage: %+v, %v", u, err)
 	}
 }

@@ -58,6 +58,10 @@ func TestOpen_ErrCorrupt(t *testing.T) {
 			}
 			return b
 		}},
+		// bbolt would fall back on the other meta page, silently losing the
+		// last transaction when the zeroed page was the newest: refused.
+		{"first meta page", func(b []byte) []byte { clear(b[:page]); return b }},
+		{"second meta page", func(b []byte) []byte { clear(b[page : 2*page]); return b }},
 		{"truncated to a page", func(b []byte) []byte { return b[:page] }},
 		{"truncated to half", func(b []byte) []byte { return b[:len(b)/2] }},
 		{"data pages scribbled", func(b []byte) []byte {
