@@ -16,7 +16,7 @@ build:
 # Packages whose concurrency the race detector checks in make test; the
 # heavy ones (index, builder, end-to-end) run without it to keep the suite
 # within its 10-minute budget on 2 cores (make test-race runs everything).
-RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./edge/access ./edge/cache ./edge/connguard ./mcp
+RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./edge/access ./edge/cache ./edge/connguard ./mcp ./state/...
 
 # The whole suite CI runs: unit, end-to-end (real edge, real builder),
 # fuzz seeds and fault tests.

@@ -21,6 +21,7 @@ import (
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 )
@@ -246,17 +247,22 @@ func (e *snapEnv) startEdge(b *testing.B) {
 			return
 		}
 		state := filepath.Join(dir, "state.bolt")
-		secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
+		st, err := statebolt.Open(state, statebolt.Options{})
 		if err != nil {
 			e.edgeErr = err
 			return
 		}
-		acc, err := access.Open(access.Options{StatePath: state})
+		secret, _, err := access.Keys{State: st}.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "bench", Unmetered: true})
 		if err != nil {
 			e.edgeErr = err
 			return
 		}
-		srv, err := edge.New(edge.Options{Snapshots: e.root, Access: acc, CacheBytes: 0, WatchInterval: time.Hour,
+		acc, err := access.Open(access.Options{State: st})
+		if err != nil {
+			e.edgeErr = err
+			return
+		}
+		srv, err := edge.New(edge.Options{Snapshots: e.root, Access: acc, State: st, CacheBytes: 0, WatchInterval: time.Hour,
 			CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			e.edgeErr = err

@@ -17,6 +17,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 
 // BenchmarkMCPQuote calls the MCP quote tool over HTTP (the real edge on a
@@ -83,16 +84,20 @@ func mcpBenchServer(b *testing.B) (url, key string, ids []string) {
 	if _, err := snapshotstest.Build(root, 7, snapshotstest.AsOf, "s0001"); err != nil {
 		b.Fatal(err)
 	}
-	key, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
+	st, err := statebolt.Open(state, statebolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{StatePath: state})
+	key, _, err = access.Keys{State: st}.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "bench", Unmetered: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	acc, err := access.Open(access.Options{State: st})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { acc.Close() })
-	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, CursorSecret: bytes.Repeat([]byte("k"), 32)})
+	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, State: st, CursorSecret: bytes.Repeat([]byte("k"), 32)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +106,7 @@ func mcpBenchServer(b *testing.B) (url, key string, ids []string) {
 			s := srv.Snapshot()
 			return cardmcp.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
 		},
-		Access: acc, StatePath: state,
+		Access: acc, State: st,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
 )
@@ -48,15 +49,19 @@ func startREST(b *testing.B, cacheBytes int64) *restEnv {
 		return e
 	}
 	state := filepath.Join(restDir, "state-"+string(rune('a'+len(rest)))+".bolt")
-	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
+	st, err := statebolt.Open(state, statebolt.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{StatePath: state})
+	secret, _, err := access.Keys{State: st}.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "bench", Unmetered: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := edge.New(edge.Options{Snapshots: filepath.Join(restDir, "snapshots"), Access: acc, CacheBytes: cacheBytes,
+	acc, err := access.Open(access.Options{State: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := edge.New(edge.Options{Snapshots: filepath.Join(restDir, "snapshots"), Access: acc, State: st, CacheBytes: cacheBytes,
 		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)

@@ -3,14 +3,15 @@ package edge
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"log/slog"
 	"net"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/valyala/fasthttp"
 )
 
@@ -48,17 +49,17 @@ func benchmarkHandle(b *testing.B, cacheBytes int64) {
 // when the benchmark ends.
 func newBenchServer(b *testing.B, cacheBytes int64) (*Server, string) {
 	b.Helper()
-	state := filepath.Join(b.TempDir(), "state.bolt")
-	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench", false, true)
+	st := statetest.MustOpen(b)
+	secret, _, err := access.Keys{State: st}.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "bench", Unmetered: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{StatePath: state})
+	acc, err := access.Open(access.Options{State: st})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { acc.Close() })
-	srv, err := New(Options{Snapshots: tinyRoot(b), Access: acc, CacheBytes: cacheBytes,
+	srv, err := New(Options{Snapshots: tinyRoot(b), Access: acc, State: st, CacheBytes: cacheBytes,
 		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)

@@ -20,7 +20,7 @@ import (
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
-	bolt "go.etcd.io/bbolt"
+	"github.com/cardedge/cardedge/state"
 )
 
 // Collection imports: POST /api/v3/me/imports/preview takes a collection as
@@ -42,11 +42,14 @@ const (
 // ETOOLARGE is the error code of an upload over a limit (HTTP 413).
 const ETOOLARGE = "payload_too_large"
 
-// State file buckets of the imports (see access.Store).
+// The imports' tables in the state store (Options.State).
 var (
-	bucketImportPreviews    = []byte("imports.previews")    // preview id -> JSON storedPreview
-	bucketImportCollections = []byte("imports.collections") // key id -> JSON collection
+	importPreviews    = state.NewTable[storedPreview](state.ImportPreviews) // preview id -> preview, for importPreviewTTL
+	importCollections = state.NewTable[collection](state.Collections)       // key id -> collection
 )
+
+// importStateTimeout bounds one transaction of the imports on the state store.
+const importStateTimeout = 5 * time.Second
 
 // importNow is the clock of preview expiry.
 var importNow = time.Now
@@ -956,47 +959,13 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 	}
 	sum.ValueUSD, sum.PaidUSD = usd(valueCents), usd(paidCents)
 	out.Summary = sum
-	rec, err := json.Marshal(stored)
-	if err != nil {
-		return nil, err
-	}
-	err = s.access.Store().Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucketIfNotExists(bucketImportPreviews)
-		if err != nil {
-			return err
-		}
-		if err := pruneImportPreviews(b, now); err != nil {
-			return err
-		}
-		return b.Put([]byte(id), rec)
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), importStateTimeout)
+	defer cancel()
+	err = s.opts.State.Update(ctx, func(tx state.Tx) error { return importPreviews.Put(tx, id, stored, importPreviewTTL) })
 	if err != nil {
 		return nil, fmt.Errorf("imports: keep preview: %w", err)
 	}
 	return out, nil
-}
-
-// pruneImportPreviews deletes expired previews.
-func pruneImportPreviews(b *bolt.Bucket, now time.Time) error {
-	var expired [][]byte
-	err := b.ForEach(func(k, v []byte) error {
-		var p struct {
-			Expires time.Time `json:"expires"`
-		}
-		if json.Unmarshal(v, &p) != nil || !now.Before(p.Expires) {
-			expired = append(expired, append([]byte(nil), k...))
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, k := range expired {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ---- confirm ----
@@ -1088,28 +1057,21 @@ func (s *Server) handleImportConfirm(r *request) (any, error) {
 	now := importNow().UTC().Truncate(time.Second)
 	var out confirmPayload
 	var coll collection
-	err = s.access.Store().Update(func(tx *bolt.Tx) error {
-		pb, err := tx.CreateBucketIfNotExists(bucketImportPreviews)
-		if err != nil {
-			return err
+	ctx, cancel := context.WithTimeout(context.Background(), importStateTimeout)
+	defer cancel()
+	err = s.opts.State.Update(ctx, func(tx state.Tx) error {
+		var err error
+		out = confirmPayload{}
+		coll, err = importCollections.Get(tx, r.caller.KeyID)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return fmt.Errorf("imports: collection of %s: %w", r.caller.KeyID, err)
 		}
-		cb, err := tx.CreateBucketIfNotExists(bucketImportCollections)
-		if err != nil {
-			return err
+		p, err := importPreviews.Get(tx, b.PreviewID)
+		found := err == nil
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return fmt.Errorf("imports: preview %s: %w", b.PreviewID, err)
 		}
-		if v := cb.Get([]byte(r.caller.KeyID)); v != nil {
-			if err := json.Unmarshal(v, &coll); err != nil {
-				return fmt.Errorf("imports: collection of %s: %w", r.caller.KeyID, err)
-			}
-		}
-		v := pb.Get([]byte(b.PreviewID))
-		var p storedPreview
-		if v != nil {
-			if err := json.Unmarshal(v, &p); err != nil {
-				return fmt.Errorf("imports: preview %s: %w", b.PreviewID, err)
-			}
-		}
-		if v == nil || p.KeyID != r.caller.KeyID {
+		if !found || p.KeyID != r.caller.KeyID {
 			for _, im := range coll.Imports {
 				if im.ImportID == b.PreviewID { // confirmed, and the preview has expired since
 					out = confirmPayload{PreviewID: b.PreviewID, ImportID: im.ImportID, Status: "already_confirmed", AlreadyConfirmed: true,
@@ -1133,19 +1095,11 @@ func (s *Server) handleImportConfirm(r *request) (any, error) {
 			return verrs
 		}
 		coll.KeyID, coll.Updated = r.caller.KeyID, now
-		cv, err := json.Marshal(coll)
-		if err != nil {
-			return err
-		}
-		if err := cb.Put([]byte(r.caller.KeyID), cv); err != nil {
+		if err := importCollections.Put(tx, r.caller.KeyID, coll, 0); err != nil {
 			return err
 		}
 		p.Confirmed = conf
-		pv, err := json.Marshal(p)
-		if err != nil {
-			return err
-		}
-		if err := pb.Put([]byte(p.ID), pv); err != nil {
+		if err := importPreviews.Put(tx, p.ID, p, p.Expires.Sub(now)); err != nil {
 			return err
 		}
 		out = confirmPayload{PreviewID: p.ID, ImportID: conf.ImportID, Status: "confirmed", ConfirmedAt: conf.ConfirmedAt.Format(time.RFC3339),

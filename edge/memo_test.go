@@ -1,17 +1,18 @@
 package edge
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
+	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/valyala/fasthttp"
 )
@@ -20,28 +21,29 @@ import (
 type memoEnv struct {
 	srv         *Server
 	acc         *access.Service
-	store       access.Store
+	store       access.Keys
 	elite, free string // secrets
 	eliteID     string // the elite key's id
 }
 
 func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
 	t.Helper()
-	store := access.Store{Path: filepath.Join(t.TempDir(), "state.bolt")}
-	elite, ek, err := store.CreateKey(access.Elite, "elite", false, false)
+	st := statetest.MustOpen(t)
+	store := access.Keys{State: st}
+	elite, ek, err := store.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "elite"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	free, _, err := store.CreateKey(access.Free, "free", false, false)
+	free, _, err := store.Create(context.Background(), access.KeySpec{Tier: access.Free, Name: "free"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{StatePath: store.Path})
+	acc, err := access.Open(access.Options{State: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { acc.Close() })
-	srv, err := New(Options{Snapshots: root, Access: acc, CacheBytes: cacheBytes,
+	srv, err := New(Options{Snapshots: root, Access: acc, State: st, CacheBytes: cacheBytes,
 		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +123,7 @@ func testMemoConcurrent(t *testing.T, e *memoEnv) {
 		}()
 	}
 	for i := 0; i < 5; i++ { // reload the key table while they run
-		if _, _, err := e.store.CreateKey(access.Pro, fmt.Sprintf("extra-%d", i), false, false); err != nil {
+		if _, _, err := e.store.Create(context.Background(), access.KeySpec{Tier: access.Pro, Name: fmt.Sprintf("extra-%d", i)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := e.acc.Sync(); err != nil {
@@ -216,7 +218,7 @@ func testMemoCharges(t *testing.T, e *memoEnv) {
 			t.Fatalf("before revoking: %d", r.Status)
 		}
 	}
-	if _, err := e.store.RevokeKey(e.eliteID); err != nil {
+	if _, err := e.store.Revoke(context.Background(), e.eliteID); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.acc.Sync(); err != nil {

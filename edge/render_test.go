@@ -24,7 +24,7 @@ import (
 // fasthttp still writes it).
 func TestServeRendered_Concurrent(t *testing.T) {
 	e := newMemoEnv(t, tinyRoot(t), 0)
-	secret, _, err := e.store.CreateKey(access.Elite, "unmetered", false, true) // no rate limit
+	secret, _, err := e.store.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "unmetered", Unmetered: true}) // no rate limit
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/edge/connguard"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/state"
 	"github.com/valyala/fasthttp"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	Snapshots string
 	// Access is the access layer (required).
 	Access *access.Service
+	// State is the state store, where collection imports keep their
+	// previews and collections (required).
+	State state.Store
 	// CacheBytes is the response cache budget (0 disables the cache).
 	CacheBytes int64
 	// WatchInterval is how often CURRENT is polled (0 = 1 s).
@@ -91,6 +95,9 @@ type Server struct {
 func New(opts Options) (*Server, error) {
 	if opts.Access == nil {
 		return nil, errors.New("edge: no access layer")
+	}
+	if opts.State == nil {
+		return nil, errors.New("edge: no state store")
 	}
 	if len(opts.CursorSecret) < 16 {
 		return nil, errors.New("edge: cursor secret must be at least 16 bytes")

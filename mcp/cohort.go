@@ -1,21 +1,18 @@
 package mcp
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
-	bolt "go.etcd.io/bbolt"
+	"github.com/cardedge/cardedge/state"
 )
-
-// CohortBucket is the state file's bucket of pinned cohorts (handle -> JSON).
-const CohortBucket = "mcp_cohorts"
 
 // Cohort is a named working set of card ids pinned for a conversation. It
 // belongs to the key that pinned it and lives until ExpiresAt.
@@ -44,10 +41,14 @@ type cohortRecord struct {
 	KeyID string `json:"key_id"`
 }
 
-// cohortStore keeps cohorts in the state file (so they survive a restart and
-// are shared by replicas on the node) with a read-through memory cache.
+// cohortTable holds the cohorts in the state store, under "<key id>/<handle>"
+// (state.Cohorts), each expiring at its ExpiresAt.
+var cohortTable = state.NewTable[cohortRecord](state.Cohorts)
+
+// cohortStore keeps cohorts in the state store (so they survive a restart and
+// are shared by the processes using it) with a read-through memory cache.
 type cohortStore struct {
-	store  access.Store
+	store  state.Store
 	ttl    time.Duration
 	maxKey int
 	now    func() time.Time
@@ -58,7 +59,10 @@ type cohortStore struct {
 
 const cohortCacheMax = 4096
 
-func newCohortStore(st access.Store, ttl time.Duration, maxKey int, now func() time.Time) *cohortStore {
+// cohortTimeout bounds one read or write of the state store.
+const cohortTimeout = 5 * time.Second
+
+func newCohortStore(st state.Store, ttl time.Duration, maxKey int, now func() time.Time) *cohortStore {
 	return &cohortStore{store: st, ttl: ttl, maxKey: maxKey, now: now, cache: map[string]cohortRecord{}}
 }
 
@@ -82,29 +86,18 @@ func (s *cohortStore) pin(key, game, name string, src CohortSource, ids []string
 		CreatedAt: now, ExpiresAt: now.Add(s.ttl),
 	}
 	rec := cohortRecord{Cohort: c, KeyID: key}
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return Cohort{}, err
-	}
-	err = s.store.Update(func(tx *bolt.Tx) error {
-		bk, err := tx.CreateBucketIfNotExists([]byte(CohortBucket))
-		if err != nil {
-			return err
-		}
-		// Prune expired cohorts; keep at most maxKey of this key.
+	ctx, cancel := context.WithTimeout(context.Background(), cohortTimeout)
+	defer cancel()
+	err := s.store.Update(ctx, func(tx state.Tx) error {
+		// Keep at most maxKey of this key's cohorts (expired ones are
+		// invisible): drop the oldest.
 		type owned struct {
 			handle  string
 			created time.Time
 		}
 		var mine []owned
-		var dead [][]byte
-		err = bk.ForEach(func(k, v []byte) error {
-			var r cohortRecord
-			if json.Unmarshal(v, &r) != nil || !now.Before(r.ExpiresAt) {
-				dead = append(dead, slices.Clone(k))
-				return nil
-			}
-			if r.KeyID == key && r.Handle != c.Handle {
+		err := cohortTable.Scan(tx, state.ScanOptions{Prefix: key + "/"}, func(_ string, r cohortRecord) error {
+			if r.Handle != c.Handle {
 				mine = append(mine, owned{r.Handle, r.CreatedAt})
 			}
 			return nil
@@ -115,15 +108,12 @@ func (s *cohortStore) pin(key, game, name string, src CohortSource, ids []string
 		if extra := len(mine) - (s.maxKey - 1); extra > 0 {
 			slices.SortFunc(mine, func(a, b owned) int { return a.created.Compare(b.created) })
 			for _, o := range mine[:extra] {
-				dead = append(dead, []byte(o.handle))
+				if err := cohortTable.Delete(tx, key+"/"+o.handle); err != nil {
+					return err
+				}
 			}
 		}
-		for _, k := range dead {
-			if err := bk.Delete(k); err != nil {
-				return err
-			}
-		}
-		return bk.Put([]byte(c.Handle), b)
+		return cohortTable.Put(tx, key+"/"+c.Handle, rec, s.ttl)
 	})
 	if err != nil {
 		return Cohort{}, err
@@ -146,22 +136,18 @@ func (s *cohortStore) get(key, handle string) (Cohort, error) {
 	rec, ok := s.cache[handle]
 	s.mu.Unlock()
 	if !ok {
-		err := s.store.View(func(tx *bolt.Tx) error {
-			bk := tx.Bucket([]byte(CohortBucket))
-			if bk == nil {
-				return nil
-			}
-			if v := bk.Get([]byte(handle)); v != nil {
-				if json.Unmarshal(v, &rec) == nil {
-					ok = true
-				}
-			}
-			return nil
+		ctx, cancel := context.WithTimeout(context.Background(), cohortTimeout)
+		defer cancel()
+		err := s.store.View(ctx, func(tx state.Tx) (err error) {
+			rec, err = cohortTable.Get(tx, key+"/"+handle)
+			return err
 		})
-		if err != nil {
+		switch {
+		case errors.Is(err, state.ErrNotFound):
+		case err != nil:
 			return Cohort{}, err
-		}
-		if ok {
+		default:
+			ok = true
 			s.mu.Lock()
 			if len(s.cache) >= cohortCacheMax {
 				clear(s.cache)

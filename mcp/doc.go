@@ -5,8 +5,8 @@
 // access layer; card resolution and quoting are package edge/resolve's, which
 // REST's GET /api/v3/quote shares.
 //
-// It imports the standard library, mcp-go, snapshots, index, edge/access and
-// edge/resolve; never edge (edge/cmd/cardedge wires it: see newMCP there).
+// It imports the standard library, mcp-go, snapshots, index, state,
+// edge/access and edge/resolve; never edge (edge/cmd/cardedge wires it: see newMCP there).
 //
 // # Transport
 //
@@ -74,8 +74,8 @@
 //
 // A cohort is a named set of at most 1,000 card ids pinned by pin_cohort or
 // compare_set_finish. It belongs to the key that pinned it, is stored in the
-// state file's bucket CohortBucket (through access.Store, so it survives a
-// restart and is shared by replicas on the node), and expires after
+// state store's bucket state.Cohorts (Options.State, so it survives a
+// restart and is shared by the processes using that store), and expires after
 // Options.CohortTTL (7 days); a key keeps at most Options.MaxCohortsPerKey
 // (256). Its handle is derived from the key, game, name and ids, so pinning
 // the same cohort again renews it. The last cohort pinned in a session is
@@ -87,6 +87,7 @@
 // # Caveats
 //
 // Each tool call holds one snapshot reference for its duration. Writing a
-// cohort opens the state file for one transaction (as every state-file user
-// does), so pin_cohort and compare_set_finish take a few milliseconds more.
+// cohort is one state store transaction (with state/bolt, the state file
+// opened for it), so pin_cohort and compare_set_finish take a few
+// milliseconds more.
 package mcp

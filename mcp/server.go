@@ -10,6 +10,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/state"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -49,12 +50,13 @@ type Options struct {
 	// must be in its context (access.WithCaller): the HTTP layer in front
 	// (edge) authenticates.
 	Access *access.Service
-	// StatePath is the state file (bbolt) shared with the access layer;
-	// cohorts are kept in its bucket CohortBucket (required).
-	StatePath string
+	// State is the state store, where cohorts are kept (bucket
+	// state.Cohorts; required).
+	State state.Store
 	// Logger receives internal errors of tools; nil discards.
 	Logger *slog.Logger
-	// Now is the clock of cohort expiry; nil means time.Now.
+	// Now is the clock of cohort expiry (as the cohorts report it; the
+	// state store's own clock removes them); nil means time.Now.
 	Now func() time.Time
 	// SessionIdleTTL ends sessions idle that long; 0 means
 	// DefaultSessionIdleTTL.
@@ -84,8 +86,8 @@ type Server struct {
 
 // New builds the server and its ten tools.
 func New(opts Options) (*Server, error) {
-	if opts.Snapshot == nil || opts.Access == nil || opts.StatePath == "" {
-		return nil, errors.New("mcp: Options.Snapshot, Access and StatePath are required")
+	if opts.Snapshot == nil || opts.Access == nil || opts.State == nil {
+		return nil, errors.New("mcp: Options.Snapshot, Access and State are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -108,7 +110,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts: opts, log: opts.Logger, acc: opts.Access,
 		sessions: newSessions(opts.MaxSessionsPerKey, opts.Now),
-		cohorts:  newCohortStore(access.Store{Path: opts.StatePath}, opts.CohortTTL, opts.MaxCohortsPerKey, opts.Now),
+		cohorts:  newCohortStore(opts.State, opts.CohortTTL, opts.MaxCohortsPerKey, opts.Now),
 	}
 	s.mcp = server.NewMCPServer(Name, Version,
 		server.WithToolCapabilities(false),

@@ -1,6 +1,7 @@
 package access_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"sync"
@@ -9,7 +10,11 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
+	"github.com/cardedge/cardedge/state/statetest"
 )
+
+var ctx = context.Background()
 
 // Clock is a settable clock for Options.Now.
 type Clock struct {
@@ -36,6 +41,14 @@ func (c *Clock) Now() time.Time {
 	return t
 }
 
+// Peek returns the clock's time without stepping it: the state store's
+// clock.
+func (c *Clock) Peek() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
@@ -58,21 +71,38 @@ func StatePath(tb testing.TB) string {
 	return filepath.Join(tb.TempDir(), "state.bolt")
 }
 
+// Store opens the state file at path, whose expiry follows clock (nil: the
+// wall clock), and checks it when the test ends.
+func Store(tb testing.TB, path string, clock *Clock) *statebolt.Store {
+	tb.Helper()
+	o := statebolt.Options{LockTimeout: 200 * time.Millisecond}
+	if clock != nil {
+		o.Now = clock.Peek
+	}
+	return statetest.MustOpenPath(tb, path, o)
+}
+
+// Keys manages the keys of the state file at path.
+func Keys(tb testing.TB, path string) access.Keys {
+	tb.Helper()
+	return access.Keys{State: Store(tb, path, nil)}
+}
+
 // MustKey creates a key in the state file at path.
 func MustKey(tb testing.TB, path string, t access.Tier, sql, unmetered bool) (string, access.Key) {
 	tb.Helper()
-	secret, k, err := access.Store{Path: path}.CreateKey(t, "test "+t.String(), sql, unmetered)
+	secret, k, err := Keys(tb, path).Create(ctx, access.KeySpec{Tier: t, Name: "test " + t.String(), SQL: sql, Unmetered: unmetered})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return secret, k
 }
 
-// MustOpen opens a Service with no background sync (tests call Sync) and
-// closes it at the end of the test.
+// MustOpen opens a Service over the state file at path with no background
+// sync (tests call Sync) and closes it at the end of the test.
 func MustOpen(tb testing.TB, path string, clock *Clock) *access.Service {
 	tb.Helper()
-	opts := access.Options{StatePath: path, SyncInterval: -1, LockTimeout: 200 * time.Millisecond}
+	opts := access.Options{State: Store(tb, path, clock), SyncInterval: -1, LockTimeout: 200 * time.Millisecond}
 	if clock != nil {
 		opts.Now = clock.Now
 	}
@@ -108,7 +138,7 @@ func TestService_Authenticate(t *testing.T) {
 	free, freeKey := MustKey(t, path, access.Free, false, false)
 	pro, proKey := MustKey(t, path, access.Pro, true, false)
 	revoked, revokedKey := MustKey(t, path, access.Elite, false, false)
-	if _, err := (access.Store{Path: path}).RevokeKey(revokedKey.ID); err != nil {
+	if _, err := Keys(t, path).Revoke(ctx, revokedKey.ID); err != nil {
 		t.Fatal(err)
 	}
 	s := MustOpen(t, path, nil)

@@ -4,15 +4,18 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/state"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/google/go-cmp/cmp"
-	bolt "go.etcd.io/bbolt"
 )
 
 func TestService_Charge_Quota(t *testing.T) {
@@ -192,7 +195,6 @@ func TestService_Charge_UnknownKey(t *testing.T) {
 
 func TestService_Revocation(t *testing.T) {
 	path := StatePath(t)
-	store := access.Store{Path: path}
 	s := MustOpen(t, path, nil)
 
 	secret, k := MustKey(t, path, access.Pro, false, false)
@@ -205,7 +207,7 @@ func TestService_Revocation(t *testing.T) {
 	if _, err := s.Authenticate(bearer(secret), ""); err != nil {
 		t.Fatalf("after sync: %v", err)
 	}
-	if _, err := store.RevokeKey(k.ID); err != nil {
+	if _, err := Keys(t, path).Revoke(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Sync(); err != nil {
@@ -220,7 +222,7 @@ func TestService_Revocation(t *testing.T) {
 func TestService_Revocation_Background(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Free, false, false)
-	s, err := access.Open(access.Options{StatePath: path, SyncInterval: 20 * time.Millisecond})
+	s, err := access.Open(access.Options{State: Store(t, path, nil), SyncInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +230,7 @@ func TestService_Revocation_Background(t *testing.T) {
 	if _, err := s.Authenticate(bearer(secret), ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (access.Store{Path: path}).RevokeKey(k.ID); err != nil {
+	if _, err := Keys(t, path).Revoke(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(2 * time.Second)
@@ -248,7 +250,7 @@ func TestService_Concurrent(t *testing.T) {
 	unmetered, uk := MustKey(t, path, access.Elite, false, true)
 	free, fk := MustKey(t, path, access.Free, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	s, err := access.Open(access.Options{StatePath: path, Now: clock.Now, SyncInterval: 5 * time.Millisecond})
+	s, err := access.Open(access.Options{State: Store(t, path, clock), Now: clock.Now, SyncInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +371,8 @@ func TestService_UsageRetention(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Free, false, true)
 	clock := NewClock(t, "2026-01-01T12:00:00Z")
-	s, err := access.Open(access.Options{StatePath: path, Now: clock.Now, SyncInterval: -1, RetainDays: 3})
+	st := Store(t, path, clock)
+	s, err := access.Open(access.Options{State: st, Now: clock.Now, SyncInterval: -1, RetainDays: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,70 +398,59 @@ func TestService_UsageRetention(t *testing.T) {
 	if diff := cmp.Diff([]string{"2026-01-05", "2026-01-04"}, got); diff != "" { // today (01-06) has none yet
 		t.Fatalf("retained days (-want +got):\n%s", diff)
 	}
-	var stored int
-	if err := (access.Store{Path: path}).View(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("usage")).Bucket([]byte(k.ID)).ForEach(func(_, _ []byte) error { stored++; return nil })
+	var stored []string
+	if err := st.View(ctx, func(tx state.Tx) error {
+		return tx.ScanCounts(state.Usage, state.ScanOptions{}, func(k string, _ int64) error { stored = append(stored, k); return nil })
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if stored != 3 { // 01-03 .. 01-05: the last sync pruned before 01-03
-		t.Fatalf("stored days = %d, want 3", stored)
+	if diff := cmp.Diff([]string{k.ID + "/2026-01-04", k.ID + "/2026-01-05"}, stored); diff != "" { // older days expired
+		t.Fatalf("stored days (-want +got):\n%s", diff)
 	}
 }
 
-func TestOpen_ErrCorrupt(t *testing.T) {
-	t.Run("ErrNotBolt", func(t *testing.T) {
-		path := StatePath(t)
-		if err := os.WriteFile(path, []byte("this is not a bbolt file, just text that looks nothing like one"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		_, err := access.Open(access.Options{StatePath: path})
-		if !errors.Is(err, access.ErrStateCorrupt) || !contains(err.Error(), path) {
-			t.Fatalf("err = %v, want ErrStateCorrupt with the path", err)
-		}
-	})
-	t.Run("ErrTruncated", func(t *testing.T) {
-		path := StatePath(t)
-		MustKey(t, path, access.Free, false, false)
-		b, _ := os.ReadFile(path)
-		for i := 0; i < 4096 && i < len(b); i++ { // smash the first meta page
-			b[i] ^= 0x5a
-		}
-		for i := 4096; i < 8192 && i < len(b); i++ { // and the second
-			b[i] ^= 0x5a
-		}
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := access.Open(access.Options{StatePath: path}); !errors.Is(err, access.ErrStateCorrupt) {
-			t.Fatalf("err = %v, want ErrStateCorrupt", err)
-		}
-	})
+func TestOpen_Err(t *testing.T) {
 	t.Run("ErrBadRecord", func(t *testing.T) {
 		path := StatePath(t)
 		MustKey(t, path, access.Free, false, false)
-		if err := (access.Store{Path: path}).Update(func(tx *bolt.Tx) error {
-			return tx.Bucket([]byte("keys")).Put([]byte("k_broken"), []byte("{not json"))
+		st, err := statebolt.Open(path, statebolt.Options{}) // not checked at the end: left corrupted
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Update(ctx, func(tx state.Tx) error {
+			return tx.Put(state.Keys, "k_broken", []byte(`{"id":"k_broken","tier":"nope"}`), 0)
 		}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := access.Open(access.Options{StatePath: path})
-		if !errors.Is(err, access.ErrStateCorrupt) || !contains(err.Error(), "k_broken") {
-			t.Fatalf("err = %v, want ErrStateCorrupt naming the key", err)
+		_, err = access.Open(access.Options{State: st})
+		if !errors.Is(err, state.ErrCorrupt) || !contains(err.Error(), "k_broken") {
+			t.Fatalf("err = %v, want ErrCorrupt naming the key", err)
 		}
 	})
 	t.Run("ErrLocked", func(t *testing.T) {
 		path := StatePath(t)
-		db, err := bolt.Open(path, 0o600, nil) // a process keeping the file open
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		_, err = access.Open(access.Options{StatePath: path, LockTimeout: 20 * time.Millisecond})
-		if !errors.Is(err, access.ErrStateLocked) {
-			t.Fatalf("err = %v, want ErrStateLocked", err)
+		st := Store(t, path, nil)
+		unlock := lock(t, path) // a process keeping the file open
+		defer unlock()
+		_, err := access.Open(access.Options{State: st, LockTimeout: 20 * time.Millisecond})
+		if !errors.Is(err, state.ErrUnavailable) || !contains(err.Error(), "locked") {
+			t.Fatalf("err = %v, want ErrUnavailable (locked)", err)
 		}
 	})
+}
+
+// lock takes the state file's exclusive lock, as a bbolt writer does, until
+// the function it returns is called.
+func lock(t *testing.T, path string) func() {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { f.Close() }
 }
 
 func TestService_SyncLocked(t *testing.T) {
@@ -471,20 +463,17 @@ func TestService_SyncLocked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Sync(); !errors.Is(err, access.ErrStateLocked) {
+	unlock := lock(t, path)
+	if err := s.Sync(); !errors.Is(err, state.ErrUnavailable) {
 		t.Fatalf("sync while locked: %v", err)
 	}
-	db.Close()
+	unlock()
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := (access.Store{Path: path}).View(func(tx *bolt.Tx) error {
-		return tx.Bucket([]byte("usage")).Bucket([]byte(k.ID)).ForEach(func(_, v []byte) error { n += int(v[7]); return nil })
+	var n int64
+	if err := Store(t, path, nil).View(ctx, func(tx state.Tx) error {
+		return tx.ScanCounts(state.Usage, state.ScanOptions{Prefix: k.ID + "/"}, func(_ string, c int64) error { n += c; return nil })
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -493,13 +482,13 @@ func TestService_SyncLocked(t *testing.T) {
 	}
 }
 
-func TestStore_Keys(t *testing.T) {
+func TestKeys(t *testing.T) {
 	path := StatePath(t)
-	store := access.Store{Path: path}
-	if keys, err := store.ListKeys(); err != nil || len(keys) != 0 {
-		t.Fatalf("missing file: %v, %v", keys, err)
+	keys := Keys(t, path)
+	if got, err := keys.List(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("new file: %v, %v", got, err)
 	}
-	secret, k, err := store.CreateKey(access.Pro, "  load test  ", true, true)
+	secret, k, err := keys.Create(ctx, access.KeySpec{Tier: access.Pro, Name: "  load test  ", SQL: true, Unmetered: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,29 +502,47 @@ func TestStore_Keys(t *testing.T) {
 	if contains(string(raw), secret) || contains(string(raw), secret[5:]) {
 		t.Fatal("the state file holds the secret")
 	}
-	if _, _, err := store.CreateKey(access.Playground, "x", false, false); code(err) != snapshots.EINVALID {
-		t.Fatalf("playground key: %v", err)
+	for _, bad := range []access.KeySpec{
+		{Tier: access.Playground, Name: "x"},
+		{Tier: access.Tier(9), Name: "x"},
+		{Tier: access.Free, Name: "bad\nname"},
+		{Tier: access.Free, Name: strings.Repeat("é", 101)},
+	} {
+		if _, _, err := keys.Create(ctx, bad); code(err) != snapshots.EINVALID {
+			t.Fatalf("%+v: %v, want EINVALID", bad, err)
+		}
 	}
-	if _, _, err := store.CreateKey(access.Free, "bad\nname", false, false); code(err) != snapshots.EINVALID {
-		t.Fatalf("bad name: %v", err)
-	}
-	if _, err := store.RevokeKey("k_nothere"); code(err) != snapshots.ENOTFOUND {
+	if _, err := keys.Revoke(ctx, "k_nothere"); code(err) != snapshots.ENOTFOUND {
 		t.Fatalf("revoke unknown: %v", err)
 	}
-	r1, err := store.RevokeKey(k.ID)
+	r1, err := keys.Revoke(ctx, k.ID)
 	if err != nil || r1.Active() {
 		t.Fatalf("revoke: %+v, %v", r1, err)
 	}
-	r2, err := store.RevokeKey(k.ID)
+	r2, err := keys.Revoke(ctx, k.ID)
 	if err != nil || !r2.Revoked.Equal(r1.Revoked) {
 		t.Fatalf("revoke again: %+v, %v", r2, err)
 	}
-	keys, err := store.ListKeys()
+	got, err := keys.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]access.Key{r1}, keys); diff != "" {
-		t.Fatalf("ListKeys (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]access.Key{r1}, got); diff != "" {
+		t.Fatalf("List (-want +got):\n%s", diff)
+	}
+}
+
+// A key created without a name is named after its id.
+func TestKeys_Create_DefaultName(t *testing.T) {
+	keys := Keys(t, StatePath(t))
+	for _, name := range []string{"", "   "} {
+		_, k, err := keys.Create(ctx, access.KeySpec{Tier: access.Free, Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "key-" + k.ID[2:]; k.Name != want {
+			t.Fatalf("name %q, want %q", k.Name, want)
+		}
 	}
 }
 
@@ -555,8 +562,8 @@ func TestService_SyncMissingFile(t *testing.T) {
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Sync(); !errors.Is(err, access.ErrStateMissing) {
-		t.Fatalf("sync: %v, want ErrStateMissing", err)
+	if err := s.Sync(); !errors.Is(err, state.ErrUnavailable) {
+		t.Fatalf("sync: %v, want ErrUnavailable (the file is missing)", err)
 	}
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("sync recreated the state file")

@@ -4,7 +4,8 @@
 // authenticates once per request and passes the Caller on (MCP gets it in the
 // request context).
 //
-// It imports only the standard library, snapshots, go.etcd.io/bbolt and
+// It imports only the standard library, snapshots, state (the state store's
+// interface: it never opens the state file itself) and
 // github.com/redis/go-redis/v9.
 //
 // # A request
@@ -46,10 +47,10 @@
 //
 // A key secret is "ce_<t>_<43 base64url characters>": t is the tier letter (f,
 // p, e) and the rest 32 bytes from crypto/rand. It is shown once by
-// Store.CreateKey and stored only as its SHA-256 hash (of the whole string),
-// in the state file with a short public id ("k_" + 8 base32 characters), a
-// name, the tier, the sql and unmetered flags, and the creation and
-// revocation times. Authenticate parses "Bearer <key>" (scheme in any case,
+// Keys.Create and stored only as its SHA-256 hash (of the whole string), in
+// the state store's bucket state.Keys with a short public id ("k_" + 8 base32
+// characters), a name (by default "key-" and the id's 8 characters), the
+// tier, the sql and unmetered flags, and the creation and revocation times. Authenticate parses "Bearer <key>" (scheme in any case,
 // exactly one space, no whitespace in the key), hashes the key, looks the hash
 // up in a map and confirms it with crypto/subtle; an empty header value is a
 // Playground caller (an empty or absent header are the same to fasthttp's
@@ -70,34 +71,29 @@
 // Playground has only "burst";q=1;w=1. The values are precomputed or appended
 // into a caller buffer: no allocation.
 //
-// # Usage and the state file
+// # Usage and the state store
 //
 // Usage is counted in memory per key and UTC day, under a per-key mutex, so
 // counts are exact under any concurrency. A sync, every Options.SyncInterval
-// (1 s) and on Close, adds the new counts to the state file, prunes days older
-// than RetainDays (90), reads back today's totals (other processes on the same
-// file) and reloads the key table when it changed, so keys created or revoked
-// by the CLI take effect within about a second, without a restart. Nothing is
-// written per request.
+// (1 s) and on Close, adds the new counts to the state store (Options.State,
+// counters "<key id>/<YYYY-MM-DD>" of bucket state.Usage, each expiring when
+// its day falls out of RetainDays, 90), reads back today's totals (other
+// processes on the same store) and reloads the key table when its revision
+// (state.MetaKeysRev, moved by every change to a key) changed, so keys created
+// or revoked by the CLI take effect within about a second, without a restart.
+// Nothing is read or written per request.
 //
-// The state file is a bbolt file shared by the server, its replicas on the
-// same node and the CLI (cardedge keys create|list|revoke --state FILE), which
-// run as separate processes. bbolt locks a file exclusively while it is open
-// for writing, so no process keeps it open: each operation opens it, runs one
-// transaction and closes it, waiting for the lock (Store.Timeout, 5 s for the
-// CLI; Options.LockTimeout, 1 s, for a sync, whose counts simply wait for the
-// next one when the file stays locked). Open refuses a corrupted file
-// (ErrStateCorrupt, after bbolt's consistency check and a decode of every
-// record) or one locked too long (ErrStateLocked); it never resets usage. An
-// existing empty file and one shorter than its meta page says are corrupted
-// too (bbolt would initialize the first and fault on the second), and a
-// memory fault reading a damaged page is an ErrStateCorrupt error, not a
-// crash.
+// A sync waits at most Options.LockTimeout (1 s) for the store (the state
+// file's lock); when the store is unavailable (locked, removed: a sync never
+// recreates it) or fails, the counts simply wait in memory for the next sync
+// and the key table stays as it was. Open fails rather than start with an
+// empty table: with the store's error (state.ErrUnavailable) or
+// state.ErrCorrupt naming a key record that does not decode. Checking the
+// whole store (state/bolt: bbolt's consistency check) is the caller's, before
+// Open (cardedge serve does it).
 //
-// This package owns the buckets "keys" (id -> JSON record), "usage" (id ->
-// day -> count) and "meta" (keys starting "access."). Other packages keep
-// their state in their own top-level buckets of the same file through
-// Store.Update and Store.View, and must never hold the file open either.
+// Keys manages the key table (create, list, revoke) for the CLI; running
+// services see its changes at their next sync.
 //
 // Crash bound: a graceful Close flushes everything, so counts survive a
 // restart exactly. A hard crash (SIGKILL, power loss) loses the units charged
@@ -120,12 +116,12 @@
 // down, a key may overshoot its quota (and its rate) by what the other
 // replicas admit meanwhile, at most one quota per replica; a call that timed
 // out after Redis ran it is counted twice (the strict side). A counter Redis
-// lost (restart without persistence) is seeded from the state file's count of
-// the day, which covers the replicas sharing that file. Unmetered keys and
+// lost (restart without persistence) is seeded from the state store's count
+// of the day, which covers the replicas sharing that store. Unmetered keys and
 // Playground callers never touch Redis: Playground's 1 request/s is per client
 // address and per replica (route a client to one replica, or accept N/s for N
-// replicas). Usage reads per-day history from the state file and today's count
-// as the highest of the file, this process and Redis. Redis mode allocates per
+// replicas). Usage reads per-day history from the state store and today's
+// count as the highest of the store, this process and Redis. Redis mode allocates per
 // charge (go-redis) and costs one round trip.
 //
 // # Caveats
@@ -134,7 +130,7 @@
 // the Caller Authenticate returned (it caches the key's state). ClientAddr
 // must be a string that outlives the request, not one aliasing fasthttp's
 // buffers. Errors are *snapshots.Error with codes EUNAUTHORIZED, EFORBIDDEN,
-// EINVALID, ENOTFOUND and EQUOTA; state file errors wrap the sentinels of this
-// package with the path. go-redis logs its own dial failures through its
+// EINVALID, ENOTFOUND and EQUOTA; state store errors wrap the sentinels of
+// package state. go-redis logs its own dial failures through its
 // global logger.
 package access

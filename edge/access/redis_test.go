@@ -102,7 +102,7 @@ func (r *RedisServer) Counter(prefix, id string, t time.Time) int64 {
 func openRedis(tb testing.TB, path, url, prefix string, clock *Clock) *access.Service {
 	tb.Helper()
 	s, err := access.Open(access.Options{
-		StatePath: path, RedisURL: url, RedisPrefix: prefix, Now: clock.Now,
+		State: Store(tb, path, clock), RedisURL: url, RedisPrefix: prefix, Now: clock.Now,
 		SyncInterval: -1, LockTimeout: 500 * time.Millisecond,
 	})
 	if err != nil {
@@ -275,7 +275,7 @@ func TestRedis_DownAtStart(t *testing.T) {
 	if _, err := s.Charge(MustAuth(t, s, secret), 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := access.Open(access.Options{StatePath: path, RedisURL: "http://nope"}); err == nil {
+	if _, err := access.Open(access.Options{State: Store(t, path, nil), RedisURL: "http://nope"}); err == nil {
 		t.Fatal("a bad Redis URL should fail Open")
 	}
 }
@@ -289,7 +289,7 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 	secret, _ := MustKey(b, path, access.Elite, false, false)
 	clock := NewClock(b, "2026-11-05T00:00:00Z")
 	clock.step = 10 * time.Second
-	s, err := access.Open(access.Options{StatePath: path, RedisURL: rs.URL(), RedisPrefix: "bench:",
+	s, err := access.Open(access.Options{State: Store(b, path, clock), RedisURL: rs.URL(), RedisPrefix: "bench:",
 		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
 	if err != nil {
 		b.Fatal(err)

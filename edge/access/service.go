@@ -1,13 +1,12 @@
 package access
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
 	"sort"
 	"strconv"
 	"sync"
@@ -15,14 +14,14 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/snapshots"
-	bolt "go.etcd.io/bbolt"
+	"github.com/cardedge/cardedge/state"
 )
 
 // Options configure a Service. Every zero value has a documented default.
 type Options struct {
-	// StatePath is the state file (bbolt). Required. It is created when
-	// missing; a corrupted or locked file makes Open fail.
-	StatePath string
+	// State is the state store holding the keys and the daily usage
+	// (required). Open reads it; the sync writes it once a second.
+	State state.Store
 	// RedisURL, when set (redis://host:port/db), shares day counters and
 	// token buckets between replicas. Empty means local counting only.
 	RedisURL string
@@ -40,9 +39,10 @@ type Options struct {
 	// keys, probe Redis); zero means 1s, negative disables the background
 	// loop (tests then call Sync).
 	SyncInterval time.Duration
-	// LockTimeout is how long a sync or Usage waits for the state file's
-	// lock; zero means 1s. Open and Close wait five times as long (5s by
-	// default), a sync skipped for a lock only delays the flush.
+	// LockTimeout bounds how long a sync or Usage waits for the state store
+	// (the state file's lock); zero means 1s. Open and Close wait five
+	// times as long (5s by default); a sync that times out only delays the
+	// flush.
 	LockTimeout time.Duration
 	// RetainDays is how many days of per-key usage the state file keeps;
 	// zero means 90.
@@ -94,12 +94,12 @@ type Service struct {
 	opts  Options
 	now   func() time.Time
 	log   *slog.Logger
-	store Store
+	store state.Store
 
 	keys     atomic.Pointer[keyTable]
 	statesMu sync.Mutex
 	states   map[string]*keyState
-	keysRev  uint64 // guarded by syncMu
+	keysRev  int64 // state.MetaKeysRev of the table installed; guarded by syncMu
 
 	addrs [numAddrShards]addrShard
 
@@ -124,14 +124,14 @@ type keyEntry struct {
 	st   *keyState
 }
 
-// Open loads the key table and today's usage from the state file, connects to
-// Redis when configured, and starts the background sync. It fails with
-// ErrStateLocked, ErrStateCorrupt or ErrStateFormat (wrapped with the path)
-// rather than start with an empty table. An unreachable Redis is not an error:
-// the service counts locally until Redis answers.
+// Open loads the key table and today's usage from the state store, connects
+// to Redis when configured, and starts the background sync. It fails with the
+// store's error (state.ErrUnavailable, state.ErrCorrupt naming a key record
+// that does not decode) rather than start with an empty table. An unreachable
+// Redis is not an error: the service counts locally until Redis answers.
 func Open(opts Options) (*Service, error) {
-	if opts.StatePath == "" {
-		return nil, errors.New("access: Options.StatePath is required")
+	if opts.State == nil {
+		return nil, errors.New("access: Options.State is required")
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -158,7 +158,7 @@ func Open(opts Options) (*Service, error) {
 		opts:   opts,
 		now:    opts.Now,
 		log:    opts.Logger,
-		store:  Store{Path: opts.StatePath, Timeout: opts.LockTimeout},
+		store:  opts.State,
 		states: map[string]*keyState{},
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -168,11 +168,9 @@ func Open(opts Options) (*Service, error) {
 	}
 	s.keys.Store(&keyTable{byHash: map[[sha256.Size]byte]*keyEntry{}, byID: map[string]*keyEntry{}})
 
-	start := Store{Path: opts.StatePath, Timeout: 5 * opts.LockTimeout}
-	if err := start.Check(); err != nil {
-		return nil, err
-	}
-	if err := s.load(start); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*opts.LockTimeout)
+	defer cancel()
+	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
 	if opts.RedisURL != "" {
@@ -191,19 +189,23 @@ func Open(opts Options) (*Service, error) {
 }
 
 // load reads the key table and today's counts.
-func (s *Service) load(st Store) error {
+func (s *Service) load(ctx context.Context) error {
 	today := dayOf(s.now())
 	var recs []keyRecord
-	var rev uint64
+	var rev int64
 	totals := map[string]int64{}
-	err := st.View(func(tx *bolt.Tx) error {
+	err := s.store.View(ctx, func(tx state.Tx) error {
 		var err error
+		if rev, err = tx.Count(state.Meta, state.MetaKeysRev); err != nil { // before the keys: a change in between reloads them at the next sync
+			return err
+		}
 		if recs, err = readKeys(tx); err != nil {
 			return err
 		}
-		rev = keysRev(tx)
 		for _, r := range recs {
-			totals[r.ID] = readUsage(tx, r.ID, today)
+			if totals[r.ID], err = tx.Count(state.Usage, usageKey(r.ID, today)); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -294,10 +296,6 @@ func (s *Service) Key(id string) (Key, bool) {
 	}
 	return e.key, true
 }
-
-// Store returns the state file the service uses (with its lock timeout), for
-// packages that keep their own buckets in it (Store.Update, Store.View).
-func (s *Service) Store() Store { return s.store }
 
 var (
 	quotaMsgs [numTiers]string
@@ -495,10 +493,11 @@ type TodayUsage struct {
 	ResetSeconds int    `json:"reset_seconds"`
 }
 
-// Usage returns the usage of key keyID: the state file's per-day counts (every
-// process sharing the file), plus what this process has not flushed yet, plus,
-// with Redis, today's shared counter when it is higher. It reads the state file
-// and so may wait for its lock. It returns ENOTFOUND for an unknown key.
+// Usage returns the usage of key keyID: the state store's per-day counts
+// (every process sharing it), plus what this process has not flushed yet,
+// plus, with Redis, today's shared counter when it is higher. It reads the
+// state store and so may wait for it (up to LockTimeout). It returns
+// ENOTFOUND for an unknown key.
 func (s *Service) Usage(keyID string) (Usage, error) {
 	e := s.keys.Load().byID[keyID]
 	if e == nil {
@@ -519,12 +518,14 @@ func (s *Service) Usage(keyID string) (Usage, error) {
 	}
 	st.mu.Unlock()
 	var days map[snapshots.Day]int64
-	err := s.store.View(func(tx *bolt.Tx) error {
-		days = readDays(tx, keyID, from)
-		return nil
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.LockTimeout)
+	err := s.store.View(ctx, func(tx state.Tx) (err error) {
+		days, err = readDays(tx, keyID, from)
+		return err
 	})
+	cancel()
 	s.syncMu.Unlock()
-	if errors.Is(err, ErrStateMissing) {
+	if errors.Is(err, state.ErrNotFound) { // the state file was removed: no history
 		days, err = map[snapshots.Day]int64{}, nil
 	}
 	if err != nil {
@@ -588,17 +589,18 @@ func (s *Service) loop() {
 }
 
 // Sync runs one sync now (the background loop runs it every SyncInterval): it
-// adds the unflushed usage to the state file, prunes days beyond RetainDays,
-// refreshes today's counts written by other processes, reloads the key table
-// when it changed (new and revoked keys), drops idle Playground buckets and,
-// with Redis, probes it and adds the counts admitted while it was down. On a
-// state file error (locked, corrupted, missing: a sync never recreates the
-// file) the usage stays in memory for the next sync.
+// adds the unflushed usage to the state store (each day's counter expiring
+// once it is RetainDays old), refreshes today's counts written by other
+// processes, reloads the key table when its revision moved (new and revoked
+// keys), drops idle Playground buckets and, with Redis, probes it and adds the
+// counts admitted while it was down. On a state store error (unavailable:
+// locked, removed; corrupted) the usage stays in memory for the next sync. It
+// waits at most LockTimeout for the store.
 func (s *Service) Sync() error {
-	return s.sync(s.store)
+	return s.sync(s.opts.LockTimeout)
 }
 
-func (s *Service) sync(store Store) error {
+func (s *Service) sync(wait time.Duration) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	now := s.now()
@@ -629,37 +631,39 @@ func (s *Service) sync(store Store) error {
 		}
 	}
 	totals := make([]int64, len(states))
-	rev := s.keysRev
+	var rev int64
 	var recs []keyRecord
-	cutoff := today - snapshots.Day(s.opts.RetainDays) + 1
-	read := func(tx *bolt.Tx) error {
-		for i, st := range states {
-			totals[i] = readUsage(tx, st.id, today)
-		}
-		if rev = keysRev(tx); rev != s.keysRev {
-			var err error
-			recs, err = readKeys(tx)
+	read := func(tx state.Tx) (err error) {
+		recs = nil
+		if rev, err = tx.Count(state.Meta, state.MetaKeysRev); err != nil { // before the keys, as in load
 			return err
 		}
-		return nil
+		for i, st := range states {
+			if totals[i], err = tx.Count(state.Usage, usageKey(st.id, today)); err != nil {
+				return err
+			}
+		}
+		if rev != s.keysRev {
+			recs, err = readKeys(tx)
+		}
+		return err
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
 	var err error
 	if len(deltas) == 0 {
-		err = store.View(read)
-	} else if _, serr := os.Stat(store.Path); errors.Is(serr, fs.ErrNotExist) {
-		// Never recreate a state file that disappeared under a running server:
-		// that would start an empty key table. Keep the counts in memory.
-		err = fmt.Errorf("%s: %w", store.Path, ErrStateMissing)
+		err = s.store.View(ctx, read)
 	} else {
-		err = store.Update(func(tx *bolt.Tx) error {
+		err = s.store.Update(ctx, func(tx state.Tx) error {
 			for _, d := range deltas {
 				for _, c := range d.counts {
-					if _, err := addUsage(tx, d.st.id, c.day, c.n); err != nil {
+					ttl := (c.day + snapshots.Day(s.opts.RetainDays)).Time().Sub(now)
+					if ttl <= 0 {
+						continue // beyond the retained days already
+					}
+					if err := tx.Add(state.Usage, usageKey(d.st.id, c.day), c.n, ttl); err != nil {
 						return err
 					}
-				}
-				if err := pruneUsage(tx, d.st.id, cutoff); err != nil {
-					return err
 				}
 			}
 			return read(tx)
@@ -682,7 +686,7 @@ func (s *Service) sync(store Store) error {
 			}
 			st.mu.Unlock()
 		}
-		if recs != nil {
+		if recs != nil || rev != s.keysRev {
 			s.install(recs)
 			s.keysRev = rev
 		}
@@ -694,13 +698,14 @@ func (s *Service) sync(store Store) error {
 }
 
 // Close stops the background sync and flushes the usage a last time, waiting
-// up to five times LockTimeout for the state file. Charges after Close are
+// up to five times LockTimeout for the state store. It does not close the
+// store, which belongs to the caller. Charges after Close are
 // answered but not persisted.
 func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.closeErr = s.sync(Store{Path: s.opts.StatePath, Timeout: 5 * s.opts.LockTimeout})
+		s.closeErr = s.sync(5 * s.opts.LockTimeout)
 		if s.redis != nil {
 			if err := s.redis.close(); err != nil && s.closeErr == nil {
 				s.closeErr = err

@@ -28,6 +28,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 
 func main() {
@@ -58,7 +59,11 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	base := time.Now()
 	var ticks atomic.Int64
-	acc, err := access.Open(access.Options{StatePath: *state, Logger: log, Now: func() time.Time {
+	st, err := statebolt.Open(*state, statebolt.Options{})
+	if err != nil {
+		return err
+	}
+	acc, err := access.Open(access.Options{State: st, Logger: log, Now: func() time.Time {
 		return base.Add(time.Duration(ticks.Add(1)) * time.Second)
 	}})
 	if err != nil {
@@ -69,7 +74,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := rand.Read(secret); err != nil {
 		return err
 	}
-	srv, err := edge.New(edge.Options{Snapshots: *snaps, Access: acc, CacheBytes: int64(*cacheMB) << 20,
+	srv, err := edge.New(edge.Options{Snapshots: *snaps, Access: acc, State: st, CacheBytes: int64(*cacheMB) << 20,
 		CursorSecret: secret, Logger: log, Version: "benchedge"})
 	if err != nil {
 		return err

@@ -15,6 +15,8 @@ import (
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
+	"github.com/cardedge/cardedge/state/statetest"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -155,16 +157,17 @@ func TestWorkloads_Answer(t *testing.T) {
 		t.Fatalf("catalog: %d cards, %d sets, %d names", len(cat.cards), len(cat.sets), len(cat.names))
 	}
 	state := filepath.Join(t.TempDir(), "state.bolt")
-	secret, _, err := access.Store{Path: state}.CreateKey(access.Elite, "bench test", false, true)
+	store := statetest.MustOpenPath(t, state, statebolt.Options{})
+	secret, _, err := access.Keys{State: store}.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "bench test", Unmetered: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{StatePath: state})
+	acc, err := access.Open(access.Options{State: store})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer acc.Close()
-	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, CacheBytes: 8 << 20, CursorSecret: []byte("0123456789abcdef0123456789abcdef")})
+	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, State: store, CacheBytes: 8 << 20, CursorSecret: []byte("0123456789abcdef0123456789abcdef")})
 	if err != nil {
 		t.Fatal(err)
 	}

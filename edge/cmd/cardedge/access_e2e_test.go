@@ -105,7 +105,7 @@ func usageOf(t *testing.T, base, key string) int {
 func TestUsageExactUnderConcurrency(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.bolt")
-	secret, _, err := access.Store{Path: state}.CreateKey(access.Pro, "load", false, true)
+	secret, _, err := createKey(t, state, access.Pro, "load", false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRedisSharedQuota(t *testing.T) {
 	t.Cleanup(func() { redis.Process.Kill(); redis.Wait() })
 	waitPort(t, port)
 	stateA := filepath.Join(dir, "a.bolt")
-	secret, _, err := access.Store{Path: stateA}.CreateKey(access.Free, "shared", false, false)
+	secret, _, err := createKey(t, stateA, access.Free, "shared", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	main "github.com/cardedge/cardedge/edge/cmd/cardedge"
 	"github.com/cardedge/cardedge/snapshots"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/redis/go-redis/v9"
 	bolt "go.etcd.io/bbolt"
 )
@@ -358,11 +359,11 @@ func tryServe(t *testing.T, state string) (error, string, func()) {
 // and returns the key id.
 func mustUsedState(t *testing.T, state string, n int) string {
 	t.Helper()
-	secret, k, err := access.Store{Path: state}.CreateKey(access.Pro, "faults", false, true)
+	secret, k, err := createKey(t, state, access.Pro, "faults", false, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{StatePath: state, SyncInterval: -1})
+	acc, err := access.Open(access.Options{State: stateAt(t, state), SyncInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,8 +406,8 @@ func TestFault_StateFile(t *testing.T) {
 		defer db.Close()
 		start := time.Now()
 		err, _, _ = tryServe(t, state)
-		if !errors.Is(err, access.ErrStateLocked) || !strings.Contains(err.Error(), state) {
-			t.Fatalf("serve over a locked state file: %v, want ErrStateLocked naming the file", err)
+		if !errors.Is(err, statebolt.ErrLocked) || !strings.Contains(err.Error(), state) {
+			t.Fatalf("serve over a locked state file: %v, want ErrLocked naming the file", err)
 		}
 		t.Logf("after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	})
@@ -449,8 +450,8 @@ func TestFault_StateFile(t *testing.T) {
 				t.Logf("started; usage intact")
 				return
 			}
-			if !errors.Is(err, access.ErrStateCorrupt) || !strings.Contains(err.Error(), state) {
-				t.Fatalf("serve: %v, want ErrStateCorrupt naming the file", err)
+			if !errors.Is(err, statebolt.ErrCorrupt) || !strings.Contains(err.Error(), state) {
+				t.Fatalf("serve: %v, want ErrCorrupt naming the file", err)
 			}
 			t.Logf("refused: %v", err)
 			if after, _ := os.ReadFile(state); !bytes.Equal(after, bad) {
@@ -463,7 +464,7 @@ func TestFault_StateFile(t *testing.T) {
 // usageOfID reads today's usage of key id from the state file.
 func usageOfID(t *testing.T, state, id string) int64 {
 	t.Helper()
-	acc, err := access.Open(access.Options{StatePath: state, SyncInterval: -1})
+	acc, err := access.Open(access.Options{State: stateAt(t, state), SyncInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +498,7 @@ func TestFault_RedisRestart(t *testing.T) {
 	rs := startRedis()
 	t.Cleanup(func() { rs.Process.Kill(); rs.Wait() })
 	state := filepath.Join(dir, "state.bolt")
-	secret, k, err := access.Store{Path: state}.CreateKey(access.Elite, "redis-fault", false, false)
+	secret, k, err := createKey(t, state, access.Elite, "redis-fault", false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +583,7 @@ func TestFault_EdgeKilled(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	state := filepath.Join(dir, "state.bolt")
-	secret, _, err := access.Store{Path: state}.CreateKey(access.Pro, "kill", false, true)
+	secret, _, err := createKey(t, state, access.Pro, "kill", false, true)
 	if err != nil {
 		t.Fatal(err)
 	}

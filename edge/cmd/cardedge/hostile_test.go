@@ -34,7 +34,7 @@ var envDial = func() (net.Conn, error) {
 // running program has loaded it (keys reload every second).
 func newEnvKey(t *testing.T, tier access.Tier, sql, unmetered bool) string {
 	t.Helper()
-	secret, _, err := access.Store{Path: env.state}.CreateKey(tier, "hostile-"+t.Name(), sql, unmetered)
+	secret, _, err := createKey(t, env.state, tier, "hostile-"+t.Name(), sql, unmetered)
 	if err != nil {
 		t.Fatal(err)
 	}

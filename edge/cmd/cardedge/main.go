@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -27,6 +28,8 @@ import (
 
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/state"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 
 // version is set by the Makefile (-ldflags -X main.version).
@@ -61,9 +64,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "keys":
-		return runKeys(args[1:], stdout, stderr)
+		return runKeys(ctx, args[1:], stdout, stderr)
 	case "demo":
-		return runDemo(args[1:], stdout, stderr)
+		return runDemo(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
@@ -91,7 +94,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	var cfg ServeConfig
 	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT (required)")
-	fs.StringVar(&cfg.State, "state", "", "state file: keys and usage (required)")
+	fs.StringVar(&cfg.State, "state", "", "state file: keys, usage, previews, collections, cohorts (required)")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
 	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db for usage and rate limits shared by replicas")
@@ -131,23 +134,28 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 		return fmt.Errorf("serve: --log-level: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	acc, err := access.Open(access.Options{StatePath: cfg.State, RedisURL: cfg.Redis, Logger: log})
+	st, err := openState(ctx, cfg.State)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer st.Close()
+	acc, err := access.Open(access.Options{State: st, RedisURL: cfg.Redis, Logger: log})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer acc.Close()
-	secret, err := cursorSecret(cfg.State)
+	secret, err := cursorSecret(ctx, st, cfg.State+".cursor-key")
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv, err := edge.New(edge.Options{
-		Snapshots: cfg.Snapshots, Access: acc, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
+		Snapshots: cfg.Snapshots, Access: acc, State: st, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
 		Logger: log, Version: version, LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMKey: cfg.LLMKey,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	if h := newMCP(srv, acc, cfg.State, log); h != nil {
+	if h := newMCP(srv, acc, st, log); h != nil {
 		srv.MountMCP(h)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -175,51 +183,98 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	return nil
 }
 
-// cursorSecret reads (or creates once) the key that signs sales cursors,
-// beside the state file, so cursors survive restarts and snapshot swaps.
-func cursorSecret(state string) ([]byte, error) {
-	path := state + ".cursor-key"
-	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
-		return b, nil
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
+// openState opens the state file (created when missing, upgraded in place
+// from an older format) and checks all of it: bbolt's consistency check and a
+// decode of every record. A locked, corrupted or unknown file is an error:
+// serve never starts on it, and never resets it.
+func openState(ctx context.Context, path string) (*statebolt.Store, error) {
+	st, err := statebolt.Open(path, statebolt.Options{})
+	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := st.Check(ctx); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return nil, fmt.Errorf("write cursor key: %w", err)
-	}
-	return b, nil
+	return st, nil
 }
 
-func runKeys(args []string, stdout, stderr io.Writer) error {
+// secrets holds the server's secrets in the state store (state.Secrets).
+var secrets = state.NewTable[[]byte](state.Secrets)
+
+// cursorSecret returns the key that signs sales cursors, kept in the state
+// store so that cursors survive restarts and snapshot swaps and are the same
+// for every process of the store. The first start creates it, from the file
+// legacy when it exists (where earlier versions kept it: cursors they issued
+// stay valid; the file is no longer read afterwards) or at random.
+func cursorSecret(ctx context.Context, st state.Store, legacy string) ([]byte, error) {
+	var secret []byte
+	err := st.Update(ctx, func(tx state.Tx) error {
+		b, err := secrets.Get(tx, "cursor")
+		if err == nil && len(b) >= 32 {
+			secret = b
+			return nil
+		}
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return err
+		}
+		if b, err := os.ReadFile(legacy); err == nil && len(b) >= 32 {
+			secret = b
+		} else {
+			secret = make([]byte, 32)
+			if _, err := rand.Read(secret); err != nil {
+				return err
+			}
+		}
+		return secrets.Put(tx, "cursor", secret, 0)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cursor secret: %w", err)
+	}
+	return secret, nil
+}
+
+func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return errors.New("keys: want create, list or revoke")
 	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	state := fs.String("state", "", "state file (required)")
+	path := fs.String("state", "", "state file (required)")
 	tier := fs.String("tier", "free", "free, pro or elite")
-	name := fs.String("name", "", "a name for the key")
+	name := fs.String("name", "", "a name for the key (default key-<the 8 characters of its id>)")
 	sql := fs.Bool("sql", false, "allow POST /api/v3/sql")
 	unmetered := fs.Bool("unmetered", false, "skip quotas and rate limits (load tests)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *state == "" {
+	if *path == "" {
 		return errors.New("keys: --state is required")
 	}
-	store := access.Store{Path: *state}
+	const listHeader = "%-12s %-7s %-5s %-9s %-20s %-20s %s\n"
+	if args[0] == "list" {
+		if _, err := os.Stat(*path); errors.Is(err, iofs.ErrNotExist) { // no file, no keys: do not create one
+			fmt.Fprintf(stdout, listHeader, "ID", "TIER", "SQL", "UNMETERED", "CREATED", "REVOKED", "NAME")
+			return nil
+		}
+	}
+	switch args[0] {
+	case "create", "list", "revoke":
+	default:
+		return fmt.Errorf("keys: unknown command %q", args[0])
+	}
+	st, err := statebolt.Open(*path, statebolt.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	keys := access.Keys{State: st}
 	switch args[0] {
 	case "create":
 		t, err := access.ParseTier(*tier)
 		if err != nil || t == access.Playground {
 			return fmt.Errorf("keys create: --tier must be free, pro or elite")
 		}
-		secret, k, err := store.CreateKey(t, *name, *sql, *unmetered)
+		secret, k, err := keys.Create(ctx, access.KeySpec{Tier: t, Name: *name, SQL: *sql, Unmetered: *unmetered})
 		if err != nil {
 			return err
 		}
@@ -227,36 +282,34 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, secret)
 		return nil
 	case "list":
-		keys, err := store.ListKeys()
+		list, err := keys.List(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-12s %-7s %-5s %-9s %-20s %-20s %s\n", "ID", "TIER", "SQL", "UNMETERED", "CREATED", "REVOKED", "NAME")
-		for _, k := range keys {
+		fmt.Fprintf(stdout, listHeader, "ID", "TIER", "SQL", "UNMETERED", "CREATED", "REVOKED", "NAME")
+		for _, k := range list {
 			revoked := "-"
 			if !k.Revoked.IsZero() {
 				revoked = k.Revoked.UTC().Format(time.RFC3339)
 			}
-			fmt.Fprintf(stdout, "%-12s %-7s %-5v %-9v %-20s %-20s %s\n", k.ID, k.Tier, k.SQL, k.Unmetered, k.Created.UTC().Format(time.RFC3339), revoked, k.Name)
+			fmt.Fprintf(stdout, listHeader, k.ID, k.Tier, fmt.Sprint(k.SQL), fmt.Sprint(k.Unmetered), k.Created.UTC().Format(time.RFC3339), revoked, k.Name)
 		}
-		return nil
-	case "revoke":
-		if fs.NArg() != 1 {
-			return errors.New("keys revoke: want one key id")
-		}
-		k, err := store.RevokeKey(fs.Arg(0))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "revoked key %s; a running server refuses it within a second\n", k.ID)
 		return nil
 	}
-	return fmt.Errorf("keys: unknown command %q", args[0])
+	if fs.NArg() != 1 {
+		return errors.New("keys revoke: want one key id")
+	}
+	k, err := keys.Revoke(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked key %s; a running server refuses it within a second\n", k.ID)
+	return nil
 }
 
 // runDemo creates one Pro demo key the first time (its secret is kept in
 // <state>.demo-key so make run can print it again) and prints a curl line.
-func runDemo(args []string, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	state := fs.String("state", "", "state file (required)")
@@ -276,7 +329,12 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		s, _, err := access.Store{Path: *state}.CreateKey(access.Pro, "demo (make run)", false, false)
+		st, err := statebolt.Open(*state, statebolt.Options{})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		s, _, err := access.Keys{State: st}.Create(ctx, access.KeySpec{Tier: access.Pro, Name: "demo (make run)"})
 		if err != nil {
 			return err
 		}

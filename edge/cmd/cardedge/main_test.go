@@ -21,6 +21,8 @@ import (
 	main "github.com/cardedge/cardedge/edge/cmd/cardedge"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
+	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
@@ -60,7 +62,11 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	env.keys, env.keyIDs = map[string]string{}, map[string]string{}
-	store := access.Store{Path: env.state}
+	st, err := statebolt.Open(env.state, statebolt.Options{})
+	if err != nil {
+		return 0, err
+	}
+	keys := access.Keys{State: st}
 	for _, k := range []struct {
 		name           string
 		tier           access.Tier
@@ -70,7 +76,7 @@ func run(m *testing.M) (int, error) {
 		{"elite", access.Elite, false, false}, {"sql", access.Elite, true, false}, {"unmetered", access.Pro, false, true},
 		{"revoke", access.Pro, false, false},
 	} {
-		secret, key, err := store.CreateKey(k.tier, k.name, k.sql, k.unmetered)
+		secret, key, err := keys.Create(context.Background(), access.KeySpec{Tier: k.tier, Name: k.name, SQL: k.sql, Unmetered: k.unmetered})
 		if err != nil {
 			return 0, err
 		}
@@ -102,7 +108,23 @@ func run(m *testing.M) (int, error) {
 	if err := <-env.done; err != nil {
 		return 0, fmt.Errorf("serve returned: %v", err)
 	}
+	if err := st.Check(context.Background()); err != nil { // what every test left in the state file
+		return 0, err
+	}
 	return code, nil
+}
+
+// stateAt opens the state file at path for a test; tb's Cleanup checks it
+// (bbolt's consistency check and a decode of every record).
+func stateAt(tb testing.TB, path string) *statebolt.Store {
+	tb.Helper()
+	return statetest.MustOpenPath(tb, path, statebolt.Options{})
+}
+
+// createKey creates a key in the state file at path (see stateAt).
+func createKey(tb testing.TB, path string, tier access.Tier, name string, sql, unmetered bool) (string, access.Key, error) {
+	tb.Helper()
+	return access.Keys{State: stateAt(tb, path)}.Create(context.Background(), access.KeySpec{Tier: tier, Name: name, SQL: sql, Unmetered: unmetered})
 }
 
 func loadOpenAPI() error {
@@ -670,7 +692,7 @@ func TestRevokedKey(t *testing.T) {
 	if r := do(t, keyedClient, "GET", "/api/v3/sets?limit=1", key, nil); r.status != 200 {
 		t.Fatalf("before revoke: %d", r.status)
 	}
-	if _, err := (access.Store{Path: env.state}).RevokeKey(env.keyIDs["revoke"]); err != nil {
+	if _, err := (access.Keys{State: stateAt(t, env.state)}).Revoke(context.Background(), env.keyIDs["revoke"]); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)

@@ -33,7 +33,7 @@ const mcpPath = "/api/v3/mcp/"
 // costs nothing.
 func mustKey(t *testing.T, tier access.Tier, unmetered bool) string {
 	t.Helper()
-	secret, _, err := access.Store{Path: env.state}.CreateKey(tier, "mcp-"+t.Name(), false, unmetered)
+	secret, _, err := createKey(t, env.state, tier, "mcp-"+t.Name(), false, unmetered)
 	if err != nil {
 		t.Fatal(err)
 	}

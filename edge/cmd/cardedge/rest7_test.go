@@ -20,7 +20,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	main "github.com/cardedge/cardedge/edge/cmd/cardedge"
 	"github.com/cardedge/cardedge/snapshots"
-	bolt "go.etcd.io/bbolt"
+	"github.com/cardedge/cardedge/state"
 )
 
 // End-to-end tests of issue 7's routes: the guarded SQL, /prices, collection
@@ -36,12 +36,11 @@ var r7Keys sync.Once
 func r7Setup(t *testing.T) {
 	t.Helper()
 	r7Keys.Do(func() {
-		store := access.Store{Path: env.state}
 		for _, k := range []struct {
 			name string
 			tier access.Tier
 		}{{"prices", access.Pro}, {"importer", access.Pro}, {"chat", access.Pro}, {"pricesfree", access.Free}} {
-			secret, key, err := store.CreateKey(k.tier, k.name, false, false)
+			secret, key, err := createKey(t, env.state, k.tier, k.name, false, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -652,12 +651,12 @@ func TestImports(t *testing.T) {
 			ImportID string `json:"import_id"`
 		} `json:"imports"`
 	}
-	err := access.Store{Path: env.state}.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("imports.collections"))
-		if b == nil {
-			return fmt.Errorf("no imports.collections bucket")
+	err := stateAt(t, env.state).View(context.Background(), func(tx state.Tx) error {
+		b, err := tx.Get(state.Collections, env.keyIDs["importer"])
+		if err != nil {
+			return err
 		}
-		return json.Unmarshal(b.Get([]byte(env.keyIDs["importer"])), &stored)
+		return json.Unmarshal(b, &stored)
 	})
 	if err != nil {
 		t.Fatal(err)

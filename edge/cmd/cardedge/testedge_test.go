@@ -34,16 +34,18 @@ type testEdge struct {
 }
 
 // mustTestEdge starts an edge over root with a fresh state file in a
-// temporary directory. o's Snapshots, Access and CursorSecret are filled in.
+// temporary directory. o's Snapshots, Access, State and CursorSecret are
+// filled in.
 // ln nil means a loopback TCP listener.
 func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *testEdge {
 	tb.Helper()
 	e := &testEdge{state: filepath.Join(tb.TempDir(), "state.bolt"), done: make(chan error, 1)}
+	st := stateAt(tb, e.state)
 	var err error
-	if e.acc, err = access.Open(access.Options{StatePath: e.state}); err != nil {
+	if e.acc, err = access.Open(access.Options{State: st}); err != nil {
 		tb.Fatal(err)
 	}
-	o.Snapshots, o.Access, o.CursorSecret = root, e.acc, []byte("a cursor secret of 32 bytes.....")
+	o.Snapshots, o.Access, o.State, o.CursorSecret = root, e.acc, st, []byte("a cursor secret of 32 bytes.....")
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -56,7 +58,7 @@ func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *
 			s := e.srv.Snapshot()
 			return cardmcp.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
 		},
-		Access: e.acc, StatePath: e.state,
+		Access: e.acc, State: st,
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -82,7 +84,7 @@ func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *
 // key creates a key in the edge's state file and makes the edge load it.
 func (e *testEdge) key(tb testing.TB, tier access.Tier, sql, unmetered bool) string {
 	tb.Helper()
-	secret, _, err := access.Store{Path: e.state}.CreateKey(tier, tb.Name(), sql, unmetered)
+	secret, _, err := createKey(tb, e.state, tier, tb.Name(), sql, unmetered)
 	if err != nil {
 		tb.Fatal(err)
 	}
