@@ -103,7 +103,7 @@
 // # Several replicas and Redis
 //
 // Without Redis, each process enforces quotas and rates from its own memory;
-// processes sharing one state file see each other's counts at every sync, so
+// processes sharing one state store see each other's counts at every sync, so
 // a key may overshoot its quota by what the other processes admit within about
 // a second. With Options.RedisURL, each charge of a metered key is one Lua
 // script run (EVALSHA) doing the token bucket and the day counter atomically,

@@ -12,7 +12,7 @@ import (
 )
 
 // Key is the public record of an API key. The secret itself is never stored:
-// only its SHA-256 hash is, inside the state file.
+// only its SHA-256 hash is, in the state store.
 type Key struct {
 	ID        string    `json:"id"`   // short public id, "k_" + 8 base32 characters
 	Name      string    `json:"name"` // free text chosen at creation

@@ -109,8 +109,8 @@ type keyState struct {
 	bucket bucket
 	day    snapshots.Day // the day used counts
 	used   int64         // units spent on day, by every process as far as known
-	floor  int64         // the state file's count of day at the last sync
-	pend   dayCounts     // admitted here and not yet in the state file
+	floor  int64         // the state store's count of day at the last sync
+	pend   dayCounts     // admitted here and not yet in the state store
 	owed   dayCounts     // admitted here while Redis was down, not yet in Redis
 	qkey   string        // Redis key of the day counter of qday
 	qday   snapshots.Day // day of qkey

@@ -21,7 +21,7 @@ import (
 // KEYS[1] day counter, KEYS[2] bucket hash {t: tokens, ts: ms}.
 // ARGV now_ms, rate/s, burst, quota, units, floor, counter TTL s, bucket TTL ms.
 // Returns {status, used, tokens*1000}: status 0 quota refused, 1 rate refused,
-// 2 allowed (used and tokens after the charge). floor, the state file's count
+// 2 allowed (used and tokens after the charge). floor, the state store's count
 // of the day, seeds a missing counter (a Redis that lost its data).
 const chargeScript = `
 local now = tonumber(ARGV[1])
@@ -64,7 +64,7 @@ return {2, used, math.floor(tokens * 1000)}
 // reconcileScript adds what a replica admitted while Redis was down: INCRBY
 // when the counter exists; when it does not (Redis lost its data), it is set
 // to max(floor, owed), floor being what the replica admitted that day (the
-// state file's count plus the charges not yet flushed to it, which include
+// state store's count plus the charges not yet flushed to it, which include
 // the owed units).
 // KEYS[1] day counter; ARGV owed, floor, counter TTL s.
 const reconcileScript = `
@@ -144,7 +144,7 @@ func (r *redisBackend) qkey(st *keyState, d snapshots.Day) string {
 }
 
 // admittedFloor is what st admitted on day d as far as this replica knows:
-// the state file's count at the last sync plus what was admitted since and
+// the state store's count at the last sync plus what was admitted since and
 // not yet flushed (pend). A Redis that lost its data is seeded with it; the
 // file's count alone would drop the charges Redis admitted in the last sync
 // interval before it died. Call with st.mu held.

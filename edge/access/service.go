@@ -44,7 +44,7 @@ type Options struct {
 	// times as long (5s by default); a sync that times out only delays the
 	// flush.
 	LockTimeout time.Duration
-	// RetainDays is how many days of per-key usage the state file keeps;
+	// RetainDays is how many days of per-key usage the state store keeps;
 	// zero means 90.
 	RetainDays int
 }
