@@ -1,0 +1,209 @@
+package syntax_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cardedge/cardedge/index/syntax"
+)
+
+// TestParse prints the tree of each query in canonical form, with the
+// text and filter split the index uses.
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		q, want      string // want: canonical print
+		text, filter string // Text joined by "|", Filter printed
+	}{
+		{"", "", "", ""},
+		{"   ", "", "", ""},
+		{"charizard", "charizard", "charizard", ""},
+		{"charizard base set 4", "charizard base set 4", "charizard|base|set|4", ""},
+		{`a:"Mitsuhiro Arita" charizard`, `artist:"Mitsuhiro Arita" charizard`, "charizard", `artist:"Mitsuhiro Arita"`},
+		{"t:water hp>=300 legal:standard", "type:water hp>=300 legal:standard", "", "type:water hp>=300 legal:standard"},
+		{`attack:"Fire Spin"`, `attack:"Fire Spin"`, "", `attack:"Fire Spin"`},
+		{"c:red cost=5 power>=7000", "color:red cost=5 power>=7000", "", "color:red cost=5 power>=7000"},
+		{"charizard -set:base1", "charizard -set:base1", "charizard", "-set:base1"},
+		{"HP:120 Cost<3 POW>5000 counter<=1000 retreat!=2 life=4", "hp=120 cost<3 power>5000 counter<=1000 retreat!=2 life=4", "", "hp=120 cost<3 power>5000 counter<=1000 retreat!=2 life=4"},
+		{"LEGAL:Standard f:expanded banned:unlimited", "legal:standard legal:expanded banned:unlimited", "", "legal:standard legal:expanded banned:unlimited"},
+		{"r:sr s:op-01 lang:JA is:1st-edition reg:G", "rarity:sr set:op-01 lang:ja is:1st-edition reg:G", "", "rarity:sr set:op-01 lang:ja is:1st-edition reg:G"},
+		{"ability:\"Energy Burn\" attr:slash c!=red", "ability:\"Energy Burn\" attribute:slash color!=red", "", "ability:\"Energy Burn\" attribute:slash color!=red"},
+		// or, parentheses, negation
+		{"charizard or blastoise", "charizard or blastoise", "", "charizard or blastoise"},
+		{"charizard OR blastoise Or venusaur", "charizard or blastoise or venusaur", "", "charizard or blastoise or venusaur"},
+		{"a b or c", "a b or c", "", "a b or c"},
+		{"(t:fire or t:water) hp>=200", "(type:fire or type:water) hp>=200", "", "(type:fire or type:water) hp>=200"},
+		{"pikachu (t:fire or (t:water))", "pikachu (type:fire or type:water)", "pikachu", "type:fire or type:water"},
+		{"((a b) c)", "a b c", "a|b|c", ""},
+		{"-(a or b) c", "-(a or b) c", "c", "-(a or b)"},
+		{"-(a b)", "-(a b)", "", "-(a b)"},
+		{"--x", "--x", "", "--x"},
+		{"-or", `-"or"`, "", `-"or"`},
+		// quoted phrases and escapes
+		{`"base set"`, `"base set"`, "base set", ""},
+		{`"say \"hi\" \\ \x"`, `"say \"hi\" \\ \\x"`, `say "hi" \ \x`, ""},
+		{`""`, `""`, "", ""},
+		{`"a"b`, `a b`, "a|b", ""},
+		// plain words that look like syntax
+		{"en:base1-4", "en:base1-4", "en:base1-4", ""},
+		{"ja:SV2a-025 zh-tw:SV2a-025", "ja:SV2a-025 zh-tw:SV2a-025", "ja:SV2a-025|zh-tw:SV2a-025", ""},
+		{"Type: Null", "Type: Null", "Type:|Null", ""},
+		{"Mr.1(Daz.Bonez)", "Mr.1(Daz.Bonez)", "Mr.1(Daz.Bonez)", ""},
+		{`Eustass"Captain"Kid`, `Eustass"Captain"Kid`, `Eustass"Captain"Kid`, ""},
+		{"<阿響的>凱羅斯", "<阿響的>凱羅斯", "<阿響的>凱羅斯", ""},
+		{"charizard - base", "charizard - base", "charizard|-|base", ""},
+		{"4/102 #004 Us!!!!", "4/102 #004 Us!!!!", "4/102|#004|Us!!!!", ""},
+		{"(Mr.1(Daz) x)", "Mr.1(Daz) x", "Mr.1(Daz)|x", ""}, // the word's ( and ) are its own
+		{"(Mr.1(Daz x)", `"Mr.1(Daz" x`, "Mr.1(Daz|x", ""},  // the word's ( is its own; the group's ) closes
+		{"name:Mr.1(Daz.Bonez)", "name:Mr.1(Daz.Bonez)", "", "name:Mr.1(Daz.Bonez)"},
+		{"(t:fire)", "type:fire", "", "type:fire"},
+		{"légal:standard", "légal:standard", "légal:standard", ""},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			q, err := syntax.Parse(tc.q)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", tc.q, err)
+			}
+			got := []string{q.String(), strings.Join(q.Text(), "|"), q.Filter().String()}
+			want := []string{tc.want, tc.text, tc.filter}
+			if tc.filter == "" && q.Filter() != nil {
+				t.Errorf("Filter() = %v, want nil", q.Filter())
+			}
+			if got[0] != want[0] || got[1] != want[1] || (q.Filter() != nil && got[2] != want[2]) {
+				t.Errorf("Parse(%q): [print text filter] = %q, want %q", tc.q, got, want)
+			}
+			if q.Structured() != (tc.filter != "") {
+				t.Errorf("Structured() = %v", q.Structured())
+			}
+			roundTrip(t, tc.q, q)
+		})
+	}
+}
+
+// TestParse_Terms checks the terms themselves: field, operator, value,
+// number and position (in runes).
+func TestParse_Terms(t *testing.T) {
+	q := syntax.MustParse(`é a:"Mitsuhiro Arita" -hp>=120 (x or pow<7000)`)
+	var got []syntax.Term
+	q.Root.Terms(func(t syntax.Term) { got = append(got, t) })
+	want := []syntax.Term{
+		{Value: "é", Pos: 0},
+		{Field: "artist", Op: syntax.OpEq, Value: "Mitsuhiro Arita", Pos: 2},
+		{Field: "hp", Op: syntax.OpGe, Value: "120", Num: 120, Pos: 23},
+		{Value: "x", Pos: 32},
+		{Field: "power", Op: syntax.OpLt, Value: "7000", Num: 7000, Pos: 37},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("terms = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("term %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestParse_Err checks each error: the term it names, its position and
+// its message.
+func TestParse_Err(t *testing.T) {
+	for _, tc := range []struct {
+		q, term string
+		pos     int
+		msg     string
+	}{
+		{"hp>=abc", "hp>=abc", 0, `hp takes a whole number, not "abc"`},
+		{"foo:bar", "foo:bar", 0, `unknown field "foo"`},
+		{`"unclosed`, `"unclosed`, 0, "unclosed quote"},
+		{`charizard a:"Mitsuhiro`, `a:"Mitsuhiro`, 10, "unclosed quote"},
+		{"pikachu hp>=", "hp>=", 8, "hp>= needs a value"},
+		{"hp>99999999999", "hp>99999999999", 0, "hp: 99999999999 is too large"},
+		{"hp>-1", "hp>-1", 0, `hp takes a whole number, not "-1"`},
+		{"a>arita", "a>arita", 0, `a takes ":" or "!=", not ">"`},
+		{"legal:modern", "legal:modern", 0, `legal is one of standard, expanded, unlimited, not "modern"`},
+		{"legal<=standard", "legal<=standard", 0, `legal takes ":" or "!=", not "<="`},
+		{"lang:fr", "lang:fr", 0, `lang is one of en, ja, zh-cn, zh-tw, not "fr"`},
+		{`a:""`, `a:""`, 0, `a: needs a value`},
+		{"(charizard", "(charizard", 0, `"(" without ")"`},
+		{"charizard)", ")", 9, `")" without "("`},
+		{"a () b", "()", 2, "empty parentheses"},
+		{"or charizard", "or", 0, `"or" needs a term on each side`},
+		{"charizard or", "or", 10, `"or" needs a term on each side`},
+		{"a or or b", "or", 2, `"or" needs a term on each side`},
+		{"(a or) b", "or", 3, `"or" needs a term on each side`},
+		{"日本 foo:bar", "foo:bar", 3, `unknown field "foo"`},
+		{strings.Repeat("(", syntax.MaxDepth+1) + "x", "(", syntax.MaxDepth, "more than 16 nested negations and parentheses"},
+		{strings.Repeat("x ", syntax.MaxTerms+1), "x", 2 * syntax.MaxTerms, "more than 64 terms"},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			q, err := syntax.Parse(tc.q)
+			var se *syntax.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("Parse(%q) = %v, %v; want an *Error", tc.q, q, err)
+			}
+			if se.Term != tc.term || se.Pos != tc.pos || se.Message != tc.msg {
+				t.Errorf("Parse(%q): [term pos msg] = [%q %d %q], want [%q %d %q]", tc.q, se.Term, se.Pos, se.Message, tc.term, tc.pos, tc.msg)
+			}
+			if msg := se.Error(); !strings.Contains(msg, "known fields: name, artist (a), type (t)") || !strings.Contains(msg, tc.msg) {
+				t.Errorf("Error() = %q", msg)
+			}
+		})
+	}
+}
+
+// TestDoc: every field and alias is documented, and every example parses
+// to a query with structured terms.
+func TestDoc(t *testing.T) {
+	for _, f := range syntax.Fields() {
+		for _, name := range append([]string{f.Name}, f.Aliases...) {
+			if !strings.Contains(syntax.Doc, "`"+name) {
+				t.Errorf("Doc does not name %s", name)
+			}
+		}
+	}
+	for _, ex := range syntax.Examples {
+		q, err := syntax.Parse(ex.Q)
+		if err != nil || !q.Structured() {
+			t.Errorf("example %q: %v (structured: %v)", ex.Q, err, err == nil && q.Structured())
+		}
+		if !strings.Contains(syntax.Doc, "`"+ex.Q+"`") && !strings.Contains(syntax.Doc, ex.Q) {
+			t.Errorf("example %q is not in Doc", ex.Q)
+		}
+	}
+}
+
+// roundTrip checks that the canonical print of q parses back to the same
+// tree (positions aside) and prints the same.
+func roundTrip(tb testing.TB, src string, q *syntax.Query) {
+	tb.Helper()
+	printed := q.String()
+	again, err := syntax.Parse(printed)
+	if err != nil {
+		tb.Fatalf("Parse(%q) = %q, which does not parse: %v", src, printed, err)
+	}
+	if !sameTree(q.Root, again.Root) {
+		tb.Fatalf("Parse(%q) = %q, which parses to another tree: %q", src, printed, again.String())
+	}
+	if again.String() != printed {
+		tb.Fatalf("print not stable: %q -> %q", printed, again.String())
+	}
+}
+
+func sameTree(a, b *syntax.Node) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Kind != b.Kind || len(a.Nodes) != len(b.Nodes) {
+		return false
+	}
+	if a.Kind == syntax.NodeTerm {
+		x, y := a.Term, b.Term
+		x.Pos, y.Pos = 0, 0
+		return x == y
+	}
+	for i := range a.Nodes {
+		if !sameTree(a.Nodes[i], b.Nodes[i]) {
+			return false
+		}
+	}
+	return true
+}
