@@ -427,6 +427,7 @@ func (in *input) doc(i int) *doc {
 	}
 	d.Variant = uniq(d.Variant...)
 	d.Tags = uniq(tags...)
+	addPlay(d, c)
 	return d
 }
 

@@ -7,8 +7,9 @@
 // (GET /api/v3/lookup, MCP search/quote id resolution). Search returns card
 // ids only: callers hydrate them from the snapshot's Reader.
 //
-// Imports: snapshots (domain types, errors), Bleve v2 and its scorch/zap
-// packages, go-pinyin, and the standard library. Nothing above this package.
+// Imports: snapshots (domain types, errors), index/syntax (the search
+// syntax's parser), Bleve v2 and its scorch/zap packages, go-pinyin, and
+// the standard library. Nothing above this package.
 //
 // # Files
 //
@@ -80,6 +81,32 @@
 // than stepped through). The fuzzy terms of a word are looked up once per
 // search, not once per pass.
 //
+// # Search syntax
+//
+// SearchRequest.Query is q parsed by package syntax (index/syntax: field
+// terms, "-", "or", parentheses, quoted phrases). Its plain words at the
+// top of the query rank exactly as Q does (Query.Text); the rest
+// (Query.Filter) is compiled to Bleve queries that select without scoring
+// (structured.go), conjuncts of the search like the route's filters. A
+// document carries, besides the fields above, the syntax's fields: keyword
+// fields of word runs (every run of up to four words of the normalized
+// value, so that a:arita and a:"Mitsuhiro Arita" both match "Mitsuhiro
+// Arita"): artist, ptype (Pokémon energy types, supertype and subtypes;
+// One Piece types and category), color, attack, ability, attribute;
+// keyword fields legal and banned (formats) and reg (regulation mark); and
+// number fields hp, retreat, cost, power, counter, life (keywords of ten
+// digits, compared as term ranges: one term per value, where a Bleve
+// numeric field indexes sixteen). set, rarity,
+// lang and is use the filters' fields. Negated conjuncts go into one
+// boolean query over the game's cards, so that Bleve skips through their
+// postings.
+//
+// Match runs the same terms for callers that filter the catalog
+// themselves (the card list): it returns the matching cards of a game as a
+// CardSet of ordinals (a sorted list and a bitmap), walking the positive
+// conjuncts as one Bleve query and removing each negated conjunct's cards
+// from the bitmap.
+//
 // # Typeahead
 //
 // Lookup never touches Bleve (Bleve prefix queries measured p99 5-18 ms).
@@ -138,9 +165,13 @@
 //   - Bleve's own Close does not persist the latest root nor delete merged
 //     segment files; Build waits for the persister, checks the document
 //     count and prunes leftover segment files itself (see forceMerge).
-//   - Popularity boost, price filter and collapse rely on scorch's 8-byte
-//     internal document numbers; if Open cannot map them, Search still
-//     works without the boost and refuses price filters.
+//   - Popularity boost, price filter, collapse and Match rely on scorch's
+//     8-byte internal document numbers; if Open cannot map them, Search
+//     still works without the boost and refuses price filters, and Match
+//     fails.
+//   - Plain words of the syntax inside "-" or "or" match whole words (no
+//     typo tolerance, no prefix); a query with no plain word at its top
+//     ranks by popularity.
 //   - CollapseVariants examines the first CollapseWindow ranked matches;
 //     deeper pages of a collapsed search are empty and its Total is then an
 //     upper bound (see SearchRequest).

@@ -177,9 +177,11 @@ func loadCatalog(dir string) ([]*snapshots.Set, []*snapshots.Card, error) {
 	if err := readJSONL(filepath.Join(dir, "cards.jsonl.gz"), func(dec func(any) error) error {
 		// One row (ja:PCG2-067, a Delta Species "star" card) has national_dex
 		// [384.1], which []int refuses: shadow the field and truncate.
+		// play is the game's part of snapshots.Play, in the same JSON.
 		var row struct {
 			snapshots.Card
-			NationalDex []float64 `json:"national_dex"`
+			NationalDex []float64       `json:"national_dex"`
+			Play        json.RawMessage `json:"play"`
 		}
 		if err := dec(&row); err != nil {
 			return err
@@ -187,6 +189,18 @@ func loadCatalog(dir string) ([]*snapshots.Set, []*snapshots.Card, error) {
 		c := row.Card
 		for _, n := range row.NationalDex {
 			c.NationalDex = append(c.NationalDex, int(n))
+		}
+		var part any
+		switch c.Game {
+		case "pokemon":
+			c.Play.Pokemon = new(snapshots.PokemonPlay)
+			part = c.Play.Pokemon
+		case "onepiece":
+			c.Play.OnePiece = new(snapshots.OnePiecePlay)
+			part = c.Play.OnePiece
+		}
+		if err := json.Unmarshal(row.Play, part); err != nil {
+			return fmt.Errorf("play: %w", err)
 		}
 		cards = append(cards, &c)
 		return nil

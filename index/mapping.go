@@ -27,6 +27,28 @@ const (
 	fTags      = "tags"       // text: rarity, supertype, subtypes, variants
 	fPrice     = "price"      // keyword with doc values: hex PriceCents, absent when unpriced (sort only; the range filter reads typeahead.bin)
 	fVolume    = "volume"     // keyword with doc values: hex Volume30dCents then hex Sales30d, sorts as numbers
+
+	// Fields of the search syntax's terms (see structured.go): keywords
+	// hold each word run of up to maxRun words of the normalizeText form
+	// of every value ("mitsuhiro", "arita", "mitsuhiro arita"), so that a
+	// term matches a whole value or whole words of one.
+	fArtist    = "artist"    // keyword runs: Pokémon illustrator
+	fType      = "ptype"     // keyword runs: Pokémon energy types, supertype, subtypes; One Piece types, category
+	fColor     = "color"     // keyword runs: card colors
+	fAttack    = "attack"    // keyword runs: Pokémon attack names
+	fAbility   = "ability"   // keyword runs: Pokémon ability names
+	fAttribute = "attribute" // keyword runs: One Piece attributes
+	fLegal     = "legal"     // keyword: formats the card is legal in (standard, expanded, unlimited)
+	fBanned    = "banned"    // keyword: formats the card is banned in
+	fReg       = "reg"       // keyword: normalizeText of the regulation mark
+	// Numbers are keywords of ten digits (numberTerm), compared as term
+	// ranges: one term per value (a Bleve numeric field indexes sixteen).
+	fHP      = "hp"      // number: Pokémon HP
+	fRetreat = "retreat" // number: Pokémon retreat cost
+	fCost    = "cost"    // number: One Piece cost
+	fPower   = "power"   // number: One Piece power
+	fCounter = "counter" // number: One Piece counter
+	fLife    = "life"    // number: One Piece life
 )
 
 // highlightFields are the stored fields whose matches come back as
@@ -53,6 +75,23 @@ type doc struct {
 	Tags      []string `json:"tags,omitempty"`
 	Price     *string  `json:"price,omitempty"` // nil (not "") when unpriced: Bleve indexes "" as a term
 	Volume    string   `json:"volume"`
+
+	Artist    []string `json:"artist,omitempty"`
+	Type      []string `json:"ptype,omitempty"`
+	Color     []string `json:"color,omitempty"`
+	Attack    []string `json:"attack,omitempty"`
+	Ability   []string `json:"ability,omitempty"`
+	Attribute []string `json:"attribute,omitempty"`
+	Legal     []string `json:"legal,omitempty"`
+	Banned    []string `json:"banned,omitempty"`
+	Reg       *string  `json:"reg,omitempty"`
+	// Numbers the card prints (numberTerm); nil when it prints none.
+	HP      *string `json:"hp,omitempty"`
+	Retreat *string `json:"retreat,omitempty"`
+	Cost    *string `json:"cost,omitempty"`
+	Power   *string `json:"power,omitempty"`
+	Counter *string `json:"counter,omitempty"`
+	Life    *string `json:"life,omitempty"`
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -85,7 +124,9 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	}
 
 	dm := mapping.NewDocumentStaticMapping()
-	for _, name := range []string{fGame, fLanguage, fSet, fRarity, fVariant, fNameExact, fSetExact, fSetCode, fIDs} {
+	for _, name := range []string{fGame, fLanguage, fSet, fRarity, fVariant, fNameExact, fSetExact, fSetCode, fIDs,
+		fArtist, fType, fColor, fAttack, fAbility, fAttribute, fLegal, fBanned, fReg,
+		fHP, fRetreat, fCost, fPower, fCounter, fLife} {
 		dm.AddFieldMappingsAt(name, kw(false, false))
 	}
 	dm.AddFieldMappingsAt(fNameSort, kw(false, true))

@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -49,6 +50,12 @@ type Index struct {
 	// popularity boost; nil when the internal ids are not plain numbers (the
 	// boost is then left out).
 	docRow []uint32
+	// rowGame and rowOrd map a card row to its game (by gameIdx) and its
+	// ordinal in its game, gameCards counts each game's cards, for Match;
+	// nil when docRow is.
+	rowGame   []uint8
+	rowOrd    []uint32
+	gameCards []int
 }
 
 // Open opens the index Build wrote into dir, read-only. Errors wrap
@@ -73,6 +80,10 @@ func Open(dir string) (*Index, error) {
 		return nil, fmt.Errorf("index: open %s: %w: no query analyzer", dir, ErrFormat)
 	}
 	if ix.docRow, err = loadDocRows(bi, t.nCards); err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("index: open %s: %w", dir, err)
+	}
+	if ix.rowGame, ix.rowOrd, ix.gameCards, err = loadOrdinals(ix); err != nil {
 		bi.Close()
 		return nil, fmt.Errorf("index: open %s: %w", dir, err)
 	}
@@ -170,8 +181,13 @@ func (ix *Index) AppendLookup(dst []Suggestion, game, q, language string, limit 
 // SearchRequest is one full-text search. Filters are exact and combine with
 // AND; empty strings and -1 prices are unset.
 type SearchRequest struct {
-	Game     string // required: a game of the index
-	Q        string // free text: names, set names and codes, numbers, ids, rarity; "" matches every card
+	Game string // required: a game of the index
+	Q    string // free text: names, set names and codes, numbers, ids, rarity; "" matches every card
+	// Query, when not nil, is q parsed with the search syntax
+	// (syntax.Parse), and Q is ignored: its plain words at the top
+	// (Query.Text) rank as Q does, and the rest of it (Query.Filter)
+	// selects the cards, as a filter (see structured.go).
+	Query    *syntax.Query
 	Language string // en, ja, zh-cn, zh-tw
 	SetID    string // a set id ("en:base1") or a set source id ("base1": every language edition)
 	Rarity   string // rarity, compared after normKeyword ("rare holo" = "Rare Holo")
@@ -257,7 +273,11 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 		return SearchResult{}, fmt.Errorf("index: search: price filter unavailable (unknown document numbering)")
 	}
 
-	plan, err := ix.textPlan(r.Q)
+	text := r.Q
+	if r.Query != nil {
+		text = strings.Join(r.Query.Text(), " ")
+	}
+	plan, err := ix.textPlan(text)
 	if err != nil {
 		return SearchResult{}, searchErr(ctx, err)
 	}
@@ -319,8 +339,9 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 
 // searchQuery is the whole query of r: the text's relevance query (nil:
 // every card of the game, in popularity order), restricted to the cards
-// sel selects (nil: no restriction) and to r's filters, with the price
-// filter and the popularity boost around it.
+// sel selects (nil: no restriction) and to r's filters (the syntax
+// filter of r.Query among them), with the price filter and the popularity
+// boost around it.
 func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.Query {
 	// Without text, the game term scores every card alike (a keyword field
 	// of one value) and the popularity boost orders them.
@@ -330,6 +351,9 @@ func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.
 	}
 	if sel != nil {
 		filters = append(filters, selectOnly{sel})
+	}
+	if r.Query != nil {
+		filters = append(filters, ix.filterQueries(r.Game, r.Query.Filter())...)
 	}
 	if r.Language != "" {
 		filters = append(filters, selectOnly{termQ(fLanguage, r.Language, 0)})
@@ -575,11 +599,7 @@ type textPlan struct {
 // codes, numbers: "4/102" matches both terms of 4/102). Words without
 // terms (punctuation) are left out.
 func (ix *Index) textPlan(q string) (textPlan, error) {
-	raw := strings.Fields(normalizeID(q))
-	for i, t := range raw {
-		raw[i] = strings.Trim(t, ",;()[]{}\"")
-	}
-	raw = uniq(raw...)
+	raw := queryWords(q)
 	if len(raw) > 1 {
 		kept := raw[:0]
 		for _, t := range raw {
@@ -603,17 +623,8 @@ func (ix *Index) textPlan(q string) (textPlan, error) {
 	var terms []query.Query  // narrow: one disjunction per term
 	for i, tok := range raw {
 		last := i == len(raw)-1
-		var cl []query.Query // every clause of the word
-		cl = append(cl, termQ(fIDs, tok, bID))
-		for _, c := range uniq(tok, compactID(tok)) {
-			cl = append(cl, termQ(fSetCode, c, bSetCode))
-		}
-		if strings.ContainsAny(tok, "0123456789") {
-			for _, f := range numberQueryForms(tok) {
-				cl = append(cl, termQ(fNumber, f, bNumber))
-			}
-		}
-		wholeWord := len(cl) // cl[:wholeWord] match the word as a whole
+		cl := wholeWordClauses(tok) // every clause of the word
+		wholeWord := len(cl)        // cl[:wholeWord] match the word as a whole
 		// termClauses[k] holds the clauses of the k-th span of the word's
 		// terms; terms of one span (a possessive and its stem) share it.
 		var termClauses [][]query.Query
@@ -624,13 +635,7 @@ func (ix *Index) textPlan(q string) (textPlan, error) {
 				lastStart, lastEnd = t.Start, t.End
 			}
 			term := string(t.Term)
-			tc := []query.Query{
-				termQ(fName, term, bName),
-				termQ(fNameAlt, term, bNameAlt),
-				termQ(fNameEN, term, bNameEN),
-				termQ(fSetName, term, bSetName),
-				termQ(fTags, term, bTags),
-			}
+			tc := termMatchClauses(term)
 			if t.Type != analysis.Ideographic && t.Type != analysis.Double && t.Type != analysis.Single && !isDigits(term) {
 				// Typo tolerance for words the index does not have: a fuzzy
 				// match costs a walk of the term dictionary, so a word that
@@ -699,6 +704,45 @@ func (ix *Index) textPlan(q string) (textPlan, error) {
 		plan.narrow = append(plan.narrow, orPhrase(allButOne))
 	}
 	return plan, nil
+}
+
+// queryWords splits q into the words textPlan searches: normalizeID of
+// each whitespace-separated word, trimmed of the punctuation around it,
+// without duplicates.
+func queryWords(q string) []string {
+	raw := strings.Fields(normalizeID(q))
+	for i, t := range raw {
+		raw[i] = strings.Trim(t, ",;()[]{}\"")
+	}
+	return uniq(raw...)
+}
+
+// wholeWordClauses are the clauses that match a query word (normalizeID)
+// as a whole: card ids, set codes and collector number forms.
+func wholeWordClauses(tok string) []query.Query {
+	cl := []query.Query{termQ(fIDs, tok, bID)}
+	for _, c := range uniq(tok, compactID(tok)) {
+		cl = append(cl, termQ(fSetCode, c, bSetCode))
+	}
+	if strings.ContainsAny(tok, "0123456789") {
+		for _, f := range numberQueryForms(tok) {
+			cl = append(cl, termQ(fNumber, f, bNumber))
+		}
+	}
+	return cl
+}
+
+// termMatchClauses are the clauses that match one analyzed term of a query
+// word: the name, its romaji/pinyin forms, the linked English name, the
+// set name and the tags.
+func termMatchClauses(term string) []query.Query {
+	return []query.Query{
+		termQ(fName, term, bName),
+		termQ(fNameAlt, term, bNameAlt),
+		termQ(fNameEN, term, bNameEN),
+		termQ(fSetName, term, bSetName),
+		termQ(fTags, term, bTags),
+	}
 }
 
 // selectOnly is a query that selects cards without weighing them: its

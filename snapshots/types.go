@@ -10,7 +10,8 @@ import (
 //	1  first layout
 //	2  card analytics in a binary encoding (EncodeAnalytics) instead of JSON
 //	3  cards carry their gameplay facts (Card.Play) in the catalog
-const FormatVersion = 3
+//	4  the index has the search syntax's fields (artist, types, hp, cost ...)
+const FormatVersion = 4
 
 // Languages of the card catalog, in the order the API lists them.
 var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}
