@@ -2,6 +2,8 @@ package syntax_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -206,4 +208,15 @@ func sameTree(a, b *syntax.Node) bool {
 		}
 	}
 	return true
+}
+
+// TestDoc_README: the README's "Search syntax" section is Doc.
+func TestDoc_README(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "### Search syntax\n\n"+syntax.Doc+"\n") {
+		t.Errorf("README.md has no \"### Search syntax\" section equal to syntax.Doc")
+	}
 }
