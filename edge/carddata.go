@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // foldAccents maps accented Latin letters to their base letter.
@@ -177,7 +178,7 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			if series, err = r.snap.PriceSeries(c.Game, c.ID); err != nil {
 				return err
 			}
-			raw = seriesFor(series, snapshots.RawNearMint)
+			raw = snapshots.SeriesOf(series, snapshots.RawNearMint)
 		}
 		if cum == nil {
 			if cum, err = r.snap.Cum(c.Game, c.ID); err != nil {
@@ -205,7 +206,7 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			slots := []gradeRow{}
 			for _, s := range series {
 				if p, ok := snapshots.PointAt(&s, asOf); ok {
-					slots = append(slots, gradeRow{Grade: s.Grade.String(), Sales: int(p.Sales), TVWAPUSD: usdOrNil(p.TVWAPCents), FMVUSD: usdOrNil(p.FMVCents), LastSale: strOrNil(p.Day.String())})
+					slots = append(slots, gradeRow{Grade: s.Grade.String(), Sales: int(p.Sales), TVWAPUSD: snapshots.USDOrNil(p.TVWAPCents), FMVUSD: snapshots.USDOrNil(p.FMVCents), LastSale: jsontext.StrOrNil(p.Day.String())})
 				}
 			}
 			out.TVWAPSlots = &slotsInclude{Basis: "latest trailing-7-day tvwap per grade", Slots: slots}
@@ -214,11 +215,11 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			for _, s := range series {
 				now, ok1 := snapshots.FMVAt(&s, asOf)
 				then, ok2 := snapshots.FMVAt(&s, asOf-30)
-				row := gradeRow{Grade: s.Grade.String(), FMVUSD: usdOrNil(now)}
+				row := gradeRow{Grade: s.Grade.String(), FMVUSD: snapshots.USDOrNil(now)}
 				g := s.Grade
 				row.Sales, _ = snapshots.SumWindow(cum, func(x snapshots.Grade) bool { return x == g }, asOf-29, asOf)
 				if ok1 && ok2 && then > 0 {
-					v := round2(100 * float64(now-then) / float64(then))
+					v := snapshots.Round2(100 * float64(now-then) / float64(then))
 					row.ChangePct = &v
 				}
 				rows = append(rows, row)
@@ -256,15 +257,6 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 	return nil
 }
 
-func seriesFor(series []snapshots.PriceSeries, g snapshots.Grade) *snapshots.PriceSeries {
-	for i := range series {
-		if series[i].Grade == g {
-			return &series[i]
-		}
-	}
-	return nil
-}
-
 func pointPrice(p snapshots.PricePoint, method string) int64 {
 	switch method {
 	case "tvwap":
@@ -291,7 +283,7 @@ func dailyPoints(s *snapshots.PriceSeries, from, to snapshots.Day, method string
 		if p.Day == d {
 			sales = int(p.Sales)
 		}
-		out = append(out, pricePointRow{Date: d.String(), PriceUSD: usd(pointPrice(p, method)), Sales: sales})
+		out = append(out, pricePointRow{Date: d.String(), PriceUSD: snapshots.USD(pointPrice(p, method)), Sales: sales})
 	}
 	return out
 }
@@ -303,13 +295,13 @@ func gradeBreakdown(series []snapshots.PriceSeries, cum []snapshots.CumSeries, a
 		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
 		row := gradeRow{Grade: cs.Grade.String(), Sales: n}
 		if len(cs.Points) > 0 {
-			row.LastSale = strOrNil(cs.Points[len(cs.Points)-1].Day.String())
+			row.LastSale = jsontext.StrOrNil(cs.Points[len(cs.Points)-1].Day.String())
 		}
-		if s := seriesFor(series, cs.Grade); s != nil {
+		if s := snapshots.SeriesOf(series, cs.Grade); s != nil {
 			if p, ok := snapshots.PointAt(s, asOf); ok {
-				row.FMVUSD, row.TVWAPUSD, row.MedianUSD = usdOrNil(p.FMVCents), usdOrNil(p.TVWAPCents), usdOrNil(p.MedianCents)
+				row.FMVUSD, row.TVWAPUSD, row.MedianUSD = snapshots.USDOrNil(p.FMVCents), snapshots.USDOrNil(p.TVWAPCents), snapshots.USDOrNil(p.MedianCents)
 				if rawFMV > 0 && !cs.Grade.Raw() {
-					v := round2(float64(p.FMVCents) / float64(rawFMV))
+					v := snapshots.Round2(float64(p.FMVCents) / float64(rawFMV))
 					row.PremiumRaw = &v
 				}
 			}
@@ -345,7 +337,7 @@ func populationOverview(cum []snapshots.CumSeries, asOf snapshots.Day) *populati
 		out.Grades = append(out.Grades, populationRow{Grader: snapshots.Graders[cs.Grade.Grader()], Grade: cs.Grade.Number(), Sales: n})
 	}
 	for i := range out.Grades {
-		out.Grades[i].Share = round2(100 * float64(out.Grades[i].Sales) / math.Max(1, float64(out.GradedSales)))
+		out.Grades[i].Share = snapshots.Round2(100 * float64(out.Grades[i].Sales) / math.Max(1, float64(out.GradedSales)))
 	}
 	return out
 }
@@ -374,7 +366,7 @@ func gradingEconomics(series []snapshots.PriceSeries, cum []snapshots.CumSeries,
 			continue
 		}
 		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
-		fmv, ok := snapshots.FMVAt(seriesFor(series, cs.Grade), asOf)
+		fmv, ok := snapshots.FMVAt(snapshots.SeriesOf(series, cs.Grade), asOf)
 		if !ok || n == 0 {
 			continue
 		}
@@ -382,12 +374,12 @@ func gradingEconomics(series []snapshots.PriceSeries, cum []snapshots.CumSeries,
 		weights += float64(n)
 	}
 	out := &gradingEconomicsInc{
-		Grader: snapshots.Graders[0], RawFMVUSD: usdOrNil(rawFMV), GradingCostUSD: usd(gradingFeeCents), SampleSales: int(weights),
+		Grader: snapshots.Graders[0], RawFMVUSD: snapshots.USDOrNil(rawFMV), GradingCostUSD: snapshots.USD(gradingFeeCents), SampleSales: int(weights),
 		Basis: "expected graded value = graded fmv per grade weighted by the grade mix of this card's verified graded sales; grading cost is an assumed flat fee",
 	}
 	if weights > 0 && rawFMV > 0 {
 		exp := int64(weighted / weights)
-		e, g := usd(exp), usd(exp-rawFMV-gradingFeeCents)
+		e, g := snapshots.USD(exp), snapshots.USD(exp-rawFMV-gradingFeeCents)
 		out.ExpectedGradedUSD, out.ExpectedGainUSD = &e, &g
 	}
 	return out
@@ -537,7 +529,7 @@ func handleMarketHistory(r *request) (any, error) {
 	out := historyPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), TotalDays: len(days), Items: []dayRow{},
 		PriceBasis: "verified sales per day (quality-flagged, low-confidence and price-feed rows excluded); days without sales are omitted"}
 	if fromSet {
-		out.From = strOrNil(from.String())
+		out.From = jsontext.StrOrNil(from.String())
 	}
 	if len(days) > out.Limit {
 		days = days[len(days)-out.Limit:]
@@ -549,19 +541,10 @@ func handleMarketHistory(r *request) (any, error) {
 		for _, x := range p {
 			vol += x
 		}
-		m := medianOf(p)
-		out.Items = append(out.Items, dayRow{Date: d.String(), Sales: len(p), VolumeUSD: usd(vol), MedianUSD: usd(m), LowUSD: usd(p[0]), HighUSD: usd(p[len(p)-1])})
+		m := snapshots.Median(p)
+		out.Items = append(out.Items, dayRow{Date: d.String(), Sales: len(p), VolumeUSD: snapshots.USD(vol), MedianUSD: snapshots.USD(m), LowUSD: snapshots.USD(p[0]), HighUSD: snapshots.USD(p[len(p)-1])})
 	}
 	return out, nil
-}
-
-// medianOf sorts p and returns its median.
-func medianOf(p []int64) int64 {
-	sort.Slice(p, func(i, j int) bool { return p[i] < p[j] })
-	if len(p)%2 == 1 {
-		return p[len(p)/2]
-	}
-	return (p[len(p)/2-1] + p[len(p)/2]) / 2
 }
 
 func joinValidation(errs ...error) error {
@@ -605,7 +588,7 @@ func handleMarketplaceSales(r *request) (any, error) {
 	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []saleRow{},
 		Note: "raw executed sales per marketplace, newest first, with their quality and identity flags; partner price-feed rows are not sales and are left out"}
 	if fromSet {
-		out.From = strOrNil(from.String())
+		out.From = jsontext.StrOrNil(from.String())
 	}
 	for _, s := range w.sales {
 		if s.Flags&snapshots.SalePriceFeed != 0 || !w.keep(&s) {
@@ -675,7 +658,7 @@ func handlePartnerHistory(r *request) (any, error) {
 	items := make([]partnerDay, 0, len(days))
 	for _, d := range days {
 		a := byDay[d]
-		items = append(items, partnerDay{Date: d.String(), MarketPriceUSD: usdOrNil(a.feed), Sales: a.n, VolumeUSD: usd(a.cents)})
+		items = append(items, partnerDay{Date: d.String(), MarketPriceUSD: snapshots.USDOrNil(a.feed), Sales: a.n, VolumeUSD: snapshots.USD(a.cents)})
 	}
 	out := partnerHistoryPayload{CardID: c.ID, Marketplace: "partner", Limit: limit, TotalDays: total, Truncated: total > len(items), Items: items,
 		Basis: "market_price_usd is the partner price feed's daily market median (not a sale); sales and volume are verified partner sales"}
@@ -684,7 +667,7 @@ func handlePartnerHistory(r *request) (any, error) {
 		out.PartnerProductID = &id
 	}
 	if limited {
-		out.WindowStart = strOrNil(start.String())
+		out.WindowStart = jsontext.StrOrNil(start.String())
 	}
 	return out, nil
 }
@@ -730,7 +713,7 @@ func handlePriceHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := seriesFor(series, grade)
+	s := snapshots.SeriesOf(series, grade)
 	method, interval := r.p.str("method"), r.p.str("interval")
 	var pts []pricePointRow
 	if s != nil && len(s.Points) > 0 {
@@ -742,7 +725,7 @@ func handlePriceHistory(r *request) (any, error) {
 		case "change":
 			for _, p := range s.Points {
 				if p.Day >= start && p.Day <= to {
-					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: usd(pointPrice(p, method)), Sales: int(p.Sales)})
+					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(pointPrice(p, method)), Sales: int(p.Sales)})
 				}
 			}
 		case "week":
@@ -776,7 +759,7 @@ func handlePriceHistory(r *request) (any, error) {
 		Order: "oldest first; the page holds the newest points after skipping offset newer ones",
 	}
 	if fromSet {
-		out.From = strOrNil(from.String())
+		out.From = jsontext.StrOrNil(from.String())
 	}
 	return out, nil
 }
@@ -877,7 +860,7 @@ func handleVWAP(r *request) (any, error) {
 	}
 	out := vwapPayload{
 		CardID: c.ID, WindowDays: days, From: from.String(), To: r.snap.AsOf.String(), Clamped: clamped,
-		Condition: strOrNil(condition), Grader: strOrNil(grader), Language: c.Language,
+		Condition: jsontext.StrOrNil(condition), Grader: jsontext.StrOrNil(grader), Language: c.Language,
 		PriceBasis: "sum of verified sale prices / number of verified sales in the window (each sale is one unit)",
 	}
 	if p.has("grade_num") {
@@ -885,7 +868,7 @@ func handleVWAP(r *request) (any, error) {
 		out.GradeNum = &n
 	}
 	if lang := p.str("language"); lang != "" && !strings.EqualFold(lang, c.Language) {
-		out.Note = strOrNil("card " + c.ID + " is a " + c.Language + " card; no sales match language " + lang)
+		out.Note = jsontext.StrOrNil("card " + c.ID + " is a " + c.Language + " card; no sales match language " + lang)
 		return out, nil
 	}
 	cum, err := r.snap.Cum(c.Game, c.ID)
@@ -893,9 +876,9 @@ func handleVWAP(r *request) (any, error) {
 		return nil, err
 	}
 	n, cents := snapshots.SumWindow(cum, keep, from, r.snap.AsOf)
-	out.Sales, out.VolumeUSD = n, usd(cents)
+	out.Sales, out.VolumeUSD = n, snapshots.USD(cents)
 	if n > 0 {
-		v := usd(int64(math.Round(float64(cents) / float64(n))))
+		v := snapshots.USD(int64(math.Round(float64(cents) / float64(n))))
 		out.VWAPUSD = &v
 	}
 	return out, nil

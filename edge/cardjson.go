@@ -87,9 +87,9 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set) []byte {
 	b = append(b, `,"supertype":`...)
 	b = appendJSONStrOrNull(b, c.Supertype)
 	b = append(b, `,"subtypes":`...)
-	b = appendJSONStrs(b, nonNil(c.Subtypes))
+	b = appendJSONStrs(b, jsontext.NonNil(c.Subtypes))
 	b = append(b, `,"colors":`...)
-	b = appendJSONStrs(b, nonNil(c.Colors))
+	b = appendJSONStrs(b, jsontext.NonNil(c.Colors))
 	b = append(b, `,"national_dex":`...)
 	if c.NationalDex == nil {
 		b = append(b, "null"...)
@@ -116,7 +116,7 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set) []byte {
 		b = strconv.AppendInt(b, c.PartnerProductID, 10)
 	}
 	b = append(b, `,"market_sources":`...)
-	b = appendJSONStrs(b, nonNil(c.MarketSources))
+	b = appendJSONStrs(b, jsontext.NonNil(c.MarketSources))
 	b = append(b, `,"venues":[`...)
 	for i, v := range c.Venues {
 		if i > 0 {
@@ -544,14 +544,14 @@ func appendUSDOrNull(b []byte, cents int64) []byte {
 	return appendUSD(b, cents)
 }
 
-// appendUSD writes usd(cents) as encoding/json does: the float nearest to
+// appendUSD writes snapshots.USD(cents) as encoding/json does: the float nearest to
 // cents/100 prints as cents/100 while cents has at most 15 digits (see
 // appendJSONNum).
 func appendUSD(b []byte, cents int64) []byte {
 	if -1e15 < cents && cents < 1e15 {
 		return appendCents(b, cents)
 	}
-	return appendJSONNum(b, usd(cents))
+	return appendJSONNum(b, snapshots.USD(cents))
 }
 
 func appendJSONNumPtr(b []byte, f *float64) []byte {

@@ -41,14 +41,14 @@ func referenceAnalytics(c *snapshots.Card, a snapshots.CardAnalytics) plainAnaly
 		return m
 	}
 	out := plainAnalytics{
-		CardID: c.ID, Name: c.Name, Window: a.Window, From: a.From, To: a.To, Sales: a.Sales, VolumeUSD: usd(a.VolumeCents),
-		AvgUSD: usdOrNil(a.AvgCents), MedianUSD: usdOrNil(a.MedianCents), LowUSD: usdOrNil(a.LowCents), HighUSD: usdOrNil(a.HighCents),
-		FirstFMVUSD: usdOrNil(a.FirstFMVCents), LastFMVUSD: usdOrNil(a.LastFMVCents),
+		CardID: c.ID, Name: c.Name, Window: a.Window, From: a.From, To: a.To, Sales: a.Sales, VolumeUSD: snapshots.USD(a.VolumeCents),
+		AvgUSD: snapshots.USDOrNil(a.AvgCents), MedianUSD: snapshots.USDOrNil(a.MedianCents), LowUSD: snapshots.USDOrNil(a.LowCents), HighUSD: snapshots.USDOrNil(a.HighCents),
+		FirstFMVUSD: snapshots.USDOrNil(a.FirstFMVCents), LastFMVUSD: snapshots.USDOrNil(a.LastFMVCents),
 		ByMarketplace: nonNil(a.ByMarketplace), ByGrade: nonNil(a.ByGrade), TradeTypes: nonNil(a.TradeTypes),
 		GradeMedian: map[string]float64{}, PriceBasis: analyticsPriceBasis,
 	}
 	for g, v := range a.GradeMedianCts {
-		out.GradeMedian[g] = usd(v)
+		out.GradeMedian[g] = snapshots.USD(v)
 	}
 	if a.FirstFMVCents > 0 {
 		out.ChangePct, out.VolatilityPct = &a.ChangePct, &a.VolatilityPct
@@ -213,14 +213,14 @@ func TestAppendJSONNum_Cents(t *testing.T) {
 	}
 	checkUSD := func(c int64) {
 		t.Helper()
-		check(usd(c))
-		if got, want := appendUSD(nil, c), stdlibJSON(t, usd(c)); !bytes.Equal(got, want) {
+		check(snapshots.USD(c))
+		if got, want := appendUSD(nil, c), stdlibJSON(t, snapshots.USD(c)); !bytes.Equal(got, want) {
 			t.Fatalf("appendUSD(%d): got %s, want %s", c, got, want)
 		}
 	}
 	for c := int64(-100_000); c <= 100_000; c++ {
 		checkUSD(c)
-		check(round2(float64(c) / 1000))
+		check(snapshots.Round2(float64(c) / 1000))
 	}
 	for p, i := int64(1), 0; i <= 18; p, i = p*10, i+1 {
 		for _, c := range []int64{p - 1, p, p + 1, p*9 + 99, -p - 1} {
@@ -233,7 +233,7 @@ func TestAppendJSONNum_Cents(t *testing.T) {
 	for i := 0; i < 200_000; i++ {
 		c := rng.Int64N(2e15) - 1e15
 		checkUSD(c)
-		check(round2(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(14)))))
+		check(snapshots.Round2(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(14)))))
 	}
 	check(math.Copysign(0, -1))
 	check(0)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 var languageEnum = []string{"en", "ja", "zh-cn", "zh-tw"}
@@ -249,7 +250,7 @@ func handleSales(r *request) (any, error) {
 	since, sinceSet = r.clampSince(since, sinceSet)
 	f := salesFilters{
 		IncludeFiltered: p.flag("include_filtered"), IncludeUntrustedIdentity: p.flag("include_untrusted_identity"),
-		IncludePriceFeed: p.flag("include_price_feed"), TradeType: strOrNil(p.str("trade_type")),
+		IncludePriceFeed: p.flag("include_price_feed"), TradeType: jsontext.StrOrNil(p.str("trade_type")),
 	}
 	if sinceSet {
 		d := since.String()

@@ -508,7 +508,7 @@ func (c *chatRun) answerQuote(it chatIntent, card resolve.Candidate, others []st
 		return c.alsoMatched(others)
 	}
 	p := quotes[0].Price
-	price := resolve.USD(p.Cents)
+	price := snapshots.USD(p.Cents)
 	var text string
 	switch p.Label {
 	case resolve.LabelMidprice:

@@ -10,6 +10,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // The agent chat's tools: the data of the REST routes and of the MCP tools of
@@ -226,21 +227,21 @@ func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := seriesFor(series, g)
+		s := snapshots.SeriesOf(series, g)
 		var pts []pricePointRow
 		if s != nil {
 			for _, p := range s.Points {
 				if p.Day >= since && p.Day <= t.snap.AsOf {
-					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: usd(p.FMVCents), Sales: int(p.Sales)})
+					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(p.FMVCents), Sales: int(p.Sales)})
 				}
 			}
 		}
 		if len(pts) > limit {
 			pts = pts[len(pts)-limit:]
 		}
-		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "points": nonNil(pts)}
+		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "points": jsontext.NonNil(pts)}
 		if len(pts) > 1 && pts[0].PriceUSD > 0 {
-			row["change_pct"] = round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
+			row["change_pct"] = snapshots.Round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
 			row["from"], row["to"] = pts[0].Date, pts[len(pts)-1].Date
 		}
 		out = append(out, row)

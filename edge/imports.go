@@ -20,6 +20,7 @@ import (
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -810,7 +811,7 @@ func newPreviewID() (string, error) {
 }
 
 func (ir *importResolver) card(c *snapshots.Card) importCard {
-	out := importCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language, PriceUSD: usdOrNil(c.PriceCents)}
+	out := importCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language, PriceUSD: snapshots.USDOrNil(c.PriceCents)}
 	if s, err := ir.snap.Set(c.Game, c.SetID); err == nil {
 		out.SetName = s.Name
 	}
@@ -839,7 +840,7 @@ func fmvOf(snap *Snapshot, c *snapshots.Card, g snapshots.Grade) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	p, ok := snapshots.PointAt(seriesFor(series, g), snap.AsOf)
+	p, ok := snapshots.PointAt(snapshots.SeriesOf(series, g), snap.AsOf)
 	if !ok {
 		return 0, nil
 	}
@@ -861,7 +862,7 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 	}
 	now := importNow().UTC().Truncate(time.Second)
 	out := &previewPayload{PreviewID: id, ExpiresAt: now.Add(importPreviewTTL).Format(time.RFC3339), Game: r.game, Format: up.Format,
-		Columns: up.Columns, Ignored: nonNil(up.Ignored), Rows: make([]previewRow, 0, len(up.Rows)),
+		Columns: up.Columns, Ignored: jsontext.NonNil(up.Ignored), Rows: make([]previewRow, 0, len(up.Rows)),
 		SnapshotID: r.snap.Manifest().SnapshotID, AsOf: r.snap.AsOf.String(),
 		Basis: "value_usd = fmv of the row's grade (as of the snapshot) x quantity; price_paid is per copy",
 		Next:  "POST /api/v3/me/imports/confirm {\"preview_id\": \"" + id + "\"} stores the matched rows (and ambiguous rows you pick with \"choices\": {\"<row>\": \"<card_id>\"}) within 24 hours"}
@@ -899,7 +900,7 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 		}
 		pr.Grade, pr.Quantity = chk.grade.String(), chk.quantity
 		if chk.hasPaid {
-			v := usd(chk.paid)
+			v := snapshots.USD(chk.paid)
 			pr.PricePaidUSD = &v
 		}
 		res := ir.resolve(row, chk.language)
@@ -919,8 +920,8 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 				return nil, err
 			}
 			if fmv > 0 {
-				pr.FMVUSD = usdOrNil(fmv)
-				pr.ValueUSD = usdOrNil(fmv * int64(chk.quantity))
+				pr.FMVUSD = snapshots.USDOrNil(fmv)
+				pr.ValueUSD = snapshots.USDOrNil(fmv * int64(chk.quantity))
 				valueCents += fmv * int64(chk.quantity)
 			} else {
 				sum.Unvalued++
@@ -957,7 +958,7 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 		}
 		return nil, strictErrs
 	}
-	sum.ValueUSD, sum.PaidUSD = usd(valueCents), usd(paidCents)
+	sum.ValueUSD, sum.PaidUSD = snapshots.USD(valueCents), snapshots.USD(paidCents)
 	out.Summary = sum
 	ctx, cancel := context.WithTimeout(context.Background(), importStateTimeout)
 	defer cancel()
@@ -1216,6 +1217,6 @@ func summarizeCollection(snap *Snapshot, coll *collection) *collectionSummary {
 		out.ImportID = append(out.ImportID, im.ImportID)
 	}
 	out.Cards = len(cards)
-	out.ValueUSD, out.PaidUSD = usd(value), usd(paid)
+	out.ValueUSD, out.PaidUSD = snapshots.USD(value), snapshots.USD(paid)
 	return out
 }

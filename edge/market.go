@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 func (s *Server) registerMarketRoutes() {
@@ -71,8 +72,8 @@ type trendExt struct {
 }
 
 func newTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, metric string, v float64) trendingItem {
-	it := trendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: setRef{ID: c.SetID}, Language: c.Language, Rarity: strOrNil(c.Rarity),
-		Metric: metric, Value: round2(v), PriceUSD: usdOrNil(c.PriceCents), Sales30d: c.Sales30d, Volume30d: usd(c.Volume30dCents)}
+	it := trendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: setRef{ID: c.SetID}, Language: c.Language, Rarity: jsontext.StrOrNil(c.Rarity),
+		Metric: metric, Value: snapshots.Round2(v), PriceUSD: snapshots.USDOrNil(c.PriceCents), Sales30d: c.Sales30d, Volume30d: snapshots.USD(c.Volume30dCents)}
 	if s != nil {
 		it.Set.Name = s.Name
 	}
@@ -147,8 +148,8 @@ func handleTrending(r *request) (any, error) {
 		c := cards[entries[i].Ordinal]
 		items = append(items, newTrendingItem(i+1, c, r.setOf(c), metric, entries[i].Value))
 	}
-	out := trendingPayload{Metric: metric, Window: strOrNil(window), WindowDays: days, Language: lang, Direction: p.str("direction"),
-		Grader: strOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), Total: len(entries), Offset: offset, Limit: limit, Items: items,
+	out := trendingPayload{Metric: metric, Window: jsontext.StrOrNil(window), WindowDays: days, Language: lang, Direction: p.str("direction"),
+		Grader: jsontext.StrOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), Total: len(entries), Offset: offset, Limit: limit, Items: items,
 		Basis: "verified sales; *_pct compare the window with the one before it (volume) or the fmv at its ends (price); composite = 0.6 price_pct + 0.4 volume_pct, each clamped to [-100, 300]; a card ranks once it has enough sales in the window (2 for percentages, 3 for composite)"}
 	if p.has("grade_num") {
 		n := p.num("grade_num")
@@ -257,19 +258,19 @@ func handleMarketVolume(r *request) (any, error) {
 		if row.Sales == 0 {
 			continue
 		}
-		row.VolumeUSD = usd(cents)
+		row.VolumeUSD = snapshots.USD(cents)
 		totalCents += cents
 		totalSales += row.Sales
 		rows = append(rows, row)
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].VolumeUSD > rows[j].VolumeUSD })
 	for i := range rows {
-		rows[i].SharePct = round2(100 * rows[i].VolumeUSD / math.Max(0.01, usd(totalCents)))
+		rows[i].SharePct = snapshots.Round2(100 * rows[i].VolumeUSD / math.Max(0.01, snapshots.USD(totalCents)))
 	}
 	return marketVolumePayload{
 		Game: r.game, Language: lang, Granularity: gran, Days: days, From: from.String(), To: to.String(),
-		TotalSales: totalSales, TotalVolumeUSD: usd(totalCents), Series: bucketDaily(all, from, to, gran),
-		Sets: nonNil(rows), Basis: "verified sales; sets listed by volume, sets without sales in the window left out",
+		TotalSales: totalSales, TotalVolumeUSD: snapshots.USD(totalCents), Series: bucketDaily(all, from, to, gran),
+		Sets: jsontext.NonNil(rows), Basis: "verified sales; sets listed by volume, sets without sales in the window left out",
 	}, nil
 }
 
@@ -365,12 +366,12 @@ func handleShopListings(r *request) (any, error) {
 	pg := paginate(matches, p.int("offset"), p.int("limit"))
 	items := make([]listingRow, 0, len(pg.Items))
 	for _, l := range pg.Items {
-		row := listingRow{ListingID: l.ID, CardID: l.CardID, Platform: l.Platform, Grade: l.Grade, Finish: strOrNil(l.Finish),
-			AskUSD: usd(l.AskCents), ShippingUSD: usd(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity,
-			DealScore: round2(l.DealScore), PlatformFreshnessH: l.PlatformFreshnessH}
+		row := listingRow{ListingID: l.ID, CardID: l.CardID, Platform: l.Platform, Grade: l.Grade, Finish: jsontext.StrOrNil(l.Finish),
+			AskUSD: snapshots.USD(l.AskCents), ShippingUSD: snapshots.USD(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity,
+			DealScore: snapshots.Round2(l.DealScore), PlatformFreshnessH: l.PlatformFreshnessH}
 		if c, err := r.snap.Card(r.game, l.CardID); err == nil {
 			row.Name, row.SetID = c.Name, c.SetID
-			row.FMVUSD = usdOrNil(c.PriceCents)
+			row.FMVUSD = snapshots.USDOrNil(c.PriceCents)
 		}
 		items = append(items, row)
 	}

@@ -2,43 +2,10 @@ package edge
 
 import (
 	"github.com/cardedge/cardedge/edge/resolve"
-	"math"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
-
-// The data payloads of the REST routes. Names are stable snake_case; money is
-// *_usd with two decimals; dates are YYYY-MM-DD; every derived number says
-// its basis and sample size.
-
-func usd(cents int64) float64 { return math.Round(float64(cents)) / 100 }
-
-// usdOrNil is null for zero (unknown) amounts.
-func usdOrNil(cents int64) *float64 {
-	if cents == 0 {
-		return nil
-	}
-	v := usd(cents)
-	return &v
-}
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func round2(f float64) float64 { return math.Round(f*100) / 100 }
-
-// pctOrNil is null for NaN.
-func pctOrNil(f float64) *float64 {
-	if math.IsNaN(f) {
-		return nil
-	}
-	v := round2(f)
-	return &v
-}
 
 type setRef struct {
 	ID   string `json:"id"`
@@ -88,13 +55,13 @@ const priceBasisRawFMV = "fmv of raw:near_mint verified sales (exponentially smo
 func newCardGold(c *snapshots.Card, set *snapshots.Set) cardGold {
 	g := cardGold{
 		CardID: c.ID, Game: c.Game, Name: c.Name, NameLanguage: c.NameLanguage, Language: c.Language,
-		Set: setRef{ID: c.SetID}, Number: c.Number, Rarity: strOrNil(c.Rarity), Supertype: strOrNil(c.Supertype),
-		Subtypes: nonNil(c.Subtypes), Colors: nonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
-		ENCardID: strOrNil(c.ENCardID), ENMatch: strOrNil(c.ENMatch), MarketSources: nonNil(c.MarketSources),
+		Set: setRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
+		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
+		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), MarketSources: jsontext.NonNil(c.MarketSources),
 		Venues: []venueRef{},
 		Market: cardMarket{
-			PriceUSD: usdOrNil(c.PriceCents), PriceBasis: priceBasisRawFMV,
-			Volume30dUSD: usd(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings,
+			PriceUSD: snapshots.USDOrNil(c.PriceCents), PriceBasis: priceBasisRawFMV,
+			Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings,
 		},
 	}
 	if set != nil {
@@ -112,13 +79,6 @@ func newCardGold(c *snapshots.Card, set *snapshots.Set) cardGold {
 		g.Market.PriceDate = &d
 	}
 	return g
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // page is the shape of every list payload.

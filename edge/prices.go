@@ -287,7 +287,7 @@ func cardPrices(snap *Snapshot, c *snapshots.Card, g snapshots.Grade, sources []
 	out := map[string]*priceQuote{}
 	asOf := snap.AsOf
 	dated := func(pq *priceQuote, cents int64, d snapshots.Day) {
-		pq.PriceUSD = usdOrNil(cents)
+		pq.PriceUSD = snapshots.USDOrNil(cents)
 		ds := d.String()
 		age := int(asOf - d)
 		pq.Date, pq.AgeDays = &ds, &age
@@ -308,7 +308,7 @@ func cardPrices(snap *Snapshot, c *snapshots.Card, g snapshots.Grade, sources []
 			if err != nil {
 				return nil, err
 			}
-			if p, ok := snapshots.PointAt(seriesFor(series, g), asOf); ok && p.FMVCents > 0 {
+			if p, ok := snapshots.PointAt(snapshots.SeriesOf(series, g), asOf); ok && p.FMVCents > 0 {
 				dated(pq, p.FMVCents, p.Day)
 			} else {
 				pq.Note = "no fmv: no verified " + g.String() + " sale of this card yet"

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
 
@@ -111,8 +112,8 @@ func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, fasthttp.StatusOK, healthBody{
 		Status: "ok", Version: s.opts.Version, MCPVersion: MCPVersion, APIVersion: APIVersion,
 		SnapshotID: m.SnapshotID, AsOf: m.AsOf, Games: m.Games, Counts: m.Counts,
-		SnapshotAgeS: round2(time.Since(snap.opened).Seconds()), UptimeSeconds: round2(time.Since(s.started).Seconds()),
-		Cache: cacheHealth{Enabled: s.opts.CacheBytes > 0, Hits: st.Hits, MemoHits: st.MemoHits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: round2(st.HitRatio)},
+		SnapshotAgeS: snapshots.Round2(time.Since(snap.opened).Seconds()), UptimeSeconds: snapshots.Round2(time.Since(s.started).Seconds()),
+		Cache: cacheHealth{Enabled: s.opts.CacheBytes > 0, Hits: st.Hits, MemoHits: st.MemoHits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: snapshots.Round2(st.HitRatio)},
 	})
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 }

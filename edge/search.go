@@ -121,7 +121,7 @@ func handleSearch(r *request) (any, error) {
 		if hl == nil {
 			hl = map[string][]string{}
 		}
-		items = append(items, searchItem{Card: newCardGold(c, r.setOf(c)), Score: round2(h.Score), Highlights: hl})
+		items = append(items, searchItem{Card: newCardGold(c, r.setOf(c)), Score: snapshots.Round2(h.Score), Highlights: hl})
 	}
 	return searchPayload{
 		Query: p.str("q"), Sort: p.str("sort"), Items: items, Total: total, TotalIsLowerBound: lowerBound,
@@ -224,7 +224,7 @@ func (b *lookupBody) payload() lookupPayload {
 	for _, s := range b.items {
 		it := lookupItem{Suggestion: s}
 		if s.Kind == "card" {
-			it.PriceUSD = usdOrNil(s.PriceCents)
+			it.PriceUSD = snapshots.USDOrNil(s.PriceCents)
 		}
 		p.Items = append(p.Items, it)
 		if s.Exact && p.Resolved == nil {
@@ -274,12 +274,12 @@ func appendLookupItem(dst []byte, s *index.Suggestion) []byte {
 	return append(appendUSDOrNil(dst, s.PriceCents), '}')
 }
 
-// appendUSDOrNil writes usdOrNil(cents) as encoding/json does: every
+// appendUSDOrNil writes snapshots.USDOrNil(cents) as encoding/json does: every
 // amount an int64 of cents holds is at least 0.01 and below 1e21 in
 // magnitude, where encoding/json uses the 'f' form.
 func appendUSDOrNil(dst []byte, cents int64) []byte {
 	if cents == 0 {
 		return append(dst, "null"...)
 	}
-	return strconv.AppendFloat(dst, usd(cents), 'f', -1, 64)
+	return strconv.AppendFloat(dst, snapshots.USD(cents), 'f', -1, 64)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
 )
 
 // Hooks for the lookup tests in package edge_test.
@@ -21,7 +22,7 @@ func LookupBodies(ix *index.Index, game, q, language string, limit int) (fast, r
 // of a price; EncodeJSON is encoding/json's (HTML escaping off).
 func JSONQuery(s string) []byte     { return appendJSONStr(nil, s) }
 func JSONPrice(cents int64) []byte  { return appendUSDOrNil(nil, cents) }
-func USDOrNil(cents int64) *float64 { return usdOrNil(cents) }
+func USDOrNil(cents int64) *float64 { return snapshots.USDOrNil(cents) }
 func EncodeJSON(v any) []byte       { return encodeJSON(v) }
 
 func encodeJSON(v any) []byte {

@@ -79,7 +79,7 @@ func referenceSetGet(tb testing.TB, r *request) ([]byte, error) {
 		return nil, err
 	}
 	g := newSetGold(s)
-	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: usd(agg.Totals.ValueCents), MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents),
+	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
 		TopCards: []cardGold{}, PriceBasis: priceBasisRawFMV}
 	for _, c := range referenceTopCards(cards) {
 		g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 func (s *Server) registerSetRoutes() {
@@ -85,9 +86,9 @@ func intOrNil(n int) *int {
 
 func newSetGold(s *snapshots.Set) setGold {
 	return setGold{
-		SetID: s.ID, Game: s.Game, Name: s.Name, Language: s.Language, Series: strOrNil(s.Series), ReleaseDate: strOrNil(s.ReleaseDate),
-		Abbreviation: strOrNil(s.Abbreviation), CardCount: s.CardCount, CardCountPrinted: intOrNil(s.CardCountPrinted),
-		CardCountTotal: intOrNil(s.CardCountTotal), Volume30dUSD: usd(s.Volume30dCents), Sales30d: s.Sales30d, Source: s.Source,
+		SetID: s.ID, Game: s.Game, Name: s.Name, Language: s.Language, Series: jsontext.StrOrNil(s.Series), ReleaseDate: jsontext.StrOrNil(s.ReleaseDate),
+		Abbreviation: jsontext.StrOrNil(s.Abbreviation), CardCount: s.CardCount, CardCountPrinted: intOrNil(s.CardCountPrinted),
+		CardCountTotal: intOrNil(s.CardCountTotal), Volume30dUSD: snapshots.USD(s.Volume30dCents), Sales30d: s.Sales30d, Source: s.Source,
 	}
 }
 
@@ -125,7 +126,7 @@ func handleSetGet(r *request) (any, error) {
 		return nil, err
 	}
 	g := newSetGold(s)
-	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: usd(agg.Totals.ValueCents), MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents),
+	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
 		TopCards: make([]cardGold, 0, len(top)), PriceBasis: priceBasisRawFMV}
 	for _, c := range top {
 		g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))
@@ -140,15 +141,15 @@ func handleSetBreakdown(r *request) (any, error) {
 	}
 	rows := []rarityRow{}
 	for _, b := range agg.Breakdown {
-		rows = append(rows, rarityRow{Rarity: strOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: usd(b.ValueCents),
-			MedianPriceUSD: usdOrNil(b.MedianPriceCents), MaxPriceUSD: usdOrNil(b.MaxPriceCents), TopCardID: strOrNil(b.TopCardID),
-			Volume30dUSD: usd(b.Volume30dCents), Sales30d: b.Sales30d,
-			ValueSharePct: round2(100 * float64(b.ValueCents) / math.Max(1, float64(agg.Totals.ValueCents)))})
+		rows = append(rows, rarityRow{Rarity: jsontext.StrOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: snapshots.USD(b.ValueCents),
+			MedianPriceUSD: snapshots.USDOrNil(b.MedianPriceCents), MaxPriceUSD: snapshots.USDOrNil(b.MaxPriceCents), TopCardID: jsontext.StrOrNil(b.TopCardID),
+			Volume30dUSD: snapshots.USD(b.Volume30dCents), Sales30d: b.Sales30d,
+			ValueSharePct: snapshots.Round2(100 * float64(b.ValueCents) / math.Max(1, float64(agg.Totals.ValueCents)))})
 	}
 	return setBreakdownPayload{
 		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Rarities: rows,
-		Totals: setTotals{Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, ValueUSD: usd(agg.Totals.ValueCents),
-			MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents), Volume30dUSD: usd(agg.Totals.Volume30dCents), Sales30d: agg.Totals.Sales30d},
+		Totals: setTotals{Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents),
+			MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents), Volume30dUSD: snapshots.USD(agg.Totals.Volume30dCents), Sales30d: agg.Totals.Sales30d},
 		PriceBasis: priceBasisRawFMV + "; value is the sum over priced cards",
 	}, nil
 }
@@ -191,13 +192,13 @@ func handleSetPriceDistribution(r *request) (any, error) {
 	}
 	buckets := []priceBucketRow{}
 	for _, b := range agg.Distribution {
-		buckets = append(buckets, priceBucketRow{MinUSD: usd(b.MinCents), MaxUSD: usdOrNil(b.MaxCents), Cards: b.Cards,
-			Pct: round2(100 * float64(b.Cards) / math.Max(1, float64(agg.Totals.PricedCards)))})
+		buckets = append(buckets, priceBucketRow{MinUSD: snapshots.USD(b.MinCents), MaxUSD: snapshots.USDOrNil(b.MaxCents), Cards: b.Cards,
+			Pct: snapshots.Round2(100 * float64(b.Cards) / math.Max(1, float64(agg.Totals.PricedCards)))})
 	}
 	return setDistributionPayload{
 		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Buckets: buckets,
 		Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, UnpricedCards: agg.Totals.Cards - agg.Totals.PricedCards,
-		MedianPriceUSD: usdOrNil(agg.Totals.MedianPriceCents),
+		MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
 		PriceBasis:     priceBasisRawFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
 	}, nil
 }
@@ -300,9 +301,9 @@ func bucketDaily(days []snapshots.DailyStat, from, to snapshots.Day, granularity
 		}
 		i := idx[periodStart(d.Day, granularity)]
 		rows[i].Sales += d.Sales
-		rows[i].VolumeUSD = round2(rows[i].VolumeUSD + usd(d.VolumeCents))
+		rows[i].VolumeUSD = snapshots.Round2(rows[i].VolumeUSD + snapshots.USD(d.VolumeCents))
 	}
-	return nonNil(rows)
+	return jsontext.NonNil(rows)
 }
 
 func handleSetVolumeHistory(r *request) (any, error) {

@@ -265,10 +265,6 @@ func cardIDs(cards []*snapshots.Card) []string {
 	return out
 }
 
-func usd(cents int64) float64 { return resolve.USD(cents) }
-
-func usdOrNil(cents int64) *float64 { return resolve.USDOrNil(cents) }
-
 func dayOrNil(d snapshots.Day, ok bool) *string {
 	if !ok {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // cohortOut is a cohort in tool results.
@@ -205,7 +206,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 				continue
 			}
 			inWindow++
-			row := rankRow{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Grade: x.Grade.String(), PriceUSD: usd(x.PriceCents),
+			row := rankRow{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Grade: x.Grade.String(), PriceUSD: snapshots.USD(x.PriceCents),
 				SaleDate: x.Day.String(), Marketplace: x.Marketplace.String(), TradeType: x.TradeType.String(), SaleID: SaleID(x.ID), cents: x.PriceCents, day: x.Day}
 			if int(x.Finish) < len(c.Variants) {
 				row.Finish = &c.Variants[x.Finish]
@@ -240,6 +241,6 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 		win["note"] = fmt.Sprintf("this key's tier sees %d days of history: only sales from %s are ranked", access.LimitsOf(tier).HistoryDays, clampedFrom)
 	}
 	return map[string]any{"game": sel.game, "source": sel.source, "window": win, "cards_scanned": len(sel.cards), "graded_sales_in_window": inWindow,
-		"items": nonNil(rows), "basis": "verified graded sales (quality-flagged, low-confidence identity and price-feed rows excluded), highest price first",
+		"items": jsontext.NonNil(rows), "basis": "verified graded sales (quality-flagged, low-confidence identity and price-feed rows excluded), highest price first",
 		"result_handle": nilIfEmpty(s.sessions.addResult(t.session(), "rank_set_sales", sel.game, ids))}, nil
 }

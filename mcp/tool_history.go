@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // gradeFilter parses a grade filter: "" (every grade), "raw", "graded", a
@@ -178,13 +179,13 @@ func ledger(ps *snapshots.PriceSeries, hr historyRange, interval, pick string) [
 		pp := pricePoint{Date: d.String(), Sales: sales}
 		switch pick {
 		case "tvwap":
-			pp.TVWAPUSD = usdOrNil(p.TVWAPCents)
+			pp.TVWAPUSD = snapshots.USDOrNil(p.TVWAPCents)
 		case "median":
-			pp.MedianUSD = usdOrNil(p.MedianCents)
+			pp.MedianUSD = snapshots.USDOrNil(p.MedianCents)
 		case "all":
-			pp.FMVUSD, pp.TVWAPUSD, pp.MedianUSD = usdOrNil(p.FMVCents), usdOrNil(p.TVWAPCents), usdOrNil(p.MedianCents)
+			pp.FMVUSD, pp.TVWAPUSD, pp.MedianUSD = snapshots.USDOrNil(p.FMVCents), snapshots.USDOrNil(p.TVWAPCents), snapshots.USDOrNil(p.MedianCents)
 		default:
-			pp.FMVUSD = usdOrNil(p.FMVCents)
+			pp.FMVUSD = snapshots.USDOrNil(p.FMVCents)
 		}
 		return pp
 	}
@@ -315,7 +316,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 				return
 			}
 			d := &days[len(days)-1]
-			d.MedianUSD = usd(medianCents(dayPrices))
+			d.MedianUSD = snapshots.USD(snapshots.Median(dayPrices))
 			dayPrices = dayPrices[:0]
 		}
 		for i := range sales {
@@ -340,7 +341,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 					days = append(days, dayRow{Date: date, LowUSD: math.MaxFloat64})
 				}
 				d := &days[len(days)-1]
-				p := usd(x.PriceCents)
+				p := snapshots.USD(x.PriceCents)
 				d.Sales++
 				d.VolumeUSD = math.Round((d.VolumeUSD+p)*100) / 100
 				d.LowUSD, d.HighUSD = math.Min(d.LowUSD, p), math.Max(d.HighUSD, p)
@@ -358,9 +359,9 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			if len(days) > limit {
 				days = days[:limit]
 			}
-			out.Rows, out.Returned = nonNil(days), len(days)
+			out.Rows, out.Returned = jsontext.NonNil(days), len(days)
 		} else {
-			out.Rows, out.Returned = nonNil(recs), len(recs)
+			out.Rows, out.Returned = jsontext.NonNil(recs), len(recs)
 		}
 		out.Truncated = out.Returned < out.InRange
 		items = append(items, out)
@@ -369,23 +370,6 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 		"include_filtered": a.IncludeFiltered, "include_untrusted_identity": a.IncludeUntrustedIdentity, "include_price_feed": a.IncludePriceFeed}
 	return map[string]any{"game": game, "mode": a.Mode, "limit": limit, "range": hr.JSON(), "filters": filters,
 		"items": items, "unresolved": unres, "order": "newest first"}, nil
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-func medianCents(v []int64) int64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ---- get_listings ----
@@ -482,8 +466,8 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 			rows := []listingRow{}
 			for _, l := range kept[:min(len(kept), a.Limit)] {
 				ds := math.Round(l.DealScore*100) / 100
-				rows = append(rows, listingRow{ListingID: l.ID, Platform: l.Platform, Grade: l.Grade, Finish: strOrNil(l.Finish), AskUSD: usd(l.AskCents),
-					ShippingUSD: usd(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity, DealScore: &ds, PlatformFreshnessH: l.PlatformFreshnessH})
+				rows = append(rows, listingRow{ListingID: l.ID, Platform: l.Platform, Grade: l.Grade, Finish: jsontext.StrOrNil(l.Finish), AskUSD: snapshots.USD(l.AskCents),
+					ShippingUSD: snapshots.USD(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity, DealScore: &ds, PlatformFreshnessH: l.PlatformFreshnessH})
 			}
 			item["listings"] = rows
 			item["truncated"] = len(kept) > len(rows)
@@ -506,7 +490,7 @@ func book(ls []*snapshots.Listing) []bookRow {
 	out := []bookRow{}
 	for _, f := range order {
 		group := byFinish[f]
-		r := bookRow{Finish: strOrNil(f), CheapestBy: map[string]float64{}}
+		r := bookRow{Finish: jsontext.StrOrNil(f), CheapestBy: map[string]float64{}}
 		var asks []int64
 		seen := map[string]bool{}
 		for _, l := range group {
@@ -517,22 +501,15 @@ func book(ls []*snapshots.Listing) []bookRow {
 				seen[l.Platform] = true
 				r.Platforms = append(r.Platforms, l.Platform)
 			}
-			if v, ok := r.CheapestBy[l.Grade]; !ok || usd(l.AskCents) < v {
-				r.CheapestBy[l.Grade] = usd(l.AskCents)
+			if v, ok := r.CheapestBy[l.Grade]; !ok || snapshots.USD(l.AskCents) < v {
+				r.CheapestBy[l.Grade] = snapshots.USD(l.AskCents)
 			}
 		}
 		slices.Sort(asks)
-		r.MinAskUSD, r.MaxAskUSD, r.MedianAskUSD = usd(asks[0]), usd(asks[len(asks)-1]), usd(medianCents(asks))
+		r.MinAskUSD, r.MaxAskUSD, r.MedianAskUSD = snapshots.USD(asks[0]), snapshots.USD(asks[len(asks)-1]), snapshots.USD(snapshots.Median(asks))
 		out = append(out, r)
 	}
 	return out
-}
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // finishTarget is a resolved card and the finish a tool reads of it.

@@ -9,6 +9,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // MaxLadderGrades is the most grades one ladder may have.
@@ -281,12 +282,12 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool)
 			mk := cm.Market(g, f)
 			cell := ladderCell{Grade: g.String(), Sales90d: mk.MidSales, MidStatus: mk.MidStatus}
 			if mk.LastCents > 0 {
-				cell.LastUSD, cell.LastDate, cell.LastMarketplace = usdOrNil(mk.LastCents), dayOrNil(mk.LastDay, true), strOrNil(mk.LastMarketplace)
+				cell.LastUSD, cell.LastDate, cell.LastMarketplace = snapshots.USDOrNil(mk.LastCents), dayOrNil(mk.LastDay, true), jsontext.StrOrNil(mk.LastMarketplace)
 				lastBy[i] = append(lastBy[i], mk.LastCents)
 			}
 			if mk.AskCents > 0 {
-				ship := usd(mk.AskShippingCents)
-				cell.AskUSD, cell.AskShippingUSD, cell.AskPlatform = usdOrNil(mk.AskCents), &ship, strOrNil(mk.AskPlatform)
+				ship := snapshots.USD(mk.AskShippingCents)
+				cell.AskUSD, cell.AskShippingUSD, cell.AskPlatform = snapshots.USDOrNil(mk.AskCents), &ship, jsontext.StrOrNil(mk.AskPlatform)
 				askBy[i] = append(askBy[i], mk.AskCents)
 			}
 			if mk.LastCents > 0 && mk.AskCents > 0 {
@@ -295,7 +296,7 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool)
 				multBy[i] = append(multBy[i], x)
 			}
 			if mk.Usable() {
-				cell.MidpriceUSD = usdOrNil(mk.MidCents)
+				cell.MidpriceUSD = snapshots.USDOrNil(mk.MidCents)
 			}
 			lc.Ladder = append(lc.Ladder, cell)
 		}
@@ -305,10 +306,10 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool)
 	for i, g := range grades {
 		gs := gradeSummary{Grade: g.String(), CardsWithLast: len(lastBy[i]), CardsWithAsk: len(askBy[i])}
 		if len(lastBy[i]) > 0 {
-			gs.MedianLastUSD = usdOrNil(medianCents(lastBy[i]))
+			gs.MedianLastUSD = snapshots.USDOrNil(snapshots.Median(lastBy[i]))
 		}
 		if len(askBy[i]) > 0 {
-			gs.MedianAskUSD = usdOrNil(medianCents(askBy[i]))
+			gs.MedianAskUSD = snapshots.USDOrNil(snapshots.Median(askBy[i]))
 		}
 		if v := multBy[i]; len(v) > 0 {
 			slices.Sort(v)

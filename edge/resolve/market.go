@@ -180,7 +180,7 @@ func (m *CardMarket) Market(g snapshots.Grade, f Finish) Market {
 		}
 	} else if len(window) > 0 {
 		out.MidFinish = true
-		out.MidCents, out.MidDay = median(window), out.LastDay
+		out.MidCents, out.MidDay = snapshots.Median(window), out.LastDay
 	}
 	switch {
 	case out.MidCents == 0 && out.LastCents == 0:
@@ -203,16 +203,6 @@ func (m *CardMarket) Market(g snapshots.Grade, f Finish) Market {
 		}
 	}
 	return out
-}
-
-func median(v []int64) int64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // Usable reports whether the midprice may be quoted: status ok or thin and
@@ -253,7 +243,7 @@ func (m Market) Pick() (p Price, ok bool) {
 	case m.AskCents > 0:
 		p = Price{Grade: m.Grade, Label: LabelAsk, Cents: m.AskCents, Day: m.AskDay}
 		p.Basis = fmt.Sprintf("cheapest current %s ask on %s, listed %s, shipping $%.2f extra; an asking price, not a sale: no usable midprice and no verified sale",
-			g, m.AskPlatform, m.AskDay, USD(m.AskShippingCents))
+			g, m.AskPlatform, m.AskDay, snapshots.USD(m.AskShippingCents))
 	default:
 		return Price{}, false
 	}

@@ -97,7 +97,7 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 		j.Finish = &f
 	}
 	if p := q.Price; p != nil {
-		label, usd, day := p.Label, USD(p.Cents), p.Day.String()
+		label, usd, day := p.Label, snapshots.USD(p.Cents), p.Day.String()
 		j.Label, j.PriceUSD, j.PriceDate, j.PriceBasis = &label, &usd, &day, p.Basis
 	} else {
 		j.PriceBasis = "no price: no usable midprice, verified sale or current ask for " + strings.Join(q.Tried, " or ")
@@ -212,7 +212,7 @@ func QuoteCard(src Source, c *snapshots.Card, grades []snapshots.Grade, finish s
 			}
 		}
 	}
-	q.Mid = &Midprice{Status: last.MidStatus, PriceUSD: USDOrNil(last.MidCents), Sales: last.MidSales, Window: MidWindowDays, Basis: "fmv"}
+	q.Mid = &Midprice{Status: last.MidStatus, PriceUSD: snapshots.USDOrNil(last.MidCents), Sales: last.MidSales, Window: MidWindowDays, Basis: "fmv"}
 	if !f.Any() && len(c.Variants) > 1 {
 		q.Mid.Basis = "finish_median"
 	}

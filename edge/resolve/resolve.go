@@ -85,7 +85,7 @@ type Candidate struct {
 func NewCandidate(r snapshots.Reader, c *snapshots.Card) Candidate {
 	cand := Candidate{
 		CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language,
-		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID, PriceUSD: USDOrNil(c.PriceCents),
+		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID, PriceUSD: snapshots.USDOrNil(c.PriceCents),
 	}
 	if s, err := r.Set(c.Game, c.SetID); err == nil {
 		cand.SetName = s.Name
@@ -307,16 +307,4 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// USD converts cents to dollars with two decimals.
-func USD(cents int64) float64 { return float64(cents) / 100 }
-
-// USDOrNil is nil for 0 (unknown) and the dollars otherwise.
-func USDOrNil(cents int64) *float64 {
-	if cents == 0 {
-		return nil
-	}
-	v := USD(cents)
-	return &v
 }

@@ -25,7 +25,7 @@ type SaleRow struct {
 // NewSaleRow makes the row of sale s of card c.
 func NewSaleRow(c *snapshots.Card, s snapshots.Sale) SaleRow {
 	r := SaleRow{
-		SaleID: SaleID(s.ID), SaleDate: s.Day.String(), PriceUSD: USD(s.PriceCents),
+		SaleID: SaleID(s.ID), SaleDate: s.Day.String(), PriceUSD: snapshots.USD(s.PriceCents),
 		Marketplace: s.Marketplace.String(), OnChain: s.Marketplace.OnChain(), TradeType: s.TradeType.String(),
 		Grade: s.Grade.String(), IdentityConfidence: s.Confidence.String(),
 		QualityFlagged: s.Flags&snapshots.SaleFlagged != 0, PriceFeed: s.Flags&snapshots.SalePriceFeed != 0,
