@@ -468,7 +468,7 @@ func (r *request) cardSales() (*cardSales, error) {
 	var err1, err2 error
 	w.keepGrade, err1 = gradeFilter("condition", r.p.str("condition"))
 	w.keepMk, err2 = marketplaceFilter("source", r.p.str("source"))
-	if err := joinValidation(err1, err2); err != nil {
+	if err := snapshots.JoinFieldErrors(err1, err2); err != nil {
 		return nil, err
 	}
 	if w.from, w.to, w.fromSet, err = r.dateRange(); err != nil {
@@ -545,24 +545,6 @@ func handleMarketHistory(r *request) (any, error) {
 		out.Items = append(out.Items, dayRow{Date: d.String(), Sales: len(p), VolumeUSD: snapshots.USD(vol), MedianUSD: snapshots.USD(m), LowUSD: snapshots.USD(p[0]), HighUSD: snapshots.USD(p[len(p)-1])})
 	}
 	return out, nil
-}
-
-func joinValidation(errs ...error) error {
-	var out validationErrors
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		if v, ok := err.(validationErrors); ok {
-			out = append(out, v...)
-			continue
-		}
-		return err
-	}
-	if len(out) > 0 {
-		return out
-	}
-	return nil
 }
 
 // ---- marketplace sales ----

@@ -9,32 +9,11 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// errorStatus maps error codes to HTTP statuses: the one table.
-var errorStatus = map[string]int{
-	snapshots.ENOTFOUND:     fasthttp.StatusNotFound,
-	snapshots.EINVALID:      fasthttp.StatusUnprocessableEntity,
-	snapshots.EUNAUTHORIZED: fasthttp.StatusUnauthorized,
-	snapshots.EFORBIDDEN:    fasthttp.StatusForbidden,
-	snapshots.EQUOTA:        fasthttp.StatusTooManyRequests,
-	snapshots.EINTERNAL:     fasthttp.StatusInternalServerError,
-	ETOOLARGE:               fasthttp.StatusRequestEntityTooLarge,
-}
-
-// errorBody is the error.v1 envelope.
-type errorBody struct {
-	Contract string      `json:"contract"`
-	Error    errorDetail `json:"error"`
-}
-
-type errorDetail struct {
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Details map[string]any `json:"details,omitempty"`
-}
-
-// writeError answers err: a 422 HTTPValidationError for validation errors
-// (and EINVALID, with loc naming the body or query), error.v1 otherwise.
-// Internal detail is logged once here and never shown.
+// writeError answers err: a 422 HTTPValidationError for field errors
+// (snapshots.FieldErrors) and EINVALID (with loc naming the body or query),
+// error.v1 otherwise, with the status of snapshots.HTTPStatus (the one code ->
+// status table, which MCP's HTTP layer uses too). Internal detail is logged
+// once here and never shown.
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	var verrs validationErrors
 	if errors.As(err, &verrs) {
@@ -42,7 +21,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 		return
 	}
 	code := snapshots.ErrorCode(err)
-	status := errorStatus[code]
+	status := snapshots.HTTPStatus(code)
 	if code == snapshots.EINVALID {
 		loc := []any{"query"}
 		if ctx.IsPost() {
@@ -54,7 +33,12 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	if code == snapshots.EINTERNAL {
 		s.log.Error("request failed", "path", string(ctx.Path()), "request_id", requestID(ctx), "err", err)
 	}
-	writeJSON(ctx, status, errorBody{Contract: "error.v1", Error: errorDetail{Code: code, Message: snapshots.ErrorMessage(err)}})
+	writeCode(ctx, code, snapshots.ErrorMessage(err))
+}
+
+// writeCode answers an error.v1 body of code and msg with the code's status.
+func writeCode(ctx *fasthttp.RequestCtx, code, msg string) {
+	writeJSON(ctx, snapshots.HTTPStatus(code), snapshots.NewErrorBody(code, msg))
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
@@ -98,7 +82,8 @@ var removedRoutes = []struct{ method, pattern, replacement string }{
 }
 
 func writeRemoved(ctx *fasthttp.RequestCtx, method, path, replacement string) {
-	d := errorDetail{Code: "removed", Message: method + " " + path + " has been removed"}
+	body := snapshots.NewErrorBody(snapshots.EREMOVED, method+" "+path+" has been removed")
+	d := &body.Error
 	if replacement != "" {
 		d.Message += "; use " + replacement
 		d.Details = map[string]any{"replacement": replacement}
@@ -106,5 +91,5 @@ func writeRemoved(ctx *fasthttp.RequestCtx, method, path, replacement string) {
 		d.Message += " and has no replacement"
 		d.Details = map[string]any{"replacement": nil}
 	}
-	writeJSON(ctx, fasthttp.StatusNotFound, errorBody{Contract: "error.v1", Error: d})
+	writeJSON(ctx, snapshots.HTTPStatus(snapshots.EREMOVED), body)
 }

@@ -162,4 +162,4 @@ func Rejection(err error) (issues []BatchIssue, code string) {
 }
 
 // Status is the HTTP status the one table gives an error code.
-func Status(code string) int { return errorStatus[code] }
+func Status(code string) int { return snapshots.HTTPStatus(code) }

@@ -40,9 +40,6 @@ const (
 	importMaxQty     = 100000
 )
 
-// ETOOLARGE is the error code of an upload over a limit (HTTP 413).
-const ETOOLARGE = "payload_too_large"
-
 // The imports' tables in the state store (Options.State).
 var (
 	importPreviews    = state.NewTable[storedPreview](state.ImportPreviews) // preview id -> preview, for importPreviewTTL
@@ -127,7 +124,7 @@ type upload struct {
 
 // tooLarge is the 413 of an upload over a limit.
 func tooLarge(format string, args ...any) error {
-	return snapshots.Errorf(ETOOLARGE, format, args...)
+	return snapshots.Errorf(snapshots.ETOOLARGE, format, args...)
 }
 
 // fileError is the 422 of a file that cannot be read; loc names the row and

@@ -79,10 +79,10 @@ func TestParseUpload(t *testing.T) {
 	}
 	// Limits are ETOOLARGE (413).
 	big := "name\n" + strings.Repeat("x\n", importMaxRows+1)
-	if _, err := parseUpload([]byte(big), "text/csv"); snapshots.ErrorCode(err) != ETOOLARGE {
+	if _, err := parseUpload([]byte(big), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
 		t.Errorf("%d rows: %v", importMaxRows+1, err)
 	}
-	if _, err := parseUpload(make([]byte, importMaxBytes+1), "text/csv"); snapshots.ErrorCode(err) != ETOOLARGE {
+	if _, err := parseUpload(make([]byte, importMaxBytes+1), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
 		t.Errorf("1 MiB + 1: %v", err)
 	}
 }
@@ -119,7 +119,7 @@ func FuzzParseUpload(f *testing.F) {
 		up, err := parseUpload(body, ctype)
 		if err != nil {
 			var verrs validationErrors
-			if !errors.As(err, &verrs) && snapshots.ErrorCode(err) != ETOOLARGE {
+			if !errors.As(err, &verrs) && snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
 				t.Fatalf("error %v is neither a 422 nor a 413", err)
 			}
 			return

@@ -36,7 +36,7 @@ func (s *Server) MountMCP(h http.Handler) { s.mcp = s.mcpHandler(h) }
 func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if msg := checkHostOrigin(ctx); msg != "" {
-			writeJSON(ctx, fasthttp.StatusForbidden, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.EFORBIDDEN, Message: msg}})
+			writeCode(ctx, snapshots.EFORBIDDEN, msg)
 			return
 		}
 		caller, err := s.access.Authenticate(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
@@ -50,7 +50,7 @@ func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 		}
 		var req http.Request
 		if err := fasthttpadaptor.ConvertRequest(ctx, &req, true); err != nil {
-			writeJSON(ctx, fasthttp.StatusBadRequest, errorBody{Contract: "error.v1", Error: errorDetail{Code: "bad_request", Message: "cannot read request"}})
+			writeCode(ctx, snapshots.EBADREQUEST, "cannot read request")
 			return
 		}
 		hdr := make(http.Header, len(req.Header))

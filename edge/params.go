@@ -137,25 +137,12 @@ func (p *params) canonical(dst []byte) []byte {
 	return dst
 }
 
-// validationError is one entry of an HTTPValidationError body.
-type validationError struct {
-	Loc   []any          `json:"loc"`
-	Msg   string         `json:"msg"`
-	Type  string         `json:"type"`
-	Input any            `json:"input,omitempty"`
-	Ctx   map[string]any `json:"ctx,omitempty"`
-}
+// validationError is one entry of an HTTPValidationError body: the
+// transport-neutral snapshots.FieldError, which domain packages return too.
+type validationError = snapshots.FieldError
 
 // validationErrors is a 422: every offending parameter, not only the first.
-type validationErrors []validationError
-
-func (v validationErrors) Error() string {
-	msgs := make([]string, len(v))
-	for i, e := range v {
-		msgs[i] = e.Msg
-	}
-	return "validation failed: " + strings.Join(msgs, "; ")
-}
+type validationErrors = snapshots.FieldErrors
 
 func queryError(name, msg, typ string, input any, ctx map[string]any) validationError {
 	return validationError{Loc: []any{"query", name}, Msg: msg, Type: typ, Input: input, Ctx: ctx}

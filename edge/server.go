@@ -179,20 +179,20 @@ func closeAfterChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 // smuggling shapes fasthttp refuses: duplicate or invalid Content-Length,
 // Transfer-Encoding other than chunked). fasthttp closes the connection.
 func (s *Server) handleReadError(ctx *fasthttp.RequestCtx, err error) {
-	status, code, msg := fasthttp.StatusBadRequest, "bad_request", "malformed HTTP request"
+	code, msg := snapshots.EBADREQUEST, "malformed HTTP request"
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	switch {
 	case errors.As(err, &small):
-		status, code, msg = fasthttp.StatusRequestHeaderFieldsTooLarge, "header_too_large",
+		code, msg = snapshots.EHEADERTOOLARGE,
 			"request line and headers exceed "+strconv.Itoa(s.http.ReadBufferSize>>10)+" KiB"
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		status, code, msg = fasthttp.StatusRequestEntityTooLarge, ETOOLARGE, "request body exceeds "+strconv.Itoa(s.opts.MaxBodyBytes)+" bytes"
+		code, msg = snapshots.ETOOLARGE, "request body exceeds "+strconv.Itoa(s.opts.MaxBodyBytes)+" bytes"
 	case errors.As(err, &ne) && ne.Timeout():
-		status, code, msg = fasthttp.StatusRequestTimeout, "request_timeout", "request not received within "+s.opts.ReadTimeout.String()
+		code, msg = snapshots.ETIMEOUT, "request not received within "+s.opts.ReadTimeout.String()
 	}
-	s.metrics.observe("unreadable", status, 0)
-	writeJSON(ctx, status, errorBody{Contract: "error.v1", Error: errorDetail{Code: code, Message: msg}})
+	s.metrics.observe("unreadable", snapshots.HTTPStatus(code), 0)
+	writeCode(ctx, code, msg)
 }
 
 type fasthttpLogger struct{ log *slog.Logger }
@@ -301,7 +301,7 @@ func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx, hdr requestHeaders) (rou
 				"request_id", requestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			ctx.Response.ResetBody()
 			ctx.Response.Header.Del("Content-Encoding")
-			writeJSON(ctx, fasthttp.StatusInternalServerError, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.EINTERNAL, Message: "internal error"}})
+			writeCode(ctx, snapshots.EINTERNAL, "internal error")
 			route = "panic"
 		}
 	}()
@@ -336,7 +336,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 		return "mcp_redirect"
 	case bytes.HasPrefix(path, []byte("/api/v3/mcp/")):
 		if s.mcp == nil {
-			writeJSON(ctx, fasthttp.StatusNotFound, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.ENOTFOUND, Message: "MCP is not enabled on this server"}})
+			writeCode(ctx, snapshots.ENOTFOUND, "MCP is not enabled on this server")
 			return "mcp"
 		}
 		s.mcp(ctx)
@@ -350,10 +350,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	if rt == nil {
 		if len(allowed) > 0 {
 			ctx.Response.Header.Set("Allow", strings.Join(allowed, ", "))
-			writeJSON(ctx, fasthttp.StatusMethodNotAllowed, errorBody{Contract: "error.v1", Error: errorDetail{Code: "method_not_allowed", Message: method + " is not allowed here; use " + strings.Join(allowed, " or ")}})
+			writeCode(ctx, snapshots.EMETHOD, method+" is not allowed here; use "+strings.Join(allowed, " or "))
 			return "method_not_allowed"
 		}
-		writeJSON(ctx, fasthttp.StatusNotFound, errorBody{Contract: "error.v1", Error: errorDetail{Code: snapshots.ENOTFOUND, Message: "no route " + method + " " + string(path)}})
+		writeCode(ctx, snapshots.ENOTFOUND, "no route "+method+" "+string(path))
 		return "not_found"
 	}
 	s.serveRoute(ctx, hdr, rt, vars)

@@ -74,7 +74,7 @@ type rpcPeek struct {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	caller, ok := access.CallerFromContext(r.Context())
 	if !ok || caller.KeyID == "" {
-		writeHTTPError(w, http.StatusUnauthorized, snapshots.EUNAUTHORIZED, "MCP requires an API key: send Authorization: Bearer <API_KEY>")
+		writeHTTPError(w, snapshots.EUNAUTHORIZED, "MCP requires an API key: send Authorization: Bearer <API_KEY>")
 		return
 	}
 	setTierHeaders(w.Header(), caller)
@@ -85,28 +85,28 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodDelete:
 		if sid == "" {
-			writeHTTPError(w, http.StatusBadRequest, snapshots.EINVALID, "DELETE needs the Mcp-Session-Id header of the session to end")
+			writeHTTPError(w, snapshots.EBADREQUEST, "DELETE needs the Mcp-Session-Id header of the session to end")
 			return
 		}
 		if !s.sessions.valid(sid, caller.KeyID) {
-			writeHTTPError(w, http.StatusNotFound, snapshots.ENOTFOUND, "unknown or ended session; initialize a new one")
+			writeHTTPError(w, snapshots.ENOTFOUND, "unknown or ended session; initialize a new one")
 			return
 		}
 	case http.MethodPost:
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 		if err != nil {
-			writeHTTPError(w, http.StatusBadRequest, snapshots.EINVALID, "cannot read the request body")
+			writeHTTPError(w, snapshots.EBADREQUEST, "cannot read the request body")
 			return
 		}
 		if len(body) > MaxBodyBytes {
-			writeHTTPError(w, http.StatusRequestEntityTooLarge, snapshots.EINVALID, "request body larger than 1 MiB")
+			writeHTTPError(w, snapshots.ETOOLARGE, "request body larger than 1 MiB")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var peek rpcPeek
 		_ = json.Unmarshal(body, &peek) // mcp-go answers malformed messages
 		if sid == "" && !modern && peek.Method != "" && peek.Method != string(mcpproto.MethodInitialize) {
-			writeHTTPError(w, http.StatusBadRequest, snapshots.EINVALID, "missing Mcp-Session-Id header: send the id the initialize response returned")
+			writeHTTPError(w, snapshots.EBADREQUEST, "missing Mcp-Session-Id header: send the id the initialize response returned")
 			return
 		}
 		if peek.Method == string(mcpproto.MethodToolsCall) && !(peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true) {
@@ -125,11 +125,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			var buf [64]byte
 			access.SetHeaders(httpHeader(w.Header()), d, buf[:0])
 			if err != nil {
-				code := http.StatusTooManyRequests
-				if snapshots.ErrorCode(err) != snapshots.EQUOTA {
-					code = http.StatusUnauthorized
-				}
-				writeHTTPError(w, code, snapshots.ErrorCode(err), snapshots.ErrorMessage(err))
+				writeHTTPError(w, snapshots.ErrorCode(err), snapshots.ErrorMessage(err))
 				return
 			}
 			c.charged = 1
@@ -148,11 +144,22 @@ func setTierHeaders(h http.Header, c access.Caller) {
 	h.Set(access.HeaderHistoryDays, string(access.HistoryDaysValue(c.Tier)))
 }
 
-// writeHTTPError answers with an error.v1 body.
-func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
-	b, _ := json.Marshal(map[string]any{"contract": "error.v1", "error": map[string]string{"code": code, "message": msg}})
+// writeHTTPError answers an error.v1 body with the code's status: the one
+// table REST answers with too (snapshots.HTTPStatus).
+func writeHTTPError(w http.ResponseWriter, code, msg string) {
+	b := errorJSON(code, msg)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
+	w.WriteHeader(snapshots.HTTPStatus(code))
 	w.Write(b)
+}
+
+// errorJSON is the error.v1 body of code and msg, encoded as REST encodes it
+// (no HTML escaping).
+func errorJSON(code, msg string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(snapshots.NewErrorBody(code, msg))
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

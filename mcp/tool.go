@@ -99,10 +99,7 @@ func (s *Server) handler(tool mcpproto.Tool, fn toolFunc) server.ToolHandlerFunc
 // errorResult is a tool error: HTTP 200, isError true, and an error.v1 JSON
 // text whose message says what to change.
 func errorResult(err error) *mcpproto.CallToolResult {
-	b, _ := json.Marshal(map[string]any{"contract": "error.v1", "error": map[string]string{
-		"code": snapshots.ErrorCode(err), "message": snapshots.ErrorMessage(err),
-	}})
-	return mcpproto.NewToolResultError(string(b))
+	return mcpproto.NewToolResultError(string(errorJSON(snapshots.ErrorCode(err), snapshots.ErrorMessage(err))))
 }
 
 // bind decodes the call's arguments into v (the input schema has already

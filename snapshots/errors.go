@@ -3,10 +3,12 @@ package snapshots
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
-// Error codes shared by every layer. The edge maps them to HTTP statuses in one
-// table; the MCP server turns them into tool errors.
+// Error codes shared by every layer: the one error vocabulary. HTTPStatus maps
+// each to its HTTP status (REST in package edge and MCP's HTTP layer answer
+// with that one table); the MCP tools turn them into tool errors.
 const (
 	ENOTFOUND     = "not_found"
 	EINVALID      = "invalid"
@@ -14,7 +16,64 @@ const (
 	EFORBIDDEN    = "forbidden"
 	EQUOTA        = "rate_limited"
 	EINTERNAL     = "internal"
+	// ETOOLARGE is a request body or upload over a limit.
+	ETOOLARGE = "payload_too_large"
 )
+
+// Codes of requests HTTP could not carry to a handler: refused before any
+// route or tool ran (malformed, wrong method, withdrawn route).
+const (
+	EBADREQUEST     = "bad_request"
+	EHEADERTOOLARGE = "header_too_large"
+	ETIMEOUT        = "request_timeout"
+	EMETHOD         = "method_not_allowed"
+	EREMOVED        = "removed"
+)
+
+// httpStatus is the one code -> HTTP status table.
+var httpStatus = map[string]int{
+	ENOTFOUND:       404,
+	EINVALID:        422,
+	EUNAUTHORIZED:   401,
+	EFORBIDDEN:      403,
+	EQUOTA:          429,
+	EINTERNAL:       500,
+	ETOOLARGE:       413,
+	EBADREQUEST:     400,
+	EHEADERTOOLARGE: 431,
+	ETIMEOUT:        408,
+	EMETHOD:         405,
+	EREMOVED:        404,
+}
+
+// HTTPStatus returns the HTTP status of an error code; an unknown code is
+// 500, as EINTERNAL.
+func HTTPStatus(code string) int {
+	if s, ok := httpStatus[code]; ok {
+		return s
+	}
+	return 500
+}
+
+// ErrorBody is the error.v1 JSON body every HTTP error answer has (REST and
+// MCP alike) and every MCP tool error's text.
+type ErrorBody struct {
+	Contract string      `json:"contract"` // "error.v1"
+	Error    ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the error of an ErrorBody: its code, its safe message and,
+// for some codes, details (removed: the replacement route).
+type ErrorDetail struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// NewErrorBody is the error.v1 body of code and msg.
+func NewErrorBody(code, msg string) ErrorBody {
+	return ErrorBody{Contract: "error.v1", Error: ErrorDetail{Code: code, Message: msg}}
+}
 
 // Error is an application error with a code and a message that is safe to show
 // to the caller.
@@ -30,11 +89,16 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of the first *Error in err's chain, or EINTERNAL.
+// ErrorCode returns the code of the first *Error in err's chain (EINVALID for
+// FieldErrors), or EINTERNAL.
 func ErrorCode(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return EINVALID
 	}
 	return EINTERNAL
 }
@@ -46,7 +110,57 @@ func ErrorMessage(err error) string {
 	if errors.As(err, &e) {
 		return e.Message
 	}
+	var fe FieldErrors
+	if errors.As(err, &fe) {
+		return fe.Error()
+	}
 	return "internal error"
+}
+
+// FieldError is one invalid input field, independent of the transport: where
+// it is (Loc: "query" or "body", then the field and, in a body, the row or
+// index), what is wrong with it (Msg, safe to show), a machine-readable Type
+// (missing, value_error, enum, json_invalid, string_too_long, too_long, ...),
+// the Input as sent (omitted when nil) and context such as a bound (Ctx). The
+// edge answers it as one entry of a 422 body; the JSON names are that body's.
+type FieldError struct {
+	Loc   []any          `json:"loc"`
+	Msg   string         `json:"msg"`
+	Type  string         `json:"type"`
+	Input any            `json:"input,omitempty"`
+	Ctx   map[string]any `json:"ctx,omitempty"`
+}
+
+// FieldErrors is an EINVALID error naming every invalid field, not only the
+// first.
+type FieldErrors []FieldError
+
+func (v FieldErrors) Error() string {
+	msgs := make([]string, len(v))
+	for i, e := range v {
+		msgs[i] = e.Msg
+	}
+	return "validation failed: " + strings.Join(msgs, "; ")
+}
+
+// JoinFieldErrors joins the FieldErrors among errs into one (nil errors are
+// skipped); the first error that is not FieldErrors is returned as it is.
+func JoinFieldErrors(errs ...error) error {
+	var out FieldErrors
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		var v FieldErrors
+		if !errors.As(err, &v) {
+			return err
+		}
+		out = append(out, v...)
+	}
+	if len(out) > 0 {
+		return out
+	}
+	return nil
 }
 
 // Storage sentinels, wrapped with the path they concern.
