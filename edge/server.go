@@ -18,14 +18,15 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/edge/connguard"
+	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	"github.com/valyala/fasthttp"
 )
 
 // MCPVersion is the MCP server's public version (serverInfo.version and
-// mcp_version on /health).
-const MCPVersion = "1.1.0"
+// mcp_version on /health): package mcp's Version, the one constant.
+const MCPVersion = cardmcp.Version
 
 // APIVersion is the version of the published OpenAPI description.
 const APIVersion = "0.3.0"

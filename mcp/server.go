@@ -14,7 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// Name and Version are the server's identity in initialize (serverInfo).
+// Name and Version are the server's identity in initialize (serverInfo);
+// Version is also the mcp_version the edge reports on /health.
 const (
 	Name    = "cardedge"
 	Version = "1.1.0"
