@@ -412,38 +412,24 @@ func (r *request) dateRange() (from, to snapshots.Day, fromSet bool, err error) 
 	return from, to, fromSet, nil
 }
 
-// gradeFilter parses a condition parameter: a raw condition name or a grade.
-func gradeFilter(name, v string) (func(snapshots.Grade) bool, error) {
-	if v == "" {
-		return nil, nil
-	}
-	if i := snapshots.ConditionIndex(strings.ToLower(v)); i >= 0 {
-		g := snapshots.RawGrade(i)
-		return func(x snapshots.Grade) bool { return x == g }, nil
-	}
-	g, err := snapshots.ParseGrade(v)
+// gradeFilter parses a condition parameter (snapshots.ParseGradeFilter): a
+// raw condition, a grade, raw, graded or a grader.
+func gradeFilter(name, v string) (snapshots.GradeFilter, error) {
+	f, err := snapshots.ParseGradeFilter(v)
 	if err != nil {
-		return nil, validationErrors{queryError(name, "condition must be a raw condition ("+strings.Join(snapshots.Conditions, ", ")+") or a grade such as raw:near_mint or slab:10", "value_error", v, nil)}
+		return f, validationErrors{queryError(name, "condition must be a raw condition ("+strings.Join(snapshots.Conditions, ", ")+") or a grade such as raw:near_mint or slab:10", "value_error", v, nil)}
 	}
-	return func(x snapshots.Grade) bool { return x == g }, nil
+	return f, nil
 }
 
-func marketplaceFilter(name, v string) (func(snapshots.Marketplace) bool, error) {
-	if v == "" {
-		return nil, nil
-	}
-	mks, err := parseMarketplaces(v)
+// marketplaceFilter parses a marketplace list parameter
+// (snapshots.ParseMarketplaces): "" or all selects every marketplace.
+func marketplaceFilter(name, v string) (snapshots.MarketplaceSet, error) {
+	mks, err := snapshots.ParseMarketplaces(v)
 	if err != nil {
-		return nil, validationErrors{queryError(name, err.Error(), "value_error", v, nil)}
+		return 0, validationErrors{queryError(name, err.Error(), "value_error", v, nil)}
 	}
-	return func(m snapshots.Marketplace) bool {
-		for _, x := range mks {
-			if x == m {
-				return true
-			}
-		}
-		return false
-	}, nil
+	return mks, nil
 }
 
 // ---- market history ----
@@ -455,8 +441,8 @@ type cardSales struct {
 	sales     []snapshots.Sale
 	from, to  snapshots.Day
 	fromSet   bool
-	keepGrade func(snapshots.Grade) bool
-	keepMk    func(snapshots.Marketplace) bool
+	keepGrade snapshots.GradeFilter
+	keepMk    snapshots.MarketplaceSet
 }
 
 func (r *request) cardSales() (*cardSales, error) {
@@ -485,7 +471,7 @@ func (w *cardSales) keep(s *snapshots.Sale) bool {
 	if s.Day > w.to || (w.fromSet && s.Day < w.from) {
 		return false
 	}
-	return (w.keepGrade == nil || w.keepGrade(s.Grade)) && (w.keepMk == nil || w.keepMk(s.Marketplace))
+	return w.keepGrade.Match(s.Grade) && w.keepMk.Match(s.Marketplace)
 }
 
 type dayRow struct {
@@ -673,13 +659,9 @@ func handlePriceHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	gradeStr := r.p.str("grade")
-	if gradeStr == "" {
-		gradeStr = "raw:near_mint"
-	}
-	grade, err := snapshots.ParseGrade(gradeStr)
+	grade, err := snapshots.ReadGradeOr(r.p.str("grade"), snapshots.RawNearMint)
 	if err != nil {
-		return nil, validationErrors{queryError("grade", err.Error(), "value_error", gradeStr, nil)}
+		return nil, validationErrors{queryError("grade", err.Error(), "value_error", r.p.str("grade"), nil)}
 	}
 	target := c
 	if lang := r.p.str("language"); lang != "" && lang != c.Language {

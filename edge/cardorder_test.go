@@ -26,7 +26,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 	if p.has("source") && !p.has("marketplace") {
 		mkList = p.str("source")
 	}
-	mks, err := parseMarketplaces(mkList)
+	mks, err := snapshots.ParseMarketplaces(mkList)
 	if err != nil {
 		return nil, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
 	}
@@ -37,8 +37,10 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 	q := foldString(strings.TrimSpace(p.str("q")))
 	number := normalizeNumber(p.str("card_number"))
 	wanted := map[string]bool{}
-	for _, m := range mks {
-		wanted[m.String()] = true
+	for _, m := range snapshots.AllMarketplaces() {
+		if mks.Has(m) {
+			wanted[m.String()] = true
+		}
 	}
 	var matches []*snapshots.Card
 	for _, c := range cards {

@@ -145,26 +145,6 @@ func normalizeNumber(n string) string {
 	return n
 }
 
-func parseMarketplaces(list string) ([]snapshots.Marketplace, error) {
-	var out []snapshots.Marketplace
-	for _, name := range strings.Split(list, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		mk, ok := snapshots.ParseMarketplace(name)
-		if !ok {
-			var names []string
-			for _, m := range snapshots.AllMarketplaces() {
-				names = append(names, m.String())
-			}
-			return nil, fmt.Errorf("unknown marketplace %q; known: %s, %s", name, strings.Join(names, ", "), snapshots.PartnerFeedAlias)
-		}
-		out = append(out, mk)
-	}
-	return out, nil
-}
-
 func handleCardsList(r *request) (any, error) {
 	f, err := parseCardFilter(r.p)
 	if err != nil {
@@ -186,7 +166,7 @@ func parseCardFilter(p *params) (cardFilter, error) {
 	if p.has("source") && !p.has("marketplace") {
 		mkList = p.str("source")
 	}
-	mks, err := parseMarketplaces(mkList)
+	mks, err := snapshots.ParseMarketplaces(mkList)
 	if err != nil {
 		return cardFilter{}, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
 	}
@@ -204,9 +184,7 @@ func parseCardFilter(p *params) (cardFilter, error) {
 		q:           foldString(strings.TrimSpace(p.str("q"))),
 		only:        p.str("marketplace_mode") == "only",
 	}
-	for _, m := range mks {
-		f.markets |= 1 << m
-	}
+	f.markets = uint32(mks)
 	return f, nil
 }
 

@@ -287,10 +287,7 @@ type chatIntent struct {
 }
 
 var (
-	gradeRE = regexp.MustCompile(`\b(slab|bgs|cgc)\s*:?\s*(10|[1-9](?:\.5)?)\b`)
-	condRE  = regexp.MustCompile(`\b(near mint|nm|lightly played|lp|moderately played|mp|heavily played|hp|damaged)\b`)
-	rawRE   = regexp.MustCompile(`\b(raw|ungraded)\b`)
-	wordRE  = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'&.:/-]*`)
+	wordRE = regexp.MustCompile(`[\p{L}\p{N}][\p{L}\p{N}'&.:/-]*`)
 )
 
 var chatStopwords = map[string]bool{}
@@ -351,28 +348,9 @@ func parseIntent(text string) chatIntent {
 	case has("english"):
 		it.language = "en"
 	}
-	rest := lower
-	if m := gradeRE.FindStringSubmatch(lower); m != nil {
-		if g, err := snapshots.ParseGrade(m[1] + ":" + m[2]); err == nil {
-			it.grade = &g
-		}
-		rest = strings.Replace(rest, m[0], " ", 1)
-	} else {
-		cond := ""
-		if m := condRE.FindStringSubmatch(lower); m != nil {
-			cond = conditionNames[m[1]]
-			rest = strings.Replace(rest, m[0], " ", 1)
-		}
-		if m := rawRE.FindStringSubmatch(rest); m != nil {
-			rest = strings.Replace(rest, m[0], " ", 1)
-			if cond == "" {
-				cond = "near_mint"
-			}
-		}
-		if cond != "" {
-			g := snapshots.RawGrade(snapshots.ConditionIndex(cond))
-			it.grade = &g
-		}
+	g, rest, ok := snapshots.CutGrade(lower)
+	if ok {
+		it.grade = &g
 	}
 	var words []string
 	for _, w := range wordRE.FindAllString(rest, -1) {

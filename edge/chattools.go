@@ -202,11 +202,9 @@ func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
 	if len(a.IDs) == 0 {
 		return nil, fmt.Errorf("ids is required")
 	}
-	g := snapshots.RawNearMint
-	if a.Grade != "" {
-		if g, err = snapshots.ParseGrade(a.Grade); err != nil {
-			return nil, err
-		}
+	g, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
+	if err != nil {
+		return nil, err
 	}
 	limit := clampInt(a.Limit, 1, 90, 30)
 	var since snapshots.Day
@@ -261,12 +259,9 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 	if len(a.IDs) == 0 {
 		return nil, fmt.Errorf("ids is required")
 	}
-	var g snapshots.Grade
-	hasGrade := a.Grade != ""
-	if hasGrade {
-		if g, err = snapshots.ParseGrade(a.Grade); err != nil {
-			return nil, err
-		}
+	keep, err := snapshots.ParseGradeFilter(a.Grade)
+	if err != nil {
+		return nil, err
 	}
 	limit := clampInt(a.Limit, 1, 20, 5)
 	start, limited := t.windowStart()
@@ -286,7 +281,7 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 			if len(rows) == limit || (limited && s.Day < start) {
 				break
 			}
-			if !s.Hidden() && s.Day <= t.snap.AsOf && (!hasGrade || s.Grade == g) {
+			if !s.Hidden() && s.Day <= t.snap.AsOf && keep.Match(s.Grade) {
 				rows = append(rows, newSaleRow(c, s))
 			}
 		}

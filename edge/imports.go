@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -385,57 +384,6 @@ var languageNames = map[string]string{
 	"zh-tw": "zh-tw", "zh_tw": "zh-tw", "chinese (traditional)": "zh-tw", "traditional chinese": "zh-tw", "t-chinese": "zh-tw",
 }
 
-var conditionNames = map[string]string{
-	"nm": "near_mint", "near mint": "near_mint", "near_mint": "near_mint", "nearmint": "near_mint", "mint": "near_mint", "m": "near_mint", "nm/m": "near_mint", "nm-m": "near_mint",
-	"lp": "lightly_played", "lightly played": "lightly_played", "lightly_played": "lightly_played", "excellent": "lightly_played", "ex": "lightly_played",
-	"mp": "moderately_played", "moderately played": "moderately_played", "moderately_played": "moderately_played", "played": "moderately_played",
-	"hp": "heavily_played", "heavily played": "heavily_played", "heavily_played": "heavily_played", "poor": "heavily_played",
-	"dmg": "damaged", "damaged": "damaged",
-}
-
-// graderGradeRE reads "slab 10", "bgs-9.5", "cgc9", "psa: 10".
-var graderGradeRE = regexp.MustCompile(`^([a-z]+)\s*[:\- ]?\s*(-?[0-9]+(?:\.[0-9]+)?)$`)
-
-// parseImportGrade reads the grade and condition columns: "slab 10",
-// "slab:10", "BGS 9.5", "PSA 10" (read as slab), "raw:near_mint", or a raw
-// condition ("NM", "Lightly Played"); empty is raw:near_mint.
-func parseImportGrade(grade, condition string) (snapshots.Grade, string, error) {
-	g := strings.Join(strings.Fields(strings.ToLower(grade)), " ")
-	if g != "" && g != "raw" && g != "ungraded" {
-		if x, err := snapshots.ParseGrade(g); err == nil {
-			return x, "", nil
-		}
-		if c, ok := conditionNames[g]; ok {
-			return snapshots.RawGrade(snapshots.ConditionIndex(c)), "", nil
-		}
-		if m := graderGradeRE.FindStringSubmatch(g); m != nil {
-			name := m[1]
-			if name == "psa" {
-				name = snapshots.Graders[0] // the top grader's usual name; the API calls it slab
-			}
-			if gi := snapshots.GraderIndex(name); gi >= 0 {
-				x, err := snapshots.ParseGrade(snapshots.Graders[gi] + ":" + m[2])
-				if err != nil {
-					return 0, "grade", err
-				}
-				return x, "", nil
-			}
-		}
-		return 0, "grade", fmt.Errorf("grade %q: want a grader and a number (slab 10, bgs 9.5, cgc 9), raw:<condition>, or leave it empty for raw", grade)
-	}
-	c := strings.Join(strings.Fields(strings.ToLower(condition)), " ")
-	if c == "" {
-		return snapshots.RawNearMint, "", nil
-	}
-	if x, err := snapshots.ParseGrade(c); err == nil {
-		return x, "", nil
-	}
-	if name, ok := conditionNames[c]; ok {
-		return snapshots.RawGrade(snapshots.ConditionIndex(name)), "", nil
-	}
-	return 0, "condition", fmt.Errorf("condition %q: want near mint (NM), lightly played (LP), moderately played (MP), heavily played (HP) or damaged (DMG)", condition)
-}
-
 // parseMoney reads "12.50", "$1,200", "12 USD" as cents.
 func parseMoney(s string) (int64, error) {
 	t := strings.TrimSpace(strings.ToUpper(s))
@@ -450,7 +398,7 @@ func parseMoney(s string) (int64, error) {
 
 func checkRow(r importRow) checkedRow {
 	var c checkedRow
-	g, col, err := parseImportGrade(r.get("grade"), r.get("condition"))
+	g, col, err := snapshots.ReadGradeCondition(r.get("grade"), r.get("condition"))
 	if err != nil {
 		c.issues = append(c.issues, rowIssue{Column: col, Message: err.Error()})
 	}

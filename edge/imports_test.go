@@ -8,42 +8,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-func TestParseImportGrade(t *testing.T) {
-	cases := []struct {
-		grade, condition, want, errColumn string
-	}{
-		{"", "", "raw:near_mint", ""},
-		{"slab 10", "", "slab:10", ""},
-		{"SLAB:9.5", "", "slab:9.5", ""},
-		{"PSA 10", "", "slab:10", ""},
-		{"psa10", "", "slab:10", ""},
-		{"BGS-9.5", "", "bgs:9.5", ""},
-		{"cgc9", "", "cgc:9", ""},
-		{"raw:lightly_played", "", "raw:lightly_played", ""},
-		{"NM", "", "raw:near_mint", ""},
-		{"raw", "LP", "raw:lightly_played", ""},
-		{"ungraded", "Heavily  Played", "raw:heavily_played", ""},
-		{"", "dmg", "raw:damaged", ""},
-		{"slab 11", "", "", "grade"},
-		{"slab 9.7", "", "", "grade"},
-		{"10", "", "", "grade"},
-		{"mint-ish", "", "", "grade"},
-		{"", "like new", "", "condition"},
-	}
-	for _, tc := range cases {
-		g, col, err := parseImportGrade(tc.grade, tc.condition)
-		if tc.errColumn != "" {
-			if err == nil || col != tc.errColumn {
-				t.Errorf("%q/%q: got %v %q %v, want an error in %s", tc.grade, tc.condition, g, col, err, tc.errColumn)
-			}
-			continue
-		}
-		if err != nil || g.String() != tc.want {
-			t.Errorf("%q/%q: got %v %v, want %s", tc.grade, tc.condition, g, err, tc.want)
-		}
-	}
-}
-
 func TestParseMoney(t *testing.T) {
 	ok := map[string]int64{"12.5": 1250, "$1,200.00": 120000, "12 USD": 1200, "usd 3": 300, " 0 ": 0, "0.005": 1}
 	for in, want := range ok {

@@ -316,12 +316,9 @@ type listingRow struct {
 
 func handleShopListings(r *request) (any, error) {
 	p := r.p
-	var keep func(snapshots.Marketplace) bool
-	if pl := strings.TrimSpace(p.str("platforms")); pl != "" && pl != "all" {
-		var err error
-		if keep, err = marketplaceFilter("platforms", pl); err != nil {
-			return nil, err
-		}
+	keep, err := marketplaceFilter("platforms", p.str("platforms"))
+	if err != nil {
+		return nil, err
 	}
 	all, err := r.snap.AllListings(r.game)
 	if err != nil {
@@ -339,9 +336,8 @@ func handleShopListings(r *request) (any, error) {
 		if cardID != "" && !strings.EqualFold(l.CardID, cardID) {
 			continue
 		}
-		if keep != nil {
-			mk, _ := snapshots.ParseMarketplace(l.Platform)
-			if !keep(mk) {
+		if keep != 0 {
+			if mk, _ := snapshots.ParseMarketplace(l.Platform); !keep.Has(mk) {
 				continue
 			}
 		}

@@ -109,10 +109,7 @@ func parsePrices(r *request) (pricesQuery, error) {
 	if len(ids) == 0 {
 		verrs = append(verrs, validationError{Loc: []any{loc, "ids"}, Msg: "ids must name at least one card id", Type: "missing"})
 	}
-	if grade == "" {
-		grade = "raw:near_mint"
-	}
-	g, err := snapshots.ParseGrade(grade)
+	g, err := snapshots.ReadGradeOr(grade, snapshots.RawNearMint)
 	if err != nil {
 		verrs = append(verrs, validationError{Loc: []any{loc, "grade"}, Msg: err.Error(), Type: "value_error", Input: grade})
 	}

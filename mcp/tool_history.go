@@ -11,47 +11,24 @@ import (
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
-// gradeFilter parses a grade filter: "" (every grade), "raw", "graded", a
-// grader name, or an exact grade.
-func gradeFilter(s string) (func(snapshots.Grade) bool, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	switch s {
-	case "", "all":
-		return nil, nil
-	case "raw":
-		return func(g snapshots.Grade) bool { return g.Raw() }, nil
-	case "graded":
-		return func(g snapshots.Grade) bool { return !g.Raw() }, nil
-	}
-	if gi := snapshots.GraderIndex(s); gi >= 0 {
-		return func(g snapshots.Grade) bool { return g.Grader() == gi }, nil
-	}
-	want, err := snapshots.ParseGrade(s)
+// gradeFilter parses a grade filter (snapshots.ParseGradeFilter): "" (every
+// grade), "raw", "graded", a grader name, or a grade.
+func gradeFilter(s string) (snapshots.GradeFilter, error) {
+	f, err := snapshots.ParseGradeFilter(s)
 	if err != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s)", err, strings.Join(snapshots.Graders, ", "))
+		return f, snapshots.Errorf(snapshots.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s)", err, strings.Join(snapshots.Graders, ", "))
 	}
-	return func(g snapshots.Grade) bool { return g == want }, nil
+	return f, nil
 }
 
-// marketplaces parses a comma list of marketplaces ("" or "all": nil).
-func marketplaces(field, list string) (func(snapshots.Marketplace) bool, error) {
-	list = strings.TrimSpace(list)
-	if list == "" || strings.EqualFold(list, "all") {
-		return nil, nil
+// marketplaces parses a comma list of marketplaces
+// (snapshots.ParseMarketplaces; "" or "all": every marketplace).
+func marketplaces(field, list string) (snapshots.MarketplaceSet, error) {
+	set, err := snapshots.ParseMarketplaces(list)
+	if err != nil {
+		return 0, snapshots.Errorf(snapshots.EINVALID, "%s: %v", field, err)
 	}
-	var keep [16]bool
-	for _, part := range strings.Split(list, ",") {
-		mk, ok := snapshots.ParseMarketplace(part)
-		if !ok {
-			names := []string{}
-			for _, x := range snapshots.AllMarketplaces() {
-				names = append(names, x.String())
-			}
-			return nil, snapshots.Errorf(snapshots.EINVALID, "%s: unknown marketplace %q; use a comma list of %s (partner_feed is partner)", field, strings.TrimSpace(part), strings.Join(names, ", "))
-		}
-		keep[mk] = true
-	}
-	return func(m snapshots.Marketplace) bool { return int(m) < len(keep) && keep[m] }, nil
+	return set, nil
 }
 
 // cardFinish matches a finish for one card; a card without it is reported.
@@ -104,10 +81,7 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Grade == "" {
-		a.Grade = "raw:near_mint"
-	}
-	grade, err := snapshots.ParseGrade(a.Grade)
+	grade, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
 	if err != nil {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
 	}
@@ -331,7 +305,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 				(x.Flags&snapshots.SalePriceFeed != 0 && !a.IncludePriceFeed) {
 				continue
 			}
-			if (keepGrade != nil && !keepGrade(x.Grade)) || (keepMarket != nil && !keepMarket(x.Marketplace)) || (hasTT && x.TradeType != tt) || !tg.f.Sale(x) {
+			if !keepGrade.Match(x.Grade) || !keepMarket.Match(x.Marketplace) || (hasTT && x.TradeType != tt) || !tg.f.Sale(x) {
 				continue
 			}
 			if a.Mode == "daily" {
@@ -447,13 +421,13 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 			if !tg.f.Listing(l) {
 				continue
 			}
-			if keepPlatform != nil {
-				if mk, ok := snapshots.ParseMarketplace(l.Platform); !ok || !keepPlatform(mk) {
+			if keepPlatform != 0 {
+				if mk, ok := snapshots.ParseMarketplace(l.Platform); !ok || !keepPlatform.Has(mk) {
 					continue
 				}
 			}
-			if keepGrade != nil {
-				if g, err := snapshots.ParseGrade(l.Grade); err != nil || !keepGrade(g) {
+			if !keepGrade.Any() {
+				if g, err := snapshots.ParseGrade(l.Grade); err != nil || !keepGrade.Match(g) {
 					continue
 				}
 			}

@@ -20,21 +20,12 @@ func parseGrades(list string) ([]snapshots.Grade, error) {
 	if strings.TrimSpace(list) == "" {
 		list = DefaultLadderGrades
 	}
-	var out []snapshots.Grade
-	for _, part := range strings.Split(list, ",") {
-		if strings.TrimSpace(part) == "" {
-			continue
-		}
-		g, err := snapshots.ParseGrade(part)
-		if err != nil {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %v", err)
-		}
-		if !slices.Contains(out, g) {
-			out = append(out, g)
-		}
-	}
-	if len(out) == 0 {
+	if strings.Trim(list, " ,") == "" {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "grades is empty: give a comma list such as %q", DefaultLadderGrades)
+	}
+	out, err := snapshots.ReadGrades(list)
+	if err != nil {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %v", err)
 	}
 	if len(out) > MaxLadderGrades {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %d grades, at most %d", len(out), MaxLadderGrades)

@@ -137,7 +137,7 @@ func ParseGrades(grade string) ([]snapshots.Grade, error) {
 	if strings.TrimSpace(grade) == "" {
 		return UngradedOrder, nil
 	}
-	g, err := snapshots.ParseGrade(grade)
+	g, err := snapshots.ReadGrade(grade)
 	if err != nil {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
 	}
