@@ -10,47 +10,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
-// foldAccents maps accented Latin letters to their base letter.
-func foldAccents(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if f, ok := accentFold[r]; ok {
-			b.WriteString(f)
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-var accentFold = func() map[rune]string {
-	m := map[rune]string{}
-	groups := map[string]string{
-		"a": "àáâãäåāăą", "A": "ÀÁÂÃÄÅĀĂĄ", "c": "çćĉċč", "C": "ÇĆĈĊČ", "e": "èéêëēĕėęě", "E": "ÈÉÊËĒĔĖĘĚ",
-		"i": "ìíîïĩīĭį", "I": "ÌÍÎÏĨĪĬĮ", "n": "ñńņň", "N": "ÑŃŅŇ", "o": "òóôõöøōŏő", "O": "ÒÓÔÕÖØŌŎŐ",
-		"u": "ùúûüũūŭůűų", "U": "ÙÚÛÜŨŪŬŮŰŲ", "y": "ýÿ", "Y": "ÝŸ", "s": "śŝşš", "S": "ŚŜŞŠ", "z": "źżž", "Z": "ŹŻŽ",
-		"g": "ĝğġģ", "l": "ĺļľł", "r": "ŕŗř", "t": "ţť", "d": "ďđ",
-	}
-	for base, accented := range groups {
-		for _, r := range accented {
-			m[r] = base
-		}
-	}
-	m['ß'], m['æ'], m['Æ'], m['œ'], m['Œ'] = "ss", "ae", "AE", "oe", "OE"
-	m['♀'], m['♂'] = " f", " m"
-	return m
-}()
-
 // ---- card detail and includes ----
 
 func handleCardGet(r *request) (any, error) {

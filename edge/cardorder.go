@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -34,7 +35,7 @@ type cardOrders struct {
 	sorted [numCardOrders][]*snapshots.Card // by cardOrder
 	rank   [numCardOrders][]uint32          // by cardOrder, then ordinal: position in sorted
 
-	folded   []string    // by ordinal: foldString(name)
+	folded   []string    // by ordinal: index.Fold(name)
 	lowerIDs []string    // by ordinal: strings.ToLower(id)
 	markets  []marketSet // by ordinal
 
@@ -138,7 +139,7 @@ func (o *cardOrders) build(cards []*snapshots.Card) {
 	o.variants, o.grams = newCardClasses(n, false), newCardClasses(n, false)
 	for i, c := range cards {
 		ord := uint32(i)
-		o.folded[i], o.lowerIDs[i] = foldString(c.Name), strings.ToLower(c.ID)
+		o.folded[i], o.lowerIDs[i] = index.Fold(c.Name), strings.ToLower(c.ID)
 		for _, text := range []string{o.folded[i], o.lowerIDs[i]} {
 			for j := 0; j+3 <= len(text); j++ {
 				o.grams.add(text[j:j+3], ord)
@@ -226,7 +227,7 @@ type cardFilter struct {
 
 	setID, language, rarity, variant string
 	number                           string // normalizeNumber(card_number)
-	q                                string // foldString(trimmed q); "" filters nothing
+	q                                string // index.Fold(trimmed q); "" filters nothing
 	markets                          uint32 // 1 << Marketplace of the listed ones; 0 filters nothing
 	only                             bool   // marketplace_mode=only
 }

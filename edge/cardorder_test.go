@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -34,7 +35,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := foldString(strings.TrimSpace(p.str("q")))
+	q := index.Fold(strings.TrimSpace(p.str("q")))
 	number := normalizeNumber(p.str("card_number"))
 	wanted := map[string]bool{}
 	for _, m := range snapshots.AllMarketplaces() {
@@ -59,7 +60,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 		if p.has("card_number") && normalizeNumber(c.Number) != number {
 			continue
 		}
-		if q != "" && !strings.Contains(foldString(c.Name), q) && !strings.Contains(strings.ToLower(c.ID), q) {
+		if q != "" && !strings.Contains(index.Fold(c.Name), q) && !strings.Contains(strings.ToLower(c.ID), q) {
 			continue
 		}
 		if len(wanted) > 0 && !referenceMarketplaceMatch(c, wanted, p.str("marketplace_mode")) {
@@ -295,7 +296,7 @@ func sortCardsPlain(cards []*snapshots.Card, key string, asc bool) {
 	}
 	folded := make([]string, n)
 	for _, c := range cards {
-		folded[c.Ordinal] = foldString(c.Name)
+		folded[c.Ordinal] = index.Fold(c.Name)
 	}
 	sortCards(cards, key, asc, folded)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -137,8 +138,6 @@ func (r *request) setOf(c *snapshots.Card) *snapshots.Set { return r.snap.setOf(
 
 // ---- card list ----
 
-func foldString(s string) string { return strings.ToLower(foldAccents(s)) }
-
 func normalizeNumber(n string) string {
 	n, _, _ = strings.Cut(strings.TrimSpace(n), "/")
 	n = strings.TrimLeft(strings.ToLower(n), "0")
@@ -181,7 +180,7 @@ func parseCardFilter(p *params) (cardFilter, error) {
 		rarity:      p.str("rarity"),
 		variant:     p.str("variant"),
 		number:      normalizeNumber(p.str("card_number")),
-		q:           foldString(strings.TrimSpace(p.str("q"))),
+		q:           index.Fold(strings.TrimSpace(p.str("q"))),
 		only:        p.str("marketplace_mode") == "only",
 	}
 	f.markets = uint32(mks)

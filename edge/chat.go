@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -437,7 +438,7 @@ func (c *chatRun) embedded(question string) error {
 	same := 0
 	for _, o := range cards[1:] {
 		others = append(others, fmt.Sprintf("%s (%s #%s, %s)", o.Name, o.SetName, o.Number, o.CardID))
-		if foldKey(o.Name) == foldKey(card.Name) {
+		if index.FoldKey(o.Name) == index.FoldKey(card.Name) {
 			same++
 		}
 	}

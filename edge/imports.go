@@ -441,8 +441,6 @@ type importResolver struct {
 	sets   map[string][]*snapshots.Set  // folded id, source id, name, abbreviation -> sets
 }
 
-func foldKey(s string) string { return strings.Join(strings.Fields(foldString(s)), " ") }
-
 func newImportResolver(snap *Snapshot, game string) (*importResolver, error) {
 	cards, err := snap.Cards(game)
 	if err != nil {
@@ -454,11 +452,11 @@ func newImportResolver(snap *Snapshot, game string) (*importResolver, error) {
 	}
 	ir := &importResolver{snap: snap, game: game, byName: make(map[string][]*snapshots.Card, len(cards)), sets: map[string][]*snapshots.Set{}}
 	for _, c := range cards {
-		k := foldKey(c.Name)
+		k := index.FoldKey(c.Name)
 		ir.byName[k] = append(ir.byName[k], c)
 	}
 	for _, s := range sets {
-		keys := []string{foldKey(s.ID), foldKey(s.SourceID), foldKey(s.Name), foldKey(s.Abbreviation)}
+		keys := []string{index.FoldKey(s.ID), index.FoldKey(s.SourceID), index.FoldKey(s.Name), index.FoldKey(s.Abbreviation)}
 		if !strings.HasSuffix(keys[2], " set") {
 			keys = append(keys, keys[2]+" set")
 		}
@@ -486,7 +484,7 @@ type resolution struct {
 
 func (ir *importResolver) setsOf(name, language string) []*snapshots.Set {
 	var out []*snapshots.Set
-	for _, s := range ir.sets[foldKey(name)] {
+	for _, s := range ir.sets[index.FoldKey(name)] {
 		if language == "" || s.Language == language {
 			out = append(out, s)
 		}
@@ -517,7 +515,7 @@ func (ir *importResolver) resolve(r importRow, language string) resolution {
 				by = "partner_product_id"
 			}
 			res := resolution{status: "matched", card: c, by: by}
-			if name != "" && foldKey(name) != foldKey(c.Name) {
+			if name != "" && index.FoldKey(name) != index.FoldKey(c.Name) {
 				res.warnings = append(res.warnings, fmt.Sprintf("the row's name %q differs from the card's %q", name, c.Name))
 			}
 			return res
@@ -557,7 +555,7 @@ func (ir *importResolver) resolveByColumns(name, set, number, language string) r
 		if name != "" && len(hits) > 1 {
 			var named []*snapshots.Card
 			for _, c := range hits {
-				if foldKey(c.Name) == foldKey(name) {
+				if index.FoldKey(c.Name) == index.FoldKey(name) {
 					named = append(named, c)
 				}
 			}
@@ -572,7 +570,7 @@ func (ir *importResolver) resolveByColumns(name, set, number, language string) r
 			}
 		case 1:
 			res := resolution{status: "matched", card: hits[0], by: "set_number"}
-			if name != "" && foldKey(name) != foldKey(hits[0].Name) {
+			if name != "" && index.FoldKey(name) != index.FoldKey(hits[0].Name) {
 				res.warnings = append(res.warnings, fmt.Sprintf("the row's name %q differs from the card's %q", name, hits[0].Name))
 			}
 			return res
@@ -583,7 +581,7 @@ func (ir *importResolver) resolveByColumns(name, set, number, language string) r
 	if name == "" {
 		return resolution{status: "unmatched", reason: "no card matches the row"}
 	}
-	exact := filterLang(ir.byName[foldKey(name)], language)
+	exact := filterLang(ir.byName[index.FoldKey(name)], language)
 	if len(sets) > 0 {
 		var inSet []*snapshots.Card
 		for _, c := range exact {

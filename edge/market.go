@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -324,7 +325,7 @@ func handleShopListings(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := foldString(strings.TrimSpace(p.str("q")))
+	q := index.Fold(strings.TrimSpace(p.str("q")))
 	cardID := p.str("card_id")
 	if cardID != "" {
 		if _, err := r.snap.Card(r.game, cardID); err != nil {
@@ -343,7 +344,7 @@ func handleShopListings(r *request) (any, error) {
 		}
 		if q != "" {
 			c, err := r.snap.Card(r.game, l.CardID)
-			if err != nil || !strings.Contains(foldString(c.Name), q) {
+			if err != nil || !strings.Contains(index.Fold(c.Name), q) {
 				continue
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -79,7 +80,7 @@ func (s *Snapshot) setOrders(game string) (*setOrders, error) {
 func (o *setOrders) build(sets []*snapshots.Set) error {
 	type item struct {
 		set    *snapshots.Set
-		folded string // foldString(set.Name)
+		folded string // index.Fold(set.Name)
 		json   []byte // newSetGold(set)
 	}
 	items := make([]item, len(sets))
@@ -91,7 +92,7 @@ func (o *setOrders) build(sets []*snapshots.Set) error {
 		if err := enc.Encode(newSetGold(s)); err != nil {
 			return fmt.Errorf("encode set %s: %w", s.ID, err)
 		}
-		items[i] = item{set: s, folded: foldString(s.Name), json: bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))}
+		items[i] = item{set: s, folded: index.Fold(s.Name), json: bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))}
 	}
 	for ord, key := range setSortKeys {
 		sorted := slices.Clone(items)

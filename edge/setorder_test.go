@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -51,7 +52,7 @@ func referenceSortSets(sets []*snapshots.Set, key string) []*snapshots.Set {
 				return a.ReleaseDate < b.ReleaseDate
 			}
 		case "name":
-			if c := strings.Compare(foldString(a.Name), foldString(b.Name)); c != 0 {
+			if c := strings.Compare(index.Fold(a.Name), index.Fold(b.Name)); c != 0 {
 				return c < 0
 			}
 		case "volume":
