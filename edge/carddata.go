@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -104,8 +105,8 @@ type momentumInclude struct {
 }
 
 type recentSalesInclude struct {
-	Limit int       `json:"limit"`
-	Items []saleRow `json:"items"`
+	Limit int               `json:"limit"`
+	Items []pricing.SaleRow `json:"items"`
 }
 
 type breakdownInclude struct {
@@ -190,13 +191,13 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 				return err
 			}
 			start, limited := r.windowStart()
-			rows := []saleRow{}
+			rows := []pricing.SaleRow{}
 			for _, s := range sales {
 				if len(rows) == 10 || (limited && s.Day < start) {
 					break
 				}
 				if !s.Hidden() && s.Day <= asOf {
-					rows = append(rows, newSaleRow(c, s))
+					rows = append(rows, pricing.NewSaleRow(c, s))
 				}
 			}
 			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
@@ -495,15 +496,15 @@ func handleMarketHistory(r *request) (any, error) {
 // ---- marketplace sales ----
 
 type marketplaceSalesPayload struct {
-	CardID        string         `json:"card_id"`
-	From          *string        `json:"from"`
-	To            string         `json:"to"`
-	Limit         int            `json:"limit"`
-	Total         int            `json:"total"`
-	Truncated     bool           `json:"truncated"`
-	ByMarketplace map[string]int `json:"by_marketplace"`
-	Items         []saleRow      `json:"items"`
-	Note          string         `json:"note"`
+	CardID        string            `json:"card_id"`
+	From          *string           `json:"from"`
+	To            string            `json:"to"`
+	Limit         int               `json:"limit"`
+	Total         int               `json:"total"`
+	Truncated     bool              `json:"truncated"`
+	ByMarketplace map[string]int    `json:"by_marketplace"`
+	Items         []pricing.SaleRow `json:"items"`
+	Note          string            `json:"note"`
 }
 
 func handleMarketplaceSales(r *request) (any, error) {
@@ -512,7 +513,7 @@ func handleMarketplaceSales(r *request) (any, error) {
 		return nil, err
 	}
 	c, from, to, fromSet := w.card, w.from, w.to, w.fromSet
-	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []saleRow{},
+	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []pricing.SaleRow{},
 		Note: "raw executed sales per marketplace, newest first, with their quality and identity flags; partner price-feed rows are not sales and are left out"}
 	if fromSet {
 		out.From = jsontext.StrOrNil(from.String())
@@ -524,7 +525,7 @@ func handleMarketplaceSales(r *request) (any, error) {
 		out.Total++
 		out.ByMarketplace[s.Marketplace.String()]++
 		if len(out.Items) < out.Limit {
-			out.Items = append(out.Items, newSaleRow(c, s))
+			out.Items = append(out.Items, pricing.NewSaleRow(c, s))
 		}
 	}
 	out.Truncated = out.Total > len(out.Items)

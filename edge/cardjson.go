@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -360,8 +361,8 @@ func appendGradeRows(b []byte, rows []gradeRow) []byte {
 	return append(b, ']')
 }
 
-// appendSaleRows encodes resolve.SaleRow values (the recent_sales include).
-func appendSaleRows(b []byte, rows []saleRow) []byte {
+// appendSaleRows encodes pricing.SaleRow values (the recent_sales include).
+func appendSaleRows(b []byte, rows []pricing.SaleRow) []byte {
 	if rows == nil {
 		return append(b, "null"...)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
@@ -181,7 +182,7 @@ func FuzzAppendJSONStr(f *testing.F) {
 			PriceHistory:       &historySeries{Grade: s, Method: s, Points: []pricePointRow{{Date: s, PriceUSD: x}}},
 			TVWAPSlots:         &slotsInclude{Basis: s, Slots: []gradeRow{{Grade: s, FMVUSD: &x, LastSale: &s, ChangePct: &x}}},
 			GradeMomentum:      &momentumInclude{},
-			RecentSales:        &recentSalesInclude{Items: []saleRow{{SaleID: s, Finish: &s, PriceUSD: x, OnChain: true}}},
+			RecentSales:        &recentSalesInclude{Items: []pricing.SaleRow{{SaleID: s, Finish: &s, PriceUSD: x, OnChain: true}}},
 			GradeBreakdown:     &breakdownInclude{Grades: []gradeRow{{PremiumRaw: &x}}},
 			PopulationOverview: &populationInclude{Basis: s, Grades: []populationRow{{Grader: s, Grade: x, Share: x}}},
 			GradingEconomics:   &gradingEconomicsInc{Grader: s, ExpectedGainUSD: &x, Basis: s},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -199,14 +200,14 @@ func hasFold(list []string, s string) bool {
 // ---- sales ----
 
 type salesPage struct {
-	CardID       string       `json:"card_id"`
-	Items        []saleRow    `json:"items"`
-	Limit        int          `json:"limit"`
-	NextCursor   *string      `json:"next_cursor"`
-	WindowStart  *string      `json:"window_start"`
-	HistoryDays  *int         `json:"history_days"`
-	Filters      salesFilters `json:"filters"`
-	RowsInWindow int          `json:"rows_in_window"`
+	CardID       string            `json:"card_id"`
+	Items        []pricing.SaleRow `json:"items"`
+	Limit        int               `json:"limit"`
+	NextCursor   *string           `json:"next_cursor"`
+	WindowStart  *string           `json:"window_start"`
+	HistoryDays  *int              `json:"history_days"`
+	Filters      salesFilters      `json:"filters"`
+	RowsInWindow int               `json:"rows_in_window"`
 }
 
 type salesFilters struct {
@@ -252,7 +253,7 @@ func handleSales(r *request) (any, error) {
 		return nil, err
 	}
 	tt, hasTT := snapshots.ParseTradeType(p.str("trade_type"))
-	out := salesPage{CardID: c.ID, Items: []saleRow{}, Limit: p.int("limit"), Filters: f}
+	out := salesPage{CardID: c.ID, Items: []pricing.SaleRow{}, Limit: p.int("limit"), Filters: f}
 	if start, ok := r.windowStart(); ok {
 		d := start.String()
 		out.WindowStart = &d
@@ -289,7 +290,7 @@ func handleSales(r *request) (any, error) {
 			more = true
 			continue
 		}
-		out.Items = append(out.Items, newSaleRow(c, *s))
+		out.Items = append(out.Items, pricing.NewSaleRow(c, *s))
 		last = s
 	}
 	if more && last != nil && r.caller.Tier != access.Playground {

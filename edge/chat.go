@@ -18,6 +18,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -478,7 +479,7 @@ func (c *chatRun) answerQuote(it chatIntent, card resolve.Candidate, others []st
 	if terr != nil {
 		return c.say("I could not quote " + card.Name + ": " + terr.Error())
 	}
-	quotes, _ := res.(map[string]any)["quotes"].([]resolve.QuoteResult)
+	quotes, _ := res.(map[string]any)["quotes"].([]pricing.QuoteResult)
 	label := fmt.Sprintf("%s (%s #%s, %s)", card.Name, card.SetName, card.Number, card.CardID)
 	if len(quotes) == 0 || quotes[0].Price == nil {
 		if err := c.say(fmt.Sprintf("I found %s, but it has no verified sale, price or listing in %s yet.", label, grade)); err != nil {
@@ -490,14 +491,14 @@ func (c *chatRun) answerQuote(it chatIntent, card resolve.Candidate, others []st
 	price := snapshots.USD(p.Cents)
 	var text string
 	switch p.Label {
-	case resolve.LabelMidprice:
-		sales, days := 0, resolve.MidWindowDays
+	case pricing.LabelMidprice:
+		sales, days := 0, pricing.MidWindowDays
 		if m := quotes[0].Mid; m != nil {
 			sales, days = m.Sales, m.Window
 		}
 		text = fmt.Sprintf("A %s %s is worth about %s: the midprice, our fmv as of %s, backed by %s in the last %d days.",
 			grade, label, money(&price), c.tools.snap.AsOf, plural(sales, "verified "+grade.String()+" sale", "verified "+grade.String()+" sales"), days)
-	case resolve.LabelLast:
+	case pricing.LabelLast:
 		text = fmt.Sprintf("%s in %s last sold for %s on %s; there are too few recent sales for a midprice, so take it as a last trade, not a live price.",
 			label, grade, money(&price), p.Day)
 	default:
@@ -544,9 +545,9 @@ func (c *chatRun) answerSales(it chatIntent, card resolve.Candidate, others []st
 		return c.say("I could not read the sales of " + card.Name + ": " + terr.Error())
 	}
 	rows, _ := res.(map[string]any)["cards"].([]map[string]any)
-	var sales []saleRow
+	var sales []pricing.SaleRow
 	if len(rows) > 0 {
-		sales, _ = rows[0]["sales"].([]saleRow)
+		sales, _ = rows[0]["sales"].([]pricing.SaleRow)
 	}
 	if len(sales) == 0 {
 		msg := fmt.Sprintf("No verified sales of %s (%s) in your history window.", card.Name, card.CardID)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -167,7 +168,7 @@ func candidatesOf(t *chatTools, cards []*snapshots.Card) []resolve.Candidate {
 	return out
 }
 
-// quote is the MCP quote: resolve.Quote over ids or one free-text q.
+// quote is the MCP quote: pricing.Quote over ids or one free-text q.
 func (t *chatTools) quote(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
@@ -182,7 +183,7 @@ func (t *chatTools) quote(args json.RawMessage) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	qs, err := resolve.Quote(ctx, t.source(), resolve.QuoteRequest{Game: t.game, Refs: refs, Grade: a.Grade, Finish: a.Finish})
+	qs, err := pricing.Quote(ctx, t.source(), pricing.QuoteRequest{Game: t.game, Refs: refs, Grade: a.Grade, Finish: a.Finish})
 	if err != nil {
 		return nil, err
 	}
@@ -276,13 +277,13 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		rows := []saleRow{}
+		rows := []pricing.SaleRow{}
 		for _, s := range sales {
 			if len(rows) == limit || (limited && s.Day < start) {
 				break
 			}
 			if !s.Hidden() && s.Day <= t.snap.AsOf && keep.Match(s.Grade) {
-				rows = append(rows, newSaleRow(c, s))
+				rows = append(rows, pricing.NewSaleRow(c, s))
 			}
 		}
 		out = append(out, map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "sales": rows})

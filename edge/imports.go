@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 	"github.com/cardedge/cardedge/state"
@@ -777,19 +778,6 @@ func rankCandidates(cards []*snapshots.Card) []*snapshots.Card {
 	return out
 }
 
-// fmvOf is the fmv of card c in grade g as of the snapshot.
-func fmvOf(snap *Snapshot, c *snapshots.Card, g snapshots.Grade) (int64, error) {
-	series, err := snap.PriceSeries(c.Game, c.ID)
-	if err != nil {
-		return 0, err
-	}
-	p, ok := snapshots.PointAt(snapshots.SeriesOf(series, g), snap.AsOf)
-	if !ok {
-		return 0, nil
-	}
-	return p.FMVCents, nil
-}
-
 func (s *Server) handleImportPreview(r *request) (any, error) {
 	up, err := parseUpload(r.body, string(r.ctx.Request.Header.ContentType()))
 	if err != nil {
@@ -858,7 +846,7 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 			ic := ir.card(res.card)
 			pr.Card = &ic
 			st.CardID = res.card.ID
-			fmv, err := fmvOf(r.snap, res.card, chk.grade)
+			fmv, err := pricing.FMV(r.snap, res.card, chk.grade, r.snap.AsOf)
 			if err != nil {
 				return nil, err
 			}
@@ -1149,7 +1137,7 @@ func summarizeCollection(snap *Snapshot, coll *collection) *collectionSummary {
 			out.Unvalued++
 			continue
 		}
-		fmv, err := fmvOf(snap, c, g)
+		fmv, err := pricing.FMV(snap, c, g, snap.AsOf)
 		if err != nil || fmv == 0 {
 			out.Unvalued++
 			continue

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -97,11 +96,3 @@ func paginate[T any](items []T, offset, limit int) page[T] {
 	}
 	return p
 }
-
-// saleRow is one sale in sales and marketplace-sales payloads: the shape
-// the MCP get_sales tool shares (package resolve).
-type saleRow = resolve.SaleRow
-
-func newSaleRow(c *snapshots.Card, s snapshots.Sale) saleRow { return resolve.NewSaleRow(c, s) }
-
-func saleID(id uint64) string { return resolve.SaleID(id) }

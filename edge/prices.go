@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -220,12 +221,6 @@ type pricesPayload struct {
 	SnapshotID string            `json:"snapshot_id"`
 }
 
-var priceBasis = map[string]string{
-	"own":      "fmv: our fair market value of the grade, exponentially smoothed daily medians of verified sales; date is the day of its last change",
-	"partner":  "the partner marketplace price feed's latest daily market median of the grade: a median, not an executed sale",
-	"observed": "the latest verified executed sale of the grade on any marketplace (quality-flagged, low-confidence identity and price-feed rows excluded)",
-}
-
 func handlePrices(r *request) (any, error) {
 	q, err := parsePrices(r)
 	if err != nil {
@@ -240,7 +235,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 	out := &pricesPayload{Source: q.source, Sources: sources, Grade: q.grade.String(), Game: q.game, AsOf: snap.AsOf.String(),
 		Items: make([]priceItem, 0, len(q.ids)), Basis: map[string]string{}, SnapshotID: snap.Manifest().SnapshotID}
 	for _, s := range sources {
-		out.Basis[s] = priceBasis[s]
+		out.Basis[s] = pricing.SourceBasis[s]
 	}
 	priced := map[string]int{}
 	found, notFound := 0, 0
@@ -279,60 +274,42 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 	return out, nil
 }
 
-// cardPrices computes the named sources' current prices of card c in grade g.
+// cardPrices computes the named sources' current prices of card c in grade g
+// (package pricing: one function per source).
 func cardPrices(snap *Snapshot, c *snapshots.Card, g snapshots.Grade, sources []string) (map[string]*priceQuote, error) {
 	out := map[string]*priceQuote{}
-	asOf := snap.AsOf
-	dated := func(pq *priceQuote, cents int64, d snapshots.Day) {
-		pq.PriceUSD = snapshots.USDOrNil(cents)
-		ds := d.String()
-		age := int(asOf - d)
-		pq.Date, pq.AgeDays = &ds, &age
-	}
 	var sales []snapshots.Sale
 	for _, s := range sources {
-		if s != "own" && sales == nil {
+		if s != pricing.SourceOwn && sales == nil {
 			var err error
 			if sales, err = snap.Sales(c.Game, c.ID); err != nil {
 				return nil, err
 			}
 		}
-		pq := &priceQuote{}
-		out[s] = pq
+		var sp pricing.SourcePrice
 		switch s {
-		case "own":
+		case pricing.SourceOwn:
 			series, err := snap.PriceSeries(c.Game, c.ID)
 			if err != nil {
 				return nil, err
 			}
-			if p, ok := snapshots.PointAt(snapshots.SeriesOf(series, g), asOf); ok && p.FMVCents > 0 {
-				dated(pq, p.FMVCents, p.Day)
-			} else {
-				pq.Note = "no fmv: no verified " + g.String() + " sale of this card yet"
-			}
-		case "partner":
-			pq.Note = "no partner price-feed row for " + g.String() + " (the feed covers raw:near_mint of cards listed on the partner marketplace)"
-			for i := range sales {
-				x := &sales[i]
-				if x.Flags&snapshots.SalePriceFeed != 0 && x.Marketplace == snapshots.MarketPartner && x.Grade == g && x.Day <= asOf {
-					pq.Note = ""
-					dated(pq, x.PriceCents, x.Day)
-					break
-				}
-			}
-		case "observed":
-			pq.Note = "no verified " + g.String() + " sale of this card"
-			for i := range sales {
-				x := &sales[i]
-				if !x.Hidden() && x.Grade == g && x.Day <= asOf {
-					pq.Note = ""
-					dated(pq, x.PriceCents, x.Day)
-					m, tt, id := x.Marketplace.String(), x.TradeType.String(), saleID(x.ID)
-					pq.Marketplace, pq.TradeType, pq.SaleID = &m, &tt, &id
-					break
-				}
-			}
+			sp = pricing.Own(series, g, snap.AsOf)
+		case pricing.SourcePartner:
+			sp = pricing.Partner(sales, g, snap.AsOf)
+		case pricing.SourceObserved:
+			sp = pricing.Observed(sales, g, snap.AsOf)
 		}
+		pq := &priceQuote{Note: sp.Note}
+		if sp.Note == "" {
+			pq.PriceUSD = snapshots.USDOrNil(sp.Cents)
+			ds, age := sp.Day.String(), int(snap.AsOf-sp.Day)
+			pq.Date, pq.AgeDays = &ds, &age
+		}
+		if x := sp.Sale; x != nil {
+			m, tt, id := x.Marketplace.String(), x.TradeType.String(), pricing.SaleID(x.ID)
+			pq.Marketplace, pq.TradeType, pq.SaleID = &m, &tt, &id
+		}
+		out[s] = pq
 	}
 	return out, nil
 }

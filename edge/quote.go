@@ -2,6 +2,7 @@ package edge
 
 import (
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 )
 
 func (s *Server) registerQuoteRoutes() {
@@ -35,7 +36,7 @@ func handleQuote(r *request) (any, error) {
 	if r.p.has("game") || r.ctx.QueryArgs().Has("game") {
 		game = r.game
 	}
-	res, err := resolve.Quote(r.ctx, src, resolve.QuoteRequest{Game: game, Refs: []string{q}, Grade: r.p.str("grade"), Finish: r.p.str("finish")})
+	res, err := pricing.Quote(r.ctx, src, pricing.QuoteRequest{Game: game, Refs: []string{q}, Grade: r.p.str("grade"), Finish: r.p.str("finish")})
 	if err != nil {
 		return nil, err
 	}

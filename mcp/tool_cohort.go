@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -207,7 +208,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 			}
 			inWindow++
 			row := rankRow{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Grade: x.Grade.String(), PriceUSD: snapshots.USD(x.PriceCents),
-				SaleDate: x.Day.String(), Marketplace: x.Marketplace.String(), TradeType: x.TradeType.String(), SaleID: SaleID(x.ID), cents: x.PriceCents, day: x.Day}
+				SaleDate: x.Day.String(), Marketplace: x.Marketplace.String(), TradeType: x.TradeType.String(), SaleID: pricing.SaleID(x.ID), cents: x.PriceCents, day: x.Day}
 			if int(x.Finish) < len(c.Variants) {
 				row.Finish = &c.Variants[x.Finish]
 			}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -32,8 +32,8 @@ func marketplaces(field, list string) (snapshots.MarketplaceSet, error) {
 }
 
 // cardFinish matches a finish for one card; a card without it is reported.
-func cardFinish(c *snapshots.Card, finish string) (resolve.Finish, *unresolved) {
-	f, err := resolve.MatchFinish(c, finish)
+func cardFinish(c *snapshots.Card, finish string) (pricing.Finish, *unresolved) {
+	f, err := pricing.MatchFinish(c, finish)
 	if err != nil {
 		return f, &unresolved{Ref: c.ID, Status: "finish_not_found", Message: snapshots.ErrorMessage(err)}
 	}
@@ -211,8 +211,6 @@ type salesArgs struct {
 	Game                     string   `json:"game"`
 }
 
-type saleRow = resolve.SaleRow
-
 type dayRow struct {
 	Date      string  `json:"date"`
 	Sales     int     `json:"sales"`
@@ -232,8 +230,8 @@ type salesOut struct {
 }
 
 // SaleID formats a sale id as the REST routes do.
-// SaleID is the public id of a sale (resolve.SaleID).
-func SaleID(id uint64) string { return resolve.SaleID(id) }
+// SaleID is the public id of a sale (pricing.SaleID).
+func SaleID(id uint64) string { return pricing.SaleID(id) }
 
 func (s *Server) toolSales(t *toolCall) (any, error) {
 	var a salesArgs
@@ -282,7 +280,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			return nil, err
 		}
 		out := salesOut{CardID: c.ID, Name: c.Name}
-		var recs []saleRow
+		var recs []pricing.SaleRow
 		var days []dayRow
 		var dayPrices []int64
 		flushDay := func() {
@@ -324,7 +322,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			}
 			out.InRange++
 			if len(recs) < limit {
-				recs = append(recs, resolve.NewSaleRow(c, *x))
+				recs = append(recs, pricing.NewSaleRow(c, *x))
 			}
 		}
 		flushDay()
@@ -489,7 +487,7 @@ func book(ls []*snapshots.Listing) []bookRow {
 // finishTarget is a resolved card and the finish a tool reads of it.
 type finishTarget struct {
 	c *snapshots.Card
-	f resolve.Finish
+	f pricing.Finish
 }
 
 // finishTargets resolves ids, keeps the cards that have the finish (the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -87,7 +88,7 @@ type cardSource struct {
 type selected struct {
 	game        string
 	cards       []*snapshots.Card
-	finishes    map[*snapshots.Card]resolve.Finish
+	finishes    map[*snapshots.Card]pricing.Finish
 	unresolved  []unresolved
 	source      CohortSource
 	filteredOut int
@@ -117,7 +118,7 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 	if err != nil {
 		return nil, err
 	}
-	sel := &selected{game: game, finishes: map[*snapshots.Card]resolve.Finish{}, unresolved: []unresolved{}}
+	sel := &selected{game: game, finishes: map[*snapshots.Card]pricing.Finish{}, unresolved: []unresolved{}}
 	sel.source = CohortSource{Era: cs.Era, Rarity: cs.Rarity, Finish: cs.Finish}
 	r := t.src.Reader
 	var cards []*snapshots.Card
@@ -192,7 +193,7 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 			sel.filteredOut++
 			continue
 		}
-		f, err := resolve.MatchFinish(c, cs.Finish)
+		f, err := pricing.MatchFinish(c, cs.Finish)
 		if err != nil {
 			sel.filteredOut++
 			continue
@@ -259,7 +260,7 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool)
 		if err := t.ctx.Err(); err != nil {
 			return nil, err
 		}
-		cm, err := resolve.LoadCardMarket(t.src.Reader, c, t.snap.AsOf)
+		cm, err := pricing.LoadCardMarket(t.src.Reader, c, t.snap.AsOf)
 		if err != nil {
 			return nil, err
 		}

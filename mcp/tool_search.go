@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -152,7 +153,7 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := resolve.ParseGrades(a.Grade); err != nil {
+	if _, err := pricing.QuoteGrades(a.Grade); err != nil {
 		return nil, err
 	}
 	// Resolve first (free), charge the unique resolved cards, then quote.
@@ -164,7 +165,7 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 	if err := t.charge(len(cards)); err != nil {
 		return nil, err
 	}
-	quotes, err := resolve.QuoteResolutions(t.ctx, t.src, rs, a.Grade, a.Finish)
+	quotes, err := pricing.QuoteResolutions(t.ctx, t.src, rs, a.Grade, a.Finish)
 	if err != nil {
 		return nil, err
 	}

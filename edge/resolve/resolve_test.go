@@ -2,17 +2,13 @@ package resolve_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cardedge/cardedge/edge/resolve"
-	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
-	"github.com/cardedge/cardedge/snapshots/bolt"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
@@ -24,31 +20,13 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	root, err := os.MkdirTemp("", "resolve-test-")
+	tiny, err := snapshotstest.OpenTiny()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(root)
-	man, err := snapshotstest.Build(root, 7, snapshotstest.AsOf, "s0001")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build snapshot:", err)
-		return 1
-	}
-	dir := filepath.Join(root, "s0001")
-	r, err := bolt.Open(dir, man)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer r.Close()
-	ix, err := index.Open(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer ix.Close()
-	src = resolve.Source{Reader: r, Index: ix, AsOf: man.AsOfDay()}
+	defer tiny.Close()
+	src = resolve.Source{Reader: tiny.Reader, Index: tiny.Index, AsOf: tiny.AsOf}
 	return m.Run()
 }
 
@@ -119,77 +97,6 @@ func TestResolveAll(t *testing.T) {
 	}
 	if _, err := resolve.ResolveAll(context.Background(), src, "pokemon", false, make([]string, resolve.MaxRefs+1)); snapshots.ErrorCode(err) != snapshots.EINVALID {
 		t.Errorf("over the cap: %v", err)
-	}
-}
-
-func TestQuote(t *testing.T) {
-	ctx := context.Background()
-	qs, err := resolve.Quote(ctx, src, resolve.QuoteRequest{Refs: []string{"en:base1-4", "pikachu", "nope-zz"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := qs[0]
-	if q.Status != resolve.Resolved || q.Price == nil || q.Grade != "slab:10" || len(q.Tried) != 2 {
-		t.Fatalf("ungraded quote: %+v", q)
-	}
-	// The quote agrees with the rule applied to the market it saw.
-	cm, err := resolve.LoadCardMarket(src.Reader, q.Card, src.AsOf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var markets []resolve.Market
-	for _, g := range resolve.UngradedOrder {
-		markets = append(markets, cm.Market(g, resolve.Finish{}))
-	}
-	want, _ := resolve.Choose(markets)
-	if *q.Price != want {
-		t.Errorf("quote %+v, rule says %+v", *q.Price, want)
-	}
-	b, _ := json.Marshal(qs)
-	var out []map[string]any
-	json.Unmarshal(b, &out)
-	for _, k := range []string{"label", "price_usd", "price_basis", "card_id", "grade", "midprice"} {
-		if _, ok := out[0][k]; !ok {
-			t.Errorf("resolved quote JSON has no %s: %s", k, b)
-		}
-	}
-	if out[1]["status"] != "ambiguous" || out[1]["candidates"] == nil || out[1]["label"] != nil {
-		t.Errorf("ambiguous JSON: %v", out[1])
-	}
-	if out[2]["status"] != "not_found" {
-		t.Errorf("not found JSON: %v", out[2])
-	}
-
-	// Every grade of Charizard: the rule picks Midprice only when usable.
-	for _, g := range []string{"raw:near_mint", "raw:damaged", "slab:10", "slab:1", "bgs:9.5", "cgc:5", "cgc:1"} {
-		qs, err := resolve.Quote(ctx, src, resolve.QuoteRequest{Refs: []string{"en:base1-4"}, Grade: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := qs[0]
-		if q.Grade != g {
-			t.Errorf("%s: quoted %s", g, q.Grade)
-		}
-		if q.Price == nil {
-			if q.Mid.Status != resolve.StatusNone && g != "cgc:1" {
-				t.Errorf("%s: no price with midprice status %s", g, q.Mid.Status)
-			}
-			continue
-		}
-		usable := (q.Mid.Status == "ok" || q.Mid.Status == "thin") && q.Mid.PriceUSD != nil
-		if (q.Price.Label == resolve.LabelMidprice) != usable {
-			t.Errorf("%s: label %s with midprice %+v", g, q.Price.Label, q.Mid)
-		}
-	}
-
-	for _, bad := range []resolve.QuoteRequest{
-		{Refs: []string{"en:base1-4"}, Grade: "psa:10"},
-		{Refs: []string{"en:base1-4"}, Game: "magic"},
-		{},
-	} {
-		if _, err := resolve.Quote(ctx, src, bad); snapshots.ErrorCode(err) != snapshots.EINVALID {
-			t.Errorf("%+v: %v, want EINVALID", bad, err)
-		}
 	}
 }
 

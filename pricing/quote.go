@@ -1,10 +1,11 @@
-package resolve
+package pricing
 
 import (
 	"context"
 	"encoding/json"
 	"strings"
 
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -48,7 +49,7 @@ type QuoteResult struct {
 	Finish     *Finish
 	Price      *Price // nil when nothing could be priced
 	Mid        *Midprice
-	Candidates []Candidate
+	Candidates []resolve.Candidate
 	Message    string
 }
 
@@ -75,16 +76,16 @@ type quoteJSON struct {
 }
 
 type unresolvedJSON struct {
-	Ref        string      `json:"ref"`
-	Status     string      `json:"status"`
-	Candidates []Candidate `json:"candidates,omitempty"`
-	Message    string      `json:"message,omitempty"`
+	Ref        string              `json:"ref"`
+	Status     string              `json:"status"`
+	Candidates []resolve.Candidate `json:"candidates,omitempty"`
+	Message    string              `json:"message,omitempty"`
 }
 
 // MarshalJSON writes a resolved quote with every price field (nulls
 // included) and an unresolved one with its candidates and message only.
 func (q QuoteResult) MarshalJSON() ([]byte, error) {
-	if q.Status != Resolved || q.Card == nil {
+	if q.Status != resolve.Resolved || q.Card == nil {
 		return json.Marshal(unresolvedJSON{Ref: q.Ref, Status: q.Status, Candidates: q.Candidates, Message: q.Message})
 	}
 	c := q.Card
@@ -113,27 +114,27 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 // game, no references or more than MaxRefs; otherwise only the context's or
 // storage errors. A finish a card does not have is not an error of the call:
 // that card's quote has no price and says why in message.
-func Quote(ctx context.Context, src Source, req QuoteRequest) ([]QuoteResult, error) {
+func Quote(ctx context.Context, src resolve.Source, req QuoteRequest) ([]QuoteResult, error) {
 	game, explicit, err := src.Game(req.Game)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ParseGrades(req.Grade); err != nil {
+	if _, err := QuoteGrades(req.Grade); err != nil {
 		return nil, err
 	}
 	if len(req.Refs) == 0 {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "give at least one card id, partner product id or card name")
 	}
-	rs, err := ResolveAll(ctx, src, game, explicit, req.Refs)
+	rs, err := resolve.ResolveAll(ctx, src, game, explicit, req.Refs)
 	if err != nil {
 		return nil, err
 	}
 	return QuoteResolutions(ctx, src, rs, req.Grade, req.Finish)
 }
 
-// ParseGrades returns the grades a quote tries: the one grade named, or
+// QuoteGrades returns the grades a quote tries: the one grade named, or
 // UngradedOrder for "". A bad grade is EINVALID.
-func ParseGrades(grade string) ([]snapshots.Grade, error) {
+func QuoteGrades(grade string) ([]snapshots.Grade, error) {
 	if strings.TrimSpace(grade) == "" {
 		return UngradedOrder, nil
 	}
@@ -146,15 +147,15 @@ func ParseGrades(grade string) ([]snapshots.Grade, error) {
 
 // QuoteResolutions quotes references already resolved with ResolveAll (a
 // caller that charges for the resolved cards first resolves once).
-func QuoteResolutions(ctx context.Context, src Source, rs []Resolution, grade, finish string) ([]QuoteResult, error) {
-	grades, err := ParseGrades(grade)
+func QuoteResolutions(ctx context.Context, src resolve.Source, rs []resolve.Resolution, grade, finish string) ([]QuoteResult, error) {
+	grades, err := QuoteGrades(grade)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]QuoteResult, len(rs))
 	done := map[*snapshots.Card]QuoteResult{}
 	for i, r := range rs {
-		if r.Status != Resolved {
+		if r.Status != resolve.Resolved {
 			out[i] = QuoteResult{Ref: r.Ref, Status: r.Status, Candidates: r.Candidates, Message: r.Message}
 			continue
 		}
@@ -179,8 +180,8 @@ func QuoteResolutions(ctx context.Context, src Source, rs []Resolution, grade, f
 
 // QuoteCard quotes card c over grades in order (one grade, or
 // UngradedOrder) for finish ("" for any).
-func QuoteCard(src Source, c *snapshots.Card, grades []snapshots.Grade, finish string) (QuoteResult, error) {
-	q := QuoteResult{Status: Resolved, Card: c}
+func QuoteCard(src resolve.Source, c *snapshots.Card, grades []snapshots.Grade, finish string) (QuoteResult, error) {
+	q := QuoteResult{Status: resolve.Resolved, Card: c}
 	if s, err := src.Reader.Set(c.Game, c.SetID); err == nil {
 		q.SetName = s.Name
 	}

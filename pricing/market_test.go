@@ -1,10 +1,10 @@
-package resolve_test
+package pricing_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -27,20 +27,20 @@ func mustDay(s string) snapshots.Day {
 func TestMarket_Pick(t *testing.T) {
 	cases := []struct {
 		name      string
-		m         resolve.Market
+		m         pricing.Market
 		label     string
 		cents     int64
 		basisHint string
 	}{
-		{"ok midprice", resolve.Market{MidStatus: "ok", MidCents: 1000, MidSales: 7, LastCents: 900, AskCents: 1200}, "Midprice", 1000, "status ok"},
-		{"thin midprice", resolve.Market{MidStatus: "thin", MidCents: 1000, MidSales: 1, LastCents: 900, AskCents: 1200}, "Midprice", 1000, "status thin"},
-		{"stale midprice falls to last", resolve.Market{MidStatus: "stale", MidCents: 1000, LastCents: 900, AskCents: 1200}, "Last", 900, "no usable midprice (status stale)"},
-		{"none falls to last", resolve.Market{MidStatus: "none", LastCents: 900, AskCents: 1200}, "Last", 900, "last verified"},
-		{"ok but zero midprice falls to last", resolve.Market{MidStatus: "ok", MidCents: 0, LastCents: 900}, "Last", 900, "last verified"},
-		{"thin but zero midprice, no sale: ask", resolve.Market{MidStatus: "thin", AskCents: 1200, AskShippingCents: 499, AskPlatform: "ebay"}, "Ask", 1200, "shipping $4.99"},
-		{"only an ask", resolve.Market{MidStatus: "none", AskCents: 1200, AskPlatform: "partner"}, "Ask", 1200, "not a sale"},
-		{"finish median", resolve.Market{MidStatus: "ok", MidCents: 1500, MidSales: 6, MidFinish: true}, "Midprice", 1500, "median of the 6 verified slab:10 sales"},
-		{"nothing", resolve.Market{MidStatus: "none"}, "", 0, ""},
+		{"ok midprice", pricing.Market{MidStatus: "ok", MidCents: 1000, MidSales: 7, LastCents: 900, AskCents: 1200}, "Midprice", 1000, "status ok"},
+		{"thin midprice", pricing.Market{MidStatus: "thin", MidCents: 1000, MidSales: 1, LastCents: 900, AskCents: 1200}, "Midprice", 1000, "status thin"},
+		{"stale midprice falls to last", pricing.Market{MidStatus: "stale", MidCents: 1000, LastCents: 900, AskCents: 1200}, "Last", 900, "no usable midprice (status stale)"},
+		{"none falls to last", pricing.Market{MidStatus: "none", LastCents: 900, AskCents: 1200}, "Last", 900, "last verified"},
+		{"ok but zero midprice falls to last", pricing.Market{MidStatus: "ok", MidCents: 0, LastCents: 900}, "Last", 900, "last verified"},
+		{"thin but zero midprice, no sale: ask", pricing.Market{MidStatus: "thin", AskCents: 1200, AskShippingCents: 499, AskPlatform: "ebay"}, "Ask", 1200, "shipping $4.99"},
+		{"only an ask", pricing.Market{MidStatus: "none", AskCents: 1200, AskPlatform: "partner"}, "Ask", 1200, "not a sale"},
+		{"finish median", pricing.Market{MidStatus: "ok", MidCents: 1500, MidSales: 6, MidFinish: true}, "Midprice", 1500, "median of the 6 verified slab:10 sales"},
+		{"nothing", pricing.Market{MidStatus: "none"}, "", 0, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,34 +65,34 @@ func TestMarket_Pick(t *testing.T) {
 // TestChoose is the ungraded rule: slab:10 first, then raw:near_mint; the
 // first grade with any price wins (its own fallback included).
 func TestChoose(t *testing.T) {
-	mid := func(g snapshots.Grade, c int64) resolve.Market {
-		return resolve.Market{Grade: g, AsOf: asOf, MidStatus: "ok", MidCents: c, MidSales: 9}
+	mid := func(g snapshots.Grade, c int64) pricing.Market {
+		return pricing.Market{Grade: g, AsOf: asOf, MidStatus: "ok", MidCents: c, MidSales: 9}
 	}
-	last := func(g snapshots.Grade, c int64) resolve.Market {
-		return resolve.Market{Grade: g, AsOf: asOf, MidStatus: "stale", LastCents: c}
+	last := func(g snapshots.Grade, c int64) pricing.Market {
+		return pricing.Market{Grade: g, AsOf: asOf, MidStatus: "stale", LastCents: c}
 	}
-	ask := func(g snapshots.Grade, c int64) resolve.Market {
-		return resolve.Market{Grade: g, AsOf: asOf, MidStatus: "none", AskCents: c}
+	ask := func(g snapshots.Grade, c int64) pricing.Market {
+		return pricing.Market{Grade: g, AsOf: asOf, MidStatus: "none", AskCents: c}
 	}
-	none := func(g snapshots.Grade) resolve.Market { return resolve.Market{Grade: g, AsOf: asOf, MidStatus: "none"} }
+	none := func(g snapshots.Grade) pricing.Market { return pricing.Market{Grade: g, AsOf: asOf, MidStatus: "none"} }
 	cases := []struct {
 		name    string
-		markets []resolve.Market
+		markets []pricing.Market
 		grade   snapshots.Grade
 		label   string
 		cents   int64
 	}{
-		{"slab10 midprice", []resolve.Market{mid(slab10, 90000), mid(rawNM, 500)}, slab10, "Midprice", 90000},
-		{"slab10 last beats raw midprice", []resolve.Market{last(slab10, 80000), mid(rawNM, 500)}, slab10, "Last", 80000},
-		{"slab10 ask beats raw midprice", []resolve.Market{ask(slab10, 99000), mid(rawNM, 500)}, slab10, "Ask", 99000},
-		{"no slab10: raw midprice", []resolve.Market{none(slab10), mid(rawNM, 500)}, rawNM, "Midprice", 500},
-		{"no slab10: raw last", []resolve.Market{none(slab10), last(rawNM, 450)}, rawNM, "Last", 450},
-		{"no slab10: raw ask", []resolve.Market{none(slab10), ask(rawNM, 600)}, rawNM, "Ask", 600},
-		{"nothing at all", []resolve.Market{none(slab10), none(rawNM)}, 0, "", 0},
+		{"slab10 midprice", []pricing.Market{mid(slab10, 90000), mid(rawNM, 500)}, slab10, "Midprice", 90000},
+		{"slab10 last beats raw midprice", []pricing.Market{last(slab10, 80000), mid(rawNM, 500)}, slab10, "Last", 80000},
+		{"slab10 ask beats raw midprice", []pricing.Market{ask(slab10, 99000), mid(rawNM, 500)}, slab10, "Ask", 99000},
+		{"no slab10: raw midprice", []pricing.Market{none(slab10), mid(rawNM, 500)}, rawNM, "Midprice", 500},
+		{"no slab10: raw last", []pricing.Market{none(slab10), last(rawNM, 450)}, rawNM, "Last", 450},
+		{"no slab10: raw ask", []pricing.Market{none(slab10), ask(rawNM, 600)}, rawNM, "Ask", 600},
+		{"nothing at all", []pricing.Market{none(slab10), none(rawNM)}, 0, "", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, ok := resolve.Choose(tc.markets)
+			p, ok := pricing.Choose(tc.markets)
 			if ok != (tc.label != "") {
 				t.Fatalf("ok = %v", ok)
 			}
@@ -101,7 +101,7 @@ func TestChoose(t *testing.T) {
 			}
 		})
 	}
-	if got := resolve.UngradedOrder; len(got) != 2 || got[0].String() != "slab:10" || got[1].String() != "raw:near_mint" {
+	if got := pricing.UngradedOrder; len(got) != 2 || got[0].String() != "slab:10" || got[1].String() != "raw:near_mint" {
 		t.Errorf("UngradedOrder = %v", got)
 	}
 }
@@ -113,7 +113,7 @@ func TestCardMarket_Market(t *testing.T) {
 	sale := func(day string, cents int64, g snapshots.Grade, finish uint8, flags uint8) snapshots.Sale {
 		return snapshots.Sale{Day: mustDay(day), PriceCents: cents, Grade: g, Finish: finish, Flags: flags, Marketplace: snapshots.MarketEbay}
 	}
-	cm := &resolve.CardMarket{
+	cm := &pricing.CardMarket{
 		Card: card, AsOf: asOf,
 		Series: []snapshots.PriceSeries{
 			{Grade: rawNM, Points: []snapshots.PricePoint{{Day: mustDay("2026-01-01"), FMVCents: 400}, {Day: mustDay("2026-11-10"), FMVCents: 500}}},
@@ -137,18 +137,18 @@ func TestCardMarket_Market(t *testing.T) {
 			{Grade: "raw:near_mint", Finish: "holo/1st-edition", AskCents: 2500, Platform: "partner"},
 		},
 	}
-	m := cm.Market(rawNM, resolve.Finish{})
+	m := cm.Market(rawNM, pricing.Finish{})
 	if m.MidStatus != "ok" || m.MidCents != 500 || m.MidSales != 7 || m.LastCents != 510 || m.AskCents != 300 {
 		t.Errorf("raw any finish: %+v", m)
 	}
-	m = cm.Market(slab10, resolve.Finish{})
+	m = cm.Market(slab10, pricing.Finish{})
 	if m.MidStatus != "stale" || m.MidCents != 70000 || m.LastCents != 70000 || m.AskCents != 88000 {
 		t.Errorf("slab10: %+v", m)
 	}
 	if p, _ := m.Pick(); p.Label != "Last" {
 		t.Errorf("stale slab10 picks %s", p.Label)
 	}
-	first, err := resolve.MatchFinish(card, "1st-edition")
+	first, err := pricing.MatchFinish(card, "1st-edition")
 	if err != nil || len(first.Variants) != 1 || first.Variants[0] != "holo/1st-edition" {
 		t.Fatalf("MatchFinish 1st-edition: %v %v", first, err)
 	}
@@ -156,14 +156,14 @@ func TestCardMarket_Market(t *testing.T) {
 	if !m.MidFinish || m.MidStatus != "thin" || m.MidCents != 2200 || m.LastCents != 2000 || m.AskCents != 2500 {
 		t.Errorf("raw 1st-edition: %+v", m)
 	}
-	holo, err := resolve.MatchFinish(card, "HOLO")
+	holo, err := pricing.MatchFinish(card, "HOLO")
 	if err != nil || len(holo.Variants) != 2 {
 		t.Errorf("MatchFinish holo: %v %v", holo, err)
 	}
-	if _, err := resolve.MatchFinish(card, "gold"); err == nil || !strings.Contains(err.Error(), "reverse") {
+	if _, err := pricing.MatchFinish(card, "gold"); err == nil || !strings.Contains(err.Error(), "reverse") {
 		t.Errorf("MatchFinish gold: %v", err)
 	}
-	m = cm.Market(snapshots.GradedGrade(1, 9.5), resolve.Finish{})
+	m = cm.Market(snapshots.GradedGrade(1, 9.5), pricing.Finish{})
 	if m.MidStatus != "none" {
 		t.Errorf("unsold grade: %+v", m)
 	}

@@ -1,0 +1,61 @@
+package snapshotstest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/bolt"
+)
+
+// Tiny is a tiny snapshot (seed 7, AsOf) built into a temporary directory
+// and opened for reading: what a package's TestMain shares between its
+// tests. Close it when the tests are done.
+type Tiny struct {
+	Reader *bolt.Reader
+	Index  *index.Index
+	AsOf   snapshots.Day
+	root   string
+}
+
+// OpenTiny builds a tiny snapshot into a new temporary directory and opens
+// its reader and index.
+func OpenTiny() (*Tiny, error) {
+	root, err := os.MkdirTemp("", "cardedge-tiny-")
+	if err != nil {
+		return nil, err
+	}
+	t := &Tiny{root: root}
+	m, err := Build(root, 7, AsOf, "s0001")
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("build tiny snapshot: %w", err)
+	}
+	dir := filepath.Join(root, "s0001")
+	if t.Reader, err = bolt.Open(dir, m); err != nil {
+		t.Close()
+		return nil, err
+	}
+	if t.Index, err = index.Open(dir); err != nil {
+		t.Close()
+		return nil, err
+	}
+	t.AsOf = m.AsOfDay()
+	return t, nil
+}
+
+// Close closes the reader and index and removes the directory.
+func (t *Tiny) Close() error {
+	var errs []error
+	if t.Index != nil {
+		errs = append(errs, t.Index.Close())
+	}
+	if t.Reader != nil {
+		errs = append(errs, t.Reader.Close())
+	}
+	errs = append(errs, os.RemoveAll(t.root))
+	return errors.Join(errs...)
+}
