@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -148,7 +149,7 @@ func (o *cardOrders) build(cards []*snapshots.Card) {
 		o.markets[i] = newMarketSet(c)
 		o.sets.of[i] = o.sets.add(equalFoldKey(c.SetID), ord)
 		o.rarities.of[i] = o.rarities.add(equalFoldKey(c.Rarity), ord)
-		o.numbers.of[i] = o.numbers.add(normalizeNumber(c.Number), ord)
+		o.numbers.of[i] = o.numbers.add(resolve.NormalizeNumber(c.Number), ord)
 		o.languages.of[i] = o.languages.add(c.Language, ord)
 		for _, v := range c.Variants {
 			o.variants.add(equalFoldKey(v), ord)
@@ -226,7 +227,7 @@ type cardFilter struct {
 	hasSet, hasLanguage, hasRarity, hasVariant, hasNumber bool
 
 	setID, language, rarity, variant string
-	number                           string // normalizeNumber(card_number)
+	number                           string // resolve.NormalizeNumber(card_number)
 	q                                string // index.Fold(trimmed q); "" filters nothing
 	markets                          uint32 // 1 << Marketplace of the listed ones; 0 filters nothing
 	only                             bool   // marketplace_mode=only

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
@@ -36,7 +37,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 		return nil, err
 	}
 	q := index.Fold(strings.TrimSpace(p.str("q")))
-	number := normalizeNumber(p.str("card_number"))
+	number := resolve.NormalizeNumber(p.str("card_number"))
 	wanted := map[string]bool{}
 	for _, m := range snapshots.AllMarketplaces() {
 		if mks.Has(m) {
@@ -57,7 +58,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 		if p.has("variant") && !hasFold(c.Variants, p.str("variant")) {
 			continue
 		}
-		if p.has("card_number") && normalizeNumber(c.Number) != number {
+		if p.has("card_number") && resolve.NormalizeNumber(c.Number) != number {
 			continue
 		}
 		if q != "" && !strings.Contains(index.Fold(c.Name), q) && !strings.Contains(strings.ToLower(c.ID), q) {

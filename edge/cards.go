@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
@@ -130,20 +131,16 @@ func (s *Server) registerCardRoutes() {
 		handle: handleVWAP})
 }
 
-// cardOf resolves the {card_id} path variable.
+// cardOf resolves the {card_id} path variable: a card id or a partner
+// product id (resolve.ByID, the id rule of every route).
 func (r *request) cardOf() (*snapshots.Card, error) {
-	return r.snap.Card(r.game, r.vars.v[0])
+	c, _, err := resolve.ByID(r.snap.Reader, r.game, r.vars.v[0])
+	return c, err
 }
 
 func (r *request) setOf(c *snapshots.Card) *snapshots.Set { return r.snap.setOf(c) }
 
 // ---- card list ----
-
-func normalizeNumber(n string) string {
-	n, _, _ = strings.Cut(strings.TrimSpace(n), "/")
-	n = strings.TrimLeft(strings.ToLower(n), "0")
-	return n
-}
 
 func handleCardsList(r *request) (any, error) {
 	f, err := parseCardFilter(r.p)
@@ -180,7 +177,7 @@ func parseCardFilter(p *params) (cardFilter, error) {
 		language:    p.str("language"),
 		rarity:      p.str("rarity"),
 		variant:     p.str("variant"),
-		number:      normalizeNumber(p.str("card_number")),
+		number:      resolve.NormalizeNumber(p.str("card_number")),
 		q:           index.Fold(strings.TrimSpace(p.str("q"))),
 		only:        p.str("marketplace_mode") == "only",
 	}
@@ -508,19 +505,34 @@ func batchCost(r *request) (int, error) {
 	if err := access.CheckBatch(r.caller, len(ids)); err != nil {
 		return 0, validationErrors{{Loc: []any{"body", "ids"}, Msg: snapshots.ErrorMessage(err), Type: "too_long", Ctx: map[string]any{"max_length": r.limits.BatchMax}}}
 	}
-	return max(1, batchResolved(r, b.Game, ids)), nil
+	cards, _, err := batchCards(r, b.Game, ids)
+	if err != nil {
+		return 0, err
+	}
+	return max(1, len(cards)), nil
 }
 
-// batchResolved counts the unique ids that name a card: what a batch costs
-// (at least one unit, the request itself).
-func batchResolved(r *request, game string, ids []string) int {
-	n := 0
+// batchCards resolves the unique ids (card ids or partner product ids,
+// resolve.ByID): the distinct cards they name, in first-seen order (what a
+// batch costs, at least one unit for the request itself), and the ids that
+// name none.
+func batchCards(r *request, game string, ids []string) (cards []*snapshots.Card, notFound []string, err error) {
+	seen := map[*snapshots.Card]bool{}
 	for _, id := range ids {
-		if _, err := r.snap.Card(game, id); err == nil {
-			n++
+		c, _, err := resolve.ByID(r.snap.Reader, game, id)
+		switch {
+		case err == nil:
+			if !seen[c] {
+				seen[c] = true
+				cards = append(cards, c)
+			}
+		case snapshots.ErrorCode(err) == snapshots.ENOTFOUND:
+			notFound = append(notFound, id)
+		default:
+			return nil, nil, err
 		}
 	}
-	return n
+	return cards, notFound, nil
 }
 
 type batchPayload struct {
@@ -536,13 +548,12 @@ func handleBatch(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: []string{}, Cost: max(1, batchResolved(r, b.Game, ids))}
-	for _, id := range ids {
-		c, err := r.snap.Card(b.Game, id)
-		if err != nil {
-			out.NotFound = append(out.NotFound, id)
-			continue
-		}
+	cards, notFound, err := batchCards(r, b.Game, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: jsontext.NonNil(notFound), Cost: max(1, len(cards))}
+	for _, c := range cards {
 		g := newCardGold(c, r.setOf(c))
 		var includes []string
 		switch b.Profile {

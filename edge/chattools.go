@@ -217,7 +217,7 @@ func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
 	since = access.ClampSince(t.snap.AsOf, t.tier, since, a.Since != "")
 	var out []map[string]any
 	for _, id := range a.IDs {
-		c, err := resolvePriceID(t.snap, t.game, id)
+		c, _, err := resolve.ByID(t.snap.Reader, t.game, id)
 		if err != nil {
 			out = append(out, map[string]any{"id": id, "status": "not_found"})
 			continue
@@ -268,7 +268,7 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 	start, limited := t.windowStart()
 	var out []map[string]any
 	for _, id := range a.IDs {
-		c, err := resolvePriceID(t.snap, t.game, id)
+		c, _, err := resolve.ByID(t.snap.Reader, t.game, id)
 		if err != nil {
 			out = append(out, map[string]any{"id": id, "status": "not_found"})
 			continue

@@ -17,7 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -36,7 +36,6 @@ const (
 	importMaxBytes   = 1 << 20 // body
 	importMaxRows    = 5000    // data rows, blank rows included
 	importPreviewTTL = 24 * time.Hour
-	importCandidates = 5 // candidates of an ambiguous row
 	importMaxQty     = 100000
 )
 
@@ -434,225 +433,6 @@ func checkRow(r importRow) checkedRow {
 	return c
 }
 
-// importResolver resolves rows against one snapshot and game.
-type importResolver struct {
-	snap   *Snapshot
-	game   string
-	byName map[string][]*snapshots.Card // folded name -> cards, catalog order
-	sets   map[string][]*snapshots.Set  // folded id, source id, name, abbreviation -> sets
-}
-
-func newImportResolver(snap *Snapshot, game string) (*importResolver, error) {
-	cards, err := snap.Cards(game)
-	if err != nil {
-		return nil, err
-	}
-	sets, err := snap.Sets(game)
-	if err != nil {
-		return nil, err
-	}
-	ir := &importResolver{snap: snap, game: game, byName: make(map[string][]*snapshots.Card, len(cards)), sets: map[string][]*snapshots.Set{}}
-	for _, c := range cards {
-		k := index.FoldKey(c.Name)
-		ir.byName[k] = append(ir.byName[k], c)
-	}
-	for _, s := range sets {
-		keys := []string{index.FoldKey(s.ID), index.FoldKey(s.SourceID), index.FoldKey(s.Name), index.FoldKey(s.Abbreviation)}
-		if !strings.HasSuffix(keys[2], " set") {
-			keys = append(keys, keys[2]+" set")
-		}
-		seen := map[string]bool{}
-		for _, k := range keys {
-			if k != "" && !seen[k] {
-				seen[k] = true
-				ir.sets[k] = append(ir.sets[k], s)
-			}
-		}
-	}
-	return ir, nil
-}
-
-// resolution is the outcome of one row.
-type resolution struct {
-	status     string // matched, ambiguous, unmatched
-	card       *snapshots.Card
-	by         string
-	candidates []*snapshots.Card
-	relevance  bool // candidates are in search relevance order (keep it)
-	reason     string
-	warnings   []string
-}
-
-func (ir *importResolver) setsOf(name, language string) []*snapshots.Set {
-	var out []*snapshots.Set
-	for _, s := range ir.sets[index.FoldKey(name)] {
-		if language == "" || s.Language == language {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func filterLang(cards []*snapshots.Card, language string) []*snapshots.Card {
-	if language == "" {
-		return cards
-	}
-	var out []*snapshots.Card
-	for _, c := range cards {
-		if c.Language == language {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func (ir *importResolver) resolve(r importRow, language string) resolution {
-	name, set, number := r.get("name"), r.get("set"), r.get("number")
-	var notes []string
-	if id := r.get("card_id"); id != "" {
-		if c, err := resolvePriceID(ir.snap, ir.game, id); err == nil {
-			by := "card_id"
-			if !strings.EqualFold(c.ID, id) {
-				by = "partner_product_id"
-			}
-			res := resolution{status: "matched", card: c, by: by}
-			if name != "" && index.FoldKey(name) != index.FoldKey(c.Name) {
-				res.warnings = append(res.warnings, fmt.Sprintf("the row's name %q differs from the card's %q", name, c.Name))
-			}
-			return res
-		}
-		if name == "" && (set == "" || number == "") {
-			return resolution{status: "unmatched", reason: fmt.Sprintf("no card with id %q in %s", id, ir.game)}
-		}
-		notes = append(notes, fmt.Sprintf("no card with id %q; matched on the other columns", id))
-	}
-	res := ir.resolveByColumns(name, set, number, language)
-	res.warnings = append(notes, res.warnings...)
-	return res
-}
-
-func (ir *importResolver) resolveByColumns(name, set, number, language string) resolution {
-	var sets []*snapshots.Set
-	if set != "" {
-		sets = ir.setsOf(set, language)
-		if len(sets) == 0 && name == "" {
-			return resolution{status: "unmatched", reason: fmt.Sprintf("unknown set %q in %s (give the set id, e.g. en:base1, its code or its name)", set, ir.game)}
-		}
-	}
-	if len(sets) > 0 && number != "" {
-		want := normalizeNumber(number)
-		var hits []*snapshots.Card
-		for _, s := range sets {
-			cards, err := ir.snap.SetCards(ir.game, s.ID)
-			if err != nil {
-				continue
-			}
-			for _, c := range cards {
-				if normalizeNumber(c.Number) == want {
-					hits = append(hits, c)
-				}
-			}
-		}
-		if name != "" && len(hits) > 1 {
-			var named []*snapshots.Card
-			for _, c := range hits {
-				if index.FoldKey(c.Name) == index.FoldKey(name) {
-					named = append(named, c)
-				}
-			}
-			if len(named) > 0 {
-				hits = named
-			}
-		}
-		switch len(hits) {
-		case 0:
-			if name == "" {
-				return resolution{status: "unmatched", reason: fmt.Sprintf("set %s has no card number %q", setNames(sets), number)}
-			}
-		case 1:
-			res := resolution{status: "matched", card: hits[0], by: "set_number"}
-			if name != "" && index.FoldKey(name) != index.FoldKey(hits[0].Name) {
-				res.warnings = append(res.warnings, fmt.Sprintf("the row's name %q differs from the card's %q", name, hits[0].Name))
-			}
-			return res
-		default:
-			return resolution{status: "ambiguous", candidates: hits, reason: fmt.Sprintf("number %q is in %d sets matching %q; add language or the set id", number, len(hits), set)}
-		}
-	}
-	if name == "" {
-		return resolution{status: "unmatched", reason: "no card matches the row"}
-	}
-	exact := filterLang(ir.byName[index.FoldKey(name)], language)
-	if len(sets) > 0 {
-		var inSet []*snapshots.Card
-		for _, c := range exact {
-			for _, s := range sets {
-				if strings.EqualFold(c.SetID, s.ID) {
-					inSet = append(inSet, c)
-				}
-			}
-		}
-		exact = inSet
-	}
-	if number != "" && len(exact) > 1 {
-		var numbered []*snapshots.Card
-		for _, c := range exact {
-			if normalizeNumber(c.Number) == normalizeNumber(number) {
-				numbered = append(numbered, c)
-			}
-		}
-		if len(numbered) > 0 {
-			exact = numbered
-		}
-	}
-	switch len(exact) {
-	case 1:
-		by := "name"
-		if len(sets) > 0 {
-			by = "set_name"
-		}
-		return resolution{status: "matched", card: exact[0], by: by}
-	case 0:
-	default:
-		return resolution{status: "ambiguous", candidates: exact,
-			reason: fmt.Sprintf("%d cards are named %q; add set and number (or card_id) to pick one", len(exact), name)}
-	}
-	// No exact name: the index's closest cards.
-	req := index.SearchRequest{Game: ir.game, Q: name, Language: language, Limit: importCandidates, MinPriceCents: -1, MaxPriceCents: -1}
-	if len(sets) == 1 {
-		req.SetID = sets[0].ID
-	} else if set != "" && len(sets) == 0 {
-		req.Q = name + " " + set
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	found, err := ir.snap.Index.Search(ctx, req)
-	var hits []*snapshots.Card
-	if err == nil {
-		for _, h := range found.Hits {
-			if c, err := ir.snap.Card(ir.game, h.CardID); err == nil {
-				hits = append(hits, c)
-			}
-		}
-	}
-	where := ""
-	if set != "" {
-		where = fmt.Sprintf(" in set %q", set)
-	}
-	if len(hits) == 0 {
-		return resolution{status: "unmatched", reason: fmt.Sprintf("no card named %q%s in %s", name, where, ir.game)}
-	}
-	return resolution{status: "ambiguous", candidates: hits, relevance: true, reason: fmt.Sprintf("no card is named exactly %q%s; the closest are listed", name, where)}
-}
-
-func setNames(sets []*snapshots.Set) string {
-	ids := make([]string, len(sets))
-	for i, s := range sets {
-		ids[i] = s.ID
-	}
-	return strings.Join(ids, ", ")
-}
-
 // ---- preview ----
 
 type importCard struct {
@@ -754,36 +534,23 @@ func newPreviewID() (string, error) {
 	return "imp_" + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-func (ir *importResolver) card(c *snapshots.Card) importCard {
+func newImportCard(r snapshots.Reader, c *snapshots.Card) importCard {
 	out := importCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language, PriceUSD: snapshots.USDOrNil(c.PriceCents)}
-	if s, err := ir.snap.Set(c.Game, c.SetID); err == nil {
+	if s, err := r.Set(c.Game, c.SetID); err == nil {
 		out.SetName = s.Name
 	}
 	return out
 }
 
-// rankCandidates orders candidates by 30-day volume, then catalog order, and
-// keeps the first importCandidates.
-func rankCandidates(cards []*snapshots.Card) []*snapshots.Card {
-	out := append([]*snapshots.Card{}, cards...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Volume30dCents != out[j].Volume30dCents {
-			return out[i].Volume30dCents > out[j].Volume30dCents
-		}
-		return out[i].Ordinal < out[j].Ordinal
-	})
-	if len(out) > importCandidates {
-		out = out[:importCandidates]
-	}
-	return out
-}
+// rowStatus is the preview status of a resolution status.
+var rowStatus = map[string]string{resolve.Resolved: "matched", resolve.Ambiguous: "ambiguous", resolve.NotFound: "unmatched"}
 
 func (s *Server) handleImportPreview(r *request) (any, error) {
 	up, err := parseUpload(r.body, string(r.ctx.Request.Header.ContentType()))
 	if err != nil {
 		return nil, err
 	}
-	ir, err := newImportResolver(r.snap, r.game)
+	cols, err := resolve.NewColumns(resolve.Source{Reader: r.snap.Reader, Index: r.snap.Index, AsOf: r.snap.AsOf}, r.game)
 	if err != nil {
 		return nil, err
 	}
@@ -834,19 +601,21 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 			v := snapshots.USD(chk.paid)
 			pr.PricePaidUSD = &v
 		}
-		res := ir.resolve(row, chk.language)
-		pr.Status, pr.Reason, pr.Warnings = res.status, res.reason, res.warnings
-		st := storedRow{Row: row.Row, Status: res.status, Grade: pr.Grade, Quantity: chk.quantity, PaidCents: chk.paid, HasPaid: chk.hasPaid, Reason: res.reason}
-		switch res.status {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		res := cols.Resolve(ctx, resolve.Fields{CardID: row.get("card_id"), Name: row.get("name"), Set: row.get("set"), Number: row.get("number"), Language: chk.language})
+		cancel()
+		pr.Status, pr.Reason, pr.Warnings = rowStatus[res.Status], res.Reason, res.Warnings
+		st := storedRow{Row: row.Row, Status: pr.Status, Grade: pr.Grade, Quantity: chk.quantity, PaidCents: chk.paid, HasPaid: chk.hasPaid, Reason: res.Reason}
+		switch pr.Status {
 		case "matched":
 			sum.Matched++
 			sum.Quantity += chk.quantity
-			by := res.by
+			by := res.By
 			pr.Match = &by
-			ic := ir.card(res.card)
+			ic := newImportCard(r.snap.Reader, res.Card)
 			pr.Card = &ic
-			st.CardID = res.card.ID
-			fmv, err := pricing.FMV(r.snap, res.card, chk.grade, r.snap.AsOf)
+			st.CardID = res.Card.ID
+			fmv, err := pricing.FMV(r.snap, res.Card, chk.grade, r.snap.AsOf)
 			if err != nil {
 				return nil, err
 			}
@@ -863,12 +632,8 @@ func (s *Server) handleImportPreview(r *request) (any, error) {
 			}
 		case "ambiguous":
 			sum.Ambiguous++
-			cands := res.candidates
-			if !res.relevance {
-				cands = rankCandidates(cands)
-			}
-			for _, c := range cands[:min(len(cands), importCandidates)] {
-				pr.Candidates = append(pr.Candidates, ir.card(c))
+			for _, c := range res.Candidates {
+				pr.Candidates = append(pr.Candidates, newImportCard(r.snap.Reader, c))
 				st.Candidates = append(st.Candidates, c.ID)
 			}
 		default:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -146,26 +147,11 @@ func pricesCost(r *request) (int, error) {
 	}
 	seen := map[string]bool{}
 	for _, id := range q.ids {
-		if c, err := resolvePriceID(r.snap, q.game, id); err == nil {
+		if c, _, err := resolve.ByID(r.snap.Reader, q.game, id); err == nil {
 			seen[strings.ToLower(c.ID)] = true
 		}
 	}
 	return max(1, len(seen)), nil
-}
-
-// resolvePriceID finds a card by id or, for an all-digit id, by partner
-// product id.
-func resolvePriceID(snap *Snapshot, game, id string) (*snapshots.Card, error) {
-	c, err := snap.Card(game, id)
-	if err == nil || snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
-		return c, err
-	}
-	if n, perr := strconv.ParseInt(id, 10, 64); perr == nil && n > 0 {
-		if c, err2 := snap.CardByPartnerID(game, n); err2 == nil {
-			return c, nil
-		}
-	}
-	return nil, err
 }
 
 // priceQuote is one source's current price of a card.
@@ -241,7 +227,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 	found, notFound := 0, 0
 	cards := map[string]bool{}
 	for _, id := range q.ids {
-		c, err := resolvePriceID(snap, q.game, id)
+		c, _, err := resolve.ByID(snap.Reader, q.game, id)
 		if err != nil {
 			if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 				return nil, err

@@ -1,7 +1,8 @@
 // Package resolve is the one implementation of card resolution in cardedge:
-// what card a reference names. The MCP tools, the REST routes and the agent
-// call it (quotes through package pricing), so a reference resolves the same
-// way wherever it is asked.
+// what card a reference names. REST (the card routes, batch, /prices, the
+// quote route), the MCP tools, the agent and collection imports call it
+// (quotes through package pricing), so a reference resolves the same way
+// wherever it is asked.
 //
 // It imports only the standard library, snapshots and index: it reads one open
 // snapshot through a Source and never touches the access layer (callers
@@ -9,19 +10,25 @@
 //
 // # Resolution
 //
-// A reference (Resolve) is, tried in this order:
+// Three entry points share one id rule, ByID: a card id ("en:base1-4", any
+// case), or for an id of digits only, the card with that partner product id.
 //
-//  1. a numeric partner product id (digits only), when a card of the game
-//     has it;
-//  2. a card id ("en:base1-4", any case); when the game was not named
-//     (Request.GameExplicit false) the other games of the snapshot are tried
-//     too, so "en:OP01-001" finds the One Piece card;
-//  3. an exact source id ("base1-4") or other exact key of the typeahead;
+//   - ByID alone: the {card_id} of the REST card routes, batch and /prices
+//     ids, the agent's get_prices/get_sales ids.
+//   - Resolve (and ResolveAll, Search): a free reference, tried in this order:
+//     1. ByID; when the game was not named (explicit false) a card id is also
+//     looked up in the snapshot's other games, so "en:OP01-001" finds the One
+//     Piece card;
+//     2. an exact source id ("base1-4") or other exact key of the typeahead;
 //     several cards sharing it are ambiguous;
-//  4. free text (name, set, number): the full-text index ranks the cards;
+//     3. free text (name, set, number): the full-text index ranks the cards;
 //     one match, or a top match scoring at least DominanceRatio times the
 //     second, is resolved; otherwise the reference is ambiguous and the best
 //     MaxCandidates cards are its candidates.
+//   - Columns: a reference given as fields (an upload row's card_id, name,
+//     set, number, language): ByID, else set and number, else the exact name
+//     (folded as the index folds, index.FoldKey) within the set and
+//     language, else the index's closest cards as candidates.
 //
 // A reference that matches nothing is NotFound, with a message saying why.
 //

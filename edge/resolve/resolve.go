@@ -3,7 +3,6 @@ package resolve
 import (
 	"context"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cardedge/cardedge/index"
@@ -119,17 +118,8 @@ func Resolve(ctx context.Context, src Source, game string, explicit bool, ref st
 		return res, nil
 	}
 	r := src.Reader
-	if isDigits(q) && len(q) <= 18 {
-		if n, err := strconv.ParseInt(q, 10, 64); err == nil {
-			if c, err := r.CardByPartnerID(game, n); err == nil {
-				return resolved(res, c, ByPartnerID), nil
-			} else if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
-				return res, err
-			}
-		}
-	}
-	if c, err := r.Card(game, q); err == nil {
-		return resolved(res, c, ByCardID), nil
+	if c, by, err := ByID(r, game, q); err == nil {
+		return resolved(res, c, by), nil
 	} else if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 		return res, err
 	}
@@ -298,13 +288,4 @@ func Search(ctx context.Context, src Source, req SearchRequest) (SearchResult, e
 		out.Items = append(out.Items, cand)
 	}
 	return out, nil
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }

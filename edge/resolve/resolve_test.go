@@ -117,3 +117,62 @@ func TestSearch(t *testing.T) {
 		t.Errorf("limit 500: %v", err)
 	}
 }
+
+func TestByID(t *testing.T) {
+	c, by, err := resolve.ByID(src.Reader, "pokemon", "EN:BASE1-4")
+	if err != nil || c.ID != "en:base1-4" || by != resolve.ByCardID {
+		t.Fatalf("card id: %v %s %v", c, by, err)
+	}
+	if c.PartnerProductID == 0 {
+		t.Skip("en:base1-4 has no partner product id in this snapshot")
+	}
+	pid := fmt.Sprint(c.PartnerProductID)
+	if p, by, err := resolve.ByID(src.Reader, "pokemon", pid); err != nil || p.ID != c.ID || by != resolve.ByPartnerID {
+		t.Errorf("partner id %s: %v %s %v", pid, p, by, err)
+	}
+	for _, id := range []string{"en:nope-1", "999999999999", "+" + pid, "0"} {
+		if _, _, err := resolve.ByID(src.Reader, "pokemon", id); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+			t.Errorf("%s: %v, want ENOTFOUND", id, err)
+		}
+	}
+}
+
+func TestColumns_Resolve(t *testing.T) {
+	cols, err := resolve.NewColumns(src, "pokemon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cases := []struct {
+		f      resolve.Fields
+		status string
+		by     string
+		card   string
+	}{
+		{resolve.Fields{CardID: "en:base1-4"}, resolve.Resolved, resolve.ByCardID, "en:base1-4"},
+		{resolve.Fields{Set: "Base", Number: "4/102"}, resolve.Resolved, resolve.BySetNumber, "en:base1-4"},
+		{resolve.Fields{Set: "base set", Number: "004"}, resolve.Resolved, resolve.BySetNumber, "en:base1-4"},
+		{resolve.Fields{Name: "charizard", Set: "en:base1"}, resolve.Resolved, resolve.BySetName, "en:base1-4"},
+		{resolve.Fields{CardID: "en:nope-1", Set: "Base", Number: "4"}, resolve.Resolved, resolve.BySetNumber, "en:base1-4"},
+		{resolve.Fields{Name: "Pikachu"}, resolve.Ambiguous, "", ""},
+		{resolve.Fields{Name: "Charizard"}, resolve.Resolved, resolve.ByName, "en:base1-4"},
+		{resolve.Fields{Name: "Charizzard"}, resolve.Ambiguous, "", ""},
+		{resolve.Fields{CardID: "en:nope-1"}, resolve.NotFound, "", ""},
+		{resolve.Fields{Set: "No Such Set", Number: "4"}, resolve.NotFound, "", ""},
+	}
+	for _, tc := range cases {
+		m := cols.Resolve(ctx, tc.f)
+		if m.Status != tc.status || m.By != tc.by || (tc.card != "" && (m.Card == nil || m.Card.ID != tc.card)) {
+			t.Errorf("%+v: %s %s %v (%s)", tc.f, m.Status, m.By, m.Card, m.Reason)
+		}
+		if m.Status == resolve.Ambiguous && (len(m.Candidates) < 2 || len(m.Candidates) > resolve.MaxCandidates) {
+			t.Errorf("%+v: %d candidates", tc.f, len(m.Candidates))
+		}
+		if m.Status != resolve.Resolved && m.Reason == "" {
+			t.Errorf("%+v: no reason", tc.f)
+		}
+	}
+	if m := cols.Resolve(ctx, resolve.Fields{CardID: "en:base1-4", Name: "Blastoise"}); len(m.Warnings) != 1 {
+		t.Errorf("a name that disagrees is a warning: %+v", m)
+	}
+}
