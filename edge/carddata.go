@@ -53,12 +53,6 @@ func (r *request) historyStart(lookback int) snapshots.Day {
 	return start
 }
 
-type pricePointRow struct {
-	Date     string  `json:"date"`
-	PriceUSD float64 `json:"price_usd"`
-	Sales    int     `json:"sales"`
-}
-
 type gradeRow struct {
 	Grade      string   `json:"grade"`
 	Sales      int      `json:"sales"`
@@ -87,11 +81,11 @@ type cardIncludes struct {
 }
 
 type historySeries struct {
-	Grade  string          `json:"grade"`
-	Method string          `json:"method"`
-	From   string          `json:"from"`
-	To     string          `json:"to"`
-	Points []pricePointRow `json:"points"`
+	Grade  string             `json:"grade"`
+	Method string             `json:"method"`
+	From   string             `json:"from"`
+	To     string             `json:"to"`
+	Points []pricing.PointRow `json:"points"`
 }
 
 type slotsInclude struct {
@@ -156,7 +150,7 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			if name == "tvwap_history" {
 				method = "tvwap"
 			}
-			h := &historySeries{Grade: "raw:near_mint", Method: method, From: start.String(), To: asOf.String(), Points: dailyPoints(raw, start, asOf, method)}
+			h := &historySeries{Grade: "raw:near_mint", Method: method, From: start.String(), To: asOf.String(), Points: pricing.PointRows(pricing.Points(raw, start, asOf, true, pricing.IntervalDay), method)}
 			if name == "price_history" {
 				out.PriceHistory = h
 			} else {
@@ -190,15 +184,14 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			if err != nil {
 				return err
 			}
-			start, limited := r.windowStart()
+			f := pricing.SaleFilter{To: asOf}
+			f.From, f.FromSet = r.windowStart()
 			rows := []pricing.SaleRow{}
-			for _, s := range sales {
-				if len(rows) == 10 || (limited && s.Day < start) {
+			for s := range f.Sales(sales) {
+				if len(rows) == 10 {
 					break
 				}
-				if !s.Hidden() && s.Day <= asOf {
-					rows = append(rows, pricing.NewSaleRow(c, s))
-				}
+				rows = append(rows, pricing.NewSaleRow(c, *s))
 			}
 			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
 		case "market_summary":
@@ -215,37 +208,6 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 		}
 	}
 	return nil
-}
-
-func pointPrice(p snapshots.PricePoint, method string) int64 {
-	switch method {
-	case "tvwap":
-		return p.TVWAPCents
-	case "median":
-		return p.MedianCents
-	}
-	return p.FMVCents
-}
-
-// dailyPoints carries a series forward one point per day over [from, to];
-// days before the first point are left out.
-func dailyPoints(s *snapshots.PriceSeries, from, to snapshots.Day, method string) []pricePointRow {
-	out := []pricePointRow{}
-	if s == nil {
-		return out
-	}
-	for d := from; d <= to; d++ {
-		p, ok := snapshots.PointAt(s, d)
-		if !ok {
-			continue
-		}
-		sales := 0
-		if p.Day == d {
-			sales = int(p.Sales)
-		}
-		out = append(out, pricePointRow{Date: d.String(), PriceUSD: snapshots.USD(pointPrice(p, method)), Sales: sales})
-	}
-	return out
 }
 
 func gradeBreakdown(series []snapshots.PriceSeries, cum []snapshots.CumSeries, asOf snapshots.Day, raw *snapshots.PriceSeries) []gradeRow {
@@ -394,15 +356,12 @@ func marketplaceFilter(name, v string) (snapshots.MarketplaceSet, error) {
 
 // ---- market history ----
 
-// cardSales is a card's sales with the date range and the condition and
-// source filters of the history routes (market-history, marketplace-sales).
+// cardSales is a card's sales and the filter of the history routes
+// (market-history, marketplace-sales): the date range, condition and source.
 type cardSales struct {
-	card      *snapshots.Card
-	sales     []snapshots.Sale
-	from, to  snapshots.Day
-	fromSet   bool
-	keepGrade snapshots.GradeFilter
-	keepMk    snapshots.MarketplaceSet
+	card   *snapshots.Card
+	sales  []snapshots.Sale
+	filter pricing.SaleFilter
 }
 
 func (r *request) cardSales() (*cardSales, error) {
@@ -411,27 +370,20 @@ func (r *request) cardSales() (*cardSales, error) {
 		return nil, err
 	}
 	w := &cardSales{card: c}
+	f := &w.filter
 	var err1, err2 error
-	w.keepGrade, err1 = gradeFilter("condition", r.p.str("condition"))
-	w.keepMk, err2 = marketplaceFilter("source", r.p.str("source"))
+	f.Grade, err1 = gradeFilter("condition", r.p.str("condition"))
+	f.Marketplaces, err2 = marketplaceFilter("source", r.p.str("source"))
 	if err := snapshots.JoinFieldErrors(err1, err2); err != nil {
 		return nil, err
 	}
-	if w.from, w.to, w.fromSet, err = r.dateRange(); err != nil {
+	if f.From, f.To, f.FromSet, err = r.dateRange(); err != nil {
 		return nil, err
 	}
 	if w.sales, err = r.snap.Sales(c.Game, c.ID); err != nil {
 		return nil, err
 	}
 	return w, nil
-}
-
-// keep reports whether a sale is in the range and passes the filters.
-func (w *cardSales) keep(s *snapshots.Sale) bool {
-	if s.Day > w.to || (w.fromSet && s.Day < w.from) {
-		return false
-	}
-	return w.keepGrade.Match(s.Grade) && w.keepMk.Match(s.Marketplace)
 }
 
 type dayRow struct {
@@ -459,12 +411,9 @@ func handleMarketHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, from, to, fromSet := w.card, w.from, w.to, w.fromSet
+	c, from, to, fromSet := w.card, w.filter.From, w.filter.To, w.filter.FromSet
 	byDay := map[snapshots.Day][]int64{}
-	for _, s := range w.sales {
-		if s.Hidden() || !w.keep(&s) {
-			continue
-		}
+	for s := range w.filter.Sales(w.sales) { // verified sales
 		byDay[s.Day] = append(byDay[s.Day], s.PriceCents)
 	}
 	days := make([]snapshots.Day, 0, len(byDay))
@@ -512,20 +461,20 @@ func handleMarketplaceSales(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, from, to, fromSet := w.card, w.from, w.to, w.fromSet
+	c, from, to, fromSet := w.card, w.filter.From, w.filter.To, w.filter.FromSet
+	// Raw executed sales: flagged and low-confidence rows too, not the
+	// price feed.
+	w.filter.IncludeFiltered, w.filter.IncludeUntrusted = true, true
 	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []pricing.SaleRow{},
 		Note: "raw executed sales per marketplace, newest first, with their quality and identity flags; partner price-feed rows are not sales and are left out"}
 	if fromSet {
 		out.From = jsontext.StrOrNil(from.String())
 	}
-	for _, s := range w.sales {
-		if s.Flags&snapshots.SalePriceFeed != 0 || !w.keep(&s) {
-			continue
-		}
+	for s := range w.filter.Sales(w.sales) {
 		out.Total++
 		out.ByMarketplace[s.Marketplace.String()]++
 		if len(out.Items) < out.Limit {
-			out.Items = append(out.Items, pricing.NewSaleRow(c, s))
+			out.Items = append(out.Items, pricing.NewSaleRow(c, *s))
 		}
 	}
 	out.Truncated = out.Total > len(out.Items)
@@ -639,35 +588,12 @@ func handlePriceHistory(r *request) (any, error) {
 	}
 	s := snapshots.SeriesOf(series, grade)
 	method, interval := r.p.str("method"), r.p.str("interval")
-	var pts []pricePointRow
-	if s != nil && len(s.Points) > 0 {
-		start := from
-		if !fromSet || start < s.Points[0].Day {
-			start = s.Points[0].Day
-		}
-		switch interval {
-		case "change":
-			for _, p := range s.Points {
-				if p.Day >= start && p.Day <= to {
-					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(pointPrice(p, method)), Sales: int(p.Sales)})
-				}
-			}
-		case "week":
-			for _, p := range dailyPoints(s, start, to, method) {
-				d, _ := snapshots.ParseDay(p.Date)
-				if d.Time().Weekday() == 0 || d == to { // Sunday closes a week
-					pts = append(pts, p)
-				}
-			}
-		default:
-			pts = dailyPoints(s, start, to, method)
-		}
-	}
+	pts := pricing.PointRows(pricing.Points(s, from, to, fromSet, interval), method)
 	total := len(pts)
 	offset, limit := r.p.int("offset"), r.p.int("limit")
 	end := max(0, total-offset)
 	begin := max(0, end-limit)
-	page := append([]pricePointRow{}, pts[begin:end]...)
+	page := append([]pricing.PointRow{}, pts[begin:end]...)
 	grades := []string{}
 	for _, x := range series {
 		grades = append(grades, x.Grade.String())
@@ -689,21 +615,21 @@ func handlePriceHistory(r *request) (any, error) {
 }
 
 type priceHistoryPayload struct {
-	CardID          string          `json:"card_id"`
-	RequestedCardID string          `json:"requested_card_id"`
-	Language        string          `json:"language"`
-	Grade           string          `json:"grade"`
-	Method          string          `json:"method"`
-	Interval        string          `json:"interval"`
-	From            *string         `json:"from"`
-	To              string          `json:"to"`
-	Total           int             `json:"total"`
-	Offset          int             `json:"offset"`
-	Limit           int             `json:"limit"`
-	Items           []pricePointRow `json:"items"`
-	AvailableGrades []string        `json:"available_grades"`
-	PriceBasis      string          `json:"price_basis"`
-	Order           string          `json:"order"`
+	CardID          string             `json:"card_id"`
+	RequestedCardID string             `json:"requested_card_id"`
+	Language        string             `json:"language"`
+	Grade           string             `json:"grade"`
+	Method          string             `json:"method"`
+	Interval        string             `json:"interval"`
+	From            *string            `json:"from"`
+	To              string             `json:"to"`
+	Total           int                `json:"total"`
+	Offset          int                `json:"offset"`
+	Limit           int                `json:"limit"`
+	Items           []pricing.PointRow `json:"items"`
+	AvailableGrades []string           `json:"available_grades"`
+	PriceBasis      string             `json:"price_basis"`
+	Order           string             `json:"order"`
 }
 
 // counterpart finds the card's edition in another language through the

@@ -179,7 +179,7 @@ func FuzzAppendJSONStr(f *testing.F) {
 			Subtypes: []string{s, ""}, NationalDex: []int{1, -2}, ENMatch: s, MarketSources: []string{s}, Venues: []string{s, "x"},
 			PartnerProductID: cents, PriceCents: cents, PriceDay: snapshots.Day(cents % 3_000_000), Volume30dCents: -cents, Sales30d: int(cents % 1000)}
 		includes := &cardIncludes{
-			PriceHistory:       &historySeries{Grade: s, Method: s, Points: []pricePointRow{{Date: s, PriceUSD: x}}},
+			PriceHistory:       &historySeries{Grade: s, Method: s, Points: []pricing.PointRow{{Date: s, PriceUSD: x}}},
 			TVWAPSlots:         &slotsInclude{Basis: s, Slots: []gradeRow{{Grade: s, FMVUSD: &x, LastSale: &s, ChangePct: &x}}},
 			GradeMomentum:      &momentumInclude{},
 			RecentSales:        &recentSalesInclude{Items: []pricing.SaleRow{{SaleID: s, Finish: &s, PriceUSD: x, OnChain: true}}},

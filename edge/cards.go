@@ -249,7 +249,9 @@ func handleSales(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tt, hasTT := snapshots.ParseTradeType(p.str("trade_type"))
+	sf := pricing.SaleFilter{From: since, FromSet: sinceSet, To: r.snap.AsOf,
+		IncludeFiltered: f.IncludeFiltered, IncludeUntrusted: f.IncludeUntrustedIdentity, IncludePriceFeed: f.IncludePriceFeed}
+	sf.TradeType, sf.HasTradeType = snapshots.ParseTradeType(p.str("trade_type"))
 	out := salesPage{CardID: c.ID, Items: []pricing.SaleRow{}, Limit: p.int("limit"), Filters: f}
 	if start, ok := r.windowStart(); ok {
 		d := start.String()
@@ -259,26 +261,7 @@ func handleSales(r *request) (any, error) {
 	}
 	var last *snapshots.Sale
 	more := false
-	for i := range sales {
-		s := &sales[i]
-		if sinceSet && s.Day < since {
-			break // newest first: the rest is older
-		}
-		if s.Day > r.snap.AsOf {
-			continue
-		}
-		if s.Flags&snapshots.SaleFlagged != 0 && !f.IncludeFiltered {
-			continue
-		}
-		if s.Confidence.Untrusted() && !f.IncludeUntrustedIdentity {
-			continue
-		}
-		if s.Flags&snapshots.SalePriceFeed != 0 && !f.IncludePriceFeed {
-			continue
-		}
-		if hasTT && s.TradeType != tt {
-			continue
-		}
+	for s := range sf.Sales(sales) {
 		out.RowsInWindow++
 		if after != nil && !after.before(s) {
 			continue

@@ -581,9 +581,9 @@ func (c *chatRun) answerHistory(it chatIntent, card resolve.Candidate, others []
 		return c.say("I could not read the prices of " + card.Name + ": " + terr.Error())
 	}
 	rows, _ := res.(map[string]any)["prices"].([]map[string]any)
-	var pts []pricePointRow
+	var pts []pricing.PointRow
 	if len(rows) > 0 {
-		pts, _ = rows[0]["points"].([]pricePointRow)
+		pts, _ = rows[0]["points"].([]pricing.PointRow)
 	}
 	if len(pts) == 0 {
 		return c.say(fmt.Sprintf("%s (%s) has no %s price points in your history window.", card.Name, card.CardID, grade))

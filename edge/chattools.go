@@ -11,7 +11,6 @@ import (
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
-	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // The agent chat's tools: the data of the REST routes and of the MCP tools of
@@ -226,19 +225,11 @@ func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := snapshots.SeriesOf(series, g)
-		var pts []pricePointRow
-		if s != nil {
-			for _, p := range s.Points {
-				if p.Day >= since && p.Day <= t.snap.AsOf {
-					pts = append(pts, pricePointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(p.FMVCents), Sales: int(p.Sales)})
-				}
-			}
-		}
+		pts := pricing.PointRows(pricing.Points(snapshots.SeriesOf(series, g), since, t.snap.AsOf, true, pricing.IntervalChange), pricing.MethodFMV)
 		if len(pts) > limit {
 			pts = pts[len(pts)-limit:]
 		}
-		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "points": jsontext.NonNil(pts)}
+		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "points": pts}
 		if len(pts) > 1 && pts[0].PriceUSD > 0 {
 			row["change_pct"] = snapshots.Round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
 			row["from"], row["to"] = pts[0].Date, pts[len(pts)-1].Date
@@ -266,6 +257,7 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 	}
 	limit := clampInt(a.Limit, 1, 20, 5)
 	start, limited := t.windowStart()
+	filter := pricing.SaleFilter{From: start, FromSet: limited, To: t.snap.AsOf, Grade: keep}
 	var out []map[string]any
 	for _, id := range a.IDs {
 		c, _, err := resolve.ByID(t.snap.Reader, t.game, id)
@@ -278,13 +270,11 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 			return nil, err
 		}
 		rows := []pricing.SaleRow{}
-		for _, s := range sales {
-			if len(rows) == limit || (limited && s.Day < start) {
+		for s := range filter.Sales(sales) {
+			if len(rows) == limit {
 				break
 			}
-			if !s.Hidden() && s.Day <= t.snap.AsOf && keep.Match(s.Grade) {
-				rows = append(rows, pricing.NewSaleRow(c, s))
-			}
+			rows = append(rows, pricing.NewSaleRow(c, *s))
 		}
 		out = append(out, map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "sales": rows})
 	}

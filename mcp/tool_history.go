@@ -116,12 +116,7 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 			return nil, err
 		}
 		out := priceSeriesOut{CardID: c.ID, Name: c.Name, Grade: grade.String(), Points: []pricePoint{}}
-		var ps *snapshots.PriceSeries
-		for i := range series {
-			if series[i].Grade == grade {
-				ps = &series[i]
-			}
-		}
+		ps := snapshots.SeriesOf(series, grade)
 		if ps == nil || len(ps.Points) == 0 {
 			out.Message = "no price for this grade: it has no verified sales"
 			items = append(items, out)
@@ -147,48 +142,27 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 }
 
 // ledger returns the series' points in [from, to] at the interval, oldest
-// first.
+// first (pricing.Points), with the prices pick asks for.
 func ledger(ps *snapshots.PriceSeries, hr historyRange, interval, pick string) []pricePoint {
-	mk := func(d snapshots.Day, p snapshots.PricePoint, sales int) pricePoint {
-		pp := pricePoint{Date: d.String(), Sales: sales}
+	pts := pricing.Points(ps, hr.From, hr.To, hr.FromSet, interval)
+	if len(pts) == 0 {
+		return nil
+	}
+	out := make([]pricePoint, len(pts))
+	for i, pt := range pts {
+		p := pt.Price
+		pp := pricePoint{Date: pt.Day.String(), Sales: pt.Sales}
 		switch pick {
-		case "tvwap":
-			pp.TVWAPUSD = snapshots.USDOrNil(p.TVWAPCents)
-		case "median":
-			pp.MedianUSD = snapshots.USDOrNil(p.MedianCents)
 		case "all":
 			pp.FMVUSD, pp.TVWAPUSD, pp.MedianUSD = snapshots.USDOrNil(p.FMVCents), snapshots.USDOrNil(p.TVWAPCents), snapshots.USDOrNil(p.MedianCents)
+		case pricing.MethodTVWAP:
+			pp.TVWAPUSD = snapshots.USDOrNil(p.TVWAPCents)
+		case pricing.MethodMedian:
+			pp.MedianUSD = snapshots.USDOrNil(p.MedianCents)
 		default:
 			pp.FMVUSD = snapshots.USDOrNil(p.FMVCents)
 		}
-		return pp
-	}
-	start := ps.Points[0].Day
-	if hr.FromSet && hr.From > start {
-		start = hr.From
-	}
-	var out []pricePoint
-	if interval == "change" {
-		for _, p := range ps.Points {
-			if p.Day >= start && p.Day <= hr.To {
-				out = append(out, mk(p.Day, p, int(p.Sales)))
-			}
-		}
-		return out
-	}
-	for d := start; d <= hr.To; d++ {
-		if interval == "week" && d.Time().Weekday() != 0 && d != hr.To {
-			continue
-		}
-		p, ok := snapshots.PointAt(ps, d)
-		if !ok {
-			continue
-		}
-		sales := 0
-		if p.Day == d {
-			sales = int(p.Sales)
-		}
-		out = append(out, mk(d, p, sales))
+		out[i] = pp
 	}
 	return out
 }
@@ -263,11 +237,13 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tt, hasTT := snapshots.ParseTradeType(a.TradeType)
 	hr, err := t.historyRange(a.Since, a.Until)
 	if err != nil {
 		return nil, err
 	}
+	filter := pricing.SaleFilter{From: hr.From, To: hr.To, FromSet: hr.FromSet, Grade: keepGrade, Marketplaces: keepMarket,
+		IncludeFiltered: a.IncludeFiltered, IncludeUntrusted: a.IncludeUntrustedIdentity, IncludePriceFeed: a.IncludePriceFeed}
+	filter.TradeType, filter.HasTradeType = snapshots.ParseTradeType(a.TradeType)
 	targets, unres, err := t.finishTargets(game, explicit, a.IDs, a.Finish)
 	if err != nil {
 		return nil, err
@@ -291,21 +267,8 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			d.MedianUSD = snapshots.USD(snapshots.Median(dayPrices))
 			dayPrices = dayPrices[:0]
 		}
-		for i := range sales {
-			x := &sales[i]
-			if x.Day > hr.To {
-				continue
-			}
-			if hr.FromSet && x.Day < hr.From {
-				break // newest first
-			}
-			if (x.Flags&snapshots.SaleFlagged != 0 && !a.IncludeFiltered) || (x.Confidence.Untrusted() && !a.IncludeUntrustedIdentity) ||
-				(x.Flags&snapshots.SalePriceFeed != 0 && !a.IncludePriceFeed) {
-				continue
-			}
-			if !keepGrade.Match(x.Grade) || !keepMarket.Match(x.Marketplace) || (hasTT && x.TradeType != tt) || !tg.f.Sale(x) {
-				continue
-			}
+		filter.Finish = tg.f
+		for x := range filter.Sales(sales) {
 			if a.Mode == "daily" {
 				date := x.Day.String()
 				if len(days) == 0 || days[len(days)-1].Date != date {

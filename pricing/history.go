@@ -1,0 +1,148 @@
+package pricing
+
+import (
+	"iter"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// The one reader of a card's history, shared by REST (sales, market-history,
+// marketplace-sales, price-history, the recent_sales and history includes),
+// the MCP tools (get_sales, get_prices) and the agent's tools: which sales a
+// filter selects, and a price series' points over a range at an interval.
+// Callers clamp the range to the caller's history window first.
+
+// SaleFilter selects sales. The zero filter selects the verified sales
+// (Sale.Hidden false) of every grade, marketplace, trade type and finish on
+// or before To; To must be set (usually the snapshot's as_of).
+type SaleFilter struct {
+	// From and To bound the days (inclusive); From only when FromSet.
+	From, To snapshots.Day
+	FromSet  bool
+	// Include rows verification leaves out: quality-flagged sales,
+	// low-confidence identity matches, partner price-feed rows.
+	IncludeFiltered, IncludeUntrusted, IncludePriceFeed bool
+	Grade                                               snapshots.GradeFilter
+	Marketplaces                                        snapshots.MarketplaceSet // empty: every marketplace
+	TradeType                                           snapshots.TradeType
+	HasTradeType                                        bool
+	Finish                                              Finish // zero: every finish
+}
+
+// Keep reports whether f selects s.
+func (f *SaleFilter) Keep(s *snapshots.Sale) bool {
+	switch {
+	case s.Day > f.To || (f.FromSet && s.Day < f.From):
+		return false
+	case s.Flags&snapshots.SaleFlagged != 0 && !f.IncludeFiltered,
+		s.Confidence.Untrusted() && !f.IncludeUntrusted,
+		s.Flags&snapshots.SalePriceFeed != 0 && !f.IncludePriceFeed:
+		return false
+	case f.HasTradeType && s.TradeType != f.TradeType:
+		return false
+	}
+	return f.Grade.Match(s.Grade) && f.Marketplaces.Match(s.Marketplace) && f.Finish.Sale(s)
+}
+
+// Sales yields the sales f selects among a card's sales, which are newest
+// first (as the Reader returns them): it stops at the first sale before From.
+func (f *SaleFilter) Sales(sales []snapshots.Sale) iter.Seq[*snapshots.Sale] {
+	return func(yield func(*snapshots.Sale) bool) {
+		for i := range sales {
+			s := &sales[i]
+			if f.FromSet && s.Day < f.From {
+				return // newest first: the rest is older
+			}
+			if f.Keep(s) && !yield(s) {
+				return
+			}
+		}
+	}
+}
+
+// Intervals of Points.
+const (
+	IntervalDay    = "day"    // one point per day, carried forward
+	IntervalWeek   = "week"   // the point in force on each Sunday (weeks start Monday) and on the last day
+	IntervalChange = "change" // only the days the price changed
+)
+
+// Point is a price series' point as of Day; Sales counts the verified sales
+// of that day (0 on a day the point was carried forward to).
+type Point struct {
+	Day   snapshots.Day
+	Price snapshots.PricePoint
+	Sales int
+}
+
+// Points returns ps's points from From (or its first point, when From is
+// not set or earlier) to To at the interval, oldest first; days before the
+// first point are left out. nil for a nil or empty series.
+func Points(ps *snapshots.PriceSeries, from, to snapshots.Day, fromSet bool, interval string) []Point {
+	if ps == nil || len(ps.Points) == 0 {
+		return nil
+	}
+	start := ps.Points[0].Day
+	if fromSet && from > start {
+		start = from
+	}
+	var out []Point
+	if interval == IntervalChange {
+		for _, p := range ps.Points {
+			if p.Day >= start && p.Day <= to {
+				out = append(out, Point{Day: p.Day, Price: p, Sales: int(p.Sales)})
+			}
+		}
+		return out
+	}
+	for d := start; d <= to; d++ {
+		if interval == IntervalWeek && d.Time().Weekday() != 0 && d != to {
+			continue
+		}
+		p, ok := snapshots.PointAt(ps, d)
+		if !ok {
+			continue
+		}
+		pt := Point{Day: d, Price: p}
+		if p.Day == d {
+			pt.Sales = int(p.Sales)
+		}
+		out = append(out, pt)
+	}
+	return out
+}
+
+// Price methods of a point.
+const (
+	MethodFMV    = "fmv"
+	MethodTVWAP  = "tvwap"
+	MethodMedian = "median"
+)
+
+// PointCents is a point's price by method (fmv for an unknown method).
+func PointCents(p snapshots.PricePoint, method string) int64 {
+	switch method {
+	case MethodTVWAP:
+		return p.TVWAPCents
+	case MethodMedian:
+		return p.MedianCents
+	}
+	return p.FMVCents
+}
+
+// PointRow is a price point as REST's history payloads and the agent's
+// get_prices show it: the day, the price of one method, the day's sales.
+type PointRow struct {
+	Date     string  `json:"date"`
+	PriceUSD float64 `json:"price_usd"`
+	Sales    int     `json:"sales"`
+}
+
+// PointRows are points with the price of method (never nil).
+func PointRows(pts []Point, method string) []PointRow {
+	out := make([]PointRow, len(pts))
+	for i, p := range pts {
+		out[i] = PointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(PointCents(p.Price, method)), Sales: p.Sales}
+	}
+	return out
+}
