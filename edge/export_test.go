@@ -3,6 +3,7 @@ package edge
 import (
 	"net/url"
 
+	"github.com/cardedge/cardedge/agent"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -146,7 +147,7 @@ var BodyParsers = map[string]func(body []byte) error{
 	"imports_csv":     func(b []byte) error { _, err := parseUpload(b, "text/csv; charset=utf-8"); return err },
 	"imports_sniff":   func(b []byte) error { _, err := parseUpload(b, ""); return err },
 	"imports_confirm": func(b []byte) error { _, err := parseConfirm(b); return err },
-	"chat":            func(b []byte) error { _, err := parseChat(b); return err },
+	"chat":            func(b []byte) error { _, err := agent.ParseChat(b); return err },
 }
 
 // Rejection classifies an error of a body parser: the loc of every 422 entry

@@ -2,10 +2,12 @@ package edge
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -15,7 +17,7 @@ func (s *Server) registerMarketRoutes() {
 		summary: "Trending cards leaderboard", schema: "Trending",
 		params: []paramSpec{
 			pEnum("metric", "composite", snapshots.TrendingMetrics, "Ranking metric; slab_* metrics use the first grader's graded sales only."),
-			pEnum("window", "30d", trendingWindowNames(), "Window counted back from as_of."),
+			pEnum("window", "30d", pricing.TrendingWindowNames(), "Window counted back from as_of."),
 			pInt("window_days", 1, 365, "", "Custom window in days; overrides window."),
 			pEnum("language", "all", append(append([]string{}, languageEnum...), "all"), "Card language."),
 			pEnum("direction", "desc", []string{"asc", "desc"}, "desc: highest values first."),
@@ -49,38 +51,6 @@ func (s *Server) registerMarketRoutes() {
 		handle: handleShopListings})
 }
 
-type trendingItem struct {
-	Rank      int       `json:"rank"`
-	CardID    string    `json:"card_id"`
-	Name      string    `json:"name"`
-	Set       setRef    `json:"set"`
-	Language  string    `json:"language"`
-	Rarity    *string   `json:"rarity"`
-	Metric    string    `json:"metric"`
-	Value     float64   `json:"value"`
-	PriceUSD  *float64  `json:"price_usd"`
-	Sales30d  int       `json:"sales_30d"`
-	Volume30d float64   `json:"volume_30d_usd"`
-	Extra     *trendExt `json:"detail,omitempty"`
-}
-
-type trendExt struct {
-	SalesCount float64  `json:"sales_count"`
-	VolumeUSD  float64  `json:"volume_usd"`
-	VolumePct  *float64 `json:"volume_pct"`
-	PricePct   *float64 `json:"price_pct"`
-	Composite  *float64 `json:"composite"`
-}
-
-func newTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, metric string, v float64) trendingItem {
-	it := trendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: setRef{ID: c.SetID}, Language: c.Language, Rarity: jsontext.StrOrNil(c.Rarity),
-		Metric: metric, Value: snapshots.Round2(v), PriceUSD: snapshots.USDOrNil(c.PriceCents), Sales30d: c.Sales30d, Volume30d: snapshots.USD(c.Volume30dCents)}
-	if s != nil {
-		it.Set.Name = s.Name
-	}
-	return it
-}
-
 func handleTrending(r *request) (any, error) {
 	p := r.p
 	metric, window, lang := p.str("metric"), p.str("window"), p.str("language")
@@ -105,11 +75,8 @@ func handleTrending(r *request) (any, error) {
 	if len(verrs) > 0 {
 		return nil, verrs
 	}
-	cards, err := r.snap.Cards(r.game)
-	if err != nil {
-		return nil, err
-	}
 	var entries []snapshots.TrendingEntry
+	var err error
 	days := 0
 	for _, w := range snapshots.TrendingWindows {
 		if w.Name == window {
@@ -135,19 +102,14 @@ func handleTrending(r *request) (any, error) {
 				return g.Grader() == gi
 			}
 		}
-		if entries, err = customTrending(r.snap, r.game, metric, days, lang, keep); err != nil {
+		if entries, err = pricing.CustomTrending(r.snap.Reader, r.snap.AsOf, r.game, metric, days, lang, keep); err != nil {
 			return nil, err
 		}
 	}
-	if p.str("direction") == "asc" {
-		entries = append([]snapshots.TrendingEntry{}, entries...)
-		reverse(entries)
-	}
 	offset, limit := p.int("offset"), p.int("limit")
-	items := []trendingItem{}
-	for i := offset; i < len(entries) && i < offset+limit; i++ {
-		c := cards[entries[i].Ordinal]
-		items = append(items, newTrendingItem(i+1, c, r.setOf(c), metric, entries[i].Value))
+	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, entries, p.str("direction") == "asc", offset, limit)
+	if err != nil {
+		return nil, err
 	}
 	out := trendingPayload{Metric: metric, Window: jsontext.StrOrNil(window), WindowDays: days, Language: lang, Direction: p.str("direction"),
 		Grader: jsontext.StrOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), Total: len(entries), Offset: offset, Limit: limit, Items: items,
@@ -160,72 +122,19 @@ func handleTrending(r *request) (any, error) {
 }
 
 type trendingPayload struct {
-	Metric     string         `json:"metric"`
-	Window     *string        `json:"window"`
-	WindowDays int            `json:"window_days"`
-	Language   string         `json:"language"`
-	Direction  string         `json:"direction"`
-	Grader     *string        `json:"grader"`
-	GradeNum   *float64       `json:"grade_num"`
-	AsOf       string         `json:"as_of"`
-	Total      int            `json:"total"`
-	Offset     int            `json:"offset"`
-	Limit      int            `json:"limit"`
-	Items      []trendingItem `json:"items"`
-	Basis      string         `json:"basis"`
-}
-
-// customTrending ranks every card for a window or grade filter that is not
-// precomputed: one pass over the per-card cumulative sums.
-func customTrending(snap *Snapshot, game, metric string, days int, lang string, keep func(snapshots.Grade) bool) ([]snapshots.TrendingEntry, error) {
-	slab := strings.HasPrefix(metric, "slab_")
-	base := strings.TrimPrefix(metric, "slab_")
-	if slab {
-		keep = func(g snapshots.Grade) bool { return g.Grader() == 0 }
-	}
-	var out []snapshots.TrendingEntry
-	var listings map[string]int
-	if metric == "new_listings" {
-		all, err := snap.AllListings(game)
-		if err != nil {
-			return nil, err
-		}
-		listings = map[string]int{}
-		for _, l := range all {
-			if l.ListedDay > snap.AsOf-snapshots.Day(days) && l.ListedDay <= snap.AsOf {
-				listings[strings.ToLower(l.CardID)]++
-			}
-		}
-	}
-	err := snap.ScanMarket(game, func(c *snapshots.Card, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error {
-		if lang != "all" && c.Language != lang {
-			return nil
-		}
-		var v float64
-		if metric == "new_listings" {
-			n := listings[strings.ToLower(c.ID)]
-			if n == 0 {
-				return nil
-			}
-			v = float64(n)
-		} else {
-			v, _ = snapshots.TrendingValues(cum, series, snap.AsOf, days, keep).Metric(base)
-		}
-		if !math.IsNaN(v) {
-			out = append(out, snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: v})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Value != out[j].Value {
-			return out[i].Value > out[j].Value
-		}
-		return out[i].Ordinal < out[j].Ordinal
-	})
-	return out, nil
+	Metric     string                 `json:"metric"`
+	Window     *string                `json:"window"`
+	WindowDays int                    `json:"window_days"`
+	Language   string                 `json:"language"`
+	Direction  string                 `json:"direction"`
+	Grader     *string                `json:"grader"`
+	GradeNum   *float64               `json:"grade_num"`
+	AsOf       string                 `json:"as_of"`
+	Total      int                    `json:"total"`
+	Offset     int                    `json:"offset"`
+	Limit      int                    `json:"limit"`
+	Items      []pricing.TrendingItem `json:"items"`
+	Basis      string                 `json:"basis"`
 }
 
 func handleMarketVolume(r *request) (any, error) {
@@ -353,7 +262,7 @@ func handleShopListings(r *request) (any, error) {
 	switch p.str("sort") {
 	case "price_desc":
 		matches = append([]*snapshots.Listing{}, matches...)
-		reverse(matches)
+		slices.Reverse(matches)
 		sort.SliceStable(matches, func(i, j int) bool { return matches[i].AskCents > matches[j].AskCents })
 	case "deal_score":
 		sort.SliceStable(matches, func(i, j int) bool { return matches[i].DealScore > matches[j].DealScore })

@@ -1,15 +1,11 @@
 package edge
 
 import (
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
-
-type setRef struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
 
 type venueRef struct {
 	Marketplace string `json:"marketplace"`
@@ -27,26 +23,26 @@ type cardMarket struct {
 
 // cardGold is a card in card-gold.v3.
 type cardGold struct {
-	CardID           string        `json:"card_id"`
-	Game             string        `json:"game"`
-	Name             string        `json:"name"`
-	NameLanguage     string        `json:"name_language"`
-	Language         string        `json:"language"`
-	Set              setRef        `json:"set"`
-	Number           string        `json:"number"`
-	Rarity           *string       `json:"rarity"`
-	Supertype        *string       `json:"supertype"`
-	Subtypes         []string      `json:"subtypes"`
-	Colors           []string      `json:"colors"`
-	NationalDex      []int         `json:"national_dex" nullable:"true"` // null: not a Pokémon card
-	Variants         []string      `json:"variants" nullable:"true"`     // null: unknown
-	ENCardID         *string       `json:"en_card_id"`
-	ENMatch          *string       `json:"en_match"`
-	PartnerProductID *int64        `json:"partner_product_id"`
-	MarketSources    []string      `json:"market_sources"`
-	Venues           []venueRef    `json:"venues"`
-	Market           cardMarket    `json:"market"`
-	Includes         *cardIncludes `json:"includes,omitempty"`
+	CardID           string         `json:"card_id"`
+	Game             string         `json:"game"`
+	Name             string         `json:"name"`
+	NameLanguage     string         `json:"name_language"`
+	Language         string         `json:"language"`
+	Set              pricing.SetRef `json:"set"`
+	Number           string         `json:"number"`
+	Rarity           *string        `json:"rarity"`
+	Supertype        *string        `json:"supertype"`
+	Subtypes         []string       `json:"subtypes"`
+	Colors           []string       `json:"colors"`
+	NationalDex      []int          `json:"national_dex" nullable:"true"` // null: not a Pokémon card
+	Variants         []string       `json:"variants" nullable:"true"`     // null: unknown
+	ENCardID         *string        `json:"en_card_id"`
+	ENMatch          *string        `json:"en_match"`
+	PartnerProductID *int64         `json:"partner_product_id"`
+	MarketSources    []string       `json:"market_sources"`
+	Venues           []venueRef     `json:"venues"`
+	Market           cardMarket     `json:"market"`
+	Includes         *cardIncludes  `json:"includes,omitempty"`
 }
 
 const priceBasisRawFMV = "fmv of raw:near_mint verified sales (exponentially smoothed daily medians); null when the card has no raw near-mint sale"
@@ -54,7 +50,7 @@ const priceBasisRawFMV = "fmv of raw:near_mint verified sales (exponentially smo
 func newCardGold(c *snapshots.Card, set *snapshots.Set) cardGold {
 	g := cardGold{
 		CardID: c.ID, Game: c.Game, Name: c.Name, NameLanguage: c.NameLanguage, Language: c.Language,
-		Set: setRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
+		Set: pricing.SetRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
 		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
 		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), MarketSources: jsontext.NonNil(c.MarketSources),
 		Venues: []venueRef{},

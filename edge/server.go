@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cardedge/cardedge/agent"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/edge/connguard"
@@ -57,15 +58,9 @@ type Options struct {
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// MaxBodyBytes bounds request bodies (0 = 4 MiB).
 	MaxBodyBytes int
-	// LLMURL, when set, is the base URL of an OpenAI-compatible chat
-	// completions endpoint (POST {LLMURL}/chat/completions): the agent chat
-	// answers with that model and the chat tools. Empty means the embedded
-	// agent.
-	LLMURL string
-	// LLMModel is the model name sent to LLMURL ("" = "default"); LLMKey its
-	// bearer token ("" = none).
-	LLMModel, LLMKey string
-	// Extra routes (imports, chat, ...) registered by other files.
+	// Model answers the agent chat with the agent's tools (agent/openai for
+	// an OpenAI-compatible endpoint); nil means the embedded agent.
+	Model agent.Model
 }
 
 // Server is the edge: the fasthttp front door over the live snapshot.
@@ -89,7 +84,6 @@ type Server struct {
 	// requests are the request structs of routed requests (*request),
 	// reused: see serveRoute.
 	requests sync.Pool
-	llm      *llmClient // nil: the embedded chat agent
 }
 
 // New opens the live snapshot and prepares the server.
@@ -134,9 +128,6 @@ func New(opts Options) (*Server, error) {
 	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics); err != nil {
 		s.cache.Close()
 		return nil, err
-	}
-	if opts.LLMURL != "" {
-		s.llm = newLLMClient(opts.LLMURL, opts.LLMModel, opts.LLMKey)
 	}
 	s.router = newRouter()
 	s.registerRoutes()

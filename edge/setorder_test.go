@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -119,12 +120,12 @@ func referenceSetTrendingCards(tb testing.TB, r *request) ([]byte, error) {
 	}
 	mine := referenceSetEntries(entries, cards, s.ID)
 	if r.p.str("direction") == "asc" {
-		reverse(mine)
+		slices.Reverse(mine)
 	}
 	limit := r.p.int("limit")
-	items := []trendingItem{}
+	items := []pricing.TrendingItem{}
 	for i, e := range mine[:min(limit, len(mine))] {
-		items = append(items, newTrendingItem(i+1, cards[e.Ordinal], s, metric, e.Value))
+		items = append(items, pricing.NewTrendingItem(i+1, cards[e.Ordinal], s, metric, e.Value))
 	}
 	return stdlibJSON(tb, setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
 		AsOf: r.snap.AsOf.String(), Total: len(mine), Limit: limit, Items: items}), nil
@@ -235,7 +236,7 @@ func TestSetRoutes_MatchScan(t *testing.T) {
 			for i, id := range ids {
 				check(t, "set_trending_cards", id, "game="+game, referenceSetTrendingCards, handleSetTrendingCards)
 				for _, metric := range snapshots.TrendingMetrics {
-					for _, window := range trendingWindowNames() {
+					for _, window := range pricing.TrendingWindowNames() {
 						for _, dir := range []string{"asc", "desc"} {
 							limit := limits[(i+len(metric)+len(window))%len(limits)]
 							check(t, "set_trending_cards", id, fmt.Sprintf("game=%s&metric=%s&window=%s&direction=%s&limit=%d", game, metric, window, dir, limit),

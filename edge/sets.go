@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -28,7 +29,7 @@ func (s *Server) registerSetRoutes() {
 		summary: "Trending cards of a set", schema: "SetTrendingCards",
 		params: []paramSpec{
 			pEnum("metric", "composite", snapshots.TrendingMetrics, "Trending metric."),
-			pEnum("window", "30d", trendingWindowNames(), "Trending window."),
+			pEnum("window", "30d", pricing.TrendingWindowNames(), "Trending window."),
 			pEnum("direction", "desc", []string{"asc", "desc"}, "desc: biggest values first."),
 			pInt("limit", 1, 200, "50", "Rows to return."),
 			gameParam(),
@@ -42,14 +43,6 @@ func (s *Server) registerSetRoutes() {
 			gameParam(),
 		},
 		handle: handleSetVolumeHistory})
-}
-
-func trendingWindowNames() []string {
-	var out []string
-	for _, w := range snapshots.TrendingWindows {
-		out = append(out, w.Name)
-	}
-	return out
 }
 
 type setGold struct {
@@ -234,34 +227,28 @@ func handleSetTrendingCards(r *request) (any, error) {
 	}
 	mine := ranking.of(s.ID) // shared: read only
 	asc, limit := r.p.str("direction") == "asc", r.p.int("limit")
-	items := make([]trendingItem, 0, min(limit, len(mine)))
+	items := make([]pricing.TrendingItem, 0, min(limit, len(mine)))
 	for i := range cap(items) {
 		e := mine[i]
 		if asc {
 			e = mine[len(mine)-1-i]
 		}
-		items = append(items, newTrendingItem(i+1, ranking.cards[e.Ordinal], s, metric, e.Value))
+		items = append(items, pricing.NewTrendingItem(i+1, ranking.cards[e.Ordinal], s, metric, e.Value))
 	}
 	return setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
 		AsOf: r.snap.AsOf.String(), Total: len(mine), Limit: limit, Items: items}, nil
 }
 
 type setTrendingPayload struct {
-	SetID     string         `json:"set_id"`
-	Name      string         `json:"name"`
-	Metric    string         `json:"metric"`
-	Window    string         `json:"window"`
-	Direction string         `json:"direction"`
-	AsOf      string         `json:"as_of"`
-	Total     int            `json:"total"`
-	Limit     int            `json:"limit"`
-	Items     []trendingItem `json:"items"`
-}
-
-func reverse[T any](s []T) {
-	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
-		s[i], s[j] = s[j], s[i]
-	}
+	SetID     string                 `json:"set_id"`
+	Name      string                 `json:"name"`
+	Metric    string                 `json:"metric"`
+	Window    string                 `json:"window"`
+	Direction string                 `json:"direction"`
+	AsOf      string                 `json:"as_of"`
+	Total     int                    `json:"total"`
+	Limit     int                    `json:"limit"`
+	Items     []pricing.TrendingItem `json:"items"`
 }
 
 type periodRow struct {

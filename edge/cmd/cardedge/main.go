@@ -150,7 +150,7 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	}
 	srv, err := edge.New(edge.Options{
 		Snapshots: cfg.Snapshots, Access: acc, State: st, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
-		Logger: log, Version: version, LLMURL: cfg.LLMURL, LLMModel: cfg.LLMModel, LLMKey: cfg.LLMKey,
+		Logger: log, Version: version, Model: agentModel(cfg),
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

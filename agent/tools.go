@@ -1,9 +1,10 @@
-package edge
+package agent
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,26 +14,34 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// The agent chat's tools: the data of the REST routes and of the MCP tools of
-// the same names (search, quote, get_prices, get_sales) plus trending, as
-// typed calls over one snapshot, within the caller's history window. The
-// embedded agent and an OpenAI-compatible model call the same tools.
-// search and quote are edge/resolve, the one resolution and quote rule of
-// the REST quote route and the MCP tools.
+// The agent's tools: the data of the REST routes and of the MCP tools of the
+// same names (search, quote, get_prices, get_sales) plus trending, as typed
+// calls over one snapshot, within the caller's history window. The embedded
+// agent and a model call the same tools. search and quote are edge/resolve
+// and pricing, the one resolution and quote rule of the REST quote route and
+// the MCP tools; get_prices and get_sales read history with pricing's reader.
 
-// chatTools runs tools for one chat.
-type chatTools struct {
-	snap *Snapshot
+// Tools runs the tools for one chat: over one snapshot (held open by the
+// caller for the chat's duration), one game, within one tier's history
+// window.
+type Tools struct {
+	src  resolve.Source
 	game string
 	tier access.Tier
 }
 
-// chatTool is one tool: its JSON schema for a model, and its function.
-type chatTool struct {
+// NewTools returns the tools over src for game and a caller of tier.
+func NewTools(src resolve.Source, game string, tier access.Tier) *Tools {
+	return &Tools{src: src, game: game, tier: tier}
+}
+
+// Tool is one tool: its name, description and JSON schema (what a model is
+// told), and its function.
+type Tool struct {
 	Name        string
 	Description string
 	Parameters  map[string]any
-	run         func(t *chatTools, args json.RawMessage) (any, error)
+	run         func(t *Tools, args json.RawMessage) (any, error)
 }
 
 func obj(props map[string]any, required ...string) map[string]any {
@@ -49,43 +58,44 @@ var (
 	idsProp = map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 20, "description": "Card ids (e.g. en:base1-4) or partner product ids."}
 )
 
-var chatToolList = []chatTool{
+// ToolList is every tool, in the order a model is told about them.
+var ToolList = []Tool{
 	{Name: "search", Description: "Find cards by name, set, number or id. Returns the best matches with their raw near-mint price.",
 		Parameters: obj(map[string]any{"q": strProp("Free text: card name, set name or code, number, or a card id."), "ids": idsProp,
 			"language": strProp("en, ja, zh-cn or zh-tw (optional)."), "limit": intProp("Matches to return, 1..10 (default 5).")}),
-		run: (*chatTools).search},
+		run: (*Tools).search},
 	{Name: "quote", Description: "Quote cards: per grade the Midprice (our fmv) when recent verified sales back it, else the Last verified sale, else the cheapest Ask. Without a grade it tries slab:10, then raw:near_mint. Check price_basis before treating a number as a live market price.",
 		Parameters: obj(map[string]any{"ids": idsProp, "q": strProp("Free text of one card, resolved like search (instead of ids)."),
 			"grade":  strProp("raw:<condition> or <grader>:<number>, e.g. raw:near_mint, slab:10, bgs:9.5 (optional)."),
 			"finish": strProp("Only this finish (variant), e.g. holo or 1st-edition (optional).")}),
-		run: (*chatTools).quote},
+		run: (*Tools).quote},
 	{Name: "get_prices", Description: "Price history (fmv change points) of cards for one grade, newest last. Always bound it with since or limit.",
 		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Grade, default raw:near_mint."),
 			"since": strProp("First day, YYYY-MM-DD (clamped to the caller's history window)."), "limit": intProp("Most recent points, 1..90 (default 30).")}, "ids"),
-		run: (*chatTools).getPrices},
+		run: (*Tools).getPrices},
 	{Name: "get_sales", Description: "Recent verified sales of cards, newest first (within the caller's history window).",
 		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Only this grade (optional)."), "limit": intProp("Sales per card, 1..20 (default 5).")}, "ids"),
-		run:        (*chatTools).getSales},
+		run:        (*Tools).getSales},
 	{Name: "trending", Description: "Top movers: cards ranked by a trending metric over a window (price_pct: fmv change; volume_pct: volume change; composite; volume_usd; sales_count).",
 		Parameters: obj(map[string]any{"metric": strProp("price_pct (default), volume_pct, composite, volume_usd or sales_count."),
 			"window": strProp("1d, 7d (default), 30d, 90d or 180d."), "language": strProp("en, ja, zh-cn, zh-tw or all (default)."),
 			"direction": strProp("desc (default: biggest gainers) or asc (biggest losers)."), "limit": intProp("Rows, 1..20 (default 5).")}),
-		run: (*chatTools).trending},
+		run: (*Tools).trending},
 }
 
-func findChatTool(name string) *chatTool {
-	for i := range chatToolList {
-		if chatToolList[i].Name == name {
-			return &chatToolList[i]
+func findTool(name string) *Tool {
+	for i := range ToolList {
+		if ToolList[i].Name == name {
+			return &ToolList[i]
 		}
 	}
 	return nil
 }
 
-// run calls a tool by name; errors are the tool's (shown to the model or
+// Run calls a tool by name; errors are the tool's (shown to the model or
 // the user), never a failure of the chat.
-func (t *chatTools) run(name string, args json.RawMessage) (any, error) {
-	tool := findChatTool(name)
+func (t *Tools) Run(name string, args json.RawMessage) (any, error) {
+	tool := findTool(name)
 	if tool == nil {
 		return nil, fmt.Errorf("unknown tool %q", name)
 	}
@@ -126,13 +136,9 @@ func clampInt(n, lo, hi, def int) int {
 	return max(lo, min(hi, n))
 }
 
-func (t *chatTools) source() resolve.Source {
-	return resolve.Source{Reader: t.snap, Index: t.snap.Index, AsOf: t.snap.AsOf}
-}
-
 // search: ids resolve one by one (resolve.ResolveAll), free text ranks the
 // cards (resolve.Search), as the MCP search tool does.
-func (t *chatTools) search(args json.RawMessage) (any, error) {
+func (t *Tools) search(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
@@ -140,7 +146,7 @@ func (t *chatTools) search(args json.RawMessage) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if len(a.IDs) > 0 {
-		rs, err := resolve.ResolveAll(ctx, t.source(), t.game, true, a.IDs)
+		rs, err := resolve.ResolveAll(ctx, t.src, t.game, true, a.IDs)
 		if err != nil {
 			return nil, err
 		}
@@ -152,23 +158,23 @@ func (t *chatTools) search(args json.RawMessage) (any, error) {
 	if a.Language != "" && !snapshots.IsLanguage(a.Language) {
 		a.Language = ""
 	}
-	res, err := resolve.Search(ctx, t.source(), resolve.SearchRequest{Game: t.game, Q: a.Q, Language: a.Language, Limit: clampInt(a.Limit, 1, 10, 5)})
+	res, err := resolve.Search(ctx, t.src, resolve.SearchRequest{Game: t.game, Q: a.Q, Language: a.Language, Limit: clampInt(a.Limit, 1, 10, 5)})
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"game": t.game, "q": a.Q, "total": res.Total, "cards": res.Items}, nil
 }
 
-func candidatesOf(t *chatTools, cards []*snapshots.Card) []resolve.Candidate {
+func candidatesOf(t *Tools, cards []*snapshots.Card) []resolve.Candidate {
 	out := []resolve.Candidate{}
 	for _, c := range cards {
-		out = append(out, resolve.NewCandidate(t.snap, c))
+		out = append(out, resolve.NewCandidate(t.src.Reader, c))
 	}
 	return out
 }
 
 // quote is the MCP quote: pricing.Quote over ids or one free-text q.
-func (t *chatTools) quote(args json.RawMessage) (any, error) {
+func (t *Tools) quote(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
@@ -182,19 +188,19 @@ func (t *chatTools) quote(args json.RawMessage) (any, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	qs, err := pricing.Quote(ctx, t.source(), pricing.QuoteRequest{Game: t.game, Refs: refs, Grade: a.Grade, Finish: a.Finish})
+	qs, err := pricing.Quote(ctx, t.src, pricing.QuoteRequest{Game: t.game, Refs: refs, Grade: a.Grade, Finish: a.Finish})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"as_of": t.snap.AsOf.String(), "quotes": qs}, nil
+	return map[string]any{"as_of": t.src.AsOf.String(), "quotes": qs}, nil
 }
 
 // windowStart is the first day the caller may see (false: unlimited).
-func (t *chatTools) windowStart() (snapshots.Day, bool) {
-	return access.WindowStart(t.snap.AsOf, t.tier)
+func (t *Tools) windowStart() (snapshots.Day, bool) {
+	return access.WindowStart(t.src.AsOf, t.tier)
 }
 
-func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
+func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
@@ -213,19 +219,19 @@ func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
 			return nil, err
 		}
 	}
-	since = access.ClampSince(t.snap.AsOf, t.tier, since, a.Since != "")
+	since = access.ClampSince(t.src.AsOf, t.tier, since, a.Since != "")
 	var out []map[string]any
 	for _, id := range a.IDs {
-		c, _, err := resolve.ByID(t.snap.Reader, t.game, id)
+		c, _, err := resolve.ByID(t.src.Reader, t.game, id)
 		if err != nil {
 			out = append(out, map[string]any{"id": id, "status": "not_found"})
 			continue
 		}
-		series, err := t.snap.PriceSeries(c.Game, c.ID)
+		series, err := t.src.Reader.PriceSeries(c.Game, c.ID)
 		if err != nil {
 			return nil, err
 		}
-		pts := pricing.PointRows(pricing.Points(snapshots.SeriesOf(series, g), since, t.snap.AsOf, true, pricing.IntervalChange), pricing.MethodFMV)
+		pts := pricing.PointRows(pricing.Points(snapshots.SeriesOf(series, g), since, t.src.AsOf, true, pricing.IntervalChange), pricing.MethodFMV)
 		if len(pts) > limit {
 			pts = pts[len(pts)-limit:]
 		}
@@ -236,14 +242,14 @@ func (t *chatTools) getPrices(args json.RawMessage) (any, error) {
 		}
 		out = append(out, row)
 	}
-	res := map[string]any{"basis": "fmv change points of verified sales, oldest first", "as_of": t.snap.AsOf.String(), "prices": out}
+	res := map[string]any{"basis": "fmv change points of verified sales, oldest first", "as_of": t.src.AsOf.String(), "prices": out}
 	if start, ok := t.windowStart(); ok {
 		res["window_start"] = start.String()
 	}
 	return res, nil
 }
 
-func (t *chatTools) getSales(args json.RawMessage) (any, error) {
+func (t *Tools) getSales(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
@@ -257,15 +263,15 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 	}
 	limit := clampInt(a.Limit, 1, 20, 5)
 	start, limited := t.windowStart()
-	filter := pricing.SaleFilter{From: start, FromSet: limited, To: t.snap.AsOf, Grade: keep}
+	filter := pricing.SaleFilter{From: start, FromSet: limited, To: t.src.AsOf, Grade: keep}
 	var out []map[string]any
 	for _, id := range a.IDs {
-		c, _, err := resolve.ByID(t.snap.Reader, t.game, id)
+		c, _, err := resolve.ByID(t.src.Reader, t.game, id)
 		if err != nil {
 			out = append(out, map[string]any{"id": id, "status": "not_found"})
 			continue
 		}
-		sales, err := t.snap.Sales(c.Game, c.ID)
+		sales, err := t.src.Reader.Sales(c.Game, c.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -278,14 +284,14 @@ func (t *chatTools) getSales(args json.RawMessage) (any, error) {
 		}
 		out = append(out, map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "sales": rows})
 	}
-	res := map[string]any{"basis": "verified sales only, newest first", "as_of": t.snap.AsOf.String(), "cards": out}
+	res := map[string]any{"basis": "verified sales only, newest first", "as_of": t.src.AsOf.String(), "cards": out}
 	if limited {
 		res["window_start"] = start.String()
 	}
 	return res, nil
 }
 
-func (t *chatTools) trending(args json.RawMessage) (any, error) {
+func (t *Tools) trending(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
@@ -300,37 +306,23 @@ func (t *chatTools) trending(args json.RawMessage) (any, error) {
 	if lang == "" {
 		lang = "all"
 	}
-	if indexOfString(snapshots.TrendingMetrics, metric) < 0 {
+	if !slices.Contains(snapshots.TrendingMetrics, metric) {
 		return nil, fmt.Errorf("metric must be one of %s", strings.Join(snapshots.TrendingMetrics, ", "))
 	}
-	if indexOfString(trendingWindowNames(), window) < 0 {
-		return nil, fmt.Errorf("window must be one of %s", strings.Join(trendingWindowNames(), ", "))
+	if windows := pricing.TrendingWindowNames(); !slices.Contains(windows, window) {
+		return nil, fmt.Errorf("window must be one of %s", strings.Join(windows, ", "))
 	}
 	if lang != "all" && !snapshots.IsLanguage(lang) {
 		return nil, fmt.Errorf("language must be en, ja, zh-cn, zh-tw or all")
 	}
-	entries, err := t.snap.Trending(t.game, metric, window, lang)
+	entries, err := t.src.Reader.Trending(t.game, metric, window, lang)
 	if err != nil {
 		return nil, err
 	}
-	if a.Direction == "asc" {
-		entries = append([]snapshots.TrendingEntry{}, entries...)
-		reverse(entries)
-	}
-	cards, err := t.snap.Cards(t.game)
+	items, err := pricing.Ranked(t.src.Reader, t.game, metric, entries, a.Direction == "asc", 0, clampInt(a.Limit, 1, 20, 5))
 	if err != nil {
 		return nil, err
 	}
-	limit := clampInt(a.Limit, 1, 20, 5)
-	items := []trendingItem{}
-	for i := 0; i < len(entries) && i < limit; i++ {
-		c := cards[entries[i].Ordinal]
-		var set *snapshots.Set
-		if s, err := t.snap.Set(c.Game, c.SetID); err == nil {
-			set = s
-		}
-		items = append(items, newTrendingItem(i+1, c, set, metric, entries[i].Value))
-	}
-	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.snap.AsOf.String(), "total": len(entries), "items": items,
+	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.src.AsOf.String(), "total": len(entries), "items": items,
 		"basis": "verified sales; price_pct is the raw near-mint fmv change over the window; a card ranks once it has enough sales in the window"}, nil
 }
