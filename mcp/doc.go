@@ -2,11 +2,13 @@
 // http.Handler, built on github.com/mark3labs/mcp-go (v1.2.1), that the edge
 // mounts at /api/v3/mcp/ behind its authenticating HTTP layer. Callers alias
 // it cardmcp. Its tools read the same snapshot as REST and charge the same
-// access layer; card resolution and quoting are package edge/resolve's, which
-// REST's GET /api/v3/quote shares.
+// access layer; card resolution is package edge/resolve's, quotes, sale rows
+// and the history reader are package pricing's, which REST shares.
 //
 // It imports the standard library, mcp-go, snapshots, index, state,
-// edge/access and edge/resolve; never edge (edge/cmd/cardedge wires it: see newMCP there).
+// edge/access, edge/resolve and pricing; never edge (edge/cmd/cardedge wires
+// it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
+// snapshots.HTTPStatus, the table REST answers with.
 //
 // # Transport
 //
