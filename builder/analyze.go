@@ -5,59 +5,149 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
 // cardResult is everything the builder derives from one card's market input.
 type cardResult struct {
 	card      *snapshots.Card
-	sales     []snapshots.Sale
+	sales     []snapshots.Sale // every printing; outliers flagged
+	listings  []snapshots.Listing
+	base      int              // the base printing
+	printings []printingResult // by finish (index into the card's variants)
+	summaries []snapshots.Printing
+	daily     map[snapshots.Day][2]int64
+}
+
+// printingResult is what the builder derives for one printing of a card.
+type printingResult struct {
 	series    []snapshots.PriceSeries
 	cum       []snapshots.CumSeries
-	analytics []snapshots.CardAnalytics
-	listings  []snapshots.Listing
-	trending  [][]float64 // [metric][window]; NaN when the card does not rank
-	daily     map[snapshots.Day][2]int64
+	analytics []snapshots.CardAnalytics // nil for a printing other than the base one without sales
+	// rows[metric][window] is the printing's row of each ranking (Value
+	// NaN: it does not rank).
+	rows [][]snapshots.TrendingRow
 }
 
 // verified reports whether a sale counts in prices and aggregates: executed,
 // not flagged by quality rules, trusted identity.
 func verified(s *snapshots.Sale) bool { return !s.Hidden() }
 
-// analyzeCard estimates the card's price series (unless supplied), its
-// cumulative sums, analytics for every window, summary fields and trending
-// metrics. It fills the market fields of c.
+// seriesKey names one series of a card: a printing and a grade.
+type seriesKey struct {
+	finish int
+	grade  snapshots.Grade
+}
+
+// analyzeCard estimates the card's price series per printing and grade
+// (package estimate; supplied series replace the estimate of their printing
+// and grade), flags the sales the estimator set aside, and derives the
+// cumulative sums, analytics, summaries and trending rows of each printing.
+// It fills the market fields of c: its price is the base printing's, its
+// counts total every printing.
 func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResult {
-	r := &cardResult{card: c, sales: m.Sales, listings: m.Listings, daily: map[snapshots.Day][2]int64{}}
-	byGrade := map[snapshots.Grade][]snapshots.Sale{} // verified, oldest first
+	np := c.Printings()
+	r := &cardResult{card: c, sales: m.Sales, listings: m.Listings, base: snapshots.BasePrinting(c),
+		printings: make([]printingResult, np), daily: map[snapshots.Day][2]int64{}}
+	finishOf := func(f uint8) int {
+		if int(f) >= np {
+			return r.base
+		}
+		return int(f)
+	}
+	// Verified sales per series, as indices into m.Sales, oldest first.
+	bySeries := map[seriesKey][]int{}
 	mkSeen := map[snapshots.Marketplace]bool{}
 	for i := len(m.Sales) - 1; i >= 0; i-- {
-		s := m.Sales[i]
-		if !verified(&s) || s.Day > asOf {
+		s := &m.Sales[i]
+		s.Flags &^= snapshots.SaleOutlier
+		if !verified(s) || s.Day > asOf {
 			continue
 		}
-		byGrade[s.Grade] = append(byGrade[s.Grade], s)
+		k := seriesKey{finishOf(s.Finish), s.Grade}
+		bySeries[k] = append(bySeries[k], i)
 		mkSeen[s.Marketplace] = true
 		d := r.daily[s.Day]
 		r.daily[s.Day] = [2]int64{d[0] + 1, d[1] + s.PriceCents}
 	}
-	grades := make([]snapshots.Grade, 0, len(byGrade))
-	for g := range byGrade {
-		grades = append(grades, g)
+	supplied := map[seriesKey]*snapshots.PriceSeries{}
+	for i := range m.Prices {
+		p := &m.Prices[i]
+		supplied[seriesKey{finishOf(p.Finish), p.Grade}] = &p.PriceSeries
 	}
-	sort.Slice(grades, func(i, j int) bool { return grades[i] < grades[j] })
-	for _, g := range grades {
-		r.cum = append(r.cum, cumulate(g, byGrade[g]))
+	keys := make([]seriesKey, 0, len(bySeries)+len(supplied))
+	for k := range bySeries {
+		keys = append(keys, k)
 	}
-	if m.Prices != nil {
-		r.series = m.Prices
-	} else {
-		for _, g := range grades {
-			r.series = append(r.series, estimateSeries(g, byGrade[g]))
+	for k := range supplied {
+		if _, ok := bySeries[k]; !ok {
+			keys = append(keys, k)
 		}
 	}
-	sort.Slice(r.series, func(i, j int) bool { return r.series[i].Grade < r.series[j].Grade })
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].finish != keys[j].finish {
+			return keys[i].finish < keys[j].finish
+		}
+		return keys[i].grade < keys[j].grade
+	})
 
+	// Estimate every series.
+	est := estimate.Default
+	estimates := map[seriesKey]*snapshots.Estimate{}
+	byGrade := make([]map[snapshots.Grade][]snapshots.Sale, np) // verified, oldest first
+	var buf []estimate.Sale
+	for _, k := range keys {
+		idx := bySeries[k]
+		buf = buf[:0]
+		sales := make([]snapshots.Sale, len(idx))
+		for j, i := range idx {
+			s := m.Sales[i]
+			sales[j] = s
+			buf = append(buf, estimate.Sale{Day: int32(s.Day), Cents: s.PriceCents, Source: uint8(s.Marketplace)})
+		}
+		e := est.Estimate(buf, int32(asOf))
+		for j, out := range e.Outlier {
+			if out {
+				m.Sales[idx[j]].Flags |= snapshots.SaleOutlier
+			}
+		}
+		pr := &r.printings[k.finish]
+		if byGrade[k.finish] == nil {
+			byGrade[k.finish] = map[snapshots.Grade][]snapshots.Sale{}
+		}
+		if len(sales) > 0 {
+			byGrade[k.finish][k.grade] = sales
+			pr.cum = append(pr.cum, cumulate(k.grade, sales))
+		}
+		sum := e.Summary
+		x := &snapshots.Estimate{Grade: k.grade, FMVCents: sum.FMV, TVWAPCents: sum.TVWAP, MedianCents: sum.Median,
+			SampleSize: sum.SampleSize, LastSaleDay: snapshots.NoDay, Confidence: sum.Confidence, Flags: sum.Flags}
+		if sum.LastSale != 0 { // 0: no accepted sale
+			x.LastSaleDay = snapshots.Day(sum.LastSale)
+		}
+		if sp := supplied[k]; sp != nil {
+			pr.series = append(pr.series, *sp)
+			p, _ := snapshots.PointAt(sp, asOf)
+			x.FMVCents, x.TVWAPCents, x.MedianCents = p.FMVCents, p.TVWAPCents, p.MedianCents
+		} else {
+			ps := snapshots.PriceSeries{Grade: k.grade, Points: make([]snapshots.PricePoint, len(e.Points))}
+			for j, p := range e.Points {
+				ps.Points[j] = snapshots.PricePoint{Day: snapshots.Day(p.Day), FMVCents: p.FMV, TVWAPCents: p.TVWAP,
+					MedianCents: p.Median, Sales: p.Recent, Sample: p.Sample, Confidence: p.Confidence, Flags: p.Flags}
+			}
+			if len(ps.Points) > 0 {
+				pr.series = append(pr.series, ps)
+			}
+		}
+		if len(pr.series) > 0 && pr.series[len(pr.series)-1].Grade == k.grade {
+			estimates[k] = x
+		}
+	}
+	soloFlags(r.printings, estimates, asOf)
+
+	// Summaries: the card's (price of the base printing, counts of all) and
+	// each printing's.
 	c.MarketSources, c.Venues = []string{}, []string{}
 	for _, mk := range snapshots.AllMarketplaces() {
 		if mkSeen[mk] {
@@ -68,21 +158,99 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 			}
 		}
 	}
-	if raw := seriesOf(r.series, snapshots.RawNearMint); raw != nil && len(raw.Points) > 0 {
+	c.PriceCents, c.PriceDay = 0, 0
+	if raw := seriesOf(r.printings[r.base].series, snapshots.RawNearMint); raw != nil && len(raw.Points) > 0 {
 		last := raw.Points[len(raw.Points)-1]
 		c.PriceCents, c.PriceDay = last.FMVCents, last.Day
 	}
-	c.Sales30d, c.Volume30dCents = snapshots.SumWindow(r.cum, nil, asOf-29, asOf)
-	c.SalesAll, _ = snapshots.SumWindow(r.cum, nil, 1, asOf)
-	c.Listings = len(m.Listings)
-	for _, w := range snapshots.AnalyticsWindows {
-		r.analytics = append(r.analytics, analytics(w, byGrade, r.series, asOf))
+	c.Sales30d, c.Volume30dCents, c.SalesAll = 0, 0, 0
+	listingsOf := make([][]snapshots.Listing, np)
+	for _, l := range m.Listings {
+		f := r.base
+		if i := indexOf(c.Variants, l.Finish); i >= 0 {
+			f = i
+		}
+		listingsOf[f] = append(listingsOf[f], l)
 	}
-	r.trending = trendingMetrics(r.cum, r.series, m.Listings, asOf)
+	r.summaries = make([]snapshots.Printing, np)
+	for f := range r.printings {
+		pr := &r.printings[f]
+		ps := &r.summaries[f]
+		ps.Finish, ps.Base = uint8(f), f == r.base
+		if f < len(c.Variants) {
+			ps.Name = c.Variants[f]
+		}
+		ps.Sales30d, ps.Volume30dCents = snapshots.SumWindow(pr.cum, nil, asOf-29, asOf)
+		ps.SalesAll, _ = snapshots.SumWindow(pr.cum, nil, 1, asOf)
+		ps.Listings = len(listingsOf[f])
+		for _, l := range listingsOf[f] { // cheapest first
+			ps.LowAskCents = l.AskCents
+			break
+		}
+		for _, s := range pr.series {
+			if x := estimates[seriesKey{f, s.Grade}]; x != nil {
+				ps.Estimates = append(ps.Estimates, *x)
+			}
+		}
+		c.Sales30d += ps.Sales30d
+		c.Volume30dCents += ps.Volume30dCents
+		c.SalesAll += ps.SalesAll
+		if f == r.base || len(byGrade[f]) > 0 {
+			for _, w := range snapshots.AnalyticsWindows {
+				pr.analytics = append(pr.analytics, analytics(w, byGrade[f], pr.series, asOf))
+			}
+		}
+		pr.rows = trendingRows(uint8(f), pr.cum, pr.series, listingsOf[f], estimates, asOf)
+	}
+	c.Listings = len(m.Listings)
 	return r
 }
 
-// cumulate builds the running totals of one grade's verified sales.
+// soloFlags flags the estimates of series that moved while their siblings
+// (the other printings of their grade, the other grades of their printing)
+// stayed flat (estimate.Methodology.SoloOf).
+func soloFlags(printings []printingResult, estimates map[seriesKey]*snapshots.Estimate, asOf snapshots.Day) {
+	est := estimate.Default
+	moves := map[seriesKey]float64{}
+	for f := range printings {
+		for i := range printings[f].series {
+			s := &printings[f].series[i]
+			moves[seriesKey{f, s.Grade}] = movePct(s, asOf, est.Solo.Days)
+		}
+	}
+	if len(moves) < 2 {
+		return
+	}
+	var siblings []float64
+	for k, mv := range moves {
+		x := estimates[k]
+		if x == nil || math.IsNaN(mv) {
+			continue
+		}
+		siblings = siblings[:0]
+		for o, omv := range moves {
+			if o != k && (o.finish == k.finish || o.grade == k.grade) {
+				siblings = append(siblings, omv)
+			}
+		}
+		if est.SoloOf(mv, siblings) {
+			x.Flags |= estimate.FlagSolo
+		}
+	}
+}
+
+// movePct is the percent change of a series' fmv over the days days to asOf
+// (NaN without a price at both ends).
+func movePct(s *snapshots.PriceSeries, asOf snapshots.Day, days int) float64 {
+	before, ok1 := snapshots.FMVAt(s, asOf-snapshots.Day(days))
+	now, ok2 := snapshots.FMVAt(s, asOf)
+	if !ok1 || !ok2 || before <= 0 {
+		return math.NaN()
+	}
+	return 100 * float64(now-before) / float64(before)
+}
+
+// cumulate builds the running totals of one series' verified sales.
 func cumulate(g snapshots.Grade, sales []snapshots.Sale) snapshots.CumSeries {
 	s := snapshots.CumSeries{Grade: g}
 	var count int32
@@ -97,60 +265,6 @@ func cumulate(g snapshots.Grade, sales []snapshots.Sale) snapshots.CumSeries {
 		s.Points = append(s.Points, snapshots.CumPoint{Day: sale.Day, Count: count, Cents: cents})
 	}
 	return s
-}
-
-// estimateSeries derives the oracle price series of one grade from its verified
-// sales (oldest first): one point per day with sales.
-//
-//	median  median of the trailing 7 days' sales
-//	tvwap   trailing 7 days, each sale weighted by recency (1 - age/7)
-//	fmv     exponentially smoothed day medians: fmv += α (median_day - fmv),
-//	        α = 1 - 0.6^n for n sales that day (a busy day moves it more)
-func estimateSeries(g snapshots.Grade, sales []snapshots.Sale) snapshots.PriceSeries {
-	s := snapshots.PriceSeries{Grade: g}
-	var fmv float64
-	start := 0 // first sale of the trailing window
-	for i := 0; i < len(sales); {
-		day := sales[i].Day
-		j := i
-		for j < len(sales) && sales[j].Day == day {
-			j++
-		}
-		dayMedian := float64(medianCents(sales[i:j]))
-		if len(s.Points) == 0 {
-			fmv = dayMedian
-		} else {
-			alpha := 1 - math.Pow(0.6, float64(j-i))
-			fmv += alpha * (dayMedian - fmv)
-		}
-		for sales[start].Day <= day-7 {
-			start++
-		}
-		window := sales[start:j]
-		var wsum, vsum float64
-		for _, w := range window {
-			weight := 1 - float64(day-w.Day)/7
-			wsum += weight
-			vsum += weight * float64(w.PriceCents)
-		}
-		s.Points = append(s.Points, snapshots.PricePoint{
-			Day:         day,
-			FMVCents:    int64(math.Round(fmv)),
-			TVWAPCents:  int64(math.Round(vsum / wsum)),
-			MedianCents: medianCents(window),
-			Sales:       int32(len(window)),
-		})
-		i = j
-	}
-	return s
-}
-
-func medianCents(sales []snapshots.Sale) int64 {
-	p := make([]int64, len(sales))
-	for i, s := range sales {
-		p[i] = s.PriceCents
-	}
-	return median(p)
 }
 
 func median(p []int64) int64 {
@@ -278,16 +392,25 @@ func round2(f float64) float64 { return math.Round(f*100) / 100 }
 // slabGrade reports whether g is graded by the first (top) grader.
 func slabGrade(g snapshots.Grade) bool { return g.Grader() == 0 }
 
-// trendingMetrics computes every metric of snapshots.TrendingMetrics for every
-// window of snapshots.TrendingWindows. NaN means the card does not rank.
-func trendingMetrics(cum []snapshots.CumSeries, series []snapshots.PriceSeries, listings []snapshots.Listing, asOf snapshots.Day) [][]float64 {
-	out := make([][]float64, len(snapshots.TrendingMetrics))
+// trendingRows computes one printing's row of every ranking (every metric of
+// snapshots.TrendingMetrics, every window of snapshots.TrendingWindows); a
+// row's Value is NaN when the printing does not rank (no activity). Rows
+// carry their sample size, price and the flags of their reference series.
+func trendingRows(finish uint8, cum []snapshots.CumSeries, series []snapshots.PriceSeries, listings []snapshots.Listing,
+	estimates map[seriesKey]*snapshots.Estimate, asOf snapshots.Day) [][]snapshots.TrendingRow {
+	out := make([][]snapshots.TrendingRow, len(snapshots.TrendingMetrics))
 	for i := range out {
-		out[i] = make([]float64, len(snapshots.TrendingWindows))
+		out[i] = make([]snapshots.TrendingRow, len(snapshots.TrendingWindows))
+	}
+	flags := func(g snapshots.Grade) estimate.Flags {
+		if x := estimates[seriesKey{int(finish), g}]; x != nil {
+			return x.Flags
+		}
+		return 0
 	}
 	for wi, w := range snapshots.TrendingWindows {
-		values := snapshots.TrendingValues(cum, series, asOf, w.Days, nil)
-		slab := snapshots.TrendingValues(cum, series, asOf, w.Days, slabGrade)
+		values := snapshots.TrendingStats(cum, series, asOf, w.Days, nil)
+		slab := snapshots.TrendingStats(cum, series, asOf, w.Days, slabGrade)
 		newListings := 0
 		for _, l := range listings {
 			if l.ListedDay > asOf-snapshots.Day(w.Days) && l.ListedDay <= asOf {
@@ -295,19 +418,21 @@ func trendingMetrics(cum []snapshots.CumSeries, series []snapshots.PriceSeries, 
 			}
 		}
 		for mi, metric := range snapshots.TrendingMetrics {
-			var v float64
+			v := values
+			var x float64
 			switch {
 			case metric == "new_listings":
-				v = math.NaN()
+				x = math.NaN()
 				if newListings > 0 {
-					v = float64(newListings)
+					x = float64(newListings)
 				}
 			case strings.HasPrefix(metric, "slab_"):
-				v, _ = slab.Metric(strings.TrimPrefix(metric, "slab_"))
+				v = slab
+				x, _ = slab.Metric(strings.TrimPrefix(metric, "slab_"))
 			default:
-				v, _ = values.Metric(metric)
+				x, _ = values.Metric(metric)
 			}
-			out[mi][wi] = v
+			out[mi][wi] = snapshots.TrendingRow{Finish: finish, Value: x, SampleSize: int32(v.Sample), PriceCents: v.PriceCents, Flags: flags(v.Ref)}
 		}
 	}
 	return out

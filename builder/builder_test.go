@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 )
@@ -291,7 +293,6 @@ func TestCompile_Tiny(t *testing.T) {
 			}
 
 			setSales := map[string]int{}
-			salesCount := map[uint32]float64{} // trending sales_count 30d
 			for i, c := range cards {
 				sales, err := r.Sales(game, c.ID)
 				if err != nil {
@@ -305,7 +306,15 @@ func TestCompile_Tiny(t *testing.T) {
 				// is slow there).
 				if !raceEnabled || i%16 == 0 {
 					wantSales, wantListings := gen.CardMarket(gi, wantCards[game][i], setByID[c.SetID])
-					if diff := cmp.Diff(wantSales, sales, cmpopts.EquateEmpty()); diff != "" {
+					// The estimator flags outliers among the verified sales.
+					unflagged := slices.Clone(sales)
+					for j := range unflagged {
+						if unflagged[j].Flags&snapshots.SaleOutlier != 0 && !verified(unflagged[j], testAsOf) {
+							t.Fatalf("Sales(%s)[%d] is flagged outlier but not verified: %+v", c.ID, j, unflagged[j])
+						}
+						unflagged[j].Flags &^= snapshots.SaleOutlier
+					}
+					if diff := cmp.Diff(wantSales, unflagged, cmpopts.EquateEmpty()); diff != "" {
 						t.Fatalf("Sales(%s) (-synth +reader):\n%s", c.ID, diff)
 					}
 					if diff := cmp.Diff(wantListings, listings, cmpopts.EquateEmpty()); diff != "" {
@@ -349,56 +358,8 @@ func TestCompile_Tiny(t *testing.T) {
 					t.Errorf("%s summary [sales_all sales_30d volume_30d listings sources venues] (-want +got):\n%s", c.ID, diff)
 				}
 				setSales[c.SetID] += all
-				if n30 > 0 {
-					salesCount[c.Ordinal] = float64(n30)
-				}
 
-				cum, err := r.Cum(game, c.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var cumAll int32
-				for _, s := range cum {
-					if n := len(s.Points); n > 0 {
-						cumAll += s.Points[n-1].Count
-					}
-				}
-				if int(cumAll) != all {
-					t.Errorf("%s: cum series count %d, want %d verified sales", c.ID, cumAll, all)
-				}
-				series, err := r.PriceSeries(game, c.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var rawFMV int64
-				for _, s := range series {
-					for j := 1; j < len(s.Points); j++ {
-						if s.Points[j].Day <= s.Points[j-1].Day {
-							t.Fatalf("%s: price series %s not in day order", c.ID, s.Grade)
-						}
-					}
-					if s.Grade == snapshots.RawNearMint && len(s.Points) > 0 {
-						rawFMV = s.Points[len(s.Points)-1].FMVCents
-					}
-				}
-				if c.PriceCents != rawFMV {
-					t.Errorf("%s: price_cents %d, want the last raw:near_mint fmv %d", c.ID, c.PriceCents, rawFMV)
-				}
-				an, err := r.Analytics(game, c.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(an) != len(snapshots.AnalyticsWindows) {
-					t.Fatalf("%s: %d analytics windows, want %d", c.ID, len(an), len(snapshots.AnalyticsWindows))
-				}
-				for j, w := range snapshots.AnalyticsWindows {
-					if an[j].Window != w.Name || an[j].To != "2026-11-20" {
-						t.Errorf("%s: analytics[%d] is window %q to %s, want %q to 2026-11-20", c.ID, j, an[j].Window, an[j].To, w.Name)
-					}
-				}
-				if got := an[len(an)-1].Sales; got != all {
-					t.Errorf("%s: analytics all-time sales %d, want %d", c.ID, got, all)
-				}
+				checkPrintings(t, r, c, sales, listings)
 			}
 
 			for _, s := range sets {
@@ -457,6 +418,24 @@ func TestCompile_Tiny(t *testing.T) {
 					}
 				}
 			}
+			// sales_count 30d: the base printing's verified sales of the 30
+			// days, for the base printings that meet the liquidity rule.
+			wantCount := map[uint32]float64{}
+			for _, c := range cards {
+				cum, err := r.Cum(game, c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				series, err := r.PriceSeries(game, c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ := snapshots.SumWindow(cum, nil, testAsOf-29, testAsOf)
+				v := snapshots.TrendingStats(cum, series, testAsOf, 30, nil)
+				if n > 0 && estimate.Default.Liquid(v.Sample, v.PriceCents) {
+					wantCount[c.Ordinal] = float64(n)
+				}
+			}
 			ranking, err := r.Trending(game, "sales_count", "30d", "all")
 			if err != nil {
 				t.Fatal(err)
@@ -465,8 +444,37 @@ func TestCompile_Tiny(t *testing.T) {
 			for _, e := range ranking {
 				gotCount[e.Ordinal] = e.Value
 			}
-			if diff := cmp.Diff(salesCount, gotCount, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(wantCount, gotCount, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("Trending(sales_count, 30d, all) by ordinal (-want +got):\n%s", diff)
+			}
+			if len(gotCount) == 0 {
+				t.Error("Trending(sales_count, 30d, all) is empty")
+			}
+			// Every printing's rows, liquid or not; the base printings' liquid
+			// rows are the ranking.
+			rows, err := r.TrendingRows(game, "sales_count", "30d", "all")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromRows := map[uint32]float64{}
+			for j, row := range rows {
+				c := cards[row.Ordinal]
+				if int(row.Finish) >= c.Printings() || (j > 0 && row.Value > rows[j-1].Value) {
+					t.Fatalf("TrendingRows(sales_count, 30d)[%d] = %+v", j, row)
+				}
+				cum, err := r.PrintingCum(game, c.ID, int(row.Finish))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, _ := snapshots.SumWindow(cum, nil, testAsOf-29, testAsOf); float64(n) != row.Value || int32(n) != row.SampleSize {
+					t.Fatalf("TrendingRows(sales_count, 30d)[%d] = %+v, want value and sample size %d", j, row, n)
+				}
+				if int(row.Finish) == snapshots.BasePrinting(c) && estimate.Default.Liquid(int(row.SampleSize), row.PriceCents) {
+					fromRows[row.Ordinal] = row.Value
+				}
+			}
+			if diff := cmp.Diff(gotCount, fromRows, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Trending vs the liquid base rows of TrendingRows (-trending +rows):\n%s", diff)
 			}
 		})
 	}
@@ -478,6 +486,151 @@ func TestCompile_Tiny(t *testing.T) {
 	if diff := cmp.Diff(wantCounts, gotCounts); diff != "" {
 		t.Errorf("manifest counts (-read back +manifest):\n%s", diff)
 	}
+}
+
+// checkPrintings checks a card's per-printing rows against its sales: one
+// series per printing and grade, their cumulative sums and analytics, the
+// printings' summaries, and the base printing behind the card's price and
+// the old per-card methods.
+func checkPrintings(tb testing.TB, r *bolt.Reader, c *snapshots.Card, sales []snapshots.Sale, listings []snapshots.Listing) {
+	tb.Helper()
+	game := c.Game
+	base := snapshots.BasePrinting(c)
+	ps, err := r.Printings(game, c.ID)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(ps) != c.Printings() {
+		tb.Fatalf("%s: %d printings, want %d", c.ID, len(ps), c.Printings())
+	}
+	var totalAll, totalListings int
+	for f, p := range ps {
+		if int(p.Finish) != f || p.Base != (f == base) || (len(c.Variants) > 0 && p.Name != c.Variants[f]) {
+			tb.Errorf("%s: printing %d = %+v", c.ID, f, p)
+		}
+		// This printing's verified sales, by grade, and their count.
+		byGrade := map[snapshots.Grade]int{}
+		all, n30 := 0, 0
+		for _, s := range sales {
+			if int(s.Finish) == f && verified(s, testAsOf) {
+				byGrade[s.Grade]++
+				all++
+				if s.Day > testAsOf-30 {
+					n30++
+				}
+			}
+		}
+		ls := 0
+		for _, l := range listings {
+			if l.Finish == p.Name || (l.Finish == "" && f == base) {
+				ls++
+			}
+		}
+		if p.SalesAll != all || p.Sales30d != n30 || p.Listings != ls {
+			tb.Errorf("%s printing %d: sales_all %d, sales_30d %d, listings %d; want %d, %d, %d", c.ID, f, p.SalesAll, p.Sales30d, p.Listings, all, n30, ls)
+		}
+		totalAll += all
+		totalListings += ls
+		cum, err := r.PrintingCum(game, c.ID, f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		series, err := r.PrintingSeries(game, c.ID, f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		an, err := r.PrintingAnalytics(game, c.ID, f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		gotGrades := map[snapshots.Grade]int{}
+		for _, s := range cum {
+			if n := len(s.Points); n > 0 {
+				gotGrades[s.Grade] = int(s.Points[n-1].Count)
+			}
+		}
+		if diff := cmp.Diff(byGrade, gotGrades, cmpopts.EquateEmpty()); diff != "" {
+			tb.Errorf("%s printing %d: cum counts by grade (-sales +cum):\n%s", c.ID, f, diff)
+		}
+		// One series per grade with sales, each with an estimate.
+		if len(series) != len(byGrade) || len(p.Estimates) != len(series) {
+			tb.Errorf("%s printing %d: %d series and %d estimates for %d grades with sales", c.ID, f, len(series), len(p.Estimates), len(byGrade))
+		}
+		for j, s := range series {
+			if byGrade[s.Grade] == 0 || len(s.Points) == 0 {
+				tb.Errorf("%s printing %d: series of %s without sales or points", c.ID, f, s.Grade)
+				continue
+			}
+			for k := 1; k < len(s.Points); k++ {
+				if s.Points[k].Day <= s.Points[k-1].Day {
+					tb.Fatalf("%s printing %d: series %s not in day order", c.ID, f, s.Grade)
+				}
+			}
+			if j < len(p.Estimates) {
+				e, last := p.Estimates[j], s.Points[len(s.Points)-1]
+				if e.Grade != s.Grade || e.FMVCents != last.FMVCents || e.LastSaleDay == snapshots.NoDay && e.SampleSize > 0 {
+					tb.Errorf("%s printing %d: estimate %+v, series %s ends %+v", c.ID, f, e, s.Grade, last)
+				}
+			}
+		}
+		switch {
+		case all > 0 || f == base:
+			if len(an) != len(snapshots.AnalyticsWindows) {
+				tb.Fatalf("%s printing %d: %d analytics windows, want %d", c.ID, f, len(an), len(snapshots.AnalyticsWindows))
+			}
+			for j, w := range snapshots.AnalyticsWindows {
+				if an[j].Window != w.Name || an[j].To != testAsOf.String() {
+					tb.Errorf("%s printing %d: analytics[%d] is window %q to %s, want %q to %s", c.ID, f, j, an[j].Window, an[j].To, w.Name, testAsOf)
+				}
+			}
+			if got := an[len(an)-1].Sales; got != all {
+				tb.Errorf("%s printing %d: analytics all-time sales %d, want %d", c.ID, f, got, all)
+			}
+		case an != nil:
+			tb.Errorf("%s printing %d without sales has analytics", c.ID, f)
+		}
+		if f != base {
+			continue
+		}
+		// The per-card methods answer for the base printing.
+		oldSeries, err := r.PriceSeries(game, c.ID)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		oldCum, err := r.Cum(game, c.ID)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		oldAn, err := r.Analytics(game, c.ID)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !cmp.Equal(series, oldSeries) || !cmp.Equal(cum, oldCum) || !cmp.Equal(an, oldAn) {
+			tb.Errorf("%s: PriceSeries, Cum or Analytics differ from the base printing's", c.ID)
+		}
+		var rawFMV int64
+		if raw := seriesByGrade(series, snapshots.RawNearMint); raw != nil {
+			rawFMV = raw.Points[len(raw.Points)-1].FMVCents
+		}
+		if c.PriceCents != rawFMV {
+			tb.Errorf("%s: price_cents %d, want the base printing's last raw:near_mint fmv %d", c.ID, c.PriceCents, rawFMV)
+		}
+	}
+	if c.SalesAll != totalAll || c.Listings != totalListings {
+		tb.Errorf("%s: sales_all %d, listings %d; want the printings' sums %d, %d", c.ID, c.SalesAll, c.Listings, totalAll, totalListings)
+	}
+	if _, err := r.PrintingSeries(game, c.ID, c.Printings()); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		tb.Errorf("PrintingSeries(%s, %d) = %v, want EINVALID", c.ID, c.Printings(), err)
+	}
+}
+
+func seriesByGrade(series []snapshots.PriceSeries, g snapshots.Grade) *snapshots.PriceSeries {
+	for i := range series {
+		if series[i].Grade == g {
+			return &series[i]
+		}
+	}
+	return nil
 }
 
 func mustPreset(tb testing.TB, name string) synth.Preset {
@@ -749,6 +902,7 @@ func TestCompile_ErrBadFeed(t *testing.T) {
 		{name: "bad_trailing_data", file: "sales.jsonl", line: 2, field: ""},
 		{name: "bad_duplicate_sale_id", file: "sales.jsonl", line: 3, field: "sale_id"}, // line 2 is blank
 		{name: "bad_price_feed_not_partner", file: "sales.jsonl", line: 2, field: "price_feed"},
+		{name: "bad_finish", file: "sales.jsonl", line: 2, field: "finish"},
 		{name: "bad_listing_platform", file: "listings.jsonl", line: 2, field: "platform"},
 		{name: "bad_price_duplicate_date", file: "prices.jsonl", line: 3, field: "date"},
 		{name: "bad_price_sales_range", file: "prices.jsonl", line: 2, field: "sales"},
@@ -870,17 +1024,32 @@ func TestCompile_Feeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// prices.jsonl names no finish: its series replace the estimates of
+	// the base printing (holo/unlimited); a supplied point's sample size is
+	// its sales.
+	low, thin := estimate.ConfidenceLow, estimate.FlagThin
 	wantSeries := []snapshots.PriceSeries{
 		{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
-			{Day: d("2026-11-01"), FMVCents: 42050, TVWAPCents: 42050, MedianCents: 42050, Sales: 1},
-			{Day: d("2026-11-03"), FMVCents: 42800, TVWAPCents: 42725, MedianCents: 42575, Sales: 2},
+			{Day: d("2026-11-01"), FMVCents: 42050, TVWAPCents: 42050, MedianCents: 42050, Sales: 1, Sample: 1, Confidence: low, Flags: thin},
+			{Day: d("2026-11-03"), FMVCents: 42800, TVWAPCents: 42725, MedianCents: 42575, Sales: 2, Sample: 2, Confidence: estimate.ConfidenceMedium, Flags: thin},
 		}},
 		{Grade: slab10, Points: []snapshots.PricePoint{
-			{Day: d("2026-11-03"), FMVCents: price(2999.99), TVWAPCents: price(2999.99), MedianCents: price(2999.99), Sales: 1},
+			{Day: d("2026-11-03"), FMVCents: price(2999.99), TVWAPCents: price(2999.99), MedianCents: price(2999.99), Sales: 1, Sample: 1, Confidence: low, Flags: thin},
 		}},
 	}
 	if diff := cmp.Diff(wantSeries, series); diff != "" {
 		t.Errorf("PriceSeries (-feed +reader):\n%s", diff)
+	}
+	// The holo/shadowless sale (s2) is its printing's own series, estimated.
+	shadowless, err := r.PrintingSeries("pokemon", "en:base1-4", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantShadowless := []snapshots.PriceSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
+		{Day: d("2026-11-03"), FMVCents: 43100, TVWAPCents: 43100, MedianCents: 43100, Sales: 1, Sample: 1, Confidence: low, Flags: thin},
+	}}}
+	if diff := cmp.Diff(wantShadowless, shadowless); diff != "" {
+		t.Errorf("PrintingSeries(holo/shadowless) (-want +reader):\n%s", diff)
 	}
 
 	listings, err := r.Listings("pokemon", "en:base1-4")
@@ -910,6 +1079,113 @@ func TestCompile_Feeds(t *testing.T) {
 	checkGolden(t, filepath.Join("testdata", "feeds", "good", "reader.golden"), dumpFed(t, r, []string{"pokemon/en:base1-4", "onepiece/en:OP01-001"}))
 }
 
+// TestCompile_FeedOutlier feeds a shill sale ten times a steady series'
+// level and a thin series' mislabeled sale through --market: the shill sale
+// is flagged outlier and does not move fmv; the thin series moves by at most
+// the documented bound (estimate.Default.FMV.MaxMovePerSalePct).
+func TestCompile_FeedOutlier(t *testing.T) {
+	root := t.TempDir()
+	opts := smallOptions(root, "outlier")
+	opts.AsOf = 0 // the latest sale: 2026-10-10
+	opts.MarketDir = filepath.Join("testdata", "feeds", "outlier")
+	MustCompile(t, opts)
+	r := MustOpen(t, filepath.Join(root, "outlier"))
+	d := mustDay
+	bound := 1 + estimate.Default.FMV.MaxMovePerSalePct/100
+
+	t.Run("Outlier", func(t *testing.T) {
+		sales, err := r.Sales("pokemon", "en:base1-4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sales) != 12 {
+			t.Fatalf("%d sales, want 12", len(sales))
+		}
+		for _, s := range sales {
+			if s.Finish != 0 {
+				t.Errorf("sale of %s: finish %d, want 0 (holo/unlimited, the base printing: given or by default)", s.Day, s.Finish)
+			}
+			shill := s.PriceCents == 400000
+			if got := s.Flags&snapshots.SaleOutlier != 0; got != shill || s.Hidden() {
+				t.Errorf("sale of %s at %d cents: outlier %v, hidden %v; want outlier %v, not hidden", s.Day, s.PriceCents, got, s.Hidden(), shill)
+			}
+		}
+		series, err := r.PriceSeries("pokemon", "en:base1-4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := seriesByGrade(series, snapshots.RawNearMint)
+		if raw == nil || len(raw.Points) != 12 {
+			t.Fatalf("raw near-mint series %+v, want 12 points", raw)
+		}
+		before, _ := snapshots.PointAt(raw, d("2026-10-04"))
+		at, _ := snapshots.PointAt(raw, d("2026-10-05"))
+		if at.Day != d("2026-10-05") || at.FMVCents != before.FMVCents || at.Flags&estimate.FlagOutlierExcluded == 0 {
+			t.Errorf("point of the shill sale %+v, want fmv %d unchanged and flag outlier_excluded (before: %+v)", at, before.FMVCents, before)
+		}
+		for i := 1; i < len(raw.Points); i++ {
+			prev, cur := float64(raw.Points[i-1].FMVCents), float64(raw.Points[i].FMVCents)
+			if math.Max(cur/prev, prev/cur) > 1.02 {
+				t.Errorf("fmv %v -> %v on %s: a steady series moved more than 2 %%", prev, cur, raw.Points[i].Day)
+			}
+		}
+		c, err := r.Card("pokemon", "en:base1-4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.PriceCents < 39600 || c.PriceCents > 41000 {
+			t.Errorf("price_cents %d, want the steady level near 40,000", c.PriceCents)
+		}
+		ps, err := r.Printings("pokemon", "en:base1-4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := ps[0].Estimates[0]
+		if e.Grade != snapshots.RawNearMint || e.Flags&estimate.FlagOutlierExcluded == 0 || e.SampleSize != 11 || e.Confidence != estimate.ConfidenceHigh {
+			t.Errorf("estimate %+v, want raw:near_mint, 11 accepted sales, high confidence, flag outlier_excluded", e)
+		}
+	})
+
+	t.Run("ThinBound", func(t *testing.T) {
+		sales, err := r.Sales("pokemon", "en:base1-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sales {
+			if s.Finish != 1 || s.Flags != 0 {
+				t.Errorf("sale %+v, want finish 1 (holo/shadowless/1st-edition) and no flag (too little history to judge)", s)
+			}
+		}
+		series, err := r.PrintingSeries("pokemon", "en:base1-2", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := seriesByGrade(series, snapshots.RawNearMint)
+		if raw == nil || len(raw.Points) != 2 {
+			t.Fatalf("raw near-mint series of the 1st edition %+v, want 2 points", raw)
+		}
+		first, second := raw.Points[0], raw.Points[1]
+		if first.FMVCents != 200000 || float64(first.FMVCents)/float64(second.FMVCents) > bound+1e-6 || second.FMVCents >= first.FMVCents {
+			t.Errorf("fmv %d -> %d on a $200 sale: want a fall of at most %.0f %%", first.FMVCents, second.FMVCents, 100*(1-1/bound))
+		}
+		if second.Flags&estimate.FlagThin == 0 {
+			t.Errorf("point %+v of a 2-sale series: want flag thin", second)
+		}
+		// Printings are never blended: the unlimited printing has no price.
+		base, err := r.PriceSeries("pokemon", "en:base1-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := r.Card("pokemon", "en:base1-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(base) != 0 || c.PriceCents != 0 || c.SalesAll != 2 {
+			t.Errorf("base printing: %d series, price_cents %d, sales_all %d; want none, 0 and 2 (counts total every printing)", len(base), c.PriceCents, c.SalesAll)
+		}
+	})
+}
+
 // dumpFed renders what the reader holds for the given cards (game/id) and
 // their sets as indented JSON.
 func dumpFed(tb testing.TB, r *bolt.Reader, keys []string) []byte {
@@ -918,6 +1194,12 @@ func dumpFed(tb testing.TB, r *bolt.Reader, keys []string) []byte {
 		ID, Day, Price, Marketplace, TradeType, Grade, Confidence string
 		Flags, Finish                                             uint8
 	}
+	type printingDump struct {
+		snapshots.Printing
+		Series    []snapshots.PriceSeries
+		Cum       []snapshots.CumSeries
+		Analytics []snapshots.CardAnalytics
+	}
 	type cardDump struct {
 		Card      *snapshots.Card
 		Sales     []saleDump
@@ -925,6 +1207,7 @@ func dumpFed(tb testing.TB, r *bolt.Reader, keys []string) []byte {
 		Cum       []snapshots.CumSeries
 		Listings  []snapshots.Listing
 		Analytics []snapshots.CardAnalytics
+		Printings []printingDump
 		Set       *snapshots.Set
 		SetAggs   *snapshots.SetAggregates
 		SetDaily  []snapshots.DailyStat
@@ -953,6 +1236,18 @@ func dumpFed(tb testing.TB, r *bolt.Reader, keys []string) []byte {
 		errs = append(errs, err)
 		d.Analytics, err = r.Analytics(game, id)
 		errs = append(errs, err)
+		ps, err := r.Printings(game, id)
+		errs = append(errs, err)
+		for _, p := range ps {
+			pd := printingDump{Printing: p}
+			pd.Series, err = r.PrintingSeries(game, id, int(p.Finish))
+			errs = append(errs, err)
+			pd.Cum, err = r.PrintingCum(game, id, int(p.Finish))
+			errs = append(errs, err)
+			pd.Analytics, err = r.PrintingAnalytics(game, id, int(p.Finish))
+			errs = append(errs, err)
+			d.Printings = append(d.Printings, pd)
+		}
 		if d.Card != nil {
 			d.Set, err = r.Set(game, d.Card.SetID)
 			errs = append(errs, err)

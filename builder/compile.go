@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
@@ -384,21 +385,30 @@ func (b *build) compileGame(ctx context.Context, gameIndex int, game string, set
 		}
 		for _, r := range ch.results {
 			c := r.card
-			err := w.PutCardMarket(game, c.Ordinal, &bolt.CardMarket{
-				Sales: r.sales, Series: r.series, Analytics: r.analytics, Listings: r.listings, Cum: r.cum,
-			})
-			if err != nil {
+			base := &r.printings[r.base]
+			cm := &bolt.CardMarket{Sales: r.sales, Series: base.series, Analytics: base.analytics, Listings: r.listings,
+				Cum: base.cum, Printings: r.summaries}
+			for f := range r.printings {
+				if p := &r.printings[f]; f != r.base {
+					cm.Others = append(cm.Others, bolt.PrintingMarket{Finish: uint8(f), Series: p.series, Analytics: p.analytics, Cum: p.cum})
+				}
+			}
+			if err := w.PutCardMarket(game, c.Ordinal, cm); err != nil {
 				return err
 			}
+			// The gold tables keep their shape: the base printing's series
+			// and analytics (every sale carries its finish).
 			card := *c
-			if err := gs.send(func(gw *gold.Writer) error { return gw.AddCard(&card, r.sales, r.series, r.listings, r.analytics) }); err != nil {
+			if err := gs.send(func(gw *gold.Writer) error { return gw.AddCard(&card, r.sales, base.series, r.listings, base.analytics) }); err != nil {
 				return err
 			}
 			agg.add(r)
 			counts["sales"] += int64(len(r.sales))
 			counts["listings"] += int64(len(r.listings))
-			for _, s := range r.series {
-				counts["price_points"] += int64(len(s.Points))
+			for _, p := range r.printings {
+				for _, s := range p.series {
+					counts["price_points"] += int64(len(s.Points))
+				}
 			}
 		}
 		b.progress.rows("cards "+game, ch.start+len(ch.results), len(cards))
@@ -418,15 +428,20 @@ type gameAggregates struct {
 	sets     []*snapshots.Set
 	setCards map[string][]*snapshots.Card
 	setDaily map[string]map[snapshots.Day][2]int64
-	// rankings[metric][window][language] (language index len(Languages) = all)
+	// rankings[metric][window][language] (language index len(Languages) =
+	// all): the base printings' rows that meet the liquidity rule.
 	rankings [][][][]snapshots.TrendingEntry
+	// rows[metric][window]: every printing's row.
+	rows [][][]snapshots.TrendingRow
 }
 
 func newGameAggregates(game string, sets []*snapshots.Set, nCards int, asOf snapshots.Day) *gameAggregates {
 	a := &gameAggregates{game: game, asOf: asOf, sets: sets, setCards: map[string][]*snapshots.Card{}, setDaily: map[string]map[snapshots.Day][2]int64{}}
 	a.rankings = make([][][][]snapshots.TrendingEntry, len(snapshots.TrendingMetrics))
+	a.rows = make([][][]snapshots.TrendingRow, len(snapshots.TrendingMetrics))
 	for mi := range a.rankings {
 		a.rankings[mi] = make([][][]snapshots.TrendingEntry, len(snapshots.TrendingWindows))
+		a.rows[mi] = make([][]snapshots.TrendingRow, len(snapshots.TrendingWindows))
 		for wi := range a.rankings[mi] {
 			a.rankings[mi][wi] = make([][]snapshots.TrendingEntry, len(snapshots.Languages)+1)
 		}
@@ -447,16 +462,24 @@ func (a *gameAggregates) add(r *cardResult) {
 		daily[d] = [2]int64{x[0] + v[0], x[1] + v[1]}
 	}
 	li := indexOf(snapshots.Languages, c.Language)
-	for mi := range r.trending {
-		for wi, v := range r.trending[mi] {
-			if math.IsNaN(v) {
-				continue
-			}
-			e := snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: v}
-			all := len(snapshots.Languages)
-			a.rankings[mi][wi][all] = append(a.rankings[mi][wi][all], e)
-			if li >= 0 {
-				a.rankings[mi][wi][li] = append(a.rankings[mi][wi][li], e)
+	est := estimate.Default
+	for f := range r.printings {
+		for mi, byWindow := range r.printings[f].rows {
+			for wi, row := range byWindow {
+				if math.IsNaN(row.Value) {
+					continue
+				}
+				row.Ordinal = c.Ordinal
+				a.rows[mi][wi] = append(a.rows[mi][wi], row)
+				if f != r.base || !est.Liquid(int(row.SampleSize), row.PriceCents) {
+					continue
+				}
+				e := snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: row.Value}
+				all := len(snapshots.Languages)
+				a.rankings[mi][wi][all] = append(a.rankings[mi][wi][all], e)
+				if li >= 0 {
+					a.rankings[mi][wi][li] = append(a.rankings[mi][wi][li], e)
+				}
 			}
 		}
 	}
@@ -480,6 +503,20 @@ func (a *gameAggregates) write(w *bolt.Writer) error {
 				if err := w.PutTrending(a.game, metric, win.Name, lang, entries); err != nil {
 					return err
 				}
+			}
+			rows := a.rows[mi][wi]
+			sort.SliceStable(rows, func(i, j int) bool {
+				x, y := &rows[i], &rows[j]
+				if x.Value != y.Value {
+					return x.Value > y.Value
+				}
+				if x.Ordinal != y.Ordinal {
+					return x.Ordinal < y.Ordinal
+				}
+				return x.Finish < y.Finish
+			})
+			if err := w.PutTrendingRows(a.game, metric, win.Name, rows); err != nil {
+				return err
 			}
 		}
 	}

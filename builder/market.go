@@ -8,14 +8,24 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
 // CardMarket is one card's market input: what a MarketSource supplies.
 type CardMarket struct {
-	Sales    []snapshots.Sale        // newest first
-	Listings []snapshots.Listing     // cheapest first
-	Prices   []snapshots.PriceSeries // supplied price points; nil means estimate them from sales
+	Sales    []snapshots.Sale    // newest first
+	Listings []snapshots.Listing // cheapest first
+	// Prices are supplied price series: each replaces the estimate of its
+	// printing and grade.
+	Prices []SuppliedSeries
+}
+
+// SuppliedSeries is a price series a feed supplies for one printing (index
+// into the card's variants) and grade.
+type SuppliedSeries struct {
+	Finish uint8
+	snapshots.PriceSeries
 }
 
 // MarketSource supplies each card's market data. The builder calls it from
@@ -74,6 +84,7 @@ type feedSale struct {
 type feedPrice struct {
 	Game      string   `json:"game"`
 	CardID    string   `json:"card_id"`
+	Finish    string   `json:"finish"`
 	Grade     string   `json:"grade"`
 	Date      string   `json:"date"`
 	FMVUSD    float64  `json:"fmv_usd"`
@@ -167,11 +178,11 @@ func readMarketFeeds(dir string, cards []*snapshots.Card) (*feedSource, snapshot
 			if err := decodeRow(line, &row); err != nil {
 				return err
 			}
-			_, m, err := market(row.Game, row.CardID)
+			c, m, err := market(row.Game, row.CardID)
 			if err != nil {
 				return err
 			}
-			return row.addTo(m)
+			return row.addTo(c, m)
 		})
 		if err != nil {
 			return nil, 0, nil, err
@@ -271,26 +282,26 @@ func (row *feedSale) sale(c *snapshots.Card) (snapshots.Sale, error) {
 		}
 		s.Flags |= snapshots.SalePriceFeed
 	}
-	if row.Finish != "" {
-		i := indexOf(c.Variants, row.Finish)
-		if i < 0 {
-			return s, &FeedError{Field: "finish", Err: fmt.Errorf("card %s has no variant %q", c.ID, row.Finish)}
-		}
-		s.Finish = uint8(i)
+	if s.Finish, err = finishOf(c, row.Finish); err != nil {
+		return s, err
 	}
 	return s, nil
 }
 
-func (row *feedPrice) addTo(m *CardMarket) error {
+func (row *feedPrice) addTo(c *snapshots.Card, m *CardMarket) error {
 	g, err := snapshots.ParseGrade(row.Grade)
 	if err != nil {
 		return &FeedError{Field: "grade", Err: err}
+	}
+	finish, err := finishOf(c, row.Finish)
+	if err != nil {
+		return err
 	}
 	d, err := snapshots.ParseDay(row.Date)
 	if err != nil {
 		return &FeedError{Field: "date", Err: err}
 	}
-	p := snapshots.PricePoint{Day: d, Sales: int32(row.Sales)}
+	p := snapshots.PricePoint{Day: d, Sales: int32(row.Sales), Sample: int32(row.Sales)}
 	if p.FMVCents, err = cents(row.FMVUSD, "fmv_usd"); err != nil {
 		return err
 	}
@@ -308,8 +319,16 @@ func (row *feedPrice) addTo(m *CardMarket) error {
 	if row.Sales < 0 || row.Sales > math.MaxInt32 {
 		return &FeedError{Field: "sales", Err: fmt.Errorf("%d is not between 0 and %d", row.Sales, math.MaxInt32)}
 	}
+	// A supplied point's sample size is its sales; its confidence and thin
+	// flag follow from them as if its sales were fresh and from one
+	// marketplace.
+	est := estimate.Default
+	p.Confidence = est.ConfidenceOf(row.Sales, 1, 0)
+	if row.Sales < est.Thin.Sales {
+		p.Flags |= estimate.FlagThin
+	}
 	for i := range m.Prices {
-		if m.Prices[i].Grade == g {
+		if m.Prices[i].Grade == g && m.Prices[i].Finish == finish {
 			for _, q := range m.Prices[i].Points {
 				if q.Day == d {
 					return &FeedError{Field: "date", Err: fmt.Errorf("duplicate price point for grade %s on %s", g, d)}
@@ -319,8 +338,24 @@ func (row *feedPrice) addTo(m *CardMarket) error {
 			return nil
 		}
 	}
-	m.Prices = append(m.Prices, snapshots.PriceSeries{Grade: g, Points: []snapshots.PricePoint{p}})
+	m.Prices = append(m.Prices, SuppliedSeries{Finish: finish, PriceSeries: snapshots.PriceSeries{Grade: g, Points: []snapshots.PricePoint{p}}})
 	return nil
+}
+
+// finishOf returns the printing a feed row names: its finish, one of the
+// card's variants, or the card's base printing when the row names none.
+func finishOf(c *snapshots.Card, finish string) (uint8, error) {
+	if finish == "" {
+		return uint8(snapshots.BasePrinting(c)), nil
+	}
+	i := indexOf(c.Variants, finish)
+	if i < 0 {
+		if len(c.Variants) == 0 {
+			return 0, &FeedError{Field: "finish", Err: fmt.Errorf("card %s has no known variants; leave finish out", c.ID)}
+		}
+		return 0, &FeedError{Field: "finish", Err: fmt.Errorf("card %s has no variant %q; its variants are %s", c.ID, finish, strings.Join(c.Variants, ", "))}
+	}
+	return uint8(i), nil
 }
 
 func (row *feedListing) listing(c *snapshots.Card) (snapshots.Listing, error) {
@@ -341,8 +376,8 @@ func (row *feedListing) listing(c *snapshots.Card) (snapshots.Listing, error) {
 		return l, &FeedError{Field: "grade", Err: err}
 	}
 	l.Grade = g.String()
-	if row.Finish != "" && indexOf(c.Variants, row.Finish) < 0 {
-		return l, &FeedError{Field: "finish", Err: fmt.Errorf("card %s has no variant %q", c.ID, row.Finish)}
+	if _, err := finishOf(c, row.Finish); err != nil {
+		return l, err
 	}
 	if l.AskCents, err = cents(row.AskUSD, "ask_usd"); err != nil {
 		return l, err

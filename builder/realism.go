@@ -53,9 +53,12 @@ type RealismGame struct {
 	MoveP99      float64
 	movesScratch []float64
 
-	// Printings: cards with a 1st-edition printing and another one.
+	// Printings: cards whose 1st-edition printing and base printing both
+	// have a raw near-mint price, those where the 1st edition is dearer,
+	// and the median ratio of the two.
 	FirstEdCards, FirstEdAbove int
-	FirstEdNote                string
+	FirstEdMedianRatio         float64
+	firstEdRatios              []float64
 }
 
 // BoardShare is one leaderboard's share of liquid rows.
@@ -193,36 +196,59 @@ func rowLiquid(cum []snapshots.CumSeries, series []snapshots.PriceSeries, slab b
 	return estimate.Default.Liquid(n, price)
 }
 
-// cardFigures walks every card for the ladder, single-sale and printing
-// figures.
+// cardFigures walks every printing of every card for the ladder,
+// single-sale and printing figures.
 func (g *RealismGame) cardFigures(r snapshots.Reader, cards []*snapshots.Card, asOf snapshots.Day) error {
 	for _, c := range cards {
-		an, ok, err := r.AnalyticsWindow(g.Game, c.ID, "1y", nil)
-		if err != nil {
-			return err
-		}
-		if ok {
-			g.ladder(an)
-		}
-		cum, err := r.Cum(g.Game, c.ID)
-		if err != nil {
-			return err
-		}
-		series, err := r.PriceSeries(g.Game, c.ID)
-		if err != nil {
-			return err
-		}
-		for i := range series {
-			g.moves(c, "", &series[i], cum)
-		}
-		if first, base := firstEditionPair(c); first >= 0 && base >= 0 {
-			// This snapshot keeps one price series per card and grade: every
-			// printing has the card's price, so none is above another.
-			raw := seriesOf(series, snapshots.RawNearMint)
-			if p, ok := snapshots.FMVAt(raw, asOf); ok && p > 0 {
-				g.FirstEdCards++
+		for f := 0; f < c.Printings(); f++ {
+			an, ok, err := r.PrintingAnalyticsWindow(g.Game, c.ID, f, "1y", nil)
+			if err != nil {
+				return err
 			}
-			g.FirstEdNote = "one price per card and grade: printings blended"
+			if ok {
+				g.ladder(an)
+			}
+			cum, err := r.PrintingCum(g.Game, c.ID, f)
+			if err != nil {
+				return err
+			}
+			series, err := r.PrintingSeries(g.Game, c.ID, f)
+			if err != nil {
+				return err
+			}
+			name := ""
+			if f < len(c.Variants) && len(c.Variants) > 1 {
+				name = c.Variants[f]
+			}
+			for i := range series {
+				g.moves(c, name, &series[i], cum)
+			}
+		}
+		if first, _ := firstEditionPair(c); first >= 0 {
+			ps, err := r.Printings(g.Game, c.ID)
+			if err != nil {
+				return err
+			}
+			var firstCents, baseCents int64
+			for _, p := range ps {
+				for _, e := range p.Estimates {
+					if e.Grade != snapshots.RawNearMint {
+						continue
+					}
+					if int(p.Finish) == first {
+						firstCents = e.FMVCents
+					} else if p.Base {
+						baseCents = e.FMVCents
+					}
+				}
+			}
+			if firstCents > 0 && baseCents > 0 {
+				g.FirstEdCards++
+				if firstCents > baseCents {
+					g.FirstEdAbove++
+				}
+				g.firstEdRatios = append(g.firstEdRatios, float64(firstCents)/float64(baseCents))
+			}
 		}
 	}
 	if n := len(g.movesScratch); n > 0 {
@@ -230,6 +256,11 @@ func (g *RealismGame) cardFigures(r snapshots.Reader, cards []*snapshots.Card, a
 		g.MoveP99 = g.movesScratch[min(n-1, int(math.Ceil(0.99*float64(n)))-1)]
 	}
 	g.movesScratch = nil
+	if n := len(g.firstEdRatios); n > 0 {
+		slices.Sort(g.firstEdRatios)
+		g.FirstEdMedianRatio = g.firstEdRatios[n/2]
+	}
+	g.firstEdRatios = nil
 	return nil
 }
 
@@ -295,17 +326,18 @@ func (g *RealismGame) moves(c *snapshots.Card, printing string, s *snapshots.Pri
 }
 
 // firstEditionPair returns the index of c's 1st-edition printing and of its
-// base printing (-1 when c has not both).
+// base printing (first -1 when c has none, or when its base printing is a
+// 1st edition).
 func firstEditionPair(c *snapshots.Card) (first, base int) {
-	first, base = -1, -1
+	first, base = -1, snapshots.BasePrinting(c)
 	for i, v := range c.Variants {
-		if isFirstEdition(v) {
-			if first < 0 {
-				first = i
-			}
-		} else if base < 0 {
-			base = i
+		if isFirstEdition(v) && i != base {
+			first = i
+			break
 		}
+	}
+	if base < len(c.Variants) && isFirstEdition(c.Variants[base]) {
+		first = -1
 	}
 	return first, base
 }
@@ -381,12 +413,8 @@ func (rr *Realism) WriteText(w io.Writer) {
 			}
 			fmt.Fprintf(w, "  largest: %.1f %% (%s%s %s on %s: %s -> %s)\n", 100*mv.Ratio, mv.CardID, pr, mv.Grade, mv.Day, usd(mv.FromCents), usd(mv.ToCents))
 		}
-		fmt.Fprintf(w, "1st-edition printings priced above the base printing (raw near-mint fmv): %d of %d cards (%s)",
-			g.FirstEdAbove, g.FirstEdCards, pct(g.FirstEdAbove, g.FirstEdCards))
-		if g.FirstEdNote != "" {
-			fmt.Fprintf(w, "; %s", g.FirstEdNote)
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "1st-edition printings priced above the base printing (raw near-mint fmv, both priced): %d of %d cards (%s), median ratio %.2f\n",
+			g.FirstEdAbove, g.FirstEdCards, pct(g.FirstEdAbove, g.FirstEdCards), g.FirstEdMedianRatio)
 	}
 	if len(rr.Chases) > 0 {
 		fmt.Fprintf(w, "\n== chase cards: price rank in their set (raw near-mint fmv)\n")

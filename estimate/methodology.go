@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -242,7 +243,16 @@ func (f Flags) Names() []string {
 	return out
 }
 
-// Confidence returns the level of a series with sample accepted sales from
+// MarshalJSON writes the names of the flags, a JSON array.
+func (f Flags) MarshalJSON() ([]byte, error) {
+	names := f.Names()
+	if names == nil {
+		names = []string{}
+	}
+	return json.Marshal(names)
+}
+
+// ConfidenceOf returns the level of a series with sample accepted sales from
 // sources marketplaces whose last sale is ageDays old (ageDays < 0: no sale).
 func (m *Methodology) ConfidenceOf(sample, sources, ageDays int) Confidence {
 	if ageDays < 0 {

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/cardedge/cardedge/estimate"
 )
 
 // Binary encodings of the per-card rows. They are fixed-size little-endian
@@ -50,7 +52,7 @@ func DecodeSales(dst []Sale, b []byte) ([]Sale, error) {
 	return dst, nil
 }
 
-const pointSize = 32
+const pointSize = 38
 
 // EncodeSeries appends the encoding of a card's price series to dst.
 func EncodeSeries(dst []byte, series []PriceSeries) []byte {
@@ -63,6 +65,8 @@ func EncodeSeries(dst []byte, series []PriceSeries) []byte {
 			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.TVWAPCents))
 			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.MedianCents))
 			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Sales))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Sample))
+			dst = append(dst, byte(p.Confidence), byte(p.Flags))
 		}
 	}
 	return dst
@@ -89,6 +93,9 @@ func DecodeSeries(b []byte) ([]PriceSeries, error) {
 				TVWAPCents:  int64(binary.LittleEndian.Uint64(b[12:])),
 				MedianCents: int64(binary.LittleEndian.Uint64(b[20:])),
 				Sales:       int32(binary.LittleEndian.Uint32(b[28:])),
+				Sample:      int32(binary.LittleEndian.Uint32(b[32:])),
+				Confidence:  estimate.Confidence(b[36]),
+				Flags:       estimate.Flags(b[37]),
 			}
 			b = b[pointSize:]
 		}
@@ -233,4 +240,167 @@ func DecodeCum(b []byte) ([]CumSeries, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// Per-printing values: the rows of a card's printings other than its base
+// printing are stored in one value, a record per printing:
+//
+//	finish  uint8
+//	n       uint32, length of the payload
+//	payload n bytes (EncodeSeries, EncodeCum or EncodeAnalytics)
+
+// AppendPrinting appends one printing's record to dst.
+func AppendPrinting(dst []byte, finish uint8, payload []byte) []byte {
+	dst = append(dst, finish)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(payload)))
+	return append(dst, payload...)
+}
+
+// PrintingPayload returns the payload of printing finish in a value made by
+// AppendPrinting (aliasing b); ok is false when the value has no record of it.
+func PrintingPayload(b []byte, finish uint8) (payload []byte, ok bool, err error) {
+	for len(b) > 0 {
+		if len(b) < 5 {
+			return nil, false, fmt.Errorf("decode printings: truncated record header")
+		}
+		n := int(binary.LittleEndian.Uint32(b[1:]))
+		if len(b)-5 < n {
+			return nil, false, fmt.Errorf("decode printings: record of %d bytes in %d", n, len(b)-5)
+		}
+		if b[0] == finish {
+			return b[5 : 5+n], true, nil
+		}
+		b = b[5+n:]
+	}
+	return nil, false, nil
+}
+
+const estimateSize = 1 + 3*8 + 4 + 4 + 1 + 1
+
+// EncodePrintings appends the encoding of a card's printings to dst:
+//
+//	n u8, then per printing: finish u8, base u8, sales_all u32, sales_30d u32,
+//	volume_30d i64, listings u32, low ask i64, m u8, m estimates (grade u8,
+//	fmv, tvwap, median i64, sample u32, last sale day i32, confidence u8,
+//	flags u8)
+//
+// Names are not stored: they are the card's variants.
+func EncodePrintings(dst []byte, ps []Printing) ([]byte, error) {
+	if len(ps) > 255 {
+		return nil, fmt.Errorf("encode printings: %d printings, at most 255", len(ps))
+	}
+	dst = append(dst, byte(len(ps)))
+	for _, p := range ps {
+		if len(p.Estimates) > 255 {
+			return nil, fmt.Errorf("encode printings: %d estimates, at most 255", len(p.Estimates))
+		}
+		base := byte(0)
+		if p.Base {
+			base = 1
+		}
+		dst = append(dst, p.Finish, base)
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(p.SalesAll))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Sales30d))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(p.Volume30dCents))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Listings))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(p.LowAskCents))
+		dst = append(dst, byte(len(p.Estimates)))
+		for _, e := range p.Estimates {
+			dst = append(dst, byte(e.Grade))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(e.FMVCents))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(e.TVWAPCents))
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(e.MedianCents))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(e.SampleSize))
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(e.LastSaleDay))
+			dst = append(dst, byte(e.Confidence), byte(e.Flags))
+		}
+	}
+	return dst, nil
+}
+
+// DecodePrintings decodes printings encoded by EncodePrintings, naming them
+// from variants.
+func DecodePrintings(b []byte, variants []string) ([]Printing, error) {
+	if len(b) < 1 {
+		return nil, fmt.Errorf("decode printings: empty value")
+	}
+	n := int(b[0])
+	b = b[1:]
+	out := make([]Printing, n)
+	const head = 2 + 4 + 4 + 8 + 4 + 8 + 1
+	for i := range out {
+		if len(b) < head {
+			return nil, fmt.Errorf("decode printings: truncated printing %d", i)
+		}
+		p := Printing{Finish: b[0], Base: b[1] == 1,
+			SalesAll:       int(binary.LittleEndian.Uint32(b[2:])),
+			Sales30d:       int(binary.LittleEndian.Uint32(b[6:])),
+			Volume30dCents: int64(binary.LittleEndian.Uint64(b[10:])),
+			Listings:       int(binary.LittleEndian.Uint32(b[18:])),
+			LowAskCents:    int64(binary.LittleEndian.Uint64(b[22:])),
+		}
+		if int(p.Finish) < len(variants) {
+			p.Name = variants[p.Finish]
+		}
+		m := int(b[30])
+		b = b[head:]
+		if len(b) < m*estimateSize {
+			return nil, fmt.Errorf("decode printings: %d estimates need %d bytes, have %d", m, m*estimateSize, len(b))
+		}
+		p.Estimates = make([]Estimate, m)
+		for j := range p.Estimates {
+			p.Estimates[j] = Estimate{
+				Grade:       Grade(b[0]),
+				FMVCents:    int64(binary.LittleEndian.Uint64(b[1:])),
+				TVWAPCents:  int64(binary.LittleEndian.Uint64(b[9:])),
+				MedianCents: int64(binary.LittleEndian.Uint64(b[17:])),
+				SampleSize:  int32(binary.LittleEndian.Uint32(b[25:])),
+				LastSaleDay: Day(int32(binary.LittleEndian.Uint32(b[29:]))),
+				Confidence:  estimate.Confidence(b[33]),
+				Flags:       estimate.Flags(b[34]),
+			}
+			b = b[estimateSize:]
+		}
+		out[i] = p
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("decode printings: %d bytes left over", len(b))
+	}
+	return out, nil
+}
+
+const trendingRowSize = 4 + 1 + 1 + 8 + 4 + 8
+
+// EncodeTrendingRows appends the encoding of a ranking's rows to dst.
+func EncodeTrendingRows(dst []byte, rows []TrendingRow) []byte {
+	for _, r := range rows {
+		dst = binary.LittleEndian.AppendUint32(dst, r.Ordinal)
+		dst = append(dst, r.Finish, byte(r.Flags))
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.Value))
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(r.SampleSize))
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(r.PriceCents))
+	}
+	return dst
+}
+
+// DecodeTrendingRows decodes rows encoded by EncodeTrendingRows, appending
+// those keep accepts (nil: all) to dst.
+func DecodeTrendingRows(dst []TrendingRow, b []byte, keep func(*TrendingRow) bool) ([]TrendingRow, error) {
+	if len(b)%trendingRowSize != 0 {
+		return nil, fmt.Errorf("decode trending rows: %d bytes is not a multiple of %d", len(b), trendingRowSize)
+	}
+	for ; len(b) > 0; b = b[trendingRowSize:] {
+		r := TrendingRow{
+			Ordinal:    binary.LittleEndian.Uint32(b[0:]),
+			Finish:     b[4],
+			Flags:      estimate.Flags(b[5]),
+			Value:      math.Float64frombits(binary.LittleEndian.Uint64(b[6:])),
+			SampleSize: int32(binary.LittleEndian.Uint32(b[14:])),
+			PriceCents: int64(binary.LittleEndian.Uint64(b[18:])),
+		}
+		if keep == nil || keep(&r) {
+			dst = append(dst, r)
+		}
+	}
+	return dst, nil
 }

@@ -62,11 +62,14 @@ type Reader interface {
 	// SetCards returns the cards of a set in catalog order; shared, read-only.
 	SetCards(game, setID string) ([]*Card, error)
 
-	// Sales returns a card's sales, newest first (by day, then id).
+	// Sales returns a card's sales of every printing (Sale.Finish), newest
+	// first (by day, then id).
 	Sales(game, cardID string) ([]Sale, error)
-	// PriceSeries returns a card's oracle price series, one per grade.
+	// PriceSeries returns the oracle price series of a card's base printing
+	// (BasePrinting), one per grade.
 	PriceSeries(game, cardID string) ([]PriceSeries, error)
-	// Analytics returns a card's analytics, one per AnalyticsWindows entry.
+	// Analytics returns the analytics of a card's base printing, one per
+	// AnalyticsWindows entry.
 	Analytics(game, cardID string) ([]CardAnalytics, error)
 	// AnalyticsWindow returns one window of a card's analytics (window one
 	// of AnalyticsWindows' names), decoding only that window; ok is false
@@ -74,22 +77,56 @@ type Reader interface {
 	// it has the capacity (nil: allocated); the caller then owns buf's
 	// storage through w. ENOTFOUND.
 	AnalyticsWindow(game, cardID, window string, buf []AnalyticsEntry) (w WindowAnalytics, ok bool, err error)
-	// Cum returns a card's cumulative verified-sales series, one per grade.
+	// Cum returns the cumulative verified-sales series of a card's base
+	// printing, one per grade.
 	Cum(game, cardID string) ([]CumSeries, error)
-	// ScanMarket calls fn for every card of game in ordinal order with its
-	// cumulative and price series (nil when none), for rankings over custom
-	// windows. fn owns the slices; an error from fn stops the scan.
+	// ScanMarket calls fn for every card of game in ordinal order with the
+	// cumulative and price series of its base printing (nil when none), for
+	// rankings over custom windows. fn owns the slices; an error from fn
+	// stops the scan.
 	ScanMarket(game string, fn func(c *Card, cum []CumSeries, series []PriceSeries) error) error
+
+	// Printings returns a card's printings, one per variant in Variants
+	// order (one unnamed printing when the card has none), each with its
+	// market summary and its estimate per grade. ENOTFOUND.
+	Printings(game, cardID string) ([]Printing, error)
+	// PrintingSeries returns the price series of one printing of a card
+	// (finish: index into its Variants), one per grade; the base printing's
+	// are PriceSeries'. ENOTFOUND; EINVALID for a finish the card has not.
+	PrintingSeries(game, cardID string, finish int) ([]PriceSeries, error)
+	// PrintingCum returns the cumulative verified-sales series of one
+	// printing of a card, one per grade. ENOTFOUND, EINVALID.
+	PrintingCum(game, cardID string, finish int) ([]CumSeries, error)
+	// PrintingAnalytics returns the analytics of one printing of a card,
+	// one per AnalyticsWindows entry (none when the printing has no sales).
+	// ENOTFOUND, EINVALID.
+	PrintingAnalytics(game, cardID string, finish int) ([]CardAnalytics, error)
+	// PrintingAnalyticsWindow is AnalyticsWindow for one printing.
+	// ENOTFOUND, EINVALID.
+	PrintingAnalyticsWindow(game, cardID string, finish int, window string, buf []AnalyticsEntry) (w WindowAnalytics, ok bool, err error)
+	// ScanPrintings calls fn for every printing of every card of game (cards
+	// in ordinal order, printings in Variants order) with its cumulative and
+	// price series (nil when none): rankings of printings over custom
+	// windows. fn owns the slices; an error from fn stops the scan.
+	ScanPrintings(game string, fn func(c *Card, finish int, cum []CumSeries, series []PriceSeries) error) error
 	// Listings returns a card's current listings, cheapest first.
 	Listings(game, cardID string) ([]Listing, error)
 	// AllListings returns every current listing of the game, cheapest first;
 	// shared, read-only.
 	AllListings(game string) ([]*Listing, error)
 
-	// Trending returns a precomputed ranking, highest value first. metric is
-	// one of TrendingMetrics, window one of TrendingWindows' names, language
-	// one of Languages or "all". Only cards with activity in the window rank.
+	// Trending returns a precomputed ranking of base printings, highest
+	// value first: the rows of TrendingRows of base printings that meet
+	// the default liquidity rule (estimate.Default.Liquid). metric is one of
+	// TrendingMetrics, window one of TrendingWindows' names, language one of
+	// Languages or "all". ENOTFOUND.
 	Trending(game, metric, window, language string) ([]TrendingEntry, error)
+	// TrendingRows returns a precomputed ranking of every printing with
+	// activity in the window, highest value first, whether or not it meets
+	// the liquidity rule: each row carries its sample size, price and flags,
+	// so that other thresholds (min_sales, min_price_usd) are a filter of
+	// it. ENOTFOUND.
+	TrendingRows(game, metric, window, language string) ([]TrendingRow, error)
 	// SetAggregates returns a set's breakdown and price distribution.
 	SetAggregates(game, setID string) (*SetAggregates, error)
 	// SetDaily returns a set's daily verified sales, oldest first, one entry

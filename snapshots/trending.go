@@ -1,25 +1,29 @@
 package snapshots
 
-import "math"
+import (
+	"math"
 
-// TrendValues are one card's trending metrics over one window. NaN means the
-// card does not rank on that metric (not enough activity to say).
+	"github.com/cardedge/cardedge/estimate"
+)
+
+// TrendValues are one card's (or printing's) trending metrics over one
+// window. NaN means the row does not rank on that metric.
 type TrendValues struct {
 	SalesCount float64 // verified sales in the window
 	VolumeUSD  float64 // their volume in dollars
 	VolumePct  float64 // volume change against the previous window of the same length, in percent
 	PricePct   float64 // fmv change over the window, in percent
-	Composite  float64 // 0.6 × price_pct + 0.4 × volume_pct, each clamped to [-100, 300]
-}
+	Composite  float64 // estimate.Default.CompositeOf(price_pct, volume_pct, Sample)
 
-// Eligibility thresholds of the trending metrics.
-const (
-	// TrendMinSalesPct is the least number of sales in the window for the
-	// percentage metrics and the composite.
-	TrendMinSalesPct = 2
-	// TrendMinSalesComposite is the least number of sales for the composite.
-	TrendMinSalesComposite = 3
-)
+	// What the liquidity rule (estimate.Default.Liquid) looks at: the
+	// verified sales over estimate.Default.SalesDays(window) and the fmv at
+	// as_of of the reference series Ref (raw near-mint, or the kept grade
+	// with the most sales; without a raw near-mint series, the grade with
+	// the most sales).
+	Sample     int
+	PriceCents int64
+	Ref        Grade
+}
 
 // SumWindow sums the cumulative series whose grade passes keep (nil: every
 // grade) over the days [from, to].
@@ -36,45 +40,61 @@ func SumWindow(cum []CumSeries, keep func(Grade) bool, from, to Day) (count int,
 	return int(n), cents
 }
 
-// TrendingValues computes a card's trending metrics over the days days ending
-// at asOf, over the grades that pass keep (nil: every grade; the price change
-// then follows raw:near_mint, otherwise the kept grade with the most sales).
-func TrendingValues(cum []CumSeries, series []PriceSeries, asOf Day, days int, keep func(Grade) bool) TrendValues {
+// TrendingStats computes a row's trending metrics over the days days ending
+// at asOf, over the grades that pass keep (nil: every grade), whether or not
+// the row meets the liquidity rule: a metric is NaN only where it is
+// undefined (no sale in the window; no volume in the previous window for
+// volume_pct; no fmv at both ends for price_pct).
+func TrendingStats(cum []CumSeries, series []PriceSeries, asOf Day, days int, keep func(Grade) bool) TrendValues {
 	nan := math.NaN()
 	v := TrendValues{SalesCount: nan, VolumeUSD: nan, VolumePct: nan, PricePct: nan, Composite: nan}
 	from := asOf - Day(days) + 1
+	v.Sample, _ = SumWindow(cum, keep, asOf-Day(estimate.Default.SalesDays(days))+1, asOf)
+	v.Ref = RawNearMint
+	if keep != nil || seriesFor(series, RawNearMint) == nil {
+		best := int32(-1)
+		for _, s := range cum {
+			if (keep == nil || keep(s.Grade)) && len(s.Points) > 0 && s.Points[len(s.Points)-1].Count > best {
+				best, v.Ref = s.Points[len(s.Points)-1].Count, s.Grade
+			}
+		}
+	}
+	ref := seriesFor(series, v.Ref)
+	v.PriceCents, _ = FMVAt(ref, asOf)
 	n, cents := SumWindow(cum, keep, from, asOf)
 	if n == 0 {
 		return v
 	}
 	v.SalesCount, v.VolumeUSD = float64(n), float64(cents)/100
-	_, prev := SumWindow(cum, keep, from-Day(days), from-1)
-	if n >= TrendMinSalesPct && prev > 0 {
+	if _, prev := SumWindow(cum, keep, from-Day(days), from-1); prev > 0 {
 		v.VolumePct = math.Round(10000*float64(cents-prev)/float64(prev)) / 100
 	}
-	ref := RawNearMint
-	if keep != nil {
-		best := int32(-1)
-		for _, s := range cum {
-			if keep(s.Grade) && len(s.Points) > 0 && s.Points[len(s.Points)-1].Count > best {
-				best, ref = s.Points[len(s.Points)-1].Count, s.Grade
-			}
-		}
+	before, ok1 := FMVAt(ref, from-1)
+	if ok1 && before > 0 && v.PriceCents > 0 {
+		v.PricePct = math.Round(10000*float64(v.PriceCents-before)/float64(before)) / 100
 	}
-	for i := range series {
-		if series[i].Grade != ref {
-			continue
-		}
-		before, ok1 := FMVAt(&series[i], from-1)
-		now, ok2 := FMVAt(&series[i], asOf)
-		if ok1 && ok2 && before > 0 && n >= TrendMinSalesPct {
-			v.PricePct = math.Round(10000*float64(now-before)/float64(before)) / 100
-		}
-	}
-	if n >= TrendMinSalesComposite && !math.IsNaN(v.PricePct) && !math.IsNaN(v.VolumePct) {
-		v.Composite = math.Round(100*(0.6*clamp(v.PricePct, -100, 300)+0.4*clamp(v.VolumePct, -100, 300))) / 100
+	v.Composite = estimate.Default.CompositeOf(v.PricePct, v.VolumePct, v.Sample)
+	return v
+}
+
+// TrendingValues is TrendingStats under the default liquidity rule: every
+// metric of a row that fails estimate.Default.Liquid is NaN.
+func TrendingValues(cum []CumSeries, series []PriceSeries, asOf Day, days int, keep func(Grade) bool) TrendValues {
+	v := TrendingStats(cum, series, asOf, days, keep)
+	if !estimate.Default.Liquid(v.Sample, v.PriceCents) {
+		nan := math.NaN()
+		v.SalesCount, v.VolumeUSD, v.VolumePct, v.PricePct, v.Composite = nan, nan, nan, nan, nan
 	}
 	return v
+}
+
+func seriesFor(series []PriceSeries, g Grade) *PriceSeries {
+	for i := range series {
+		if series[i].Grade == g {
+			return &series[i]
+		}
+	}
+	return nil
 }
 
 // FMVAt returns the fmv in force on day d: the last point on or before d.
@@ -102,8 +122,6 @@ func PointAt(s *PriceSeries, d Day) (PricePoint, bool) {
 	}
 	return s.Points[lo-1], true
 }
-
-func clamp(f, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, f)) }
 
 // Metric returns the value of a base metric (volume_pct, price_pct,
 // composite, volume_usd, sales_count; not the slab_ forms or new_listings);

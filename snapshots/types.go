@@ -3,6 +3,8 @@ package snapshots
 import (
 	"fmt"
 	"time"
+
+	"github.com/cardedge/cardedge/estimate"
 )
 
 // FormatVersion is the snapshot layout version this code writes and reads.
@@ -11,7 +13,11 @@ import (
 //	2  card analytics in a binary encoding (EncodeAnalytics) instead of JSON
 //	3  cards carry their gameplay facts (Card.Play) in the catalog
 //	4  the index has the search syntax's fields (artist, types, hp, cost ...)
-const FormatVersion = 4
+//	5  one price series per printing: price series, cumulative sums and
+//	   analytics per (card, printing, grade), the printings' market
+//	   summaries, price points with sample size, confidence and flags, the
+//	   SaleOutlier flag, trending rows per printing with sample size and price
+const FormatVersion = 5
 
 // Languages of the card catalog, in the order the API lists them.
 var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}
@@ -123,11 +129,13 @@ type Card struct {
 	PartnerProductID int64 `json:"partner_product_id,omitempty"`
 
 	// Computed by the builder.
+	// The market summary counts every printing; the price is the base
+	// printing's (BasePrinting; Printings has each printing's).
 	Ordinal        uint32   `json:"ordinal"`        // position in the game's catalog order
 	MarketSources  []string `json:"market_sources"` // off-chain marketplaces with verified sales
 	Venues         []string `json:"venues"`         // on-chain venues with verified sales
-	PriceCents     int64    `json:"price_cents"`    // raw:near_mint fmv as of the snapshot; 0 when unpriced
-	PriceDay       Day      `json:"price_day"`      // day of the last price change behind PriceCents
+	PriceCents     int64    `json:"price_cents"`    // raw:near_mint fmv of the base printing as of the snapshot; 0 when unpriced
+	PriceDay       Day      `json:"price_day"`      // day of the last price point behind PriceCents
 	Volume30dCents int64    `json:"volume_30d_cents"`
 	Sales30d       int      `json:"sales_30d"`
 	SalesAll       int      `json:"sales_all"`
@@ -141,6 +149,10 @@ const (
 	// SalePriceFeed marks a partner price-feed snapshot row: a daily market
 	// median, not an executed sale (hidden by default).
 	SalePriceFeed
+	// SaleOutlier marks a verified sale the estimator set aside: far from its
+	// series' recent level and never confirmed (estimate.OutlierRule). It
+	// counts in volumes and sales counts but moves no price. Not hidden.
+	SaleOutlier
 )
 
 // Sale is one recorded sale of a card. Sales are stored per card, newest
@@ -154,7 +166,7 @@ type Sale struct {
 	Grade       Grade
 	Confidence  Confidence
 	Flags       uint8
-	Finish      uint8 // index into the card's Variants; 0 when unknown
+	Finish      uint8 // the printing: index into the card's Variants (0 for a card without variants)
 }
 
 // Hidden reports whether the sale is hidden under the default filters.
@@ -162,21 +174,66 @@ func (s Sale) Hidden() bool {
 	return s.Flags&(SaleFlagged|SalePriceFeed) != 0 || s.Confidence.Untrusted()
 }
 
-// PricePoint is one change of a card's oracle price for one grade.
+// PricePoint is a card's oracle price for one printing and grade after one
+// day with verified sales (package estimate says how each value is made).
 type PricePoint struct {
 	Day         Day
 	FMVCents    int64 // fair market value: smoothed estimate from sales
 	TVWAPCents  int64 // time- and volume-weighted average over the trailing 7 days
-	MedianCents int64 // median of the day's sales (or of the trailing 7 days)
-	Sales       int32 // sales behind this point (trailing 7 days)
+	MedianCents int64 // median of the trailing 7 days' sales
+	Sales       int32 // accepted sales behind TVWAP and median (trailing 7 days)
+	// Sample is the point's sample_size: accepted sales of the trailing
+	// estimate.Default.SampleDays.
+	Sample     int32
+	Confidence estimate.Confidence
+	Flags      estimate.Flags // thin, outlier_excluded
 }
 
-// PriceSeries is the oracle price history of one card and grade: change points
-// in day order. A day without a point keeps the previous point's values.
+// PriceSeries is the oracle price history of one card, printing and grade:
+// one point per day with verified sales, in day order. A day without a point
+// keeps the previous point's values.
 type PriceSeries struct {
 	Grade  Grade
 	Points []PricePoint
 }
+
+// Estimate is one printing and grade of a card priced as of the snapshot's
+// as_of.
+type Estimate struct {
+	Grade       Grade
+	FMVCents    int64 // 0 when the series has no price
+	TVWAPCents  int64
+	MedianCents int64
+	SampleSize  int32 // accepted verified sales of the trailing estimate.Default.SampleDays
+	LastSaleDay Day   // the last accepted verified sale; NoDay when none
+	Confidence  estimate.Confidence
+	Flags       estimate.Flags // thin, solo, outlier_excluded, stale
+}
+
+// Printing is one printing of a card (one of its Variants) with its market
+// summary. Sales counts and volume count verified sales of the printing.
+type Printing struct {
+	Finish         uint8  // index into the card's Variants (0 for a card without variants)
+	Name           string // the variant; "" for a card without variants
+	Base           bool   // the card's base printing (BasePrinting)
+	SalesAll       int
+	Sales30d       int
+	Volume30dCents int64
+	Listings       int   // current shop listings of the printing
+	LowAskCents    int64 // the cheapest of them; 0 when none
+	// Estimates holds one estimate per grade with a price series, in grade
+	// order.
+	Estimates []Estimate
+}
+
+// BasePrinting returns the index in c.Variants of c's base printing: the
+// printing its price (PriceCents), PriceSeries, Cum, Analytics and Trending
+// are for (estimate.Default.BasePrintingOf; 0 for a card without variants).
+func BasePrinting(c *Card) int { return estimate.Default.BasePrintingOf(c.Variants) }
+
+// Printings returns the number of printings of c: its variants, or one when
+// they are unknown.
+func (c *Card) Printings() int { return max(1, len(c.Variants)) }
 
 // Listing is one current ask on a shop platform.
 type Listing struct {
@@ -237,6 +294,19 @@ var TrendingMetrics = []string{
 type TrendingEntry struct {
 	Ordinal uint32
 	Value   float64
+}
+
+// TrendingRow is one printing of a card in a trending ranking, with what
+// the liquidity rule (estimate.Methodology.Liquid) looks at.
+type TrendingRow struct {
+	Ordinal uint32
+	Finish  uint8 // the printing: index into the card's Variants
+	Value   float64
+	// SampleSize is the verified sales of the row's grades over the
+	// ranking's window, or over estimate.Default.SalesDays of it.
+	SampleSize int32
+	PriceCents int64 // fmv of the row's reference series at as_of (see TrendValues)
+	Flags      estimate.Flags
 }
 
 // DailyStat is one day of a market, set or card volume series.

@@ -50,10 +50,18 @@ const (
 	analyticsBucket
 	cumBucket
 	listingsBucket
+	fpricesBucket
+	fanalyticsBucket
+	fcumBucket
+	printingsBucket
 	numCardBuckets
 )
 
-var cardBucketNames = [numCardBuckets]string{"sales", "prices", "analytics", "cum", "listings"}
+var cardBucketNames = [numCardBuckets]string{"sales", "prices", "analytics", "cum", "listings", "fprices", "fanalytics", "fcum", "printings"}
+
+// printingBucket is, per kind of per-printing row, the bucket of the base
+// printing's and of the other printings'.
+var printingBucket = map[cardBucket]cardBucket{pricesBucket: fpricesBucket, analyticsBucket: fanalyticsBucket, cumBucket: fcumBucket}
 
 var _ snapshots.Reader = (*Reader)(nil)
 
@@ -65,6 +73,7 @@ type gameCatalog struct {
 	setByID   map[string]*snapshots.Set // lower-cased id
 	setCards  map[string][]*snapshots.Card
 	listings  []*snapshots.Listing
+	base      []uint8 // by ordinal: the card's base printing
 	// cardRows holds, per per-card bucket and card ordinal, the value in
 	// market.bolt (nil: the card has no row there).
 	cardRows [numCardBuckets][][]byte
@@ -174,6 +183,7 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, e
 				return fmt.Errorf("card %s has ordinal %d at position %d", c.ID, c.Ordinal, len(g.cards))
 			}
 			g.cards = append(g.cards, c)
+			g.base = append(g.base, uint8(snapshots.BasePrinting(c)))
 			g.byID[strings.ToLower(c.ID)] = c
 			if c.PartnerProductID != 0 {
 				g.byPartner[c.PartnerProductID] = c
@@ -387,6 +397,169 @@ func (r *Reader) cardValue(bucket cardBucket, game, cardID string, decode func([
 		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, err)
 	}
 	return nil
+}
+
+// printingValue calls decode with the value of one printing's row of kind
+// (pricesBucket, analyticsBucket or cumBucket): the base printing's from
+// that bucket, another's from its per-printing bucket; nil when none.
+func (r *Reader) printingValue(kind cardBucket, game, cardID string, finish int, decode func([]byte) error) error {
+	g, c, err := r.card(game, cardID)
+	if err != nil {
+		return err
+	}
+	if finish < 0 || finish >= c.Printings() {
+		return snapshots.Errorf(snapshots.EINVALID, "card %s has no printing %d; it has %d", c.ID, finish, c.Printings())
+	}
+	bucket := kind
+	if finish != int(g.base[c.Ordinal]) {
+		bucket = printingBucket[kind]
+	}
+	r.rowsMu.RLock()
+	defer r.rowsMu.RUnlock()
+	if r.closed {
+		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, bbolt.ErrDatabaseNotOpen)
+	}
+	v := g.cardRows[bucket][c.Ordinal]
+	if bucket != kind && v != nil {
+		var ok bool
+		if v, ok, err = snapshots.PrintingPayload(v, uint8(finish)); err != nil {
+			return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, err)
+		} else if !ok {
+			v = nil
+		}
+	}
+	if err := decode(v); err != nil {
+		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, err)
+	}
+	return nil
+}
+
+// Printings implements snapshots.Reader.
+func (r *Reader) Printings(game, cardID string) ([]snapshots.Printing, error) {
+	_, card, err := r.card(game, cardID)
+	if err != nil {
+		return nil, err
+	}
+	var out []snapshots.Printing
+	err = r.cardValue(printingsBucket, game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodePrintings(v, card.Variants)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil { // no market rows: the printings alone
+		base := snapshots.BasePrinting(card)
+		out = make([]snapshots.Printing, card.Printings())
+		for i := range out {
+			out[i].Finish, out[i].Base = uint8(i), i == base
+			if i < len(card.Variants) {
+				out[i].Name = card.Variants[i]
+			}
+		}
+	}
+	return out, nil
+}
+
+// PrintingSeries implements snapshots.Reader.
+func (r *Reader) PrintingSeries(game, cardID string, finish int) ([]snapshots.PriceSeries, error) {
+	var out []snapshots.PriceSeries
+	err := r.printingValue(pricesBucket, game, cardID, finish, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeSeries(v)
+		}
+		return err
+	})
+	return out, err
+}
+
+// PrintingCum implements snapshots.Reader.
+func (r *Reader) PrintingCum(game, cardID string, finish int) ([]snapshots.CumSeries, error) {
+	var out []snapshots.CumSeries
+	err := r.printingValue(cumBucket, game, cardID, finish, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeCum(v)
+		}
+		return err
+	})
+	return out, err
+}
+
+// PrintingAnalytics implements snapshots.Reader.
+func (r *Reader) PrintingAnalytics(game, cardID string, finish int) ([]snapshots.CardAnalytics, error) {
+	var out []snapshots.CardAnalytics
+	err := r.printingValue(analyticsBucket, game, cardID, finish, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeAnalytics(v)
+		}
+		return err
+	})
+	return out, err
+}
+
+// PrintingAnalyticsWindow implements snapshots.Reader.
+func (r *Reader) PrintingAnalyticsWindow(game, cardID string, finish int, window string, buf []snapshots.AnalyticsEntry) (w snapshots.WindowAnalytics, ok bool, err error) {
+	err = r.printingValue(analyticsBucket, game, cardID, finish, func(v []byte) (err error) {
+		if v != nil {
+			w, ok, err = snapshots.DecodeAnalyticsWindow(v, window, buf)
+		}
+		return err
+	})
+	return w, ok && err == nil, err
+}
+
+// ScanPrintings implements snapshots.Reader.
+func (r *Reader) ScanPrintings(game string, fn func(c *snapshots.Card, finish int, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error) error {
+	g, err := r.game(game)
+	if err != nil {
+		return err
+	}
+	for _, c := range g.cards {
+		for f := 0; f < c.Printings(); f++ {
+			var cum []snapshots.CumSeries
+			var series []snapshots.PriceSeries
+			if cum, err = r.PrintingCum(game, c.ID, f); err == nil {
+				series, err = r.PrintingSeries(game, c.ID, f)
+			}
+			if err != nil {
+				return fmt.Errorf("scan printings of %s: %w", c.ID, err)
+			}
+			if err := fn(c, f, cum, series); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// TrendingRows implements snapshots.Reader.
+func (r *Reader) TrendingRows(game, metric, window, language string) ([]snapshots.TrendingRow, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	var keep func(*snapshots.TrendingRow) bool
+	if language != "all" {
+		keep = func(row *snapshots.TrendingRow) bool {
+			return int(row.Ordinal) < len(g.cards) && g.cards[row.Ordinal].Language == language
+		}
+	}
+	var out []snapshots.TrendingRow
+	err = r.aggs.View(func(tx *bbolt.Tx) error {
+		var v []byte
+		if b := tx.Bucket([]byte("trendrows/" + game)); b != nil {
+			v = b.Get(TrendingKey(metric, window, "all"))
+		}
+		if v == nil || (language != "all" && !snapshots.IsLanguage(language)) {
+			return snapshots.Errorf(snapshots.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
+		}
+		var err error
+		out, err = snapshots.DecodeTrendingRows(make([]snapshots.TrendingRow, 0, len(v)/24), v, keep)
+		return err
+	})
+	return out, err
 }
 
 // Sales implements snapshots.Reader.

@@ -6,14 +6,23 @@
 //	catalog.bolt     sets/<game>        set id            -> JSON Set        (catalog order in "setorder")
 //	                 setorder/<game>    uint32 BE index   -> set id
 //	                 cards/<game>       uint32 BE ordinal -> JSON Card
-//	market.bolt      sales/<game>       uint32 BE ordinal -> EncodeSales
-//	                 prices/<game>      uint32 BE ordinal -> EncodeSeries
-//	                 analytics/<game>   uint32 BE ordinal -> EncodeAnalytics
-//	                 listings/<game>    uint32 BE ordinal -> JSON []Listing
-//	                 cum/<game>         uint32 BE ordinal -> EncodeCum (verified sales)
-//	aggregates.bolt  trending/<game>    metric|window|lang -> EncodeTrending
+//	market.bolt      sales/<game>       uint32 BE ordinal -> EncodeSales (every printing)
+//	                 prices/<game>      uint32 BE ordinal -> EncodeSeries (base printing)
+//	                 analytics/<game>   uint32 BE ordinal -> EncodeAnalytics (base printing)
+//	                 listings/<game>    uint32 BE ordinal -> JSON []Listing (every printing)
+//	                 cum/<game>         uint32 BE ordinal -> EncodeCum (verified sales, base printing)
+//	                 fprices/<game>     uint32 BE ordinal -> AppendPrinting(EncodeSeries) per other printing
+//	                 fanalytics/<game>  uint32 BE ordinal -> AppendPrinting(EncodeAnalytics) per other printing
+//	                 fcum/<game>        uint32 BE ordinal -> AppendPrinting(EncodeCum) per other printing
+//	                 printings/<game>   uint32 BE ordinal -> EncodePrintings (every printing's summary)
+//	aggregates.bolt  trending/<game>    metric|window|lang -> EncodeTrending (liquid base printings)
+//	                 trendrows/<game>   metric|window|all  -> EncodeTrendingRows (every printing)
 //	                 setagg/<game>      set id            -> JSON SetAggregates
 //	                 setdaily/<game>    set id            -> EncodeDaily
+//
+// The base printing's rows sit where a card's rows sat before printings were
+// kept apart (format 2), so the per-request reads of the base printing are
+// what they were.
 //
 // It imports snapshots, bbolt and the standard library.
 //
@@ -164,10 +173,23 @@ func (w *Writer) PutCard(c *snapshots.Card) error {
 
 // CardMarket is everything the market file holds for one card.
 type CardMarket struct {
-	Sales     []snapshots.Sale
+	Sales     []snapshots.Sale          // every printing
+	Series    []snapshots.PriceSeries   // the base printing's
+	Analytics []snapshots.CardAnalytics // the base printing's
+	Listings  []snapshots.Listing       // every printing
+	Cum       []snapshots.CumSeries     // the base printing's
+	// Printings are the card's printings with their summaries (nil: none
+	// written).
+	Printings []snapshots.Printing
+	// Others are the rows of the card's other printings.
+	Others []PrintingMarket
+}
+
+// PrintingMarket is the rows of one printing other than the base printing.
+type PrintingMarket struct {
+	Finish    uint8
 	Series    []snapshots.PriceSeries
 	Analytics []snapshots.CardAnalytics
-	Listings  []snapshots.Listing
 	Cum       []snapshots.CumSeries
 }
 
@@ -203,12 +225,52 @@ func (w *Writer) PutCardMarket(game string, ord uint32, m *CardMarket) error {
 			return err
 		}
 	}
+	var series, analytics, cum []byte
+	for _, o := range m.Others {
+		if len(o.Series) > 0 {
+			series = snapshots.AppendPrinting(series, o.Finish, snapshots.EncodeSeries(nil, o.Series))
+		}
+		if len(o.Cum) > 0 {
+			cum = snapshots.AppendPrinting(cum, o.Finish, snapshots.EncodeCum(nil, o.Cum))
+		}
+		if len(o.Analytics) > 0 {
+			v, err := snapshots.EncodeAnalytics(nil, o.Analytics)
+			if err != nil {
+				return fmt.Errorf("card %d, printing %d: %w", ord, o.Finish, err)
+			}
+			analytics = snapshots.AppendPrinting(analytics, o.Finish, v)
+		}
+	}
+	for _, x := range []struct {
+		bucket string
+		v      []byte
+	}{{"fprices/", series}, {"fanalytics/", analytics}, {"fcum/", cum}} {
+		if len(x.v) > 0 {
+			if err := w.put(MarketFile, x.bucket+game, key, x.v); err != nil {
+				return err
+			}
+		}
+	}
+	if len(m.Printings) > 0 {
+		v, err := snapshots.EncodePrintings(nil, m.Printings)
+		if err != nil {
+			return fmt.Errorf("card %d: %w", ord, err)
+		}
+		if err := w.put(MarketFile, "printings/"+game, key, v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // PutTrending writes one trending ranking.
 func (w *Writer) PutTrending(game, metric, window, language string, entries []snapshots.TrendingEntry) error {
 	return w.put(AggregatesFile, "trending/"+game, TrendingKey(metric, window, language), snapshots.EncodeTrending(nil, entries))
+}
+
+// PutTrendingRows writes one ranking of every printing (language all).
+func (w *Writer) PutTrendingRows(game, metric, window string, rows []snapshots.TrendingRow) error {
+	return w.put(AggregatesFile, "trendrows/"+game, TrendingKey(metric, window, "all"), snapshots.EncodeTrendingRows(nil, rows))
 }
 
 // PutSetAggregates writes a set's aggregates and daily series.
