@@ -260,6 +260,12 @@ func TestCompile_Tiny(t *testing.T) {
 
 	gen := synth.New(mustPreset(t, "tiny"), testSeed, testAsOf)
 	wantCards, wantSets := expectedCatalog(t, gen)
+	var allCards []*snapshots.Card
+	var allSets []*snapshots.Set
+	for _, game := range builder.Games {
+		allCards, allSets = append(allCards, wantCards[game]...), append(allSets, wantSets[game]...)
+	}
+	gen = gen.WithCatalog(allCards, allSets)
 	computedCard := cmpopts.IgnoreFields(snapshots.Card{}, "MarketSources", "Venues", "PriceCents", "PriceDay",
 		"Volume30dCents", "Sales30d", "SalesAll", "Listings")
 	computedSet := cmpopts.IgnoreFields(snapshots.Set{}, "Volume30dCents", "Sales30d")

@@ -150,7 +150,7 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		if asOf == 0 {
 			asOf = snapshots.DayOf(opts.Now()) - 1
 		}
-		source = synthSource{gen: synth.New(preset, opts.Seed, asOf)}
+		source = synthSource{gen: synth.New(preset, opts.Seed, asOf).WithCatalog(cards, sets)}
 	}
 	gen := synth.New(preset, opts.Seed, asOf)
 
@@ -399,7 +399,9 @@ func (b *build) compileGame(ctx context.Context, gameIndex int, game string, set
 			// The gold tables keep their shape: the base printing's series
 			// and analytics (every sale carries its finish).
 			card := *c
-			if err := gs.send(func(gw *gold.Writer) error { return gw.AddCard(&card, r.sales, base.series, r.listings, base.analytics) }); err != nil {
+			if err := gs.send(func(gw *gold.Writer) error {
+				return gw.AddCard(&card, r.sales, base.series, r.listings, base.analytics)
+			}); err != nil {
 				return err
 			}
 			agg.add(r)

@@ -46,11 +46,14 @@ type RealismGame struct {
 
 	// Single-sale moves: fmv changes on a day with one verified sale of the
 	// series, in a series thin on that day (estimate.Default.Thin).
-	ThinMoves    int
+	ThinMoves int
+	// BeyondBound counts moves beyond estimate.Default.FMV's bound, rounding
+	// to whole cents aside (1 -> 2 cents is +100 %).
+	BeyondBound int
+	MoveP99     float64
+	// MaxMove is the largest move from an fmv of at least the liquidity
+	// rule's price.
 	MaxMove      SingleMove
-	MovesOver15  int // moves above 15 %
-	MovesOver50  int // moves above 50 %
-	MoveP99      float64
 	movesScratch []float64
 
 	// Printings: cards whose 1st-edition printing and base printing both
@@ -85,6 +88,9 @@ type ChaseRank struct {
 	TopCardID  string
 	TopName    string
 	TopCents   int64
+	// Printings: each printing's raw near-mint estimate, when the card has
+	// more than one.
+	Printings []snapshots.Printing
 }
 
 // RealismReport computes the realism report of an open snapshot.
@@ -309,16 +315,15 @@ func (g *RealismGame) moves(c *snapshots.Card, printing string, s *snapshots.Pri
 		if day != 1 || int(month) >= thin.Sales || prev.FMVCents <= 0 {
 			continue
 		}
-		ratio := math.Abs(float64(p.FMVCents)/float64(prev.FMVCents) - 1)
+		from, to := float64(prev.FMVCents), float64(p.FMVCents)
+		ratio := math.Abs(to/from - 1)
 		g.ThinMoves++
 		g.movesScratch = append(g.movesScratch, ratio)
-		if ratio > 0.15 {
-			g.MovesOver15++
+		// Rounding aside: fmv is kept exact and stored in whole cents.
+		if b := 1 + estimate.Default.FMV.MaxMovePerSalePct/100; to-0.5 > b*(from+0.5) || to+0.5 < (from-0.5)/b {
+			g.BeyondBound++
 		}
-		if ratio > 0.5 {
-			g.MovesOver50++
-		}
-		if ratio > g.MaxMove.Ratio {
+		if ratio > g.MaxMove.Ratio && prev.FMVCents >= estimate.Default.MinPriceCents() {
 			g.MaxMove = SingleMove{CardID: c.ID, Grade: s.Grade.String(), Printing: printing, Day: p.Day,
 				FromCents: prev.FMVCents, ToCents: p.FMVCents, Ratio: ratio}
 		}
@@ -370,6 +375,15 @@ func chaseRank(r snapshots.Reader, ch synth.Chase) (ChaseRank, error) {
 			out.Name, out.PriceCents = c.Name, c.PriceCents
 		}
 	}
+	if out.Name != "" {
+		ps, err := r.Printings(ch.Game, ch.CardID)
+		if err != nil {
+			return out, err
+		}
+		if len(ps) > 1 {
+			out.Printings = ps
+		}
+	}
 	sort.SliceStable(priced, func(i, j int) bool { return priced[i].PriceCents > priced[j].PriceCents })
 	out.Priced = len(priced)
 	for i, c := range priced {
@@ -404,14 +418,15 @@ func (rr *Realism) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "graded ladders (adjacent grades of a grader, >= %d sales each in 1y): %d of %d pairs rise with the grade (%s)\n",
 			reportPairSales, g.RisingPairs, g.Pairs, pct(g.RisingPairs, g.Pairs))
-		fmt.Fprintf(w, "single-sale fmv moves in thin series (< %d sales in %d days): %d moves, p99 %.1f %%, %d above 15 %%, %d above 50 %%\n",
-			estimate.Default.Thin.Sales, estimate.Default.Thin.Days, g.ThinMoves, 100*g.MoveP99, g.MovesOver15, g.MovesOver50)
+		fmt.Fprintf(w, "single-sale fmv moves in thin series (< %d sales in %d days): %d moves, p99 %.1f %%, %d beyond the %g %% bound (rounding to cents aside)\n",
+			estimate.Default.Thin.Sales, estimate.Default.Thin.Days, g.ThinMoves, 100*g.MoveP99, g.BeyondBound, estimate.Default.FMV.MaxMovePerSalePct)
 		if mv := g.MaxMove; mv.CardID != "" {
 			pr := ""
 			if mv.Printing != "" {
 				pr = " " + mv.Printing
 			}
-			fmt.Fprintf(w, "  largest: %.1f %% (%s%s %s on %s: %s -> %s)\n", 100*mv.Ratio, mv.CardID, pr, mv.Grade, mv.Day, usd(mv.FromCents), usd(mv.ToCents))
+			fmt.Fprintf(w, "  largest from an fmv >= %s: %.1f %% (%s%s %s on %s: %s -> %s)\n", usd(estimate.Default.MinPriceCents()),
+				100*mv.Ratio, mv.CardID, pr, mv.Grade, mv.Day, usd(mv.FromCents), usd(mv.ToCents))
 		}
 		fmt.Fprintf(w, "1st-edition printings priced above the base printing (raw near-mint fmv, both priced): %d of %d cards (%s), median ratio %.2f\n",
 			g.FirstEdAbove, g.FirstEdCards, pct(g.FirstEdAbove, g.FirstEdCards), g.FirstEdMedianRatio)
@@ -430,6 +445,18 @@ func (rr *Realism) WriteText(w io.Writer) {
 					top = fmt.Sprintf("; top: %s %s %s", c.TopCardID, c.TopName, usd(c.TopCents))
 				}
 				fmt.Fprintf(w, "  %-16s %-16s rank %3d of %3d  %10s  %s%s\n", c.SetID, c.CardID, c.Rank, c.Priced, usd(c.PriceCents), c.Why, top)
+			}
+			for _, p := range c.Printings {
+				for _, e := range p.Estimates {
+					if e.Grade == snapshots.RawNearMint {
+						base := ""
+						if p.Base {
+							base = " (base)"
+						}
+						fmt.Fprintf(w, "      %-34s raw near-mint fmv %10s, %d sales in %d days, confidence %s\n",
+							p.Name+base, usd(e.FMVCents), e.SampleSize, estimate.Default.SampleDays, e.Confidence)
+					}
+				}
 			}
 		}
 	}

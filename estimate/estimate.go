@@ -145,6 +145,7 @@ func (m *Methodology) Estimate(sales []Sale, asOf int32) Series {
 		pend = slices.DeleteFunc(pend, func(p pending) bool { return p.day <= day-int32(o.ConfirmDays) })
 		first := len(acc)
 		excluded := false
+		own := 0 // today's sales accepted today (not earlier candidates confirmed today)
 		for k := i; k < j; k++ {
 			lp := math.Log(float64(sales[k].Cents))
 			d := lp - level
@@ -180,6 +181,8 @@ func (m *Methodology) Estimate(sales []Sale, asOf int32) Series {
 		for k := i; k < j; k++ {
 			if out.Outlier[k] {
 				excluded = true
+			} else {
+				own++
 			}
 		}
 		for _, w := range []*window{&trail, &sample, &thin} {
@@ -198,8 +201,11 @@ func (m *Methodology) Estimate(sales []Sale, asOf int32) Series {
 			if !hasFMV {
 				fmvLog, hasFMV = med, true
 			} else {
-				step := (1 - math.Pow(keep, float64(n))) * (med - fmvLog)
-				bound := float64(n) * maxStep
+				// Weight and bound count today's own sales: a candidate of
+				// an earlier day confirmed today adds to the median, not to
+				// how far the day may move fmv.
+				step := (1 - math.Pow(keep, float64(own))) * (med - fmvLog)
+				bound := float64(own) * maxStep
 				fmvLog += math.Max(-bound, math.Min(bound, step))
 			}
 			p.FMV = int64(math.Round(math.Exp(fmvLog)))

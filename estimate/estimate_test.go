@@ -75,8 +75,9 @@ func TestEstimate_ConfirmedMove(t *testing.T) {
 	if p1.Flags&estimate.FlagOutlierExcluded == 0 {
 		t.Errorf("the first sale's point %+v: want outlier_excluded (it waited for confirmation)", p1)
 	}
-	// Both move fmv on the confirming day, by at most the bound of two sales.
-	bound := math.Pow(1+m.FMV.MaxMovePerSalePct/100, 2)
+	// Both make the confirming day's median; the day moves fmv by at most
+	// the bound of its own one sale.
+	bound := 1 + m.FMV.MaxMovePerSalePct/100
 	if r := float64(p2.FMV) / float64(p1.FMV); r <= 1.05 || r > bound+1e-3 {
 		t.Errorf("fmv %d -> %d (x%.3f), want a rise of at most x%.3f", p1.FMV, p2.FMV, r, bound)
 	}
@@ -143,7 +144,7 @@ func TestEstimate_SingleSaleBound(t *testing.T) {
 // sales moves fmv by at most (1 + MaxMovePerSalePct/100)^n.
 func TestEstimate_Bound(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200 {
+	for range 1000 {
 		var sales []estimate.Sale
 		d := int32(day0)
 		level := 1000.0 * math.Exp(3*r.NormFloat64())
@@ -155,16 +156,16 @@ func TestEstimate_Bound(t *testing.T) {
 		s := m.Estimate(sales, d)
 		for i := 1; i < len(s.Points); i++ {
 			p := s.Points[i]
-			n := 0
+			n := 0 // the day's own accepted sales
 			for k, sale := range sales {
 				if sale.Day == p.Day && !s.Outlier[k] {
 					n++
 				}
 			}
-			// Confirmed candidates of earlier days count on this day too.
-			bound := math.Pow(1+m.FMV.MaxMovePerSalePct/100, float64(n+m.Outlier.ConfirmSales))
+			bound := math.Pow(1+m.FMV.MaxMovePerSalePct/100, float64(n))
+			// Rounding aside: fmv is kept exact and stored in whole cents.
 			prev, cur := float64(s.Points[i-1].FMV), float64(p.FMV)
-			if r := math.Max(cur/prev, prev/cur); r > bound*(1+1/prev) {
+			if cur-0.5 > bound*(prev+0.5) || cur+0.5 < (prev-0.5)/bound {
 				t.Fatalf("day %d, %d accepted sales: fmv %v -> %v", p.Day, n, prev, cur)
 			}
 			if n == 0 && cur != prev {

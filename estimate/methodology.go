@@ -20,19 +20,25 @@ type Methodology struct {
 	// Estimators describe each published number.
 	Estimators []Estimator `json:"estimators"`
 
-	Outlier      OutlierRule       `json:"outlier"`
-	FMV          FMVRule           `json:"fmv"`
-	TrailDays    int               `json:"trail_days"`  // window of tvwap and median, days
-	SampleDays   int               `json:"sample_days"` // window of sample_size, days
-	Confidence   []ConfidenceLevel `json:"confidence"`  // best first; a series takes the first it meets, else none
-	Thin         ThinRule          `json:"thin"`
-	Solo         SoloRule          `json:"solo"`
-	OutlierDays  int               `json:"outlier_flag_days"` // outlier_excluded looks back this many days
-	StaleDays    int               `json:"stale_days"`        // stale: no accepted sale in this many days
-	Flags        []FlagInfo        `json:"flags"`
-	Liquidity    LiquidityRule     `json:"liquidity"`
-	Composite    CompositeRule     `json:"composite"`
-	BasePrinting PrintingRule      `json:"base_printing"`
+	Outlier     OutlierRule       `json:"outlier"`
+	FMV         FMVRule           `json:"fmv"`
+	TrailDays   int               `json:"trail_days"`  // window of tvwap and median, days
+	SampleDays  int               `json:"sample_days"` // window of sample_size, days
+	Confidence  []ConfidenceLevel `json:"confidence"`  // best first; a series takes the first it meets, else none
+	Thin        ThinRule          `json:"thin"`
+	Solo        SoloRule          `json:"solo"`
+	OutlierDays int               `json:"outlier_flag_days"` // outlier_excluded looks back this many days
+	StaleDays   int               `json:"stale_days"`        // stale: no accepted sale in this many days
+	Flags       []FlagInfo        `json:"flags"`
+	Liquidity   LiquidityRule     `json:"liquidity"`
+	Composite   CompositeRule     `json:"composite"`
+	// VolumeBaselineDays: volume_pct compares a window's volume with the
+	// window before it of the same length, or for windows shorter than
+	// this many days with the this many days before the window, scaled to
+	// the window's length (one day against the average day of the month
+	// before it, not against yesterday alone).
+	VolumeBaselineDays int          `json:"volume_baseline_days"`
+	BasePrinting       PrintingRule `json:"base_printing"`
 }
 
 // Estimator describes one published number.
@@ -62,8 +68,9 @@ type OutlierRule struct {
 
 // FMVRule smooths the fair market value.
 type FMVRule struct {
-	// SaleWeight: a day with n accepted sales moves log fmv by 1 - (1 -
-	// SaleWeight)^n of the way to the day's median log price...
+	// SaleWeight: a day with n accepted sales of its own moves log fmv by
+	// 1 - (1 - SaleWeight)^n of the way to the median log price of its
+	// accepted sales (candidates of earlier days it confirms included)...
 	SaleWeight float64 `json:"sale_weight"`
 	// ... and by at most a factor of (1 + MaxMovePerSalePct/100)^n: one
 	// sale moves fmv by at most MaxMovePerSalePct percent.
@@ -149,12 +156,13 @@ var Default = describe(Methodology{
 		{Level: ConfidenceMedium, MinSample: 2, MinSources: 1, MaxAgeDays: 45},
 		{Level: ConfidenceLow, MinSample: 1, MinSources: 1, MaxAgeDays: 90},
 	},
-	Thin:        ThinRule{Sales: 5, Days: 30},
-	Solo:        SoloRule{Days: 30, MovePct: 20, FlatPct: 5},
-	OutlierDays: 30,
-	StaleDays:   90,
-	Liquidity:   LiquidityRule{MinSales: 5, ShortWindowDays: 30, MinPriceUSD: 1},
-	Composite:   CompositeRule{PriceWeight: 0.6, VolumeWeight: 0.4, ClampMinPct: -100, ClampMaxPct: 300, ShrinkSales: 5},
+	Thin:               ThinRule{Sales: 5, Days: 30},
+	Solo:               SoloRule{Days: 30, MovePct: 20, FlatPct: 5},
+	OutlierDays:        30,
+	StaleDays:          90,
+	Liquidity:          LiquidityRule{MinSales: 5, ShortWindowDays: 30, MinPriceUSD: 1},
+	Composite:          CompositeRule{PriceWeight: 0.6, VolumeWeight: 0.4, ClampMinPct: -100, ClampMaxPct: 300, ShrinkSales: 5},
+	VolumeBaselineDays: 30,
 	BasePrinting: PrintingRule{
 		StandardParts: []string{"normal", "holo", "unlimited", "alternate-art"},
 	},
@@ -166,7 +174,7 @@ func describe(m Methodology) Methodology {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 	m.Estimators = []Estimator{
 		{"fmv", fmt.Sprintf("fair market value: exponentially smoothed daily median of the accepted verified sales, in log price; "+
-			"a day with n accepted sales moves it 1 - %s^n of the way to that day's median, and by at most %s %% per sale "+
+			"a day with n accepted sales of its own moves it 1 - %s^n of the way to that day's median, and by at most %s %% per sale "+
 			"(a factor of %s^n); an outlier cannot move it alone", g(1-f.SaleWeight), g(f.MaxMovePerSalePct), g(1+f.MaxMovePerSalePct/100))},
 		{"tvwap", fmt.Sprintf("time- and volume-weighted average of the accepted verified sales of the trailing %d days, each weighted by 1 - age/%d", m.TrailDays, m.TrailDays)},
 		{"median", fmt.Sprintf("median of the accepted verified sales of the trailing %d days", m.TrailDays)},
@@ -178,6 +186,9 @@ func describe(m Methodology) Methodology {
 			"(spread: 1.4826 x their median absolute deviation, at least %s; judged once there are %d such sales); "+
 			"it is set aside unless %d such sales on the same side within %d days confirm a move, and then they are accepted together",
 			g(o.MADs), o.WindowSales, o.WindowDays, g(o.MinSpread), o.MinHistory, o.ConfirmSales, o.ConfirmDays)},
+		{"volume_pct", fmt.Sprintf("percent change of a row's verified sales volume in the window against the window before it of the same length; "+
+			"for windows shorter than %d days, against the %d days before the window scaled to its length", m.VolumeBaselineDays, m.VolumeBaselineDays)},
+		{"price_pct", "percent change of the fmv of the row's reference series (raw near-mint, or the row's grades' most sold grade) from the day before the window to its last day"},
 		{"composite", fmt.Sprintf("%s x price_pct + %s x volume_pct, each clamped to [%s, %s], scaled by n / (n + %s) for the row's n verified sales",
 			g(m.Composite.PriceWeight), g(m.Composite.VolumeWeight), g(m.Composite.ClampMinPct), g(m.Composite.ClampMaxPct), g(m.Composite.ShrinkSales))},
 		{"liquidity", fmt.Sprintf("a leaderboard row ranks with at least %d verified sales in its window (in the last %d days for shorter windows) and a price of at least $%.2f",
@@ -268,6 +279,12 @@ func (m *Methodology) ConfidenceOf(sample, sources, ageDays int) Confidence {
 
 // MinPriceCents is Liquidity.MinPriceUSD in cents.
 func (m *Methodology) MinPriceCents() int64 { return int64(math.Round(m.Liquidity.MinPriceUSD * 100)) }
+
+// VolumeBaseline returns the days, ending the day before a window of
+// windowDays days, that volume_pct compares the window with.
+func (m *Methodology) VolumeBaseline(windowDays int) int {
+	return max(windowDays, m.VolumeBaselineDays)
+}
 
 // SalesDays is the number of days, ending at as_of, over which a leaderboard
 // row of a windowDays window counts its verified sales.

@@ -11,7 +11,7 @@ import (
 type TrendValues struct {
 	SalesCount float64 // verified sales in the window
 	VolumeUSD  float64 // their volume in dollars
-	VolumePct  float64 // volume change against the previous window of the same length, in percent
+	VolumePct  float64 // volume change against the window before (estimate.Methodology.VolumeBaseline), in percent
 	PricePct   float64 // fmv change over the window, in percent
 	Composite  float64 // estimate.Default.CompositeOf(price_pct, volume_pct, Sample)
 
@@ -66,8 +66,10 @@ func TrendingStats(cum []CumSeries, series []PriceSeries, asOf Day, days int, ke
 		return v
 	}
 	v.SalesCount, v.VolumeUSD = float64(n), float64(cents)/100
-	if _, prev := SumWindow(cum, keep, from-Day(days), from-1); prev > 0 {
-		v.VolumePct = math.Round(10000*float64(cents-prev)/float64(prev)) / 100
+	base := estimate.Default.VolumeBaseline(days)
+	if _, prev := SumWindow(cum, keep, from-Day(base), from-1); prev > 0 {
+		scaled := float64(prev) * float64(days) / float64(base)
+		v.VolumePct = math.Round(10000*(float64(cents)-scaled)/scaled) / 100
 	}
 	before, ok1 := FMVAt(ref, from-1)
 	if ok1 && before > 0 && v.PriceCents > 0 {

@@ -22,6 +22,8 @@ type Generator struct {
 	priceSeason []float64 // per window day: seasonal log price offset
 	volSeason   []float64 // per window day: seasonal volume factor
 	freshness   [numMarkets]int
+
+	altArt map[string]bool // game|id of alternate arts (WithCatalog)
 }
 
 // New returns the generator of preset p for seed, with history up to and
@@ -129,7 +131,7 @@ func (g *Generator) cardProfile(c *snapshots.Card, set *snapshots.Set, years flo
 	for i := range zs {
 		zs[i] = r.NormFloat64()
 	}
-	return r, cardProfile(c, set, years, g.setHash(c, set), &zs)
+	return r, cardProfile(c, set, years, g.setHash(c, set), g.isPokemonAltArt(c), &zs)
 }
 
 // Popularity returns a card's intrinsic popularity: its expected executed
@@ -212,7 +214,7 @@ func (t *cardTables) build(c *snapshots.Card, p *profile) {
 		for _, s := range steps {
 			w[n] = p.graded * graderShare[gi] * (s.modern*(1-p.vintage) + s.vintage*p.vintage) / sum
 			t.grade[n] = snapshots.GradedGrade(gi, s.num)
-			t.gradeMult[n] = gradeMultiplier(gi, s.num, p.logP10)
+			t.gradeMult[n] = gradeMultiplier(gi, s.num, p.logP10, p.vintage)
 			t.gradeMin[n] = gradedFloor(s.num)
 			n++
 		}
@@ -226,15 +228,11 @@ func (t *cardTables) build(c *snapshots.Card, p *profile) {
 	nv := min(len(c.Variants), maxFinishes)
 	if nv > 1 {
 		var fw [maxFinishes]float64
-		best, bestW := 0, -1.0
 		for i := range nv {
-			fw[i], t.finMult[i] = variantModel(c.Variants[i])
-			if fw[i] > bestW {
-				best, bestW = i, fw[i]
-			}
+			fw[i], t.finMult[i] = variantModel(c.Variants[i], p.collect)
 		}
-		// The price level is the dominant finish's.
-		base := t.finMult[best]
+		// The price level is the base printing's (snapshots.BasePrinting).
+		base := t.finMult[min(nv-1, snapshots.BasePrinting(c))]
 		for i := range nv {
 			t.finMult[i] /= base
 		}
@@ -326,9 +324,9 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 			u, v := r.Uint64(), r.Uint64()
 			gi := tab.pickGrade(uint32(u) << 12)
 			grade := tab.grade[gi]
-			graded := 0
+			graded, band := 0, cheap
 			if !grade.Raw() {
-				graded = 1
+				graded, band = 1, 2
 			}
 			mi := marketCum[cls][graded].pick(uint32(u>>20) << 12)
 			tt := tradeCum[mi].pick(uint32(v) << 16)
@@ -341,7 +339,7 @@ func (g *Generator) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.
 			if tab.nFin > 1 {
 				fi = tab.pickFinish(uint32(v>>32) << 16)
 			}
-			price := max(pt*tab.gradeMult[gi]*tab.finMult[fi], tab.gradeMin[gi]) * mp[mi] * saleNoise[tt][cheap][(v>>48)&(1<<noiseBits-1)]
+			price := max(pt*tab.gradeMult[gi]*tab.finMult[fi], tab.gradeMin[gi]) * mp[mi] * saleNoise[tt][band][(v>>48)&(1<<noiseBits-1)]
 			var flags uint8
 			if conf.Untrusted() {
 				price *= wrongCard[r.Uint64()>>(64-noiseBits)]
@@ -388,6 +386,7 @@ func cents(p float64) int64 {
 // them stays.
 type walk struct {
 	x0, drift, vol, y    float64
+	evScale              float64 // amplitude of hype events
 	shift, ev, evDecay   float64
 	nextEvent            float64
 	rel, relDecay        float64
@@ -412,6 +411,8 @@ func (g *Generator) newWalk(r *rand.Rand, p *profile, t0, n int) walk {
 		rate0:       math.Exp(p.logRate) * g.p.SalesScale,
 		relDecay:    1,
 		relVolDecay: 1,
+		// Vintage prices move on slower news: smaller hype events.
+		evScale:     1 - 0.5*p.vintage,
 		priceSeason: g.priceSeason[t0:][:n],
 		volSeas:     g.volSeason[t0:][:n],
 	}
@@ -441,6 +442,7 @@ func (w *walk) step(r *rand.Rand, t int) (logPrice, lam float64) {
 		} else {
 			a = -(0.1 + 0.35*r.Float64())
 		}
+		a *= w.evScale
 		w.ev += a
 		w.shift += 0.25 * a
 		w.nextEvent += r.ExpFloat64() / eventRate

@@ -313,7 +313,8 @@ func TestGenerator_CardMarket_Realism(t *testing.T) {
 		counts[i] = len(m.sales[i])
 		now, n1 := medianRaw(m.sales[i], snapshots.RawNearMint, testAsOf-30, testAsOf)
 		then, n2 := medianRaw(m.sales[i], snapshots.RawNearMint, testAsOf-60, testAsOf-30)
-		if n1 < 8 || n2 < 8 {
+		if n1 < 6 || n2 < 6 { // raw near-mint only: popular cards sell many copies graded
+
 			continue
 		}
 		switch ch := float64(now)/float64(then) - 1; {
@@ -365,8 +366,8 @@ func TestGenerator_Budget(t *testing.T) {
 	feed *= 10
 	t.Logf("default (extrapolated from every 10th card): %d executed sales, %d feed rows, %d%% of cards with 0-3 sales",
 		executed, feed, few*1000/len(cards))
-	if executed < 1_200_000 || executed > 1_800_000 {
-		t.Errorf("default: about %d executed sales, want about 1.5 M", executed)
+	if executed < 1_300_000 || executed > 2_000_000 {
+		t.Errorf("default: about %d executed sales, want about 1.6 M", executed)
 	}
 	if feed > 1_500_000 || feed < 500_000 {
 		t.Errorf("default: about %d price-feed rows, want at most 1.5 M (and a real feed)", feed)

@@ -111,9 +111,9 @@ var famousDex = map[int]famous{
 	25:   {1.4, 0.9}, // Pikachu
 	197:  {1.4, 1.1}, // Umbreon
 	150:  {1.0, 0.7}, // Mewtwo
-	94:   {0.9, 0.6}, // Gengar
+	94:   {1.0, 0.8}, // Gengar
 	384:  {1.0, 0.8}, // Rayquaza
-	249:  {1.0, 0.8}, // Lugia
+	249:  {1.1, 1.0}, // Lugia
 	151:  {0.9, 0.6}, // Mew
 	133:  {0.8, 0.4}, // Eevee
 	9:    {0.8, 0.6}, // Blastoise
@@ -312,9 +312,50 @@ func normalOf(h uint64) float64 {
 
 func clamp(z, lim float64) float64 { return max(-lim, min(lim, z)) }
 
+// Model constants of cardProfile.
+const (
+	// cardPriceNoise is the spread (log sd) of a card's price level around
+	// what its features predict: two cards of one rarity, character and set
+	// differ by about this much. It used to be 0.5, which let a common
+	// holo outprice the set's chase card (Hitmonchan above Charizard).
+	cardPriceNoise = 0.3
+	// altArtPop and altArtPrice are the log popularity and price boosts of an
+	// alternate art over its rarity (Sun & Moon, Sword & Shield, One Piece
+	// parallels): collectors pay several times the regular full art.
+	altArtPop   = 0.6
+	altArtPrice = 1.3
+	// onePieceParallelPrice is the log price boost of a One Piece parallel
+	// (alternate art, "_p1" ...) over the regular print of its rarity.
+	onePieceParallelPrice = 1.7
+	// mangaPrice is the further log boost of a manga rare: a secret rare's
+	// second parallel in its own set (en:OP05-119_p2, Gear 5 Luffy), the
+	// game's most expensive pulls.
+	mangaPrice = 1.2
+	// trainerArtDiscount is the log price discount of a trainer at a chase
+	// rarity.
+	trainerArtDiscount = 0.3
+)
+
+// isManga reports whether a One Piece card is a manga rare: a secret rare's
+// second or later parallel ("_p2", "_p3" ...) in the set of its own card
+// number (OP05-119_p2 in OP-05; parallels reprinted in other products are
+// not).
+func isManga(c *snapshots.Card, set *snapshots.Set) bool {
+	if c.Game != "onepiece" || c.Rarity != "SEC" || set == nil {
+		return false
+	}
+	code, par, ok := strings.Cut(c.SourceID, "_p")
+	if !ok || par == "" || par == "1" || par[0] < '1' || par[0] > '9' {
+		return false
+	}
+	prefix, _, _ := strings.Cut(code, "-")
+	return prefix == strings.ReplaceAll(set.SourceID, "-", "")
+}
+
 // cardProfile derives a card's profile. zs are the card's own standard
-// normal draws, setHash the set's hash.
-func cardProfile(c *snapshots.Card, set *snapshots.Set, years float64, setHash uint64, zs *[8]float64) profile {
+// normal draws, setHash the set's hash, altArt whether the catalog marks
+// the card as a Pokémon alternate art (Generator.WithCatalog).
+func cardProfile(c *snapshots.Card, set *snapshots.Set, years float64, setHash uint64, altArt bool, zs *[8]float64) profile {
 	ri := rarityOf(c.Game, c.Rarity)
 	fm := famousOf(c)
 	ic := iconicOf(c.Game, set)
@@ -331,19 +372,37 @@ func cardProfile(c *snapshots.Card, set *snapshots.Set, years float64, setHash u
 	noise := 1.2 - 0.35*fm.pop
 	lp := popBase + ri.pop + fm.pop + ic.pop + languagePop[c.Language] + eraPop(years) +
 		0.45*setZ + noise*clamp(zs[0], 3.2)
-	lc := math.Log(ri.cents) + ageCurve(years)*(0.45+ri.collect) + fm.price*(0.4+0.6*min(1, ri.collect)) +
-		ic.price + languagePrice[c.Language] + 0.3*setZ2 + 0.5*zs[1]
+	// A famous character's price boost is half as large again on vintage
+	// cards: collectors pay most for the icons of their childhood (Base Set
+	// Charizard sells for about ten times a common Base Set holo).
+	p.vintage = min(1, max(0, (years-8)/12))
+	lc := math.Log(ri.cents) + ageCurve(years)*(0.45+ri.collect) + fm.price*(0.4+0.6*min(1, ri.collect))*(1+0.5*p.vintage) +
+		ic.price + languagePrice[c.Language] + 0.3*setZ2 + cardPriceNoise*clamp(zs[1], 3)
+	// Famous characters of the vintage era are traded the most: the hobby's
+	// icons (Base Set Charizard, Neo Genesis Lugia) change hands daily.
+	lp += fm.pop * p.vintage
+	if altArt {
+		lp += altArtPop
+		lc += altArtPrice
+		p.collect += 0.2
+	}
+	// A trainer's full or special art sells below its set's Pokémon chase
+	// cards (few trainers are chased).
+	if c.Game == "pokemon" && c.Supertype == "Trainer" && ri.collect >= 1 {
+		lc -= trainerArtDiscount
+	}
 	if c.Game == "onepiece" {
 		if c.Supertype == "Leader" {
 			lp += 0.2
 		}
 		if alt {
-			lp += 0.6
-			lc += 1.7
-			if strings.Contains(c.SourceID, "_p2") || strings.Contains(c.SourceID, "_p3") {
-				lc += 0.5
-			}
+			lp += altArtPop
+			lc += onePieceParallelPrice
 			p.collect += 0.3
+		}
+		if isManga(c, set) {
+			lp += 0.3
+			lc += mangaPrice
 		}
 	}
 	if c.Source == SyntheticSource {
@@ -367,24 +426,26 @@ func cardProfile(c *snapshots.Card, set *snapshots.Set, years float64, setHash u
 	p.vol = vol * math.Exp(0.25*zs[3])
 
 	// Grading: vintage holos are worth many times raw in a 10, bulk a little.
-	p.logP10 = 0.55 + 0.45*min(1.2, ri.collect) + 1.5*p.vintage*min(1, ri.collect) + 0.18*zs[4]
-	if p.logP10 < 0.25 {
-		p.logP10 = 0.25
+	p.logP10 = 0.55 + 0.45*min(1.2, p.collect) + 1.5*p.vintage*min(1, p.collect) + 0.18*zs[4]
+	if p.logP10 < 0.35 {
+		p.logP10 = 0.35
 	}
 	usd := p.cents / 100
-	p.graded = 0.02 + 0.45/(1+math.Exp(-2.2*(math.Log10(usd)-1.3)))
-	p.graded *= (0.6 + 0.5*min(1.5, ri.collect)) * (1 + 0.8*fm.pop)
-	p.graded = min(0.6, p.graded)
+	p.graded = 0.03 + 0.5/(1+math.Exp(-2.2*(math.Log10(usd)-1.2)))
+	p.graded *= (0.6 + 0.5*min(1.5, p.collect)) * (1 + 1.2*fm.pop)
+	p.graded = min(0.75, p.graded)
 	return p
 }
 
 // Finish (variant) model: weight of a tag among sales and its price factor.
 type tagModel struct{ weight, price float64 }
 
+// 1st edition and shadowless prices are not in this table: see
+// variantModel.
 var variantTags = map[string]tagModel{
 	"normal": {1, 1}, "holo": {1, 1}, "reverse": {0.4, 1.2}, "alternate-art": {1, 1},
-	"unlimited": {1, 1}, "1st-edition": {0.12, 4}, "1st edition": {0.12, 4}, "1st Edition": {0.12, 4},
-	"shadowless": {0.2, 2}, "1999-2000-copyright": {0.4, 1}, "jumbo": {0.03, 0.6},
+	"unlimited": {1, 1}, "1st-edition": {0.3, 1}, "1st edition": {0.3, 1}, "1st Edition": {0.3, 1},
+	"shadowless": {0.35, 1}, "1999-2000-copyright": {0.4, 1}, "jumbo": {0.03, 0.6},
 	"pokeball": {0.3, 1.5}, "masterball": {0.08, 4}, "loveball": {0.1, 1.6}, "duskball": {0.1, 1.5},
 	"quickball": {0.1, 1.5}, "friendball": {0.1, 1.5}, "energy": {0.3, 1.3}, "snowflake": {0.05, 2},
 	"staff": {0.04, 4}, "pre-release": {0.06, 2.5}, "pokemon-center": {0.08, 1.3},
@@ -398,14 +459,29 @@ var variantTags = map[string]tagModel{
 	"national-championships": {0.03, 3}, "gym-challenge": {0.05, 1.2}, "platinum": {0.1, 1.2},
 }
 
+// Edition premiums over the unlimited print, by collectibility (0 bulk ..
+// 1.35 holo rare): a 1st edition holo of the WotC era sells for about five
+// times its unlimited print raw, a 1st edition common for about three; a
+// shadowless print (Base Set's first run without the 1st edition stamp) for
+// three to four times.
+func firstEditionPremium(collect float64) float64 { return 2.8 + 2.2*min(1, collect) }
+func shadowlessPremium(collect float64) float64   { return 2.2 + 1.3*min(1, collect) }
+
 // variantModel returns the sales weight and price factor of one variant
-// string such as "holo/shadowless/1st-edition".
-func variantModel(v string) (weight, price float64) {
+// string such as "holo/shadowless/1st-edition" of a card of collectibility
+// collect.
+func variantModel(v string, collect float64) (weight, price float64) {
 	weight, price = 1, 1
 	for first := true; v != ""; first = false {
 		tag, rest, _ := strings.Cut(v, "/")
 		v = rest
 		m, ok := variantTags[tag]
+		switch strings.ToLower(tag) {
+		case "1st-edition", "1st edition":
+			m.price = firstEditionPremium(collect)
+		case "shadowless":
+			m.price = shadowlessPremium(collect)
+		}
 		switch {
 		case ok:
 		case first:

@@ -137,8 +137,9 @@ var condModern = [5]float64{0.72, 0.16, 0.07, 0.035, 0.015}
 var condVintage = [5]float64{0.48, 0.26, 0.15, 0.07, 0.04}
 var condPrice = [5]float64{1, 0.8, 0.63, 0.45, 0.28}
 
-// Graders: share of graded sales.
-var graderShare = [3]float64{0.62, 0.18, 0.20}
+// Graders: share of graded sales (PSA, the top grader, grades most of the
+// cards that sell graded).
+var graderShare = [3]float64{0.70, 0.14, 0.16}
 
 // gradeStep is one grade number of a grader with its share (modern, vintage).
 type gradeStep struct {
@@ -187,14 +188,40 @@ func gradeCurve(num float64) float64 {
 	return 0
 }
 
+// Grade ladder constants: every grade step is worth something, so that a
+// ladder rises with the grade (as graded sales do: a PSA 9 sells below a
+// PSA 10 of the same card, above a PSA 8).
+const (
+	// lowGradeDiscount is the log price of a grade-6 copy of a modern card
+	// below a raw near-mint one (half of it for vintage cards, whose raw
+	// "near mint" copies are rarely better than a 6 or 7): a raw modern
+	// card is presumed to grade well, a slabbed 6 has proved it does not.
+	// From 6 up the discount shrinks linearly to nothing at 10.
+	lowGradeDiscount = 0.6
+	// lowGradeStep is the log discount per whole grade below 6.
+	lowGradeStep = 0.2
+	// gradedNoiseScale scales the sale noise of graded copies: a
+	// certified grade leaves less to argue about than a raw condition.
+	gradedNoiseScale = 0.6
+)
+
 // gradeMultiplier is the price of grade (grader g, number num) relative to
-// raw near_mint for a card whose top-grader 10 premium is exp(logP10).
-func gradeMultiplier(g int, num, logP10 float64) float64 {
+// raw near_mint for a card whose top-grader 10 sells for exp(logP10) times
+// raw near-mint and whose vintage share is vintage (0 modern .. 1):
+//
+//	log m(num) = logP10 x gradeCurve(num) - D (10 - num) / 4   for num >= 6
+//	log m(num) = log m(6) - lowGradeStep (6 - num)            below 6
+//
+// with D = lowGradeDiscount (1 - vintage/2), scaled by the grader's premium.
+// Each step is at least D/8 per half grade on top of the curve's.
+func gradeMultiplier(g int, num, logP10, vintage float64) float64 {
+	d := lowGradeDiscount * (1 - vintage/2)
+	lm := func(n float64) float64 { return logP10*gradeCurve(n) - d*(10-n)/4 }
+	l := lm(num)
 	if num < 6 {
-		// Low grades sell below a raw near-mint copy.
-		return math.Exp(-0.14 * (6 - num))
+		l = lm(6) - lowGradeStep*(6-num)
 	}
-	m := math.Exp(logP10 * gradeCurve(num) * graderPremium[g])
+	m := math.Exp(l * graderPremium[g])
 	if g == 1 && num == 10 {
 		m *= 1.6 // a BGS 10 is scarcer and dearer than a top-grader 10
 	}
@@ -202,22 +229,9 @@ func gradeMultiplier(g int, num, logP10 float64) float64 {
 }
 
 // gradedFloor is the least a graded copy sells for, in cents: grading costs
-// money, so bulk cards trade graded at a floor, not at a multiple of raw.
-func gradedFloor(num float64) float64 {
-	switch {
-	case num >= 10:
-		return 1800
-	case num >= 9.5:
-		return 1400
-	case num >= 9:
-		return 1000
-	case num >= 8.5:
-		return 800
-	case num >= 8:
-		return 700
-	}
-	return 500
-}
+// money, so bulk cards trade graded at a floor, not at a multiple of raw;
+// the floor rises about 20 % a grade ($4 for a 1, $24 for a 10).
+func gradedFloor(num float64) float64 { return 400 * math.Exp(0.2*(num-1)) }
 
 // Noise tables: exp(sigma * z) at the 1024 quantiles of a standard normal,
 // so a sale's noise is one table read.
@@ -240,12 +254,14 @@ func makeNoise(sigma, mu float64) *noiseTable {
 	return &t
 }
 
-// Sale noise by trade type and price band (cheap cards sell noisier).
-var saleNoise = func() (t [4][2]*noiseTable) {
+// Sale noise by trade type and band: 0 raw, 1 raw and cheap (cheap cards
+// sell noisier), 2 graded (gradedNoiseScale).
+var saleNoise = func() (t [4][3]*noiseTable) {
 	sig := [4]float64{0.17, 0.085, 0.11, 0.09}
 	for tt := range t {
 		t[tt][0] = makeNoise(sig[tt], 0)
 		t[tt][1] = makeNoise(math.Hypot(sig[tt], 0.16), 0)
+		t[tt][2] = makeNoise(gradedNoiseScale*sig[tt], 0)
 	}
 	return t
 }()

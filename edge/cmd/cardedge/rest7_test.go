@@ -219,7 +219,8 @@ func TestSQL_Guard(t *testing.T) {
 
 // TestSQL_Aggregate checks a real aggregate against the same numbers from
 // the REST route: verified sales of en:base1-4 and their volume per window
-// of GET /api/v3/cards/en:base1-4/analytics.
+// of GET /api/v3/cards/en:base1-4/analytics, which are its base printing's
+// (holo/unlimited; printings are never blended).
 func TestSQL_Aggregate(t *testing.T) {
 	for _, window := range []string{"1m", "1y", "all"} {
 		r := do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4/analytics?window="+window, env.keys["elite"], nil)
@@ -229,10 +230,10 @@ func TestSQL_Aggregate(t *testing.T) {
 		a := data(t, r)
 		from, to := a["from"].(string), a["to"].(string)
 		q := fmt.Sprintf(`SELECT count(*) AS sales, sum(price_cents) AS cents, round(sum(price_usd), 2) AS usd
-			FROM sales WHERE game = 'pokemon' AND card_id = 'en:base1-4' AND hidden = 0 AND sale_date BETWEEN '%s' AND '%s'`, from, to)
+			FROM sales WHERE game = 'pokemon' AND card_id = 'en:base1-4' AND finish = 'holo/unlimited' AND hidden = 0 AND sale_date BETWEEN '%s' AND '%s'`, from, to)
 		if from == "" {
 			q = fmt.Sprintf(`SELECT count(*) AS sales, sum(price_cents) AS cents, round(sum(price_usd), 2) AS usd
-				FROM sales WHERE game = 'pokemon' AND card_id = 'en:base1-4' AND hidden = 0 AND sale_date <= '%s'`, to)
+				FROM sales WHERE game = 'pokemon' AND card_id = 'en:base1-4' AND finish = 'holo/unlimited' AND hidden = 0 AND sale_date <= '%s'`, to)
 		}
 		s := sqlQuery(t, env.keys["sql"], q)
 		if s.status != 200 {
