@@ -188,12 +188,19 @@ func (zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// dirSize returns the disk space the files under dir take.
 func dirSize(tb testing.TB, dir string) int64 {
 	tb.Helper()
 	var n int64
 	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() {
-			n += fi.Size()
+			// The space the file takes (a bbolt file can have holes): what
+			// a full disk runs out of.
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+				n += st.Blocks * 512
+			} else {
+				n += fi.Size()
+			}
 		}
 		return err
 	})
