@@ -1,27 +1,61 @@
 // Package edge is cardedge's front door: a fasthttp server that answers the
-// REST interface under /api/v3 (and /keys/usage, /health, /metrics) from the
-// live snapshot, and mounts the MCP server under /api/v3/mcp/.
+// REST interface under /api/v3 (and /prices, /keys/usage, /health, /metrics)
+// from the live snapshot, streams the agent chat, and mounts the MCP server
+// under /api/v3/mcp/.
 //
 // Every request goes through one pipeline (server.go): route -> validate
 // (every parameter of the route, all errors at once, 422) -> authenticate
 // (edge/access) -> tier, quota and rate (429 with Retry-After) -> clamp (row
 // cap, history window) -> response cache (edge/cache, keyed by snapshot
-// generation, route, normalized parameters, window and row cap) -> the data
-// plane (the handlers, reading snapshots.Reader and index). A keyed GET seen
-// before, byte for byte, takes a shortcut (memo.go): the front-door memo
-// hands back its route, caller and cached response, valid for the snapshot
-// and key table it was made under, and the request is only charged and
-// answered.
+// generation, route, normalized parameters, window and row cap) -> the
+// handler. A keyed GET seen before, byte for byte, takes a shortcut
+// (memo.go): the front-door memo hands back its route, caller and cached
+// response, valid for the snapshot and key table it was made under, and the
+// request is only charged and answered.
 //
-// The live snapshot is swapped when CURRENT changes (live.go): the new one is
-// verified and opened first; a snapshot that fails is refused and the old one
-// keeps serving; the old one is closed when its last request is done. Before
-// a snapshot serves, the edge builds its views of it: the card list's orders
-// and every card's object encoded once (cardjson.go), which card detail and
-// the card list copy.
+// Handlers are thin: decode the request, call the domain, return the
+// payload. The domain lives in packages that know no transport:
+// edge/resolve (what card a reference names), pricing (quotes, current
+// prices per source, the history reader, trending items), agent (the chat's
+// agent and tools; its model is Options.Model), and snapshots (the data,
+// the grade and marketplace parsers, the error codes and their HTTP status
+// table, snapshots.HTTPStatus). Errors are snapshots' codes: errors.go
+// answers them as error.v1, and snapshots.FieldErrors as the 422 body.
 //
-// It imports snapshots, snapshots/bolt, snapshots/gold, index, edge/access,
-// edge/cache, fasthttp and the standard library; only edge/cmd imports it.
+// One file per resource or feature:
+//
+//	cards.go          the card routes' table and the card list
+//	card_detail.go    card detail and its includes
+//	card_history.go   market-history, marketplace-sales, partner-history, price-history
+//	card_sales.go     sales and their signed cursors
+//	card_analytics.go analytics windows (also the market_summary include)
+//	card_vwap.go      vwap
+//	card_batch.go     batch
+//	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json)
+//	cardlist_index.go the card list's precomputed orders, classes and trigrams
+//	sets.go, setlist_index.go   sets and their precomputed views
+//	market.go         trending, market volume, shop listings
+//	search.go, quote.go, prices.go, sql.go, imports.go, chat.go
+//	routes.go         the route table's registration, usage, openapi.json
+//	health.go         /health and /metrics
+//	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
+//	snapshot.go       the live snapshot and its swap
+//	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
+//	openapi.go, schema.go   the OpenAPI document
+//
+// The live snapshot is swapped when CURRENT changes (snapshot.go): the new
+// one is verified and opened first; a snapshot that fails is refused and the
+// old one keeps serving; the old one is closed when its last request is
+// done. Before a snapshot serves, the edge builds its views of it: the card
+// list's orders and every card's object encoded once (card_encode.go), which
+// card detail and the card list copy.
+//
+// It imports the standard library, fasthttp (and fasthttpadaptor),
+// snapshots, snapshots/bolt, snapshots/gold, snapshots/jsontext, index,
+// state, edge/access, edge/cache, edge/connguard, edge/resolve, pricing,
+// agent and mcp (for its version); it is the only package that imports
+// fasthttp. Commands import it: edge/cmd/cardedge, and bench/cmd/benchedge
+// for the benchmarks.
 //
 // # Caveats
 //
@@ -31,4 +65,7 @@
 // routed request is pooled (serveRoute): a payload may live in it (card
 // detail's does) because it is encoded before serveRoute returns; a raw
 // handler, which may write after that (the chat streams), keeps its own.
+// The card views (card_encode.go, cardlist_index.go, setlist_index.go) stay
+// in this package with concrete types: the pooled request embeds them and
+// the hot path calls them without an interface.
 package edge

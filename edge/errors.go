@@ -56,31 +56,6 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	ctx.SetBody(b)
 }
 
-// removedRoutes are withdrawn routes: 404 with code removed and the path to
-// use instead.
-var removedRoutes = []struct{ method, pattern, replacement string }{
-	{"GET", "/api/v3/analytics/grade-premium", ""},
-	{"GET", "/api/v3/analytics/kfactor", ""},
-	{"GET", "/api/v3/cards/summary", "GET /api/v3/cards/{id} or GET /api/v3/cards?limit=N"},
-	{"GET", "/api/v3/cards/timeseries", "GET /api/v3/cards/{id}/market-history"},
-	{"GET", "/api/v3/cards/{id}/bundle", "GET /api/v3/cards/{id}, /chart-series, /sales, and the partner history route individually"},
-	{"GET", "/api/v3/lists", ""},
-	{"GET", "/api/v3/lists/{id}", ""},
-	{"PATCH", "/api/v3/lists/{id}", ""},
-	{"PATCH", "/api/v3/lists/{id}/items/{item_id}", ""},
-	{"POST", "/api/v3/lists", ""},
-	{"POST", "/api/v3/lists/{id}/items", ""},
-	{"GET", "/api/v3/marketplaces", ""},
-	{"GET", "/api/v3/me/portfolio/history", ""},
-	{"GET", "/api/v3/me/portfolio/mark-preview", ""},
-	{"GET", "/api/v3/me/portfolio/valuation", ""},
-	{"GET", "/api/v3/me/watchlist/movers", ""},
-	{"GET", "/api/v3/sales", "GET /api/v3/cards/{id}/sales"},
-	{"POST", "/api/v3/cards/analytics/batch", "GET /api/v3/cards/{id}/analytics per card"},
-	{"POST", "/api/v3/events/share", ""},
-	{"POST", "/api/v3/feedback", ""},
-}
-
 func writeRemoved(ctx *fasthttp.RequestCtx, method, path, replacement string) {
 	body := snapshots.NewErrorBody(snapshots.EREMOVED, method+" "+path+" has been removed")
 	d := &body.Error

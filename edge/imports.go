@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,7 +89,7 @@ func importField(column string) string {
 	c := strings.ToLower(strings.TrimSpace(column))
 	c = strings.NewReplacer(" ", "_", "-", "_").Replace(c)
 	for _, f := range importFields {
-		if indexOfString(f.aliases, c) >= 0 {
+		if slices.Contains(f.aliases, c) {
 			return f.field
 		}
 	}

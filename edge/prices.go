@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,7 +87,7 @@ func parsePrices(r *request) (pricesQuery, error) {
 		if q.source == "" {
 			q.source = "own"
 		}
-		if indexOfString(priceSources, q.source) < 0 {
+		if !slices.Contains(priceSources, q.source) {
 			verrs = append(verrs, validationError{Loc: []any{"body", "source"}, Msg: "Input should be " + enumList(priceSources), Type: "enum", Input: q.source})
 		}
 		q.game = r.snap.Manifest().Games[0]

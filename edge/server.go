@@ -777,3 +777,25 @@ func clientAddr(ctx *fasthttp.RequestCtx) string {
 	}
 	return ctx.RemoteAddr().String()
 }
+
+// writeAccessHeaders sets X-Service-Tier, X-Service-History-Days and, after
+// a charge (d not nil), the rate-limit headers and Retry-After, all through
+// access.SetHeaders. The rate-limit value is formatted in a pooled render
+// buffer: a local one would escape through the header interface, one
+// allocation per request.
+func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d *access.Decision) {
+	h := canonicalHeader{&ctx.Response.Header}
+	if d == nil { // before a charge: the tier's own headers, no buffer needed
+		access.SetHeaders(h, access.Decision{Tier: c.Tier, Allowed: true, Unmetered: true}, nil)
+		return
+	}
+	bp := s.renderBufs.Get().(*[]byte)
+	s.putRenderBuf(bp, access.SetHeaders(h, *d, (*bp)[:0]))
+}
+
+// canonicalHeader sets response headers whose names are already in their
+// canonical form (the access layer's names: X-Service-Tier, RateLimit, ...),
+// skipping fasthttp's per-call name normalization.
+type canonicalHeader struct{ *fasthttp.ResponseHeader }
+
+func (h canonicalHeader) SetBytesKV(key, value []byte) { h.SetCanonical(key, value) }

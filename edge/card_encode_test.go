@@ -1,6 +1,6 @@
 package edge
 
-// Internal test: the appenders of cardjson.go against encoding/json on the
+// Internal test: the appenders of card_encode.go against encoding/json on the
 // unexported payload types they encode.
 
 import (

@@ -374,3 +374,12 @@ func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string) {
 		return c
 	})
 }
+
+func hasFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -27,11 +27,11 @@ type Snapshot struct {
 	// Gen numbers the snapshots this process opened; cache keys carry it.
 	Gen uint64
 
-	// cardOrders caches per-game sorted views of the catalog (cardorder.go).
+	// cardOrders caches per-game sorted views of the catalog (cardlist_index.go).
 	cardOrders sync.Map
-	// setViews caches per-game views of the set directory (setorder.go).
+	// setViews caches per-game views of the set directory (setlist_index.go).
 	setViews sync.Map
-	// encoded holds each game's cards encoded (cardjson.go), built by warm
+	// encoded holds each game's cards encoded (card_encode.go), built by warm
 	// and read-only after.
 	encoded map[string]*encodedCards
 

@@ -1,0 +1,71 @@
+package edge
+
+import "github.com/cardedge/cardedge/snapshots"
+
+// analyticsPayload is card-analytics.v1 and the market_summary include. The
+// exported fields are its published shape: schema.go reflects them, and the
+// tests fill them from the map form of the analytics to encode the reference
+// with encoding/json. At run time read leaves them empty: the
+// payload encodes itself from the stored window (AppendJSON, MarshalJSON in
+// card_encode.go), with no maps and no pointers to build.
+type analyticsPayload struct {
+	CardID        string             `json:"card_id"`
+	Name          string             `json:"name"`
+	Window        string             `json:"window"`
+	From          string             `json:"from"`
+	To            string             `json:"to"`
+	Sales         int                `json:"sales"`
+	VolumeUSD     float64            `json:"volume_usd"`
+	AvgUSD        *float64           `json:"avg_usd"`
+	MedianUSD     *float64           `json:"median_usd"`
+	LowUSD        *float64           `json:"low_usd"`
+	HighUSD       *float64           `json:"high_usd"`
+	FirstFMVUSD   *float64           `json:"first_fmv_usd"`
+	LastFMVUSD    *float64           `json:"last_fmv_usd"`
+	ChangePct     *float64           `json:"change_pct"`
+	VolatilityPct *float64           `json:"volatility_pct"`
+	ByMarketplace map[string]int     `json:"by_marketplace"`
+	ByGrade       map[string]int     `json:"by_grade"`
+	GradeMedian   map[string]float64 `json:"grade_median_usd"`
+	TradeTypes    map[string]int     `json:"trade_types"`
+	PriceBasis    string             `json:"price_basis"`
+
+	card *snapshots.Card
+	w    snapshots.WindowAnalytics
+	// entries holds w's breakdowns when they fit (read): one allocation
+	// with the payload, none with a pooled request's.
+	entries [64]snapshots.AnalyticsEntry
+}
+
+const analyticsPriceBasis = "verified sales only (quality-flagged, low-confidence identity and price-feed rows excluded); fmv of raw:near_mint for change and volatility"
+
+// cardWindow is the analytics payload of one window of c (read).
+func (r *request) cardWindow(c *snapshots.Card, window string) (*analyticsPayload, error) {
+	p := &analyticsPayload{}
+	if err := p.read(r, c, window); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// read fills p with one analytics window of c; a card without one gets an
+// empty window ending at as_of.
+func (p *analyticsPayload) read(r *request, c *snapshots.Card, window string) error {
+	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window, p.entries[:0])
+	if err != nil {
+		return err
+	}
+	if !ok {
+		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
+	}
+	p.card, p.w = c, w
+	return nil
+}
+
+func handleCardAnalytics(r *request) (any, error) {
+	c, err := r.cardOf()
+	if err != nil {
+		return nil, err
+	}
+	return r.cardWindow(c, r.p.str("window"))
+}
