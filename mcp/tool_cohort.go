@@ -140,8 +140,8 @@ type rankRow struct {
 	day   snapshots.Day
 }
 
-// windowStart returns the first day of a rank window ending at asOf.
-func windowStart(asOf snapshots.Day, window string) snapshots.Day {
+// rankWindowStart returns the first day of a rank window ending at asOf.
+func rankWindowStart(asOf snapshots.Day, window string) snapshots.Day {
 	switch window {
 	case "ytd":
 		t := asOf.Time()
@@ -177,7 +177,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 		return nil, err
 	}
 	asOf := t.snap.AsOf
-	from := windowStart(asOf, a.Window)
+	from := rankWindowStart(asOf, a.Window)
 	tier := t.call.caller.Tier
 	clampedFrom := access.ClampSince(asOf, tier, from, true)
 	gi := -1

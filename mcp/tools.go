@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
-	m "github.com/mark3labs/mcp-go/mcp"
+	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Argument bounds and defaults of the tools.
@@ -47,7 +47,7 @@ const (
 	descLadderGrd = "Comma list of grades for the ladder columns, each raw:<condition> or <grader>:<number> (e.g. \"slab:10,bgs:9.5,cgc:10\"). Default \"" + DefaultLadderGrades + "\"."
 )
 
-func (s *Server) gameOption() m.ToolOption {
+func (s *Server) gameOption() mcpproto.ToolOption {
 	games := []string{"pokemon", "onepiece"}
 	if s.opts.Snapshot != nil {
 		snap, release := s.opts.Snapshot()
@@ -56,166 +56,166 @@ func (s *Server) gameOption() m.ToolOption {
 		}
 		release()
 	}
-	return m.WithString("game", m.Enum(games...), m.Description("Game; default "+games[0]+
+	return mcpproto.WithString("game", mcpproto.Enum(games...), mcpproto.Description("Game; default "+games[0]+
 		" (the first). Card ids, sets and product ids are per game; without game, card ids of the other games ("+
 		strings.Join(games, ", ")+") are recognized too."))
 }
 
-func idsOption(name string, required bool, desc string) m.ToolOption {
-	opts := []m.PropertyOption{m.Description(desc), m.WithStringItems(m.MinLength(1), m.MaxLength(256)), m.MinItems(1), m.MaxItems(1000)}
+func idsOption(name string, required bool, desc string) mcpproto.ToolOption {
+	opts := []mcpproto.PropertyOption{mcpproto.Description(desc), mcpproto.WithStringItems(mcpproto.MinLength(1), mcpproto.MaxLength(256)), mcpproto.MinItems(1), mcpproto.MaxItems(1000)}
 	if required {
-		opts = append(opts, m.Required())
+		opts = append(opts, mcpproto.Required())
 	}
-	return m.WithArray(name, opts...)
+	return mcpproto.WithArray(name, opts...)
 }
 
-func readOnly() m.ToolOption { return m.WithReadOnlyHintAnnotation(true) }
+func readOnly() mcpproto.ToolOption { return mcpproto.WithReadOnlyHintAnnotation(true) }
 
 // tools declares the ten tools. Costs are in each description.
 func (s *Server) tools() []toolDef {
 	game := s.gameOption()
 	return []toolDef{
-		{m.NewTool("search",
-			m.WithDescription("Find cards. Give q for one lookup (a name, card id or partner product id; returns the best matches and whether q resolves to one card), "+
+		{mcpproto.NewTool("search",
+			mcpproto.WithDescription("Find cards. Give q for one lookup (a name, card id or partner product id; returns the best matches and whether q resolves to one card), "+
 				"or ids to batch-resolve up to 1000 mixed card ids, partner product ids and names (each resolved, ambiguous with candidates, or not_found). "+
 				"Use the card_id values it returns with the other tools. Cost: 1 unit with q; with ids, 1 unit per unique resolved card (at least 1)."),
-			m.WithString("q", m.MaxLength(256), m.Description("One lookup: card name (\"charizard base\", \"pikachu 151\"), card id (\"en:base1-4\"), source id (\"base1-4\") "+
+			mcpproto.WithString("q", mcpproto.MaxLength(256), mcpproto.Description("One lookup: card name (\"charizard base\", \"pikachu 151\"), card id (\"en:base1-4\"), source id (\"base1-4\") "+
 				"or numeric partner product id. Do not put the finish here: use finish. Give q or ids, not both.")),
 			idsOption("ids", false, descIDs+" Give ids or q, not both."),
 			game,
-			m.WithString("language", m.Enum(snapshots.Languages...), m.Description("With q: only cards printed in this language. Default: every language.")),
-			m.WithString("set_id", m.MaxLength(64), m.Description("With q: only cards of this set, e.g. \"en:base1\" (or a set source id \"base1\" for every language edition).")),
-			m.WithString("rarity", m.MaxLength(64), m.Description("With q: only cards of this rarity, e.g. \"Rare Holo\".")),
-			m.WithString("finish", m.MaxLength(64), m.Description("With q: only cards that have this finish (a whole variant or one part of one, e.g. \"1st-edition\").")),
-			m.WithInteger("limit", m.Min(1), m.Max(SearchMaxLimit), m.DefaultNumber(SearchDefaultLimit), m.Description("With q: most matches returned, 1 to 25 (default 10).")),
+			mcpproto.WithString("language", mcpproto.Enum(snapshots.Languages...), mcpproto.Description("With q: only cards printed in this language. Default: every language.")),
+			mcpproto.WithString("set_id", mcpproto.MaxLength(64), mcpproto.Description("With q: only cards of this set, e.g. \"en:base1\" (or a set source id \"base1\" for every language edition).")),
+			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description("With q: only cards of this rarity, e.g. \"Rare Holo\".")),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description("With q: only cards that have this finish (a whole variant or one part of one, e.g. \"1st-edition\").")),
+			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(SearchMaxLimit), mcpproto.DefaultNumber(SearchDefaultLimit), mcpproto.Description("With q: most matches returned, 1 to 25 (default 10).")),
 			readOnly(),
 		), s.toolSearch},
-		{m.NewTool("quote",
-			m.WithDescription("Price cards now. For each id: status resolved (with label, price_usd, price_basis) or ambiguous (with up to 5 candidates) or not_found. "+
+		{mcpproto.NewTool("quote",
+			mcpproto.WithDescription("Price cards now. For each id: status resolved (with label, price_usd, price_basis) or ambiguous (with up to 5 candidates) or not_found. "+
 				"Per grade the price is the Midprice when usable (its status ok or thin and above 0; the grade's fmv, or with finish the finish's 90-day sales median), "+
 				"else the Last verified sale (any age), else the cheapest current Ask. Without grade (ungraded) it tries slab:10 (the top grade of the first grader) "+
 				"then raw:near_mint and says which grade it used. Always read price_basis before treating price_usd as a live market price. "+
 				"Cost: 1 unit per unique resolved card (at least 1)."),
 			idsOption("ids", true, descIDs),
-			m.WithString("grade", m.MaxLength(32), m.Description(descGrade+" Default: ungraded (slab:10, then raw:near_mint).")),
-			m.WithString("finish", m.MaxLength(64), m.Description(descFinish)),
+			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.Description(descGrade+" Default: ungraded (slab:10, then raw:near_mint).")),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish)),
 			game,
 			readOnly(),
 		), s.toolQuote},
-		{m.NewTool("get_prices",
-			m.WithDescription("Historical price ledger (oracle prices estimated from verified sales) per card and grade, oldest first. "+
+		{mcpproto.NewTool("get_prices",
+			mcpproto.WithDescription("Historical price ledger (oracle prices estimated from verified sales) per card and grade, oldest first. "+
 				"Bounded by default: with neither limit nor since, each id returns only its newest 30 points and the result says so; pass limit (up to 2000) or since for more. "+
 				"since is clamped to the key's history window. Cost: 1 unit per unique resolved card (at least 1)."),
 			idsOption("ids", true, descIDs),
-			m.WithString("grade", m.MaxLength(32), m.DefaultString("raw:near_mint"), m.Description(descGrade+" Default raw:near_mint.")),
-			m.WithString("pick", m.Enum("fmv", "tvwap", "median", "all"), m.DefaultString("fmv"), m.Description(
+			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint.")),
+			mcpproto.WithString("pick", mcpproto.Enum("fmv", "tvwap", "median", "all"), mcpproto.DefaultString("fmv"), mcpproto.Description(
 				"Which price each point carries: fmv (default; exponentially smoothed daily medians), tvwap (trailing 7-day recency-weighted average), "+
 					"median (trailing 7-day median), or all three.")),
-			m.WithString("interval", m.Enum("change", "day", "week"), m.DefaultString("change"), m.Description(
+			mcpproto.WithString("interval", mcpproto.Enum("change", "day", "week"), mcpproto.DefaultString("change"), mcpproto.Description(
 				"change (default): only days the price moved (a ledger); day: one point per day, carried forward; week: Sundays and as_of.")),
-			m.WithInteger("limit", m.Min(1), m.Max(PricesMaxLimit), m.Description("Most points per id, the newest kept (1 to 2000). Default 30 when since is not given, 2000 when it is.")),
-			m.WithString("since", m.MaxLength(10), m.Description(descSince)),
-			m.WithString("until", m.MaxLength(10), m.Description(descUntil)),
+			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(PricesMaxLimit), mcpproto.Description("Most points per id, the newest kept (1 to 2000). Default 30 when since is not given, 2000 when it is.")),
+			mcpproto.WithString("since", mcpproto.MaxLength(10), mcpproto.Description(descSince)),
+			mcpproto.WithString("until", mcpproto.MaxLength(10), mcpproto.Description(descUntil)),
 			game,
 			readOnly(),
 		), s.toolPrices},
-		{m.NewTool("get_sales",
-			m.WithDescription("Recent sale records (newest first) or daily aggregates for card ids. Verified sales only unless the include_* flags say otherwise "+
+		{mcpproto.NewTool("get_sales",
+			mcpproto.WithDescription("Recent sale records (newest first) or daily aggregates for card ids. Verified sales only unless the include_* flags say otherwise "+
 				"(quality-flagged rows, low-confidence identity matches and partner price-feed medians are hidden by default). "+
 				"since is clamped to the key's history window. Cost: 1 unit per unique resolved card (at least 1)."),
 			idsOption("ids", true, descIDs),
-			m.WithString("mode", m.Enum("records", "daily"), m.DefaultString("records"), m.Description(
+			mcpproto.WithString("mode", mcpproto.Enum("records", "daily"), mcpproto.DefaultString("records"), mcpproto.Description(
 				"records (default): individual sales; daily: one row per day with sales (count, volume, median, low, high).")),
-			m.WithInteger("limit", m.Min(1), m.Max(SalesMaxDays), m.Description(
+			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(SalesMaxDays), mcpproto.Description(
 				"Rows per id, newest first: records 1 to 200 (default 20); daily 1 to 2000 days (default 30).")),
-			m.WithString("since", m.MaxLength(10), m.Description(descSince)),
-			m.WithString("until", m.MaxLength(10), m.Description(descUntil)),
-			m.WithString("grade", m.MaxLength(32), m.Description(descGradeFilter)),
-			m.WithString("finish", m.MaxLength(64), m.Description(descFinish+" Cards without that finish are reported, not charged.")),
-			m.WithString("marketplace", m.MaxLength(256), m.Description(
+			mcpproto.WithString("since", mcpproto.MaxLength(10), mcpproto.Description(descSince)),
+			mcpproto.WithString("until", mcpproto.MaxLength(10), mcpproto.Description(descUntil)),
+			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.Description(descGradeFilter)),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish+" Cards without that finish are reported, not charged.")),
+			mcpproto.WithString("marketplace", mcpproto.MaxLength(256), mcpproto.Description(
 				"Comma list of marketplaces and venues: partner (alias partner_feed), ebay, cardmarket, mercari, yahoo_auctions, courtyard, collector_crypt. Default: all.")),
-			m.WithString("trade_type", m.Enum(snapshots.TradeTypeNames()...), m.Description("Only this trade type. Default: all.")),
-			m.WithBoolean("include_filtered", m.DefaultBool(false), m.Description("Include sales flagged by quality rules (default false).")),
-			m.WithBoolean("include_untrusted_identity", m.DefaultBool(false), m.Description("Include low-confidence identity matches (disagree_medium, disagree_high; default false).")),
-			m.WithBoolean("include_price_feed", m.DefaultBool(false), m.Description("Include partner price-feed rows: daily market medians, not executed sales (default false).")),
+			mcpproto.WithString("trade_type", mcpproto.Enum(snapshots.TradeTypeNames()...), mcpproto.Description("Only this trade type. Default: all.")),
+			mcpproto.WithBoolean("include_filtered", mcpproto.DefaultBool(false), mcpproto.Description("Include sales flagged by quality rules (default false).")),
+			mcpproto.WithBoolean("include_untrusted_identity", mcpproto.DefaultBool(false), mcpproto.Description("Include low-confidence identity matches (disagree_medium, disagree_high; default false).")),
+			mcpproto.WithBoolean("include_price_feed", mcpproto.DefaultBool(false), mcpproto.Description("Include partner price-feed rows: daily market medians, not executed sales (default false).")),
 			game,
 			readOnly(),
 		), s.toolSales},
-		{m.NewTool("get_listings",
-			m.WithDescription("Current shop listings (asks) for card ids, cheapest first, or per-finish book summaries (count, quantity, min/median/max ask, cheapest per grade). "+
+		{mcpproto.NewTool("get_listings",
+			mcpproto.WithDescription("Current shop listings (asks) for card ids, cheapest first, or per-finish book summaries (count, quantity, min/median/max ask, cheapest per grade). "+
 				"Listings are the current state: no history window applies. deal_score and platform_freshness_h are experimental. "+
 				"Cost: 1 unit per unique resolved card (at least 1)."),
 			idsOption("ids", true, descIDs),
-			m.WithString("mode", m.Enum("listings", "book"), m.DefaultString("listings"), m.Description("listings (default): one row per listing; book: one summary per finish.")),
-			m.WithString("grade", m.MaxLength(32), m.Description(descGradeFilter)),
-			m.WithString("finish", m.MaxLength(64), m.Description(descFinish)),
-			m.WithString("platforms", m.MaxLength(256), m.Description("Comma list of platforms (partner, ebay, cardmarket, mercari, yahoo_auctions, courtyard, collector_crypt). Default: all.")),
-			m.WithInteger("limit", m.Min(1), m.Max(ListingsMaxLimit), m.DefaultNumber(ListingsDefaultLimit), m.Description("Listings mode: most listings per id, cheapest first (1 to 100, default 20).")),
+			mcpproto.WithString("mode", mcpproto.Enum("listings", "book"), mcpproto.DefaultString("listings"), mcpproto.Description("listings (default): one row per listing; book: one summary per finish.")),
+			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.Description(descGradeFilter)),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish)),
+			mcpproto.WithString("platforms", mcpproto.MaxLength(256), mcpproto.Description("Comma list of platforms (partner, ebay, cardmarket, mercari, yahoo_auctions, courtyard, collector_crypt). Default: all.")),
+			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(ListingsMaxLimit), mcpproto.DefaultNumber(ListingsDefaultLimit), mcpproto.Description("Listings mode: most listings per id, cheapest first (1 to 100, default 20).")),
 			game,
 			readOnly(),
 		), s.toolListings},
-		{m.NewTool("batch_grade_ladder",
-			m.WithDescription("Grade ladder for many cards: per card and grade the last verified sale (price, date), the cheapest current ask, and the ask/last multiple. "+
+		{mcpproto.NewTool("batch_grade_ladder",
+			mcpproto.WithDescription("Grade ladder for many cards: per card and grade the last verified sale (price, date), the cheapest current ask, and the ask/last multiple. "+
 				"Cards come from exactly one of ids, queries, set_id or cohort_handle, then era, rarity and finish filter them (finish also restricts sales and asks). "+
 				"At most 1000 cards. Cost: 1 unit per unique card in the ladder; dry_run=true resolves and previews that cost without charging anything. "+
 				"Returns a result_handle that pin_cohort accepts."),
 			idsOption("ids", false, descIDs),
 			idsOption("queries", false, "Free-text card references (names with set or number, e.g. \"charizard base 4\"), 1 to 1000; ambiguous ones are reported with candidates and left out."),
-			m.WithString("set_id", m.MaxLength(64), m.Description("Every card of this set (then filtered), e.g. \"en:base1\".")),
-			m.WithString("cohort_handle", m.MaxLength(64), m.Description(descCohort)),
-			m.WithString("era", m.MaxLength(64), m.Description(descEra)),
-			m.WithString("rarity", m.MaxLength(64), m.Description(descRarity)),
-			m.WithString("finish", m.MaxLength(64), m.Description(descFinish+" Cards without it are left out.")),
-			m.WithString("grades", m.MaxLength(256), m.Description(descLadderGrd)),
-			m.WithBoolean("compact", m.DefaultBool(true), m.Description(descCompact)),
-			m.WithBoolean("dry_run", m.DefaultBool(false), m.Description("true: resolve and filter only, return the card count and the cost the real call would have; costs nothing.")),
+			mcpproto.WithString("set_id", mcpproto.MaxLength(64), mcpproto.Description("Every card of this set (then filtered), e.g. \"en:base1\".")),
+			mcpproto.WithString("cohort_handle", mcpproto.MaxLength(64), mcpproto.Description(descCohort)),
+			mcpproto.WithString("era", mcpproto.MaxLength(64), mcpproto.Description(descEra)),
+			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description(descRarity)),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish+" Cards without it are left out.")),
+			mcpproto.WithString("grades", mcpproto.MaxLength(256), mcpproto.Description(descLadderGrd)),
+			mcpproto.WithBoolean("compact", mcpproto.DefaultBool(true), mcpproto.Description(descCompact)),
+			mcpproto.WithBoolean("dry_run", mcpproto.DefaultBool(false), mcpproto.Description("true: resolve and filter only, return the card count and the cost the real call would have; costs nothing.")),
 			game,
 			readOnly(),
 		), s.toolLadder},
-		{m.NewTool("compare_set_finish",
-			m.WithDescription("Grade ladder of one finish across a set: the set's cards that have the finish (optionally one rarity), each with last sale, cheapest ask and "+
+		{mcpproto.NewTool("compare_set_finish",
+			mcpproto.WithDescription("Grade ladder of one finish across a set: the set's cards that have the finish (optionally one rarity), each with last sale, cheapest ask and "+
 				"ask/last multiple per grade restricted to that finish, plus a per-grade summary. Pins the cohort and returns its cohort_handle (it becomes the session's active cohort). "+
 				"Cost: 1 unit per card in the cohort (at most 1000)."),
-			m.WithString("set_id", m.Required(), m.MaxLength(64), m.Description(descSetID)),
-			m.WithString("finish", m.Required(), m.MaxLength(64), m.Description("Finish to compare, a whole variant or one part of one (\"1st-edition\", \"reverse\", \"holo\").")),
-			m.WithString("rarity", m.MaxLength(64), m.Description(descRarity)),
-			m.WithString("grades", m.MaxLength(256), m.Description(descLadderGrd)),
-			m.WithBoolean("compact", m.DefaultBool(true), m.Description(descCompact)),
-			m.WithString("name", m.MaxLength(MaxNameLen), m.Description("Name of the pinned cohort; default \"<set_id> <finish>\".")),
+			mcpproto.WithString("set_id", mcpproto.Required(), mcpproto.MaxLength(64), mcpproto.Description(descSetID)),
+			mcpproto.WithString("finish", mcpproto.Required(), mcpproto.MaxLength(64), mcpproto.Description("Finish to compare, a whole variant or one part of one (\"1st-edition\", \"reverse\", \"holo\").")),
+			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description(descRarity)),
+			mcpproto.WithString("grades", mcpproto.MaxLength(256), mcpproto.Description(descLadderGrd)),
+			mcpproto.WithBoolean("compact", mcpproto.DefaultBool(true), mcpproto.Description(descCompact)),
+			mcpproto.WithString("name", mcpproto.MaxLength(MaxNameLen), mcpproto.Description("Name of the pinned cohort; default \"<set_id> <finish>\".")),
 			game,
 		), s.toolCompareSetFinish},
-		{m.NewTool("pin_cohort",
-			m.WithDescription("Pin a named working set of card ids for this conversation: from exactly one of ids, set_id or a prior result_handle (from search, quote, "+
+		{mcpproto.NewTool("pin_cohort",
+			mcpproto.WithDescription("Pin a named working set of card ids for this conversation: from exactly one of ids, set_id or a prior result_handle (from search, quote, "+
 				"batch_grade_ladder or rank_set_sales in this session), optionally filtered by era and rarity. Returns a cohort_handle for batch_grade_ladder, "+
 				"rank_set_sales and get_cohort; the cohort becomes the session's active cohort. Cohorts belong to the API key, survive server restarts and expire after 7 days "+
 				"(pinning the same cohort again renews it). Cost: 1 unit."),
-			m.WithString("name", m.MaxLength(MaxNameLen), m.Description("A name for the cohort (default: derived from the source, e.g. \"set en:base1\").")),
+			mcpproto.WithString("name", mcpproto.MaxLength(MaxNameLen), mcpproto.Description("A name for the cohort (default: derived from the source, e.g. \"set en:base1\").")),
 			idsOption("ids", false, descIDs),
-			m.WithString("set_id", m.MaxLength(64), m.Description("Pin the cards of this set (then filtered).")),
-			m.WithString("result_handle", m.MaxLength(64), m.Description("Pin the cards of a prior result of this session (\"res_...\"); the newest 32 results are kept.")),
-			m.WithString("era", m.MaxLength(64), m.Description(descEra)),
-			m.WithString("rarity", m.MaxLength(64), m.Description(descRarity)),
+			mcpproto.WithString("set_id", mcpproto.MaxLength(64), mcpproto.Description("Pin the cards of this set (then filtered).")),
+			mcpproto.WithString("result_handle", mcpproto.MaxLength(64), mcpproto.Description("Pin the cards of a prior result of this session (\"res_...\"); the newest 32 results are kept.")),
+			mcpproto.WithString("era", mcpproto.MaxLength(64), mcpproto.Description(descEra)),
+			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description(descRarity)),
 			game,
 		), s.toolPinCohort},
-		{m.NewTool("get_cohort",
-			m.WithDescription("Read a pinned cohort: the session's active cohort (the last pinned in this session), or the one cohort_handle names (any session of this key, "+
+		{mcpproto.NewTool("get_cohort",
+			mcpproto.WithDescription("Read a pinned cohort: the session's active cohort (the last pinned in this session), or the one cohort_handle names (any session of this key, "+
 				"also after a restart). Cost: 1 unit."),
-			m.WithString("cohort_handle", m.MaxLength(64), m.Description(descCohort+" Default: the session's active cohort.")),
-			m.WithBoolean("include_cards", m.DefaultBool(false), m.Description("true: also list each card's name, set and number.")),
+			mcpproto.WithString("cohort_handle", mcpproto.MaxLength(64), mcpproto.Description(descCohort+" Default: the session's active cohort.")),
+			mcpproto.WithBoolean("include_cards", mcpproto.DefaultBool(false), mcpproto.Description("true: also list each card's name, set and number.")),
 			readOnly(),
 		), s.toolGetCohort},
-		{m.NewTool("rank_set_sales",
-			m.WithDescription("Flat top-N graded sales (highest price first) of a set or a cohort over a window counted back from the snapshot's as_of: "+
+		{mcpproto.NewTool("rank_set_sales",
+			mcpproto.WithDescription("Flat top-N graded sales (highest price first) of a set or a cohort over a window counted back from the snapshot's as_of: "+
 				"ytd (from January 1 of as_of's year), 90d or 365d. Verified graded sales only (raw conditions are left out). Rows are limited to the key's history window "+
 				"(the result says when). Cost: 1 unit."),
-			m.WithString("set_id", m.MaxLength(64), m.Description(descSetID+" Give set_id or cohort_handle.")),
-			m.WithString("cohort_handle", m.MaxLength(64), m.Description(descCohort+" Give set_id or cohort_handle.")),
-			m.WithString("window", m.Enum("ytd", "90d", "365d"), m.DefaultString("90d"), m.Description("ytd, 90d (default) or 365d, ending at as_of.")),
-			m.WithInteger("limit", m.Min(1), m.Max(RankMaxLimit), m.DefaultNumber(RankDefaultLimit), m.Description("Most rows, 1 to 100 (default 20).")),
-			m.WithString("grader", m.Enum(snapshots.Graders...), m.Description("Only this grader. Default: every grader.")),
-			m.WithNumber("min_grade", m.Min(1), m.Max(10), m.Description("Only grades at or above this number (e.g. 9.5). Default: every grade.")),
-			m.WithString("rarity", m.MaxLength(64), m.Description(descRarity)),
-			m.WithString("finish", m.MaxLength(64), m.Description(descFinish+" Cards without it are skipped.")),
+			mcpproto.WithString("set_id", mcpproto.MaxLength(64), mcpproto.Description(descSetID+" Give set_id or cohort_handle.")),
+			mcpproto.WithString("cohort_handle", mcpproto.MaxLength(64), mcpproto.Description(descCohort+" Give set_id or cohort_handle.")),
+			mcpproto.WithString("window", mcpproto.Enum("ytd", "90d", "365d"), mcpproto.DefaultString("90d"), mcpproto.Description("ytd, 90d (default) or 365d, ending at as_of.")),
+			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(RankMaxLimit), mcpproto.DefaultNumber(RankDefaultLimit), mcpproto.Description("Most rows, 1 to 100 (default 20).")),
+			mcpproto.WithString("grader", mcpproto.Enum(snapshots.Graders...), mcpproto.Description("Only this grader. Default: every grader.")),
+			mcpproto.WithNumber("min_grade", mcpproto.Min(1), mcpproto.Max(10), mcpproto.Description("Only grades at or above this number (e.g. 9.5). Default: every grade.")),
+			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description(descRarity)),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish+" Cards without it are skipped.")),
 			game,
 			readOnly(),
 		), s.toolRankSetSales},
