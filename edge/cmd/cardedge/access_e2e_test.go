@@ -99,10 +99,10 @@ func usageOf(t *testing.T, base, key string) int {
 	return body.Data.Today.Used
 }
 
-// TestUsageExactUnderConcurrency sends 10,000 concurrent requests with an
+// TestAccess_UsageExactUnderConcurrency sends 10,000 concurrent requests with an
 // unmetered key (counted, never refused), reads the usage, restarts the edge
 // gracefully and reads it again.
-func TestUsageExactUnderConcurrency(t *testing.T) {
+func TestAccess_UsageExactUnderConcurrency(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.bolt")
 	secret, _, err := createKey(t, state, access.Pro, "load", false, true)
@@ -140,10 +140,10 @@ func TestUsageExactUnderConcurrency(t *testing.T) {
 	}
 }
 
-// TestRedisSharedQuota runs two edge processes (the real binary; replicas
+// TestAccess_RedisSharedQuota runs two edge processes (the real binary; replicas
 // with their own state files) over one real redis-server: a Free key's 100 daily units are spent across
 // both, not 100 on each.
-func TestRedisSharedQuota(t *testing.T) {
+func TestAccess_RedisSharedQuota(t *testing.T) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (.ci/run installs it): " + err.Error())

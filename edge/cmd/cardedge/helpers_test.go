@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,6 +21,10 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
+
+// Helpers of the end-to-end tests: an in-process edge of a test's own
+// (testEdge), raw HTTP exchanges, snapshot copies, and the keys of the
+// feature tests (SQL, prices, imports, chat) on the shared edge.
 
 // testEdge is an edge wired in-process the way Serve wires it (access layer,
 // cursor secret, MCP mounted), with Options a test picks (short timeouts)
@@ -197,4 +202,66 @@ func fileSize(tb testing.TB, path string) int64 {
 		tb.Fatal(err)
 	}
 	return fi.Size()
+}
+
+var featureKeysOnce sync.Once
+
+// setupFeatureKeys creates the feature tests' keys once (a pro key per route
+// family, so usage deltas are exact) and waits until the server has loaded
+// them.
+func setupFeatureKeys(t *testing.T) {
+	t.Helper()
+	featureKeysOnce.Do(func() {
+		for _, k := range []struct {
+			name string
+			tier access.Tier
+		}{{"prices", access.Pro}, {"importer", access.Pro}, {"chat", access.Pro}, {"pricesfree", access.Free}} {
+			secret, key, err := createKey(t, env.state, k.tier, k.name, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env.keys[k.name], env.keyIDs[k.name] = secret, key.ID
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for _, name := range []string{"prices", "importer", "chat", "pricesfree"} {
+			for {
+				r := do(t, keyedClient, "GET", "/api/v3/sets?limit=1", env.keys[name], nil)
+				if r.status == 200 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("key %s not loaded by the server: %d", name, r.status)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	})
+}
+
+// detailOf returns the first entry of a 422 body.
+func detailOf(t *testing.T, r reply) map[string]any {
+	t.Helper()
+	d, _ := r.json["detail"].([]any)
+	if r.status != 422 || len(d) == 0 {
+		t.Fatalf("want a 422 HTTPValidationError, got %d: %s", r.status, truncate(r.body))
+	}
+	return d[0].(map[string]any)
+}
+
+func copyDir(src, dst string) error {
+	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
 }
