@@ -16,7 +16,11 @@
 //
 // This package holds the domain types, the Reader contract the edge and the MCP
 // server read through, the manifest and its verification, and the atomic
-// publishing of CURRENT. It imports only the standard library.
+// publishing of CURRENT. It also holds the rules every layer shares, once:
+// the error vocabulary with its one HTTP status table and the
+// transport-neutral FieldError (errors.go), the lenient readers of grades
+// and grade filters (grade.go) and of marketplace lists (marketplaces.go),
+// and money (money.go). It imports only the standard library.
 //
 // # Caveats
 //

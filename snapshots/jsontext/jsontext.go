@@ -1,7 +1,3 @@
-// Package jsontext writes JSON strings and numbers byte for byte as
-// encoding/json does, for the payloads that encode themselves (card detail,
-// lookup suggestions, the gold tables' JSON columns) instead of going
-// through reflection.
 package jsontext
 
 import (

@@ -1,8 +1,3 @@
-// Package snapshotstest builds real snapshots for tests: the tiny preset of
-// the shipped catalog, compiled by the real builder.
-//
-// It imports builder (it is a test helper, like net/http/httptest); no
-// production package imports it.
 package snapshotstest
 
 import (
