@@ -299,7 +299,6 @@ var (
 	listingCum [numClasses]cum32
 	tradeCum   [numMarkets]cum32
 	confCum    [2]cum32 // 0 other, 1 partner
-	graderCum  cum32
 	gradeNames [256]string
 )
 
@@ -315,7 +314,6 @@ func init() {
 	}
 	confCum[0] = makeCum(confOther[:])
 	confCum[1] = makeCum(confPartner[:])
-	graderCum = makeCum(graderShare[:])
 	for i := range gradeNames {
 		if g := snapshots.Grade(i); g.Valid() {
 			gradeNames[i] = g.String()

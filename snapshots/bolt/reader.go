@@ -15,6 +15,7 @@ import (
 
 	"github.com/cardedge/cardedge/snapshots"
 	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Reader is a read-only snapshots.Reader over a snapshot directory. The
@@ -391,7 +392,7 @@ func (r *Reader) cardValue(bucket cardBucket, game, cardID string, decode func([
 	r.rowsMu.RLock()
 	defer r.rowsMu.RUnlock()
 	if r.closed {
-		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, bbolt.ErrDatabaseNotOpen)
+		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, berrors.ErrDatabaseNotOpen)
 	}
 	if err := decode(g.cardRows[bucket][c.Ordinal]); err != nil {
 		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, err)
@@ -729,7 +730,7 @@ func (r *Reader) marketRows(g *gameCatalog, c *snapshots.Card) (cum []snapshots.
 	r.rowsMu.RLock()
 	defer r.rowsMu.RUnlock()
 	if r.closed {
-		return nil, nil, bbolt.ErrDatabaseNotOpen
+		return nil, nil, berrors.ErrDatabaseNotOpen
 	}
 	if v := g.cardRows[cumBucket][c.Ordinal]; v != nil {
 		if cum, err = snapshots.DecodeCum(v); err != nil {

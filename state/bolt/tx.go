@@ -425,7 +425,7 @@ func (t *tx) scan(b state.Bucket, o state.ScanOptions, visit func(k, v []byte) e
 		}
 		if end == nil {
 			k, v = c.Last()
-		} else if k, v = c.Seek(end); k == nil {
+		} else if k, _ = c.Seek(end); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()

@@ -180,7 +180,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	msgs := req["messages"].([]any)
 	last := msgs[len(msgs)-1].(map[string]any)
 	if strings.Contains(fmt.Sprint(last["content"]), "fail please") {
-		http.Error(w, `{"error": {"message": "model overloaded"}}`, 503)
+		http.Error(w, `{"error": {"message": "model overloaded"}}`, http.StatusServiceUnavailable)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")

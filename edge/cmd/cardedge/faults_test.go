@@ -323,9 +323,9 @@ func rehash(t *testing.T, dir string) {
 }
 
 // tryServe runs `cardedge serve` (Main, as the command line does) over
-// state. If it fails to start it returns the error; if it starts it returns
-// the base URL and a function that stops it gracefully.
-func tryServe(t *testing.T, state string) (error, string, func()) {
+// state. If it starts it returns the base URL and a function that stops it
+// gracefully; if it fails to start it returns the error.
+func tryServe(t *testing.T, state string) (string, func(), error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -340,19 +340,19 @@ func tryServe(t *testing.T, state string) (error, string, func()) {
 		if err == nil {
 			t.Fatal("serve returned no error")
 		}
-		return err, "", nil
+		return "", nil, err
 	case addr := <-ready:
-		return nil, "http://" + addr, func() {
+		return "http://" + addr, func() {
 			cancel()
 			if err := <-done; err != nil {
 				t.Errorf("serve returned: %v", err)
 			}
-		}
+		}, nil
 	case <-time.After(30 * time.Second):
 		cancel()
 		t.Fatal("serve neither started nor failed in 30 s")
 	}
-	return nil, "", nil
+	return "", nil, nil
 }
 
 // mustUsedState makes a state file with one Pro key that used n units today
@@ -405,7 +405,7 @@ func TestFault_StateFile(t *testing.T) {
 		}
 		defer db.Close()
 		start := time.Now()
-		err, _, _ = tryServe(t, state)
+		_, _, err = tryServe(t, state)
 		if !errors.Is(err, statebolt.ErrLocked) || !strings.Contains(err.Error(), state) {
 			t.Fatalf("serve over a locked state file: %v, want ErrLocked naming the file", err)
 		}
@@ -439,7 +439,7 @@ func TestFault_StateFile(t *testing.T) {
 			if err := os.WriteFile(state, bad, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			err, _, stop := tryServe(t, state)
+			_, stop, err := tryServe(t, state)
 			if err == nil {
 				// bbolt found what it needs (the other meta page, a free page
 				// lost): the key and its usage must all be there.

@@ -82,7 +82,7 @@ func TestServe_CursorSecret(t *testing.T) {
 		return b
 	}
 	for i := range 2 { // the first start adopts the file, the second reads the store
-		err, _, stop := tryServe(t, path)
+		_, stop, err := tryServe(t, path)
 		if err != nil {
 			t.Fatal(err)
 		}
