@@ -200,13 +200,32 @@ func (t *Tools) windowStart() (snapshots.Day, bool) {
 	return access.WindowStart(t.src.AsOf, t.tier)
 }
 
+// perCard runs row for the card each id names (resolve.ByID), in order: its
+// row, or {id, status: not_found}. A storage error stops it.
+func (t *Tools) perCard(ids []string, row func(id string, c *snapshots.Card) (map[string]any, error)) ([]map[string]any, error) {
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("ids is required")
+	}
+	var out []map[string]any
+	for _, id := range ids {
+		c, _, err := resolve.ByID(t.src.Reader, t.game, id)
+		if err != nil {
+			out = append(out, map[string]any{"id": id, "status": "not_found"})
+			continue
+		}
+		r, err := row(id, c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
 func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 	a, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
-	}
-	if len(a.IDs) == 0 {
-		return nil, fmt.Errorf("ids is required")
 	}
 	g, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
 	if err != nil {
@@ -220,13 +239,7 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 		}
 	}
 	since = access.ClampSince(t.src.AsOf, t.tier, since, a.Since != "")
-	var out []map[string]any
-	for _, id := range a.IDs {
-		c, _, err := resolve.ByID(t.src.Reader, t.game, id)
-		if err != nil {
-			out = append(out, map[string]any{"id": id, "status": "not_found"})
-			continue
-		}
+	out, err := t.perCard(a.IDs, func(id string, c *snapshots.Card) (map[string]any, error) {
 		series, err := t.src.Reader.PriceSeries(c.Game, c.ID)
 		if err != nil {
 			return nil, err
@@ -240,7 +253,10 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 			row["change_pct"] = snapshots.Round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
 			row["from"], row["to"] = pts[0].Date, pts[len(pts)-1].Date
 		}
-		out = append(out, row)
+		return row, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	res := map[string]any{"basis": "fmv change points of verified sales, oldest first", "as_of": t.src.AsOf.String(), "prices": out}
 	if start, ok := t.windowStart(); ok {
@@ -254,9 +270,6 @@ func (t *Tools) getSales(args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(a.IDs) == 0 {
-		return nil, fmt.Errorf("ids is required")
-	}
 	keep, err := snapshots.ParseGradeFilter(a.Grade)
 	if err != nil {
 		return nil, err
@@ -264,13 +277,7 @@ func (t *Tools) getSales(args json.RawMessage) (any, error) {
 	limit := clampInt(a.Limit, 1, 20, 5)
 	start, limited := t.windowStart()
 	filter := pricing.SaleFilter{From: start, FromSet: limited, To: t.src.AsOf, Grade: keep}
-	var out []map[string]any
-	for _, id := range a.IDs {
-		c, _, err := resolve.ByID(t.src.Reader, t.game, id)
-		if err != nil {
-			out = append(out, map[string]any{"id": id, "status": "not_found"})
-			continue
-		}
+	out, err := t.perCard(a.IDs, func(id string, c *snapshots.Card) (map[string]any, error) {
 		sales, err := t.src.Reader.Sales(c.Game, c.ID)
 		if err != nil {
 			return nil, err
@@ -282,7 +289,10 @@ func (t *Tools) getSales(args json.RawMessage) (any, error) {
 			}
 			rows = append(rows, pricing.NewSaleRow(c, *s))
 		}
-		out = append(out, map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "sales": rows})
+		return map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "sales": rows}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	res := map[string]any{"basis": "verified sales only, newest first", "as_of": t.src.AsOf.String(), "cards": out}
 	if limited {

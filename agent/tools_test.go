@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,15 +16,9 @@ import (
 var src resolve.Source
 
 func TestMain(m *testing.M) {
-	tiny, err := snapshotstest.OpenTiny()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	src = resolve.Source{Reader: tiny.Reader, Index: tiny.Index, AsOf: tiny.AsOf}
-	code := m.Run()
-	tiny.Close()
-	os.Exit(code)
+	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
+		src = resolve.Source{Reader: t.Reader, Index: t.Index, AsOf: t.AsOf}
+	}))
 }
 
 // TestTools_Run calls every tool once, and a few bad calls.

@@ -84,6 +84,15 @@ func (r *request) cardSales() (*cardSales, error) {
 	return w, nil
 }
 
+// fromDate is the range's first day as the payloads show it (null when the
+// range is unbounded).
+func (w *cardSales) fromDate() *string {
+	if !w.filter.FromSet {
+		return nil
+	}
+	return jsontext.StrOrNil(w.filter.From.String())
+}
+
 type dayRow struct {
 	Date      string  `json:"date"`
 	Sales     int     `json:"sales"`
@@ -109,7 +118,6 @@ func handleMarketHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, from, to, fromSet := w.card, w.filter.From, w.filter.To, w.filter.FromSet
 	byDay := map[snapshots.Day][]int64{}
 	for s := range w.filter.Sales(w.sales) { // verified sales
 		byDay[s.Day] = append(byDay[s.Day], s.PriceCents)
@@ -119,11 +127,8 @@ func handleMarketHistory(r *request) (any, error) {
 		days = append(days, d)
 	}
 	sort.Slice(days, func(i, j int) bool { return days[i] < days[j] })
-	out := historyPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), TotalDays: len(days), Items: []dayRow{},
+	out := historyPayload{CardID: w.card.ID, From: w.fromDate(), To: w.filter.To.String(), Limit: r.p.int("limit"), TotalDays: len(days), Items: []dayRow{},
 		PriceBasis: "verified sales per day (quality-flagged, low-confidence and price-feed rows excluded); days without sales are omitted"}
-	if fromSet {
-		out.From = jsontext.StrOrNil(from.String())
-	}
 	if len(days) > out.Limit {
 		days = days[len(days)-out.Limit:]
 		out.Truncated = true
@@ -157,20 +162,16 @@ func handleMarketplaceSales(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, from, to, fromSet := w.card, w.filter.From, w.filter.To, w.filter.FromSet
 	// Raw executed sales: flagged and low-confidence rows too, not the
 	// price feed.
 	w.filter.IncludeFiltered, w.filter.IncludeUntrusted = true, true
-	out := marketplaceSalesPayload{CardID: c.ID, To: to.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []pricing.SaleRow{},
+	out := marketplaceSalesPayload{CardID: w.card.ID, From: w.fromDate(), To: w.filter.To.String(), Limit: r.p.int("limit"), ByMarketplace: map[string]int{}, Items: []pricing.SaleRow{},
 		Note: "raw executed sales per marketplace, newest first, with their quality and identity flags; partner price-feed rows are not sales and are left out"}
-	if fromSet {
-		out.From = jsontext.StrOrNil(from.String())
-	}
 	for s := range w.filter.Sales(w.sales) {
 		out.Total++
 		out.ByMarketplace[s.Marketplace.String()]++
 		if len(out.Items) < out.Limit {
-			out.Items = append(out.Items, pricing.NewSaleRow(c, *s))
+			out.Items = append(out.Items, pricing.NewSaleRow(w.card, *s))
 		}
 	}
 	out.Truncated = out.Total > len(out.Items)

@@ -157,24 +157,7 @@ func voice(b []byte, semi bool) []byte {
 // normalizeID is the normal form of ids (card, set, product) and of number
 // forms: lowercase, accents and fullwidth folded, punctuation kept, spaces
 // trimmed. "EN:Base1-4" -> "en:base1-4".
-func normalizeID(s string) string {
-	s = strings.TrimSpace(s)
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 || 'A' <= s[i] && s[i] <= 'Z' {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		b = foldRune(b, r)
-	}
-	return string(b)
-}
+func normalizeID(s string) string { return Fold(strings.TrimSpace(s)) }
 
 // normKeyword is the normal form of filter values (rarity, variant, set id):
 // normalizeID, then every run of spaces, '_' and '-' becomes one '-'.

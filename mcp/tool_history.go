@@ -31,6 +31,17 @@ func marketplaces(field, list string) (snapshots.MarketplaceSet, error) {
 	return set, nil
 }
 
+// gradeAndMarkets parses a tool's grade filter and its marketplace list
+// (field names the list's argument).
+func gradeAndMarkets(grade, field, list string) (snapshots.GradeFilter, snapshots.MarketplaceSet, error) {
+	g, err := gradeFilter(grade)
+	if err != nil {
+		return g, 0, err
+	}
+	m, err := marketplaces(field, list)
+	return g, m, err
+}
+
 // cardFinish matches a finish for one card; a card without it is reported.
 func cardFinish(c *snapshots.Card, finish string) (pricing.Finish, *unresolved) {
 	f, err := pricing.MatchFinish(c, finish)
@@ -203,10 +214,6 @@ type salesOut struct {
 	Truncated bool   `json:"truncated"`
 }
 
-// SaleID formats a sale id as the REST routes do.
-// SaleID is the public id of a sale (pricing.SaleID).
-func SaleID(id uint64) string { return pricing.SaleID(id) }
-
 func (s *Server) toolSales(t *toolCall) (any, error) {
 	var a salesArgs
 	if err := t.bind(&a); err != nil {
@@ -229,11 +236,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			return nil, snapshots.Errorf(snapshots.EINVALID, "limit %d: records mode returns at most %d rows per id; use mode=daily for longer spans", limit, SalesMaxRecords)
 		}
 	}
-	keepGrade, err := gradeFilter(a.Grade)
-	if err != nil {
-		return nil, err
-	}
-	keepMarket, err := marketplaces("marketplace", a.Marketplace)
+	keepGrade, keepMarket, err := gradeAndMarkets(a.Grade, "marketplace", a.Marketplace)
 	if err != nil {
 		return nil, err
 	}
@@ -358,11 +361,7 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 	if a.Limit == 0 {
 		a.Limit = ListingsDefaultLimit
 	}
-	keepGrade, err := gradeFilter(a.Grade)
-	if err != nil {
-		return nil, err
-	}
-	keepPlatform, err := marketplaces("platforms", a.Platforms)
+	keepGrade, keepPlatform, err := gradeAndMarkets(a.Grade, "platforms", a.Platforms)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package pricing_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"testing"
 
@@ -17,18 +16,9 @@ import (
 var src resolve.Source
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	tiny, err := snapshotstest.OpenTiny()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer tiny.Close()
-	src = resolve.Source{Reader: tiny.Reader, Index: tiny.Index, AsOf: tiny.AsOf}
-	return m.Run()
+	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
+		src = resolve.Source{Reader: t.Reader, Index: t.Index, AsOf: t.AsOf}
+	}))
 }
 
 func TestQuote(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
@@ -58,4 +59,18 @@ func (t *Tiny) Close() error {
 	}
 	errs = append(errs, os.RemoveAll(t.root))
 	return errors.Join(errs...)
+}
+
+// RunTiny is a TestMain's body for tests that share one tiny snapshot: it
+// opens one (OpenTiny), hands it to use, runs the tests and closes it. It
+// returns the exit code for os.Exit (1 when the snapshot cannot be built).
+func RunTiny(m *testing.M, use func(*Tiny)) int {
+	t, err := OpenTiny()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer t.Close()
+	use(t)
+	return m.Run()
 }
