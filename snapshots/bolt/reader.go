@@ -418,7 +418,7 @@ func (r *Reader) printingValue(kind cardBucket, game, cardID string, finish int,
 	r.rowsMu.RLock()
 	defer r.rowsMu.RUnlock()
 	if r.closed {
-		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, bbolt.ErrDatabaseNotOpen)
+		return fmt.Errorf("read %s of %s: %w", cardBucketNames[bucket], cardID, berrors.ErrDatabaseNotOpen)
 	}
 	v := g.cardRows[bucket][c.Ordinal]
 	if bucket != kind && v != nil {
