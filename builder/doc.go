@@ -9,8 +9,14 @@
 // every file is fsynced is the directory renamed and CURRENT replaced, so a
 // failed or killed build never changes what the edge serves.
 //
-// It imports snapshots, snapshots/bolt, snapshots/gold, index, builder/synth
-// and the standard library; servers never import it.
+// Prices are estimated by package estimate, one series per card, printing
+// and grade (analyzeCard): its outlier rule flags sales (SaleOutlier), its
+// summaries give each printing's estimates, its liquidity rule decides which
+// rows the rankings keep. RealismReport reads a snapshot back and prints the
+// figures a collector checks first (cardbuild report).
+//
+// It imports estimate, snapshots, snapshots/bolt, snapshots/gold, index,
+// builder/synth and the standard library; servers never import it.
 //
 // # Caveats
 //

@@ -20,7 +20,21 @@
 // the error vocabulary with its one HTTP status table and the
 // transport-neutral FieldError (errors.go), the lenient readers of grades
 // and grade filters (grade.go) and of marketplace lists (marketplaces.go),
-// and money (money.go). It imports only the standard library.
+// and money (money.go). It imports the standard library and package
+// estimate (itself standard library only), whose thresholds its trending
+// metrics apply.
+//
+// # Printings
+//
+// Prices are kept per (card, printing, grade) and never blended across
+// printings: a printing is one of a card's Variants (Sale.Finish indexes
+// them). A card's base printing (BasePrinting, the rule of
+// estimate.Default.BasePrinting) is the one its price and the per-card
+// Reader methods (PriceSeries, Cum, Analytics, AnalyticsWindow, ScanMarket,
+// Trending) answer for; the Printing methods (Printings, PrintingSeries,
+// PrintingCum, PrintingAnalytics, PrintingAnalyticsWindow, ScanPrintings,
+// TrendingRows) answer for any printing. Sales, listings and a card's sales
+// counts and volume cover every printing.
 //
 // # Caveats
 //

@@ -407,3 +407,51 @@ func TestGenerator_PartnerProductID(t *testing.T) {
 		t.Errorf("ordinal 1<<20: product id %d", id)
 	}
 }
+
+// TestGenerator_Chases: on the default preset each set's chase card
+// (synth.Chases) is among the five dearest cards of its set (Base Set
+// Charizard the dearest of Base Set), by the median
+// of its base printing's raw near-mint sales (over the two years: some chase
+// cards sell mostly graded), with histories ending a season apart.
+func TestGenerator_Chases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesizes the chase cards' sets")
+	}
+	cards, sets := catalogFor(t, "default", 1)
+	all := make([]*snapshots.Set, 0, len(sets))
+	for _, s := range sets {
+		all = append(all, s)
+	}
+	for _, asOf := range []snapshots.Day{mustDay("2026-07-15"), mustDay("2026-11-25")} {
+		g := synth.New(MustPreset(t, "default"), 1, asOf).WithCatalog(cards, all)
+		for _, ch := range synth.Chases {
+			type priced struct {
+				id    string
+				cents int64
+			}
+			var ps []priced
+			for _, c := range cards {
+				if c.Game != ch.Game || c.SetID != ch.SetID {
+					continue
+				}
+				sales, _ := g.CardMarket(synth.GameIndex(c.Game), c, setOf(sets, c))
+				base := snapshots.BasePrinting(c)
+				var xs []int64
+				for _, s := range sales {
+					if !s.Hidden() && s.Grade == snapshots.RawNearMint && int(s.Finish) == base {
+						xs = append(xs, s.PriceCents)
+					}
+				}
+				if len(xs) >= 3 {
+					slices.Sort(xs)
+					ps = append(ps, priced{c.ID, xs[len(xs)/2]})
+				}
+			}
+			slices.SortStableFunc(ps, func(a, b priced) int { return int(b.cents - a.cents) })
+			rank := slices.IndexFunc(ps, func(p priced) bool { return p.id == ch.CardID }) + 1
+			if rank < 1 || rank > 5 || (ch.CardID == "en:base1-4" && rank != 1) {
+				t.Errorf("as of %s, %s (%s) ranks %d of %d in %s (top: %v)", asOf, ch.CardID, ch.Why, rank, len(ps), ch.SetID, ps[:min(3, len(ps))])
+			}
+		}
+	}
+}

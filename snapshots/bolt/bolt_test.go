@@ -2,6 +2,7 @@ package bolt_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 )
@@ -29,6 +31,7 @@ type fixture struct {
 	cards    map[string][]*snapshots.Card
 	market   map[string]map[uint32]*bolt.CardMarket // game -> ordinal -> rows
 	trending map[string]map[[3]string][]snapshots.TrendingEntry
+	rows     map[string]map[[2]string][]snapshots.TrendingRow // metric, window
 	setAggs  map[string][]*snapshots.SetAggregates
 	setDaily map[string]map[string][]snapshots.DailyStat
 }
@@ -73,8 +76,8 @@ func newFixture() *fixture {
 		},
 		Series: []snapshots.PriceSeries{
 			{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
-				{Day: day("2026-10-01"), FMVCents: 40000, TVWAPCents: 39000, MedianCents: 39500, Sales: 2},
-				{Day: day("2026-10-30"), FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, Sales: 3},
+				{Day: day("2026-10-01"), FMVCents: 40000, TVWAPCents: 39000, MedianCents: 39500, Sales: 2, Sample: 2, Confidence: estimate.ConfidenceMedium, Flags: estimate.FlagThin},
+				{Day: day("2026-10-30"), FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, Sales: 3, Sample: 9, Confidence: estimate.ConfidenceHigh, Flags: estimate.FlagOutlierExcluded},
 			}},
 			{Grade: snapshots.GradedGrade(0, 9.5), Points: []snapshots.PricePoint{
 				{Day: day("2026-10-30"), FMVCents: 46000, TVWAPCents: 46000, MedianCents: 46000, Sales: 1},
@@ -100,6 +103,28 @@ func newFixture() *fixture {
 				{Day: day("2026-10-01"), Count: 1, Cents: 34406}, {Day: day("2026-10-30"), Count: 2, Cents: 79456}}},
 			{Grade: snapshots.GradedGrade(0, 9.5), Points: []snapshots.CumPoint{{Day: day("2026-10-30"), Count: 1, Cents: 46000}}},
 		},
+		Printings: []snapshots.Printing{
+			{Finish: 0, Name: "holo/unlimited", Base: true, SalesAll: 3, Sales30d: 2, Volume30dCents: 91050, Listings: 1, LowAskCents: 47500, Estimates: []snapshots.Estimate{
+				{Grade: snapshots.RawNearMint, FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, SampleSize: 9, LastSaleDay: day("2026-10-30"),
+					Confidence: estimate.ConfidenceHigh, Flags: estimate.FlagOutlierExcluded | estimate.FlagSolo},
+				{Grade: snapshots.GradedGrade(0, 9.5), FMVCents: 46000, TVWAPCents: 46000, MedianCents: 46000, SampleSize: 1, LastSaleDay: day("2026-10-30"),
+					Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin},
+			}},
+			{Finish: 1, Name: "holo/shadowless", SalesAll: 1, Sales30d: 1, Volume30dCents: 45050, Listings: 1, LowAskCents: 450000, Estimates: []snapshots.Estimate{
+				{Grade: snapshots.RawNearMint, FMVCents: 45050, TVWAPCents: 45050, MedianCents: 45050, SampleSize: 1, LastSaleDay: day("2026-10-30"),
+					Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin | estimate.FlagStale},
+			}},
+		},
+		Others: []bolt.PrintingMarket{{
+			Finish: 1,
+			Series: []snapshots.PriceSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
+				{Day: day("2026-10-30"), FMVCents: 45050, TVWAPCents: 45050, MedianCents: 45050, Sales: 1, Sample: 1, Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin},
+			}}},
+			Cum: []snapshots.CumSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.CumPoint{{Day: day("2026-10-30"), Count: 1, Cents: 45050}}}},
+			Analytics: []snapshots.CardAnalytics{{Window: "1w", From: "2026-10-25", To: "2026-10-31", Sales: 1, VolumeCents: 45050,
+				ByMarketplace: map[string]int{"ebay": 1}, ByGrade: map[string]int{"raw:near_mint": 1},
+				GradeMedianCts: map[string]int64{"raw:near_mint": 45050}, TradeTypes: map[string]int{"auction": 1}}},
+		}},
 	}
 	fushigidaneMarket := &bolt.CardMarket{
 		Sales:    []snapshots.Sale{{ID: 1<<24 | 2, Day: day("2026-10-02"), PriceCents: 120, Marketplace: snapshots.MarketMercari}},
@@ -131,6 +156,13 @@ func newFixture() *fixture {
 				{"composite", "1d", "zh-cn"}: nil, // an empty ranking is stored and found
 			},
 			"onepiece": {{"sales_count", "1d", "all"}: {{Ordinal: 0, Value: 1}}},
+		},
+		rows: map[string]map[[2]string][]snapshots.TrendingRow{
+			"pokemon": {{"volume_usd", "30d"}: {
+				{Ordinal: 0, Finish: 0, Value: 460.5, SampleSize: 2, PriceCents: 45000, Flags: estimate.FlagThin},
+				{Ordinal: 0, Finish: 1, Value: 450.5, SampleSize: 1, PriceCents: 45050},
+				{Ordinal: 2, Finish: 0, Value: 1.2, SampleSize: 1, PriceCents: 120, Flags: estimate.FlagThin | estimate.FlagStale},
+			}},
 		},
 		setAggs: map[string][]*snapshots.SetAggregates{
 			"pokemon": {
@@ -187,6 +219,11 @@ func (f *fixture) write(tb testing.TB, dir string) string {
 		sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1]+keys[i][2] < keys[j][0]+keys[j][1]+keys[j][2] })
 		for _, k := range keys {
 			if err := w.PutTrending(game, k[0], k[1], k[2], f.trending[game][k]); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		for k, rows := range f.rows[game] {
+			if err := w.PutTrendingRows(game, k[0], k[1], rows); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -337,6 +374,29 @@ func TestReader_RoundTrip(t *testing.T) {
 				if got2.Cum, err = r.Cum(game, c.ID); err != nil {
 					t.Fatal(err)
 				}
+				if want.Printings != nil {
+					if got2.Printings, err = r.Printings(game, c.ID); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for f := 0; f < c.Printings(); f++ {
+					if f == snapshots.BasePrinting(c) {
+						continue
+					}
+					o := bolt.PrintingMarket{Finish: uint8(f)}
+					if o.Series, err = r.PrintingSeries(game, c.ID, f); err != nil {
+						t.Fatal(err)
+					}
+					if o.Analytics, err = r.PrintingAnalytics(game, c.ID, f); err != nil {
+						t.Fatal(err)
+					}
+					if o.Cum, err = r.PrintingCum(game, c.ID, f); err != nil {
+						t.Fatal(err)
+					}
+					if o.Series != nil || o.Analytics != nil || o.Cum != nil {
+						got2.Others = append(got2.Others, o)
+					}
+				}
 				if diff := cmp.Diff(want, got2); diff != "" {
 					t.Errorf("market rows of %s (-want +got):\n%s", c.ID, diff)
 				}
@@ -416,6 +476,79 @@ func TestReader_RoundTrip(t *testing.T) {
 }
 
 // TestReader_CaseInsensitive looks cards and sets up by ids in another case.
+// TestReader_Printings: the per-card methods answer for the base printing;
+// the printing methods for any printing; a finish the card has not is
+// EINVALID; a card without market rows still lists its printings.
+func TestReader_Printings(t *testing.T) {
+	f := newFixture()
+	dir, _ := MustWrite(t, f)
+	r := MustOpen(t, dir)
+	cm := f.market["pokemon"][0]
+
+	base, err := r.PrintingSeries("pokemon", "EN:BASE1-4", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(cm.Series, base); diff != "" {
+		t.Errorf("PrintingSeries(base) (-want +got):\n%s", diff)
+	}
+	w, ok, err := r.PrintingAnalyticsWindow("pokemon", "en:base1-4", 1, "1w", nil)
+	if err != nil || !ok || w.Sales != 1 || w.VolumeCents != 45050 {
+		t.Errorf("PrintingAnalyticsWindow(holo/shadowless, 1w) = %+v, %v, %v", w, ok, err)
+	}
+	if _, ok, err := r.PrintingAnalyticsWindow("pokemon", "en:base1-4", 1, "1y", nil); ok || err != nil {
+		t.Errorf("PrintingAnalyticsWindow(holo/shadowless, 1y) = %v, %v; want none", ok, err)
+	}
+	for _, finish := range []int{-1, 2} {
+		if _, err := r.PrintingSeries("pokemon", "en:base1-4", finish); snapshots.ErrorCode(err) != snapshots.EINVALID {
+			t.Errorf("PrintingSeries(finish %d) = %v, want EINVALID", finish, err)
+		}
+		if _, err := r.PrintingCum("pokemon", "en:base1-4", finish); snapshots.ErrorCode(err) != snapshots.EINVALID {
+			t.Errorf("PrintingCum(finish %d) = %v, want EINVALID", finish, err)
+		}
+	}
+	if _, err := r.PrintingSeries("pokemon", "en:nope", 0); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		t.Errorf("PrintingSeries(unknown card) = %v, want ENOTFOUND", err)
+	}
+	// Blastoise has no market rows and no variants: one unnamed base printing.
+	ps, err := r.Printings("pokemon", "en:base1-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]snapshots.Printing{{Base: true}}, ps); diff != "" {
+		t.Errorf("Printings(en:base1-2) (-want +got):\n%s", diff)
+	}
+
+	var scanned []string
+	err = r.ScanPrintings("pokemon", func(c *snapshots.Card, finish int, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error {
+		scanned = append(scanned, fmt.Sprintf("%s/%d:%d,%d", c.ID, finish, len(cum), len(series)))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"en:base1-4/0:2,2", "en:base1-4/1:1,1", "en:base1-2/0:0,0", "ja:SV2a-001/0:1,0"}, scanned); diff != "" {
+		t.Errorf("ScanPrintings (-want +got):\n%s", diff)
+	}
+
+	rows, err := r.TrendingRows("pokemon", "volume_usd", "30d", "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(f.rows["pokemon"][[2]string{"volume_usd", "30d"}], rows); diff != "" {
+		t.Errorf("TrendingRows(all) (-want +got):\n%s", diff)
+	}
+	rows, err = r.TrendingRows("pokemon", "volume_usd", "30d", "ja")
+	if err != nil || len(rows) != 1 || rows[0].Ordinal != 2 {
+		t.Errorf("TrendingRows(ja) = %+v, %v; want the ja card's row", rows, err)
+	}
+	for _, args := range [][3]string{{"volume_usd", "7d", "all"}, {"volume_usd", "30d", "xx"}} {
+		if _, err := r.TrendingRows("pokemon", args[0], args[1], args[2]); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+			t.Errorf("TrendingRows(%v) = %v, want ENOTFOUND", args, err)
+		}
+	}
+}
+
 func TestReader_CaseInsensitive(t *testing.T) {
 	dir, _ := MustWrite(t, newFixture())
 	r := MustOpen(t, dir)
