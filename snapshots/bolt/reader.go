@@ -557,7 +557,7 @@ func (r *Reader) TrendingRows(game, metric, window, language string) ([]snapshot
 			return snapshots.Errorf(snapshots.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
 		}
 		var err error
-		out, err = snapshots.DecodeTrendingRows(make([]snapshots.TrendingRow, 0, len(v)/24), v, keep)
+		out, err = snapshots.DecodeTrendingRows(nil, v, keep)
 		return err
 	})
 	return out, err
