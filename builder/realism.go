@@ -428,8 +428,12 @@ func (rr *Realism) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  largest from an fmv >= %s: %.1f %% (%s%s %s on %s: %s -> %s)\n", usd(estimate.Default.MinPriceCents()),
 				100*mv.Ratio, mv.CardID, pr, mv.Grade, mv.Day, usd(mv.FromCents), usd(mv.ToCents))
 		}
-		fmt.Fprintf(w, "1st-edition printings priced above the base printing (raw near-mint fmv, both priced): %d of %d cards (%s), median ratio %.2f\n",
-			g.FirstEdAbove, g.FirstEdCards, pct(g.FirstEdAbove, g.FirstEdCards), g.FirstEdMedianRatio)
+		fmt.Fprintf(w, "1st-edition printings priced above the base printing (raw near-mint fmv, both priced): %d of %d cards (%s)",
+			g.FirstEdAbove, g.FirstEdCards, pct(g.FirstEdAbove, g.FirstEdCards))
+		if g.FirstEdCards > 0 {
+			fmt.Fprintf(w, ", median ratio %.2f", g.FirstEdMedianRatio)
+		}
+		fmt.Fprintln(w)
 	}
 	if len(rr.Chases) > 0 {
 		fmt.Fprintf(w, "\n== chase cards: price rank in their set (raw near-mint fmv)\n")
