@@ -18,6 +18,9 @@ const (
 	EINTERNAL     = "internal"
 	// ETOOLARGE is a request body or upload over a limit.
 	ETOOLARGE = "payload_too_large"
+	// EKEYEXPIRED is an API key past its expiry (401), told apart from an
+	// unknown or revoked key (EUNAUTHORIZED) so that clients can say why.
+	EKEYEXPIRED = "key_expired"
 )
 
 // Codes of requests HTTP could not carry to a handler: refused before any
@@ -35,6 +38,7 @@ var httpStatus = map[string]int{
 	ENOTFOUND:       404,
 	EINVALID:        422,
 	EUNAUTHORIZED:   401,
+	EKEYEXPIRED:     401,
 	EFORBIDDEN:      403,
 	EQUOTA:          429,
 	EINTERNAL:       500,

@@ -157,6 +157,26 @@ func BenchmarkAuthenticateCharge(b *testing.B) {
 			}
 		}
 	})
+	b.Run("KeyedExpiring", func(b *testing.B) { // a key with an expiry: one more clock read
+		clock := NewClock(b, "2026-11-05T00:00:00Z")
+		clock.step = 10 * time.Second
+		path := StatePath(b)
+		secret, _, err := Keys(b, path).Create(ctx, access.KeySpec{Tier: access.Elite, Expires: clock.Peek().AddDate(10, 0, 0)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, hdr := MustOpen(b, path, clock), bearer(secret)
+		b.ReportAllocs()
+		for b.Loop() {
+			c, err := s.Authenticate(hdr, "192.0.2.1")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Charge(c, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("KeyedRealClock", func(b *testing.B) {
 		s, hdr := setup(b, access.Elite, true, nil)
 		b.ReportAllocs()

@@ -21,10 +21,30 @@ type Key struct {
 	Unmetered bool      `json:"unmetered"` // no quota or rate limit (load tests)
 	Created   time.Time `json:"created"`
 	Revoked   time.Time `json:"revoked,omitzero"` // zero while the key is active
+
+	// Account is the dashboard account that owns the key (package account);
+	// "" for a key made by `cardedge keys create`, which belongs to nobody.
+	Account string `json:"account,omitempty"`
+	// Expires is when the key stops working: from then on it is a 401
+	// key_expired. Zero means never.
+	Expires time.Time `json:"expires,omitzero"`
+	// Suspended is set while the owning account is disabled: the key is a
+	// 401 until the operator enables the account again.
+	Suspended bool `json:"suspended,omitempty"`
+	// RolledTo is the id of the key that replaced this one (a roll); the
+	// old key works until its Expires, the end of the grace period.
+	RolledTo string `json:"rolled_to,omitempty"`
 }
 
 // Active reports whether k has not been revoked.
 func (k Key) Active() bool { return k.Revoked.IsZero() }
+
+// Expired reports whether k has expired at t.
+func (k Key) Expired(t time.Time) bool { return !k.Expires.IsZero() && !t.Before(k.Expires) }
+
+// Usable reports whether k authenticates at t: not revoked, not suspended,
+// not expired.
+func (k Key) Usable(t time.Time) bool { return k.Active() && !k.Suspended && !k.Expired(t) }
 
 // Key secrets look like
 //
@@ -106,7 +126,12 @@ const (
 	msgMalformed = "invalid API key: not a cardedge key (ce_<tier>_<secret>)"
 	msgUnknown   = "invalid API key"
 	msgRevoked   = "API key revoked"
+	msgSuspended = "API key suspended: its account is disabled"
 )
+
+// EKEYEXPIRED is the error code of a key past its expiry (401): see
+// snapshots.EKEYEXPIRED.
+const EKEYEXPIRED = snapshots.EKEYEXPIRED
 
 // parseBearer returns the token of an Authorization value "Bearer <token>"
 // or the message of the 401 to answer. The scheme is case-insensitive;
@@ -157,4 +182,15 @@ func equalFoldASCII(b []byte, lower string) bool {
 // unauthorized returns a fresh EUNAUTHORIZED error (callers may keep it).
 func unauthorized(msg string) error {
 	return &snapshots.Error{Code: snapshots.EUNAUTHORIZED, Message: msg}
+}
+
+// expired returns the key_expired error of a key that expired at exp (unix
+// nanoseconds); a rolled key says so.
+func expired(exp int64, rolled bool) error {
+	at := time.Unix(0, exp).UTC().Format(time.RFC3339)
+	msg := "API key expired at " + at + "; create a new key in the dashboard"
+	if rolled {
+		msg = "API key was rolled and its grace period ended at " + at + "; use the key that replaced it"
+	}
+	return &snapshots.Error{Code: snapshots.EKEYEXPIRED, Message: msg}
 }

@@ -3,6 +3,7 @@ package access
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -114,6 +115,19 @@ type keyState struct {
 	owed   dayCounts     // admitted here while Redis was down, not yet in Redis
 	qkey   string        // Redis key of the day counter of qday
 	qday   snapshots.Day // day of qkey
+
+	// exp is the key's expiry in unix nanoseconds (0: never), set when the
+	// key table is installed; Authenticate and Charge read it.
+	exp atomic.Int64
+	// last is when the key was last charged (unix nanoseconds, 0: not by
+	// this process); refused holds the refusals not yet in the state store,
+	// by Refusal. Both under mu.
+	last    int64
+	refused [numRefusals]dayCounts
+	// lastSaved is the last-used time the state store has (unix
+	// nanoseconds), as this process last wrote or read it; under the
+	// Service's syncMu.
+	lastSaved int64
 }
 
 // rollover moves the day counter to today; a clock going back keeps the day.

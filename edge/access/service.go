@@ -240,6 +240,11 @@ func (s *Service) install(recs []keyRecord) {
 			st = &keyState{id: r.ID, bkey: s.opts.RedisPrefix + "{" + r.ID + "}:b"}
 			s.states[r.ID] = st
 		}
+		var exp int64
+		if !r.Expires.IsZero() {
+			exp = r.Expires.UnixNano()
+		}
+		st.exp.Store(exp)
 		e := &keyEntry{key: r.Key, hash: h, st: st}
 		t.byHash[h] = e
 		t.byID[r.ID] = e
@@ -270,8 +275,18 @@ func (s *Service) Authenticate(authorization []byte, clientAddr string) (Caller,
 	if e == nil || subtle.ConstantTimeCompare(h[:], e.hash[:]) != 1 {
 		return Caller{}, unauthorized(msgUnknown)
 	}
-	if !e.key.Active() {
+	if !e.key.Active() || e.key.Suspended {
+		s.refuse(e.st, Refused401, s.now())
+		if e.key.Suspended && e.key.Active() {
+			return Caller{}, unauthorized(msgSuspended)
+		}
 		return Caller{}, unauthorized(msgRevoked)
+	}
+	if exp := e.st.exp.Load(); exp != 0 { // a clock read only for keys that expire
+		if now := s.now(); now.UnixNano() >= exp {
+			s.refuse(e.st, Refused401, now)
+			return Caller{}, expired(exp, e.key.RolledTo != "")
+		}
 	}
 	k := &e.key
 	return Caller{KeyID: k.ID, Tier: k.Tier, SQL: k.SQL, Unmetered: k.Unmetered, ClientAddr: clientAddr, st: e.st}, nil
@@ -340,6 +355,10 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 		}
 		st = e.st
 	}
+	if exp := st.exp.Load(); exp != 0 && nowNs >= exp { // expired since Authenticate (the memo skips it)
+		s.refuse(st, Refused401, now)
+		return Decision{}, expired(exp, false)
+	}
 	c.Tier = tierIndex(c.Tier) // an invalid tier gets Playground's limits (no quota)
 	lim := LimitsOf(c.Tier)
 	today := dayOf(now)
@@ -351,6 +370,7 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 		day := st.rollover(today)
 		st.used += n
 		st.pend.add(day, n)
+		st.last = nowNs
 		used := st.used
 		st.mu.Unlock()
 		d.Allowed, d.Unmetered = true, true
@@ -378,6 +398,7 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 		st.bucket.refill(nowNs, lim.RatePerSec, lim.Burst)
 		d.RateRemaining = int(st.bucket.tokens)
 		d.RateReset = fullSeconds(st.bucket.tokens, lim.RatePerSec, lim.Burst)
+		st.refused[Refused429].add(day, 1)
 		st.mu.Unlock()
 		return refuseQuota(d, c.Tier)
 	}
@@ -385,12 +406,14 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	if st.bucket.tokens < 1 {
 		tokens := st.bucket.tokens
 		d.Remaining = lim.DailyQuota - int(st.used)
+		st.refused[Refused429].add(day, 1)
 		st.mu.Unlock()
 		return refuseRate(d, c.Tier, tokens, lim)
 	}
 	st.bucket.tokens--
 	st.used += n
 	st.pend.add(day, n)
+	st.last = nowNs
 	if owed {
 		st.owed.add(day, n)
 	}
@@ -415,6 +438,9 @@ func (s *Service) applyRedis(st *keyState, t Tier, lim Limits, today snapshots.D
 	st.bucket = bucket{tokens: tokens, last: nowNs}
 	if res.status == redisAllowed {
 		st.pend.add(day, n)
+		st.last = nowNs
+	} else {
+		st.refused[Refused429].add(day, 1)
 	}
 	st.mu.Unlock()
 
@@ -597,10 +623,12 @@ func (s *Service) loop() {
 // locked, removed; corrupted) the usage stays in memory for the next sync. It
 // waits at most LockTimeout for the store.
 func (s *Service) Sync() error {
-	return s.sync(s.opts.LockTimeout)
+	return s.sync(s.opts.LockTimeout, false)
 }
 
-func (s *Service) sync(wait time.Duration) error {
+// sync flushes and reloads; final (Close) also writes last-used times that
+// moved by less than LastUsedResolution.
+func (s *Service) sync(wait time.Duration, final bool) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	now := s.now()
@@ -630,6 +658,8 @@ func (s *Service) sync(wait time.Duration) error {
 			deltas = append(deltas, delta{st, c})
 		}
 	}
+	refusals := takeRefusals(states)
+	lastUsed := takeLastUsed(states, final)
 	totals := make([]int64, len(states))
 	var rev int64
 	var recs []keyRecord
@@ -651,19 +681,36 @@ func (s *Service) sync(wait time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var err error
-	if len(deltas) == 0 {
+	retained := func(d snapshots.Day) time.Duration { return (d + snapshots.Day(s.opts.RetainDays)).Time().Sub(now) }
+	if len(deltas) == 0 && len(refusals) == 0 && len(lastUsed) == 0 {
 		err = s.store.View(ctx, read)
 	} else {
 		err = s.store.Update(ctx, func(tx state.Tx) error {
 			for _, d := range deltas {
 				for _, c := range d.counts {
-					ttl := (c.day + snapshots.Day(s.opts.RetainDays)).Time().Sub(now)
+					ttl := retained(c.day)
 					if ttl <= 0 {
 						continue // beyond the retained days already
 					}
 					if err := tx.Add(state.Usage, usageKey(d.st.id, c.day), c.n, ttl); err != nil {
 						return err
 					}
+				}
+			}
+			for _, d := range refusals {
+				for r, cs := range d.counts {
+					for _, c := range cs {
+						if ttl := retained(c.day); ttl > 0 {
+							if err := tx.Add(state.Usage, refusedKey(d.st.id, c.day, Refusal(r)), c.n, ttl); err != nil {
+								return err
+							}
+						}
+					}
+				}
+			}
+			for _, l := range lastUsed {
+				if err := lastUsedTable.Put(tx, l.st.id, time.Unix(0, l.t).UTC(), 0); err != nil {
+					return err
 				}
 			}
 			return read(tx)
@@ -677,7 +724,13 @@ func (s *Service) sync(wait time.Duration) error {
 			}
 			d.st.mu.Unlock()
 		}
+		for _, d := range refusals {
+			d.giveBack()
+		}
 	} else {
+		for _, l := range lastUsed {
+			l.st.lastSaved = l.t
+		}
 		for i, st := range states {
 			st.mu.Lock()
 			if st.rollover(today) == today {
@@ -705,7 +758,7 @@ func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
-		s.closeErr = s.sync(5 * s.opts.LockTimeout)
+		s.closeErr = s.sync(5*s.opts.LockTimeout, true)
 		if s.redis != nil {
 			if err := s.redis.close(); err != nil && s.closeErr == nil {
 				s.closeErr = err

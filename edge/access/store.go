@@ -4,12 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
@@ -108,6 +105,10 @@ type KeySpec struct {
 	Name      string
 	SQL       bool // allowed to call POST /api/v3/sql
 	Unmetered bool // no quota or rate limit (load tests)
+	// Account binds the key to a dashboard account ("" = none).
+	Account string
+	// Expires is when the key stops working (zero = never).
+	Expires time.Time
 }
 
 func (ks Keys) now() time.Time {
@@ -120,44 +121,24 @@ func (ks Keys) now() time.Time {
 // Create creates a key and returns its secret, which is shown once and never
 // stored, and its record. It returns EINVALID for a bad tier or name.
 func (ks Keys) Create(ctx context.Context, spec KeySpec) (secret string, k Key, err error) {
-	if spec.Tier == Playground || !spec.Tier.Valid() {
-		return "", Key{}, snapshots.Errorf(snapshots.EINVALID, "a key's tier must be free, pro or elite")
-	}
-	name := strings.TrimSpace(spec.Name)
-	if n := utf8.RuneCountInString(name); n > 100 || !utf8.ValidString(name) ||
-		strings.IndexFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
-		return "", Key{}, snapshots.Errorf(snapshots.EINVALID, "a key's name must be up to 100 printable characters")
-	}
-	if secret, err = newSecret(spec.Tier); err != nil {
+	sec, err := NewSecret(spec.Tier)
+	if err != nil {
 		return "", Key{}, err
 	}
-	h := hashSecret([]byte(secret))
+	if _, err := CheckName(spec.Name); err != nil {
+		return "", Key{}, err
+	}
 	created := ks.now().UTC().Truncate(time.Second)
-	err = ks.State.Update(ctx, func(tx state.Tx) error {
-		for range 10 {
-			id, err := newKeyID()
-			if err != nil {
-				return err
-			}
-			k = Key{ID: id, Name: name, Tier: spec.Tier, SQL: spec.SQL, Unmetered: spec.Unmetered, Created: created}
-			if k.Name == "" {
-				k.Name = "key-" + strings.TrimPrefix(id, "k_")
-			}
-			err = keysTable.Insert(tx, id, keyRecord{Key: k, Hash: hex.EncodeToString(h[:])}, 0)
-			if errors.Is(err, state.ErrConflict) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			return tx.Add(state.Meta, state.MetaKeysRev, 1, 0)
-		}
-		return errors.New("access: could not draw an unused key id")
+	want := Key{Name: spec.Name, Tier: spec.Tier, SQL: spec.SQL, Unmetered: spec.Unmetered, Created: created,
+		Account: spec.Account, Expires: spec.Expires.UTC()}
+	err = ks.State.Update(ctx, func(tx state.Tx) (err error) {
+		k, err = InsertKey(tx, sec, want)
+		return err
 	})
 	if err != nil {
 		return "", Key{}, err
 	}
-	return secret, k, nil
+	return sec.Text, k, nil
 }
 
 // List returns every key, revoked ones included, by creation time then id.
@@ -188,21 +169,12 @@ func (ks Keys) List(ctx context.Context) ([]Key, error) {
 func (ks Keys) Revoke(ctx context.Context, id string) (Key, error) {
 	var k Key
 	revoked := ks.now().UTC().Truncate(time.Second)
-	err := ks.State.Update(ctx, func(tx state.Tx) error {
-		r, err := keysTable.Get(tx, id)
-		if errors.Is(err, state.ErrNotFound) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", id)
-		}
-		if err != nil {
+	err := ks.State.Update(ctx, func(tx state.Tx) (err error) {
+		if k, err = GetKey(tx, id); err != nil || !k.Revoked.IsZero() {
 			return err
 		}
-		k = r.Key
-		if !r.Revoked.IsZero() {
-			return nil
-		}
-		r.Revoked = revoked
-		k = r.Key
-		return putKey(tx, r)
+		k.Revoked = revoked
+		return UpdateKey(tx, k)
 	})
 	return k, err
 }
