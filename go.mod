@@ -14,8 +14,11 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mozillazg/go-pinyin v0.21.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/trustelem/zxcvbn v1.0.1
 	github.com/valyala/fasthttp v1.74.0
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/crypto v0.55.0
+	golang.org/x/text v0.41.0
 	modernc.org/libc v1.77.1
 	modernc.org/sqlite v1.60.1
 )
@@ -61,7 +64,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/protobuf v1.36.6 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
