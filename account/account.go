@@ -152,29 +152,50 @@ type Client struct {
 	Addr string // client address ("" for the operator's CLI)
 }
 
-// Create creates an account (sign-up, or the operator's CLI) and returns it.
-// EINVALID: a bad email or a password that breaks the rules (CheckPassword),
-// or an email already taken.
+// Create creates an account (the operator's CLI) and returns it. EINVALID: a
+// bad email or a password that breaks the rules (CheckPassword), or an email
+// already taken.
 func (s *Service) Create(ctx context.Context, email, password string, tier access.Tier, by Client) (Account, error) {
+	a, _, err := s.create(ctx, email, password, tier, false, by)
+	return a, err
+}
+
+// SignUp creates a Free account and signs it in: it returns the new
+// session's id. Errors as Create's.
+func (s *Service) SignUp(ctx context.Context, email, password string, by Client) (string, Account, error) {
+	a, id, err := s.create(ctx, email, password, access.Free, true, by)
+	return id, a, err
+}
+
+func (s *Service) create(ctx context.Context, email, password string, tier access.Tier, signIn bool, by Client) (Account, string, error) {
 	e, err := NormalizeEmail(email)
 	if err != nil {
-		return Account{}, err
+		return Account{}, "", err
 	}
 	if err := CheckPassword(password, e); err != nil {
-		return Account{}, err
+		return Account{}, "", err
 	}
 	if tier == access.Playground || !tier.Valid() {
-		return Account{}, snapshots.Errorf(snapshots.EINVALID, "an account's tier must be free, pro or elite")
+		return Account{}, "", snapshots.Errorf(snapshots.EINVALID, "an account's tier must be free, pro or elite")
 	}
 	hctx, cancel := context.WithTimeout(ctx, s.opts.HashWait)
 	phc, err := s.hash(hctx, password)
 	cancel()
 	if err != nil {
-		return Account{}, err
+		return Account{}, "", err
 	}
 	id, err := newAccountID()
 	if err != nil {
-		return Account{}, err
+		return Account{}, "", err
+	}
+	var sid, csrf string
+	if signIn {
+		if sid, err = newToken(); err != nil {
+			return Account{}, "", err
+		}
+		if csrf, err = newToken(); err != nil {
+			return Account{}, "", err
+		}
 	}
 	now := s.now().UTC().Truncate(time.Second)
 	a := Account{ID: id, Email: e, Password: phc, Tier: tier, Created: now, PasswordChanged: now}
@@ -187,12 +208,21 @@ func (s *Service) Create(ctx context.Context, email, password string, tier acces
 		if err := accounts.Insert(tx, id, a, 0); err != nil {
 			return err
 		}
-		return s.audit(tx, id, Event{What: EventCreated, Addr: by.Addr, Detail: "tier " + tier.String()})
+		if err := s.audit(tx, id, Event{What: EventCreated, Addr: by.Addr, Detail: "tier " + tier.String()}); err != nil {
+			return err
+		}
+		if !signIn {
+			return nil
+		}
+		if err := s.newSession(tx, sid, csrf, a, by.Addr); err != nil {
+			return err
+		}
+		return s.audit(tx, id, Event{What: EventSignedIn, Addr: by.Addr})
 	})
 	if err != nil {
-		return Account{}, err
+		return Account{}, "", err
 	}
-	return a, nil
+	return a, sid, nil
 }
 
 // Get returns account id. ENOTFOUND: none.

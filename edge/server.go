@@ -78,6 +78,8 @@ type Server struct {
 	reqSeq  atomic.Uint64
 	started time.Time
 	mcp     fasthttp.RequestHandler
+	// dashboard serves /dashboard (MountDashboard); nil: not mounted.
+	dashboard fasthttp.RequestHandler
 	// renderBufs are the scratch buffers self-encoding payloads are
 	// rendered into (*[]byte).
 	renderBufs sync.Pool
@@ -326,6 +328,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	case bytes.Equal(path, []byte("/api/v3/mcp")):
 		ctx.Redirect("/api/v3/mcp/", fasthttp.StatusTemporaryRedirect)
 		return "mcp_redirect"
+	case s.dashboard != nil && isDashboardPath(path):
+		s.dashboard(ctx)
+		return "dashboard"
 	case bytes.HasPrefix(path, []byte("/api/v3/mcp/")):
 		if s.mcp == nil {
 			writeCode(ctx, snapshots.ENOTFOUND, "MCP is not enabled on this server")
@@ -439,6 +444,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	if len(verrs) > 0 {
 		s.writeAccessHeaders(ctx, access.Caller{}, nil)
 		s.writeError(ctx, verrs)
+		s.access.CountRefusedBearer(hdr.authorization, ctx.Response.StatusCode())
 		return
 	}
 
@@ -460,6 +466,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		return
 	}
 	req.caller, req.limits = caller, access.LimitsOf(caller.Tier)
+	defer s.countRefused(ctx, &req.caller) // before putRequest clears it (defers run last first)
 
 	// Route-specific checks that need the body before charging (batch sizes).
 	units := 1

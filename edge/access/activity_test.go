@@ -94,7 +94,7 @@ func TestService_Refusals(t *testing.T) {
 
 	c := MustAuth(t, s, free)
 	var refused int64 = 1 // the 101st charge below
-	for range 100 { // the Free quota
+	for range 100 {       // the Free quota
 		if _, err := s.Charge(c, 1); err != nil { // the rate limit: a 429 too
 			refused++
 			clock.Advance(time.Second) // the rate bucket
@@ -212,7 +212,7 @@ func TestKeyTx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k.Name != "mine" || k.Account != "a_1" || k.ID == "" {
+	if k.Name != "mine" || k.Account != "a_1" || k.ID == "" || k.Hint != sec.Text[:5]+"…"+sec.Text[len(sec.Text)-4:] {
 		t.Fatalf("inserted %+v", k)
 	}
 	s := MustOpen(t, path, nil)
@@ -265,7 +265,10 @@ func TestKeyTx(t *testing.T) {
 		if _, err := access.NewSecret(access.Playground); code(err) != snapshots.EINVALID {
 			t.Errorf("a playground secret: %v", err)
 		}
-		err = st.Update(ctx, func(tx state.Tx) error { _, err := access.InsertKey(tx, access.Secret{}, access.Key{Tier: access.Free}); return err })
+		err = st.Update(ctx, func(tx state.Tx) error {
+			_, err := access.InsertKey(tx, access.Secret{}, access.Key{Tier: access.Free})
+			return err
+		})
 		if err == nil || errors.Is(err, state.ErrConflict) {
 			t.Errorf("no secret: %v", err)
 		}

@@ -34,6 +34,10 @@ type Key struct {
 	// RolledTo is the id of the key that replaced this one (a roll); the
 	// old key works until its Expires, the end of the grace period.
 	RolledTo string `json:"rolled_to,omitempty"`
+	// Hint is the secret's prefix and last four characters ("ce_f_…x9Qz"),
+	// so that people can tell their keys apart; 24 of the secret's 256 bits.
+	// Empty for keys made before it was kept.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Active reports whether k has not been revoked.

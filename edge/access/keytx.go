@@ -65,6 +65,7 @@ func InsertKey(tx state.Tx, sec Secret, k Key) (Key, error) {
 		return Key{}, err
 	}
 	k.Revoked, k.RolledTo = k.Revoked.UTC(), ""
+	k.Hint = sec.Text[:len(secretPrefix)+2] + "…" + sec.Text[len(sec.Text)-4:]
 	for range 10 {
 		id, err := newKeyID()
 		if err != nil {

@@ -1,6 +1,8 @@
 // Command cardedge serves the cardedge API and manages its keys.
 //
 //	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
+//	               [--signup open|closed] [--public-url URL] [--key-max-days N]
+//	cardedge accounts create|list|set-tier|disable|enable|reset-password --state FILE ...
 //	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
 //	cardedge keys list --state FILE
 //	cardedge keys revoke --state FILE ID
@@ -49,9 +51,16 @@ func main() {
 const usage = `usage:
   cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--log-level info]
                  [--llm-url URL [--llm-model M]]   (agent chat model; its key from $CARDEDGE_LLM_API_KEY)
+                 [--signup open|closed] [--public-url URL] [--key-max-days N]   (the dashboard at /dashboard)
   cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
   cardedge keys list --state FILE
   cardedge keys revoke --state FILE ID
+  cardedge accounts create --state FILE --email EMAIL [--tier free|pro|elite] [--password-stdin]
+  cardedge accounts list --state FILE
+  cardedge accounts set-tier --state FILE ACCOUNT free|pro|elite
+  cardedge accounts disable|enable --state FILE ACCOUNT
+  cardedge accounts reset-password --state FILE ACCOUNT [--password-stdin]
+                 (ACCOUNT is an account id, a_..., or an email)
   cardedge demo --state FILE [--addr ADDR]`
 
 // Main runs one cardedge command until ctx ends.
@@ -65,6 +74,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "keys":
 		return runKeys(ctx, args[1:], stdout, stderr)
+	case "accounts":
+		return runAccounts(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -85,6 +96,11 @@ type ServeConfig struct {
 	// LLMURL, LLMModel and LLMKey point the agent chat at an OpenAI-compatible
 	// endpoint (empty URL: the embedded agent).
 	LLMURL, LLMModel, LLMKey string
+	// Signup is "open", "closed" or "" (open on a loopback Addr, closed
+	// elsewhere); PublicURL is the URL people reach the server at (https:
+	// Secure cookies); KeyMaxDays caps dashboard keys' lifetime (0: none).
+	Signup, PublicURL string
+	KeyMaxDays        int
 	// Ready, when set, receives the listening address once serving (tests).
 	Ready func(addr string)
 }
@@ -101,6 +117,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
 	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
+	fs.StringVar(&cfg.Signup, "signup", "", "dashboard sign-up: open or closed (default: open on a loopback --addr, closed elsewhere)")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure)")
+	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target percentage (GOGC) unless GOGC is set: the live heap is mostly the snapshot, which never becomes garbage, so collecting less often costs little memory and saves CPU per request")
 	if err := fs.Parse(args); err != nil {
@@ -158,12 +177,18 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	if h := newMCP(srv, acc, st, log); h != nil {
 		srv.MountMCP(h)
 	}
+	closeDashboard, err := mountDashboard(srv, cfg, st, acc, log)
+	if err != nil {
+		srv.Shutdown(context.Background())
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer closeDashboard()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		srv.Shutdown(context.Background())
 		return fmt.Errorf("serve: %w", err)
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "version", version)
+	log.Info("listening", "addr", ln.Addr().String(), "version", version, "dashboard", dashboardURL(cfg.PublicURL, ln.Addr().String()))
 	if cfg.Ready != nil {
 		cfg.Ready(ln.Addr().String())
 	}
@@ -343,6 +368,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\n\n", secret, secret, *addr, *addr)
+	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\nDashboard (sign up, keys, usage): %s\n\n", secret, secret, *addr, *addr, dashboardURL("", *addr))
 	return nil
 }

@@ -1,0 +1,34 @@
+// Package web is the dashboard: server-rendered pages under /dashboard where
+// people sign up, sign in, manage their API keys (create, roll, revoke),
+// read their usage and look after their account. It is an http.Handler
+// (net/http, html/template, assets embedded with embed) that package edge
+// mounts into its fasthttp server, as it mounts MCP.
+//
+// It imports the standard library, account (the domain: accounts, sessions,
+// keys), edge/access (keys, tiers and their activity) and snapshots (error
+// codes). It knows nothing of fasthttp or of the state file.
+//
+// # Security
+//
+//   - Every response carries a strict Content-Security-Policy
+//     (default-src 'self'; frame-ancestors 'none'; no inline script or
+//     style), nosniff, DENY framing and no-store caching of pages.
+//   - Sessions are server-side (package account); the cookie is HttpOnly,
+//     SameSite=Lax, and Secure (a __Host- cookie) when the server is reached
+//     over TLS or Options.PublicURL is https. Sign-in always issues a new
+//     session id.
+//   - Every state-changing form carries a CSRF token (the session's, or
+//     before sign-in a random one in a SameSite=Strict cookie) and is
+//     refused (403) when its Origin is another site's or Sec-Fetch-Site says
+//     cross-site or same-site.
+//   - Key operations take the account from the session: a key id of another
+//     account is a 404, like one that does not exist.
+//   - Each client address gets a token bucket of requests (Options.RatePerSec,
+//     Burst); sign-ins are throttled by package account. The client address
+//     is the connection's: behind a reverse proxy every user shares the
+//     proxy's.
+//   - A new key's secret travels in the session's sealed flash to the page
+//     after the redirect, which shows it once: never in a URL.
+//
+// Page conventions are in page.go; charts in chart.go.
+package web
