@@ -107,7 +107,7 @@ func TestAccountsCommand(t *testing.T) {
 			{"accounts"},
 			{"accounts", "frobnicate", "--state", path},
 			{"accounts", "list"},
-			{"accounts", "create", "--state", path, "--email", "ops@example.com"},               // taken
+			{"accounts", "create", "--state", path, "--email", "ops@example.com"},                 // taken
 			{"accounts", "create", "--state", path, "--email", "x@example.com", "--tier", "gold"}, // bad tier
 			{"accounts", "set-tier", "--state", path, "nobody@example.com", "pro"},
 			{"accounts", "set-tier", "--state", path, id},
