@@ -52,7 +52,7 @@ type Series struct {
 }
 
 // newBarChart stacks series over labels (x axis: every label a bar). unit
-// names what the values count ("calls").
+// names what the values count, in the singular ("call").
 func newBarChart(id, title, unit string, labels []string, series []Series) BarChart {
 	const height = 180
 	c := BarChart{ID: id, Title: title, Height: height, Legend: series}
@@ -103,9 +103,13 @@ func newBarChart(id, title, unit string, labels []string, series []Series) BarCh
 				Y: px(height - 2), H: px(2), Class: "bar-none", Label: label})
 		}
 	}
-	for _, f := range []float64{0, 0.5, 1} {
-		y := height - f*height
-		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: formatInt(int64(f * float64(top)))})
+	ticks := []int64{0, top / 2, top}
+	if top < 2 {
+		ticks = []int64{0, top}
+	}
+	for _, v := range ticks {
+		y := height - float64(v)/float64(top)*height
+		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: formatInt(v)})
 	}
 	c.XLabels = []chartLabel{{X: "0%", Anchor: "start", Label: labels[0]}}
 	if n > 2 {
@@ -114,7 +118,7 @@ func newBarChart(id, title, unit string, labels []string, series []Series) BarCh
 	if n > 1 {
 		c.XLabels = append(c.XLabels, chartLabel{X: "100%", Anchor: "end", Label: labels[n-1]})
 	}
-	c.Desc = formatInt(total) + " " + unit + " over " + strconv.Itoa(n) + " days, " + labels[0] + " to " + labels[n-1] +
+	c.Desc = formatInt(total) + " " + plural(total, unit) + " over " + strconv.Itoa(n) + " days, " + labels[0] + " to " + labels[n-1] +
 		"; the busiest day had " + formatInt(max) + "."
 	return c
 }
@@ -139,3 +143,11 @@ func niceCeil(v int64) int64 {
 
 func pct(f float64) string { return strconv.FormatFloat(f, 'f', 3, 64) + "%" }
 func px(f float64) string  { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// plural returns unit for 1 and unit+"s" otherwise.
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return unit
+	}
+	return unit + "s"
+}

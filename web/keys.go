@@ -114,7 +114,7 @@ func (h *Handler) keyRows(r *http.Request, si signedIn) ([]keyRow, error) {
 		}
 		row.ExpiresText = "never"
 		if !k.Expires.IsZero() {
-			row.ExpiresText = k.Expires.UTC().Format("2006-01-02 15:04 UTC")
+			row.ExpiresText = k.Expires.UTC().Format("2006-01-02")
 		}
 		switch {
 		case !k.Active():

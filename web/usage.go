@@ -139,7 +139,7 @@ func (h *Handler) handleUsage(w http.ResponseWriter, r *http.Request, si signedI
 	if !d.AllKeys {
 		title = "Calls per day, key " + d.KeyName
 	}
-	d.Chart = newBarChart("calls", title+", last "+strconv.Itoa(days)+" days", "calls", labels, []Series{
+	d.Chart = newBarChart("calls", title+", last "+strconv.Itoa(days)+" days", "call", labels, []Series{
 		{Name: "calls", Class: "bar-calls", Values: calls},
 		{Name: "refused", Class: "bar-refused", Values: refused},
 	})

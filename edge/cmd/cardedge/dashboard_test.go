@@ -52,13 +52,13 @@ func newDashFrom(t testing.TB, local string) *dash {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
-type page struct {
+type dashPage struct {
 	status int
 	header http.Header
 	body   string
 }
 
-func (d *dash) do(req *http.Request) page {
+func (d *dash) do(req *http.Request) dashPage {
 	d.t.Helper()
 	resp, err := d.client.Do(req)
 	if err != nil {
@@ -66,17 +66,17 @@ func (d *dash) do(req *http.Request) page {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return page{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	return dashPage{status: resp.StatusCode, header: resp.Header, body: string(b)}
 }
 
-func (d *dash) get(path string) page {
+func (d *dash) get(path string) dashPage {
 	d.t.Helper()
 	req, _ := http.NewRequest("GET", d.base+path, nil)
 	return d.do(req)
 }
 
 // post sends form; headers are name, value pairs.
-func (d *dash) post(path string, form url.Values, headers ...string) page {
+func (d *dash) post(path string, form url.Values, headers ...string) dashPage {
 	d.t.Helper()
 	req, _ := http.NewRequest("POST", d.base+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -113,7 +113,7 @@ func (d *dash) signUp(email string) {
 	}
 }
 
-func (d *dash) signIn(email, password string) page {
+func (d *dash) signIn(email, password string) dashPage {
 	d.t.Helper()
 	return d.post("/dashboard/signin", url.Values{"csrf": {d.csrf("/dashboard/signin")}, "email": {email}, "password": {password}})
 }
@@ -301,7 +301,7 @@ func TestDashboard_OtherAccountsKey(t *testing.T) {
 		{"POST", "/dashboard/keys/" + id + "/roll"},
 		{"POST", "/dashboard/keys/" + id + "/revoke"},
 	} {
-		var p page
+		var p dashPage
 		if tt.method == "GET" {
 			p = b.get(tt.path)
 		} else {
