@@ -16,7 +16,7 @@ build:
 # Packages whose concurrency the race detector checks in make test; the
 # heavy ones (index, builder, end-to-end) run without it to keep the suite
 # within its 10-minute budget on 2 cores (make test-race runs everything).
-RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./edge/access ./edge/cache ./edge/connguard ./mcp ./state/...
+RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./edge/access ./edge/cache ./edge/connguard ./mcp ./state/... ./account ./web
 
 # The whole suite CI runs: unit, end-to-end (real edge, real builder),
 # fuzz seeds and fault tests.
@@ -32,7 +32,8 @@ test-short:
 	$(GO) test -count=1 -short ./...
 
 # Builds the default snapshot once (again when the current one fails verify,
-# e.g. written by an older snapshot format), creates a demo key once, and serves.
+# e.g. written by an older snapshot format), creates a demo key once, prints it
+# with the dashboard's URL (sign-up is open on the loopback address), and serves.
 run: build
 	@mkdir -p var
 	@if [ ! -f $(SNAPSHOTS)/CURRENT ] || ! bin/cardbuild verify $(SNAPSHOTS)/$$(cat $(SNAPSHOTS)/CURRENT) >/dev/null 2>&1; then \
