@@ -80,7 +80,10 @@ func (b *browser) run(what string, actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-func (b *browser) open(path string) { b.t.Helper(); b.run("open "+path, chromedp.Navigate(b.base+path)) }
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.run("open "+path, chromedp.Navigate(b.base+path))
+}
 
 // fill types text into the text box labelled label.
 func (b *browser) fill(label, text string) {
