@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -61,6 +62,7 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 			items[i] = idResolution{Ref: r.Ref, Status: r.Status, ResolvedBy: r.ResolvedBy, Candidates: r.Candidates, Message: r.Message}
 			if r.Card != nil {
 				c := resolve.NewCandidate(t.src.Reader, r.Card)
+				c.Play = resolve.NewPlay(r.Card.Play)
 				items[i].Card = &c
 			}
 			n[r.Status]++
@@ -76,6 +78,10 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 	if q == "" {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "q is empty: give a card name, card id or partner product id")
 	}
+	parsed, err := syntax.Parse(q)
+	if err != nil {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "q: %v", err)
+	}
 	if a.Limit == 0 {
 		a.Limit = SearchDefaultLimit
 	}
@@ -84,14 +90,16 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 	}
 	out := map[string]any{"mode": "q", "game": game, "query": q}
 	filtered := a.Language != "" || a.SetID != "" || a.Rarity != "" || a.Finish != ""
-	// An id (card id, product id, source id) resolves straight to its card.
-	if !filtered {
+	// An id (card id, product id, source id) resolves straight to its card;
+	// a q with syntax terms (t:water hp>=300) is a search.
+	if !filtered && !parsed.Structured() {
 		r, err := resolve.Resolve(t.ctx, t.src, game, explicit, q)
 		if err != nil {
 			return nil, err
 		}
 		if r.Status == resolve.Resolved && r.ResolvedBy != resolve.ByText {
 			c := resolve.NewCandidate(t.src.Reader, r.Card)
+			c.Play = resolve.NewPlay(r.Card.Play)
 			out["status"], out["resolved_by"], out["card_id"] = r.Status, r.ResolvedBy, c.CardID
 			out["total"], out["items"] = 1, []resolve.Candidate{c}
 			out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", c.Game, []string{c.CardID}))
@@ -99,7 +107,7 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 		}
 	}
 	res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{
-		Game: game, Q: q, Language: a.Language, SetID: a.SetID, Rarity: a.Rarity, Finish: a.Finish, Limit: a.Limit,
+		Game: game, Q: q, Query: parsed, Language: a.Language, SetID: a.SetID, Rarity: a.Rarity, Finish: a.Finish, Limit: a.Limit,
 	})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -78,6 +79,9 @@ type Candidate struct {
 	PriceUSD *float64 `json:"price_usd"`
 	// Score is the search relevance (text matches only).
 	Score float64 `json:"score,omitempty"`
+	// Play is the card's gameplay facts (search results: Search and the
+	// MCP search tool set it; nil elsewhere, and omitted).
+	Play *Play `json:"play,omitempty"`
 }
 
 // NewCandidate describes card c (its set name read from r).
@@ -244,8 +248,11 @@ func UniqueCards(rs []Resolution) []*snapshots.Card {
 
 // SearchRequest is a single free-text lookup (the search tool's q).
 type SearchRequest struct {
-	Game     string // "" = the snapshot's first game
-	Q        string
+	Game string // "" = the snapshot's first game
+	Q    string
+	// Query, when not nil, is Q parsed with the search syntax (package
+	// index/syntax); Q is then ignored (see index.SearchRequest).
+	Query    *syntax.Query
 	Language string // optional: en, ja, zh-cn, zh-tw
 	SetID    string // optional
 	Rarity   string // optional
@@ -271,7 +278,7 @@ func Search(ctx context.Context, src Source, req SearchRequest) (SearchResult, e
 		req.Limit = 10
 	}
 	sr, err := src.Index.Search(ctx, index.SearchRequest{
-		Game: game, Q: req.Q, Language: req.Language, SetID: req.SetID, Rarity: req.Rarity, Variant: req.Finish,
+		Game: game, Q: req.Q, Query: req.Query, Language: req.Language, SetID: req.SetID, Rarity: req.Rarity, Variant: req.Finish,
 		Limit: req.Limit, MinPriceCents: -1, MaxPriceCents: -1,
 	})
 	if err != nil {
@@ -285,6 +292,7 @@ func Search(ctx context.Context, src Source, req SearchRequest) (SearchResult, e
 		}
 		cand := NewCandidate(src.Reader, c)
 		cand.Score = math.Round(h.Score*1000) / 1000
+		cand.Play = NewPlay(c.Play)
 		out.Items = append(out.Items, cand)
 	}
 	return out, nil
