@@ -27,8 +27,8 @@
 // A field is ASCII letters, in any case, directly followed by an operator
 // (no space). A word runs to the next space, or to a ")" that closes a
 // group; parentheses and quotes inside a word belong to it
-// ("Mr.1(Daz.Bonez)", `Eustass"Captain"Kid`). "-" followed by a space is a
-// word. Three things that look like field terms are plain words, so that
+// ("Mr.1(Daz.Bonez)", `Eustass"Captain"Kid`). "-" followed by a space, a
+// ")" or a digit starts a word ("-", "-4"). Three things that look like field terms are plain words, so that
 // plain searches keep working: a card or set id with a language prefix
 // ("en:base1-4", "ja:SV2a-025"), and a field name followed by a colon and
 // then a space or the end ("Type: Null").

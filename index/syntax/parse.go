@@ -242,7 +242,9 @@ func (p *parser) lex() (token, error) {
 		p.i++
 		return token{kind: tRParen, pos: i, end: i + 1}, nil
 	case '-':
-		if i+1 < n && !isSpace(p.src[i+1]) && p.src[i+1] != ')' {
+		// "-" negates the term right after it; before a space, a ")" or a
+		// digit it is part of a word ("-", "-4": an id or number fragment).
+		if i+1 < n && !isSpace(p.src[i+1]) && p.src[i+1] != ')' && !unicode.IsDigit(p.src[i+1]) {
 			p.i++
 			return token{kind: tNeg, pos: i, end: i + 1}, nil
 		}

@@ -2,6 +2,7 @@ package syntax_test
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,8 @@ func TestParse(t *testing.T) {
 		{`Eustass"Captain"Kid`, `Eustass"Captain"Kid`, `Eustass"Captain"Kid`, ""},
 		{"<阿響的>凱羅斯", "<阿響的>凱羅斯", "<阿響的>凱羅斯", ""},
 		{"charizard - base", "charizard - base", "charizard|-|base", ""},
+		{"-4 base1-4 -30", "-4 base1-4 -30", "-4|base1-4|-30", ""},
+		{"-(4) -(-4)", "-(4) --4", "", "-(4) --4"}, // a negated word that starts with a digit prints in parentheses
 		{"4/102 #004 Us!!!!", "4/102 #004 Us!!!!", "4/102|#004|Us!!!!", ""},
 		{"(Mr.1(Daz) x)", "Mr.1(Daz) x", "Mr.1(Daz)|x", ""}, // the word's ( and ) are its own
 		{"(Mr.1(Daz x)", `"Mr.1(Daz" x`, "Mr.1(Daz|x", ""},  // the word's ( is its own; the group's ) closes
@@ -210,13 +213,29 @@ func sameTree(a, b *syntax.Node) bool {
 	return true
 }
 
-// TestDoc_README: the README's "Search syntax" section is Doc.
+var update = flag.Bool("update", false, "rewrite the README's Search syntax section from syntax.Doc")
+
+// TestDoc_README: the README's "Search syntax" section starts with Doc
+// (go test -update rewrites it).
 func TestDoc_README(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	path := filepath.Join("..", "..", "README.md")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), "### Search syntax\n\n"+syntax.Doc+"\n") {
-		t.Errorf("README.md has no \"### Search syntax\" section equal to syntax.Doc")
+	const head, tail = "### Search syntax\n\n", "\n\nThe syntax is parsed by package `index/syntax`"
+	readme := string(b)
+	i := strings.Index(readme, head)
+	j := strings.Index(readme, tail)
+	if i < 0 || j < i {
+		t.Fatalf("README.md has no %q section ending before %q", head, tail)
+	}
+	if got := readme[i+len(head) : j]; got != syntax.Doc {
+		if !*update {
+			t.Fatalf("README.md's Search syntax section is not syntax.Doc (go test -update rewrites it)")
+		}
+		if err := os.WriteFile(path, []byte(readme[:i+len(head)]+syntax.Doc+readme[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package syntax
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // String prints the query in canonical form: Parse of it gives the same
 // tree (positions aside). A blank query prints as "".
@@ -31,7 +34,10 @@ func (n *Node) write(b *strings.Builder) {
 	case NodeNot:
 		b.WriteByte('-')
 		c := n.Nodes[0]
-		if c.Kind == NodeAnd || c.Kind == NodeOr {
+		// "-" before a digit is part of a word: a word that starts with
+		// one is negated in parentheses.
+		digit := c.Kind == NodeTerm && c.Term.Field == "" && startsWithDigit(c.Term.String())
+		if c.Kind == NodeAnd || c.Kind == NodeOr || digit {
 			b.WriteByte('(')
 			c.write(b)
 			b.WriteByte(')')
@@ -139,4 +145,11 @@ func balanced(s []rune) bool {
 		}
 	}
 	return depth == 0
+}
+
+func startsWithDigit(s string) bool {
+	for _, r := range s {
+		return unicode.IsDigit(r)
+	}
+	return false
 }
