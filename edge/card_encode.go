@@ -110,6 +110,8 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set) []byte {
 	b = appendJSONStrOrNull(b, c.ENCardID)
 	b = append(b, `,"en_match":`...)
 	b = appendJSONStrOrNull(b, c.ENMatch)
+	b = append(b, `,"play":`...)
+	b = appendPlay(b, c.Play)
 	b = append(b, `,"partner_product_id":`...)
 	if c.PartnerProductID == 0 {
 		b = append(b, "null"...)
@@ -674,4 +676,99 @@ func (e *encodedCards) object(ord uint32) []byte {
 		start = e.ends[ord-1]
 	}
 	return e.buf[start:e.ends[ord]:e.ends[ord]]
+}
+
+// appendPlay appends the JSON of resolve.NewPlay(p): the object of the
+// card's game, null where the catalog has no value, or null.
+func appendPlay(b []byte, p snapshots.Play) []byte {
+	appendInt := func(b []byte, v *int) []byte {
+		if v == nil {
+			return append(b, "null"...)
+		}
+		return strconv.AppendInt(b, int64(*v), 10)
+	}
+	switch {
+	case p.Pokemon != nil:
+		s := p.Pokemon
+		b = append(b, `{"hp":`...)
+		b = appendInt(b, s.HP)
+		b = append(b, `,"types":`...)
+		b = appendJSONStrs(b, jsontext.NonNil(s.Types))
+		b = append(b, `,"evolves_from":`...)
+		b = appendJSONStrOrNull(b, s.EvolvesFrom)
+		b = append(b, `,"level":`...)
+		b = appendJSONStrOrNull(b, s.Level)
+		b = append(b, `,"abilities":[`...)
+		for i, a := range s.Abilities {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = appendJSONStrOrNull(b, a.Name)
+			b = append(b, `,"type":`...)
+			b = appendJSONStrOrNull(b, a.Type)
+			b = append(b, '}')
+		}
+		b = append(b, `],"attacks":[`...)
+		for i, a := range s.Attacks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = appendJSONStrOrNull(b, a.Name)
+			b = append(b, `,"cost":`...)
+			b = appendJSONStrs(b, jsontext.NonNil(a.Cost))
+			b = append(b, `,"damage":`...)
+			b = appendJSONStrOrNull(b, a.Damage)
+			b = append(b, '}')
+		}
+		b = append(b, `],"weaknesses":`...)
+		b = appendModifiers(b, s.Weaknesses)
+		b = append(b, `,"resistances":`...)
+		b = appendModifiers(b, s.Resistances)
+		b = append(b, `,"retreat":`...)
+		b = appendInt(b, s.Retreat)
+		b = append(b, `,"artist":`...)
+		b = appendJSONStrOrNull(b, s.Artist)
+		b = append(b, `,"regulation_mark":`...)
+		b = appendJSONStrOrNull(b, s.RegulationMark)
+		b = append(b, `,"legalities":{"standard":`...)
+		b = appendJSONStrOrNull(b, s.Legalities.Standard)
+		b = append(b, `,"expanded":`...)
+		b = appendJSONStrOrNull(b, s.Legalities.Expanded)
+		b = append(b, `,"unlimited":`...)
+		b = appendJSONStrOrNull(b, s.Legalities.Unlimited)
+		return append(b, "}}"...)
+	case p.OnePiece != nil:
+		s := p.OnePiece
+		b = append(b, `{"life":`...)
+		b = appendInt(b, s.Life)
+		b = append(b, `,"cost":`...)
+		b = appendInt(b, s.Cost)
+		b = append(b, `,"power":`...)
+		b = appendInt(b, s.Power)
+		b = append(b, `,"counter":`...)
+		b = appendInt(b, s.Counter)
+		b = append(b, `,"attributes":`...)
+		b = appendJSONStrs(b, jsontext.NonNil(s.Attributes))
+		b = append(b, `,"block":`...)
+		b = appendInt(b, s.Block)
+		return append(b, '}')
+	}
+	return append(b, "null"...)
+}
+
+func appendModifiers(b []byte, ms []snapshots.TypeModifier) []byte {
+	b = append(b, '[')
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = appendJSONStr(b, m.Type)
+		b = append(b, `,"value":`...)
+		b = appendJSONStrOrNull(b, m.Value)
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

@@ -231,6 +231,9 @@ type cardFilter struct {
 	q                                string // index.Fold(trimmed q); "" filters nothing
 	markets                          uint32 // 1 << Marketplace of the listed ones; 0 filters nothing
 	only                             bool   // marketplace_mode=only
+	// syntax is the cards the search syntax's terms of q select
+	// (index.Match of the query's filter); nil filters nothing.
+	syntax *index.CardSet
 }
 
 // cardQuery is a cardFilter resolved against one game's cardOrders: the
@@ -250,6 +253,7 @@ func (q *cardQuery) match(o *cardOrders, ord uint32) bool {
 		f.hasLanguage && o.languages.of[ord] != q.language,
 		f.markets != 0 && !o.markets[ord].match(f.markets, f.only),
 		f.hasVariant && !hasFold(o.cards[ord].Variants, f.variant),
+		f.syntax != nil && !f.syntax.Has(ord),
 		f.q != "" && !strings.Contains(o.folded[ord], f.q) && !strings.Contains(o.lowerIDs[ord], f.q):
 		return false
 	}
@@ -258,7 +262,8 @@ func (q *cardQuery) match(o *cardOrders, ord uint32) bool {
 
 // resolve looks up the classes of f's value filters and the trigrams of q
 // and returns, in catalog order, a superset of the cards that pass f: the
-// cards of the smallest class or trigram named. indexed is false when f
+// cards of the smallest class or trigram named, or those the syntax terms
+// select when they are fewer. indexed is false when f
 // names none (every card is a candidate); ok is false when a named value or
 // trigram has no card (none passes).
 func (o *cardOrders) resolve(f *cardFilter) (q cardQuery, ords []uint32, indexed, ok bool) {
@@ -291,6 +296,9 @@ func (o *cardOrders) resolve(f *cardFilter) (q cardQuery, ords []uint32, indexed
 	}
 	for i := 0; i+3 <= len(f.q); i++ {
 		consider(&o.grams, f.q[i:i+3])
+	}
+	if f.syntax != nil && (!indexed || f.syntax.Len() < len(ords)) {
+		ords, indexed = f.syntax.Ordinals(), true
 	}
 	return q, ords, indexed, ok
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -21,7 +22,7 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards", name: "cards_list", contract: "card-gold.v3", cacheable: true, hasGame: true,
 		summary: "Paginated card list", schema: "CardPage",
 		params: []paramSpec{
-			pStr("q", 256, "Case- and accent-insensitive substring of the card name or id."),
+			pStr("q", 256, "Case- and accent-insensitive substring of the card name or id, with the search syntax's terms (see below).\n\n"+syntax.Doc),
 			pStr("set_id", 64, "Only cards of this set."),
 			pEnum("language", "", languageEnum, "Only cards of this language."),
 			pStr("rarity", 64, "Only cards of this rarity (case-insensitive)."),
@@ -136,6 +137,19 @@ func handleCardsList(r *request) (any, error) {
 	f, err := parseCardFilter(r.p)
 	if err != nil {
 		return nil, err
+	}
+	// q with the search syntax: its plain words stay a substring of the
+	// name or id; its terms select cards on the index (a bitmap the list
+	// checks by ordinal).
+	parsed, err := parseQ(r.p)
+	if err != nil {
+		return nil, err
+	}
+	if parsed.Structured() {
+		f.q = index.Fold(strings.Join(parsed.Text(), " "))
+		if f.syntax, err = r.snap.Index.Match(r.ctx, r.game, parsed.Filter()); err != nil {
+			return nil, err
+		}
 	}
 	orders, err := r.snap.orders(r.game)
 	if err != nil {

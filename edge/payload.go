@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 
@@ -38,6 +39,7 @@ type cardGold struct {
 	Variants         []string       `json:"variants" nullable:"true"`     // null: unknown
 	ENCardID         *string        `json:"en_card_id"`
 	ENMatch          *string        `json:"en_match"`
+	Play             *resolve.Play  `json:"play"` // gameplay facts: the object of the card's game; null when the catalog has none
 	PartnerProductID *int64         `json:"partner_product_id"`
 	MarketSources    []string       `json:"market_sources"`
 	Venues           []venueRef     `json:"venues"`
@@ -52,8 +54,8 @@ func newCardGold(c *snapshots.Card, set *snapshots.Set) cardGold {
 		CardID: c.ID, Game: c.Game, Name: c.Name, NameLanguage: c.NameLanguage, Language: c.Language,
 		Set: pricing.SetRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
 		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
-		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), MarketSources: jsontext.NonNil(c.MarketSources),
-		Venues: []venueRef{},
+		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), Play: resolve.NewPlay(c.Play),
+		MarketSources: jsontext.NonNil(c.MarketSources), Venues: []venueRef{},
 		Market: cardMarket{
 			PriceUSD: snapshots.USDOrNil(c.PriceCents), PriceBasis: priceBasisRawFMV,
 			Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings,

@@ -43,6 +43,12 @@ var payloadTypes = map[string]any{
 
 var textMarshaler = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
 
+// oneOfer is a type whose JSON takes one of the shapes of the values OneOf
+// returns (the OpenAPI document says oneOf; null too for a pointer).
+type oneOfer interface{ OneOf() []any }
+
+var oneOfType = reflect.TypeOf((*oneOfer)(nil)).Elem()
+
 // dataSchema returns the JSON schema of a route's payload ({"type":
 // "object"} for routes without a registered type).
 func dataSchema(route string) map[string]any {
@@ -60,6 +66,19 @@ func dataSchema(route string) map[string]any {
 func schemaOf(t reflect.Type) map[string]any {
 	if t.Kind() != reflect.Pointer && (t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)) {
 		return map[string]any{"type": "string"}
+	}
+	if t.Implements(oneOfType) {
+		// A value whose JSON takes one of several shapes (resolve.Play), or
+		// null for a nil pointer.
+		shapes := reflect.Zero(t).Interface().(oneOfer).OneOf()
+		alts := make([]any, 0, len(shapes)+1)
+		for _, v := range shapes {
+			alts = append(alts, schemaOf(reflect.TypeOf(v)))
+		}
+		if t.Kind() == reflect.Pointer {
+			alts = append(alts, map[string]any{"type": "null"})
+		}
+		return map[string]any{"oneOf": alts}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

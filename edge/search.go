@@ -1,11 +1,13 @@
 package edge
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -17,7 +19,7 @@ func (s *Server) registerSearchRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/search", name: "search", contract: "search.v1", cacheable: true, hasGame: true,
 		summary: "Full-text card search", schema: "Search",
 		params: []paramSpec{
-			pStr("q", 256, "Free text: names in any language (accents and case ignored; pinyin and romaji work), set names and codes, numbers (4, 004, 4/102, OP01-001), ids, rarity; typos tolerated. Cards that match every word answer; when none do, cards that match all words but one, then cards that match any word; total counts the cards of the step that answered."),
+			pStr("q", 256, "Free text: names in any language (accents and case ignored; pinyin and romaji work), set names and codes, numbers (4, 004, 4/102, OP01-001), ids, rarity; typos tolerated. Cards that match every word answer; when none do, cards that match all words but one, then cards that match any word; total counts the cards of the step that answered. Field terms of the search syntax filter them (see below).\n\n"+syntax.Doc),
 			pEnum("language", "", languageEnum, "Only cards of this language."),
 			pStr("set_id", 64, "A set id (en:base1) or a set code (base1: every language edition)."),
 			pStr("rarity", 64, "Only this rarity (case-insensitive)."),
@@ -46,6 +48,20 @@ func (s *Server) registerSearchRoutes() {
 		handle: handleLookup})
 }
 
+// parseQ parses q with the search syntax (README "Search syntax"). A term
+// that does not parse is a 422 at ["query", "q"] whose msg names the term,
+// its position and the known fields; ctx carries them too.
+func parseQ(p *params) (*syntax.Query, error) {
+	q := p.str("q")
+	parsed, err := syntax.Parse(q)
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return nil, validationErrors{queryError("q", "search syntax: "+se.Error(), "value_error", q,
+			map[string]any{"term": se.Term, "position": se.Pos, "known_fields": se.Known()})}
+	}
+	return parsed, err
+}
+
 type searchItem struct {
 	Card       cardGold            `json:"card"`
 	Score      float64             `json:"score"`
@@ -57,10 +73,17 @@ func handleSearch(r *request) (any, error) {
 	if p.has("min_price") && p.has("max_price") && p.num("min_price") > p.num("max_price") {
 		return nil, validationErrors{queryError("max_price", "max_price must not be below min_price", "value_error", p.num("max_price"), nil)}
 	}
+	parsed, err := parseQ(p)
+	if err != nil {
+		return nil, err
+	}
 	req := index.SearchRequest{
 		Game: r.game, Q: p.str("q"), Language: p.str("language"), SetID: p.str("set_id"), Rarity: p.str("rarity"), Variant: p.str("variant"),
 		MinPriceCents: -1, MaxPriceCents: -1, Sort: p.str("sort"), CollapseVariants: p.str("collapse") == "variants",
 		Offset: p.int("offset"), Limit: p.int("limit"),
+	}
+	if parsed.Structured() { // plain words go as they always have
+		req.Query = parsed
 	}
 	if req.Sort == "relevance" {
 		req.Sort = ""

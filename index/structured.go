@@ -390,6 +390,9 @@ func (ix *Index) Match(ctx context.Context, game string, n *syntax.Node) (*CardS
 	if !ok {
 		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown game %q", game)
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if ix.rowOrd == nil {
 		return nil, fmt.Errorf("index: match: card ordinals unavailable (unknown document numbering)")
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"strings"
 
+	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )
@@ -80,7 +81,10 @@ func (s *Server) tools() []toolDef {
 				"or ids to batch-resolve up to 1000 mixed card ids, partner product ids and names (each resolved, ambiguous with candidates, or not_found). "+
 				"Use the card_id values it returns with the other tools. Cost: 1 unit with q; with ids, 1 unit per unique resolved card (at least 1)."),
 			mcpproto.WithString("q", mcpproto.MaxLength(256), mcpproto.Description("One lookup: card name (\"charizard base\", \"pikachu 151\"), card id (\"en:base1-4\"), source id (\"base1-4\") "+
-				"or numeric partner product id. Do not put the finish here: use finish. Give q or ids, not both.")),
+				"or numeric partner product id. Do not put the finish here: use finish. Give q or ids, not both. "+
+				"q also takes the search syntax: field terms narrow the words, e.g. a:\"Mitsuhiro Arita\" charizard, t:water hp>=300 legal:standard, "+
+				"attack:\"Fire Spin\", c:red cost=5 power>=7000 (game onepiece), charizard -set:base1; - negates a term, or between terms, parentheses group, "+
+				"numbers compare with = != < <= > >=. Fields: "+strings.Join(syntax.KnownFields(), ", ")+". A bad term is a tool error naming it.")),
 			idsOption("ids", false, descIDs+" Give ids or q, not both."),
 			game,
 			mcpproto.WithString("language", mcpproto.Enum(snapshots.Languages...), mcpproto.Description("With q: only cards printed in this language. Default: every language.")),

@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -112,17 +113,28 @@ func modifiers(ms []snapshots.TypeModifier) []PlayModifier {
 	return out
 }
 
-// MarshalJSON writes the object of the card's game (null for none).
+// MarshalJSON writes the object of the card's game (null for none). It
+// leaves HTML characters unescaped: the encoder that calls it escapes them
+// or not, as it is set.
 func (p *Play) MarshalJSON() ([]byte, error) {
+	var v any
 	switch {
 	case p == nil:
 		return []byte("null"), nil
 	case p.Pokemon != nil:
-		return json.Marshal(p.Pokemon)
+		v = p.Pokemon
 	case p.OnePiece != nil:
-		return json.Marshal(p.OnePiece)
+		v = p.OnePiece
+	default:
+		return []byte("null"), nil
 	}
-	return []byte("null"), nil
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // OneOf returns a value of each shape Play's JSON takes, for the OpenAPI

@@ -207,6 +207,6 @@ func TestMCP_SearchSyntax(t *testing.T) {
 	if d["status"] != "resolved" || items(t, d["items"])[0]["play"] == nil {
 		t.Errorf("q en:base1-4: %v", d)
 	}
-	s.fails("search", map[string]any{"q": "hp>=abc"}, `"hp>=abc" at position 0`)
+	s.fails("search", map[string]any{"q": "hp>=abc"}, "at position 0: hp takes a whole number")
 	s.fails("search", map[string]any{"q": "foo:bar"}, "known fields")
 }
