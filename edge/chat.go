@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/agent"
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -89,7 +88,7 @@ func (s *Server) handleChat(r *request) {
 	}
 	// The stream outlives this handler: hold a snapshot reference of its own.
 	snap := s.live.acquire()
-	tools := agent.NewTools(resolve.Source{Reader: snap.Reader, Index: snap.Index, AsOf: snap.AsOf}, r.game, r.caller.Tier)
+	tools := agent.NewTools(snap.source(), r.game, r.caller.Tier)
 	kind, name := "embedded", "cardedge-embedded"
 	if s.opts.Model != nil {
 		kind, name = "llm", s.opts.Model.Name()

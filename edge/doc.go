@@ -16,8 +16,9 @@
 // Handlers are thin: decode the request, call the domain, return the
 // payload. The domain lives in packages that know no transport:
 // edge/resolve (what card a reference names), pricing (quotes, current
-// prices per source, the history reader, trending items), agent (the chat's
-// agent and tools; its model is Options.Model), and snapshots (the data,
+// prices per source, the history reader, trending items), collection
+// (collection imports, kept in Options.State), agent (the chat's agent and
+// tools; its model is Options.Model), and snapshots (the data,
 // the grade and marketplace parsers, the error codes and their HTTP status
 // table, snapshots.HTTPStatus). Errors are snapshots' codes: errors.go
 // answers them as error.v1, and snapshots.FieldErrors as the 422 body.
@@ -53,7 +54,7 @@
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // snapshots, snapshots/bolt, snapshots/gold, snapshots/jsontext, index,
 // state, edge/access, edge/cache, edge/connguard, edge/resolve, pricing,
-// agent and mcp (for its version); it is the only package that imports
+// collection, agent and mcp (for its version); it is the only package that imports
 // fasthttp. Commands import it: edge/cmd/cardedge, and bench/cmd/benchedge
 // for the benchmarks.
 //

@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/cardedge/cardedge/agent"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -143,10 +144,10 @@ func DecodeBatch(body []byte, games []string) (game, profile string, ids []strin
 var BodyParsers = map[string]func(body []byte) error{
 	"batch":           func(b []byte) error { _, _, err := decodeBatch(b, []string{"pokemon", "onepiece"}); return err },
 	"sql":             func(b []byte) error { _, err := parseSQLBody(b); return err },
-	"imports_json":    func(b []byte) error { _, err := parseUpload(b, "application/json"); return err },
-	"imports_csv":     func(b []byte) error { _, err := parseUpload(b, "text/csv; charset=utf-8"); return err },
-	"imports_sniff":   func(b []byte) error { _, err := parseUpload(b, ""); return err },
-	"imports_confirm": func(b []byte) error { _, err := parseConfirm(b); return err },
+	"imports_json":    func(b []byte) error { _, err := collection.ParseUpload(b, "application/json"); return err },
+	"imports_csv":     func(b []byte) error { _, err := collection.ParseUpload(b, "text/csv; charset=utf-8"); return err },
+	"imports_sniff":   func(b []byte) error { _, err := collection.ParseUpload(b, ""); return err },
+	"imports_confirm": func(b []byte) error { _, err := collection.ParseConfirm(b); return err },
 	"chat":            func(b []byte) error { _, err := agent.ParseChat(b); return err },
 }
 

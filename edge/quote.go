@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
 )
 
@@ -31,7 +30,7 @@ func handleQuote(r *request) (any, error) {
 	if q == "" {
 		return nil, validationErrors{queryError("q", "Field required: a card id, partner product id or card name", "missing", nil, nil)}
 	}
-	src := resolve.Source{Reader: r.snap.Reader, Index: r.snap.Index, AsOf: r.snap.AsOf}
+	src := r.source()
 	game := ""
 	if r.p.has("game") || r.ctx.QueryArgs().Has("game") {
 		game = r.game

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/agent"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/edge/connguard"
+	"github.com/cardedge/cardedge/edge/resolve"
 	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
@@ -38,8 +40,8 @@ type Options struct {
 	Snapshots string
 	// Access is the access layer (required).
 	Access *access.Service
-	// State is the state store, where collection imports keep their
-	// previews and collections (required).
+	// State is the state store, where collection imports (package
+	// collection) keep their previews and collections (required).
 	State state.Store
 	// CacheBytes is the response cache budget (0 disables the cache).
 	CacheBytes int64
@@ -86,6 +88,8 @@ type Server struct {
 	// requests are the request structs of routed requests (*request),
 	// reused: see serveRoute.
 	requests sync.Pool
+	// collections previews and confirms collection imports.
+	collections *collection.Service
 }
 
 // New opens the live snapshot and prepares the server.
@@ -131,6 +135,7 @@ func New(opts Options) (*Server, error) {
 		s.cache.Close()
 		return nil, err
 	}
+	s.collections = collection.New(collection.Options{State: opts.State})
 	s.router = newRouter()
 	s.registerRoutes()
 	s.http = &fasthttp.Server{
@@ -394,6 +399,9 @@ func (s *Server) putRequest(req *request) {
 	*req = request{}
 	s.requests.Put(req)
 }
+
+// source is the request's snapshot as the domain packages read it.
+func (r *request) source() resolve.Source { return r.snap.source() }
 
 // windowStart returns the first day the caller's tier may see (and false when
 // the tier is unlimited).

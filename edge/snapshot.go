@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
@@ -104,6 +105,11 @@ func (s *Snapshot) warm() error {
 		}
 	}
 	return nil
+}
+
+// source is the snapshot as the domain packages read it.
+func (s *Snapshot) source() resolve.Source {
+	return resolve.Source{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf}
 }
 
 // setOf returns c's set, or nil when the snapshot does not have it.

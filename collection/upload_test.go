@@ -1,4 +1,4 @@
-package edge
+package collection
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ func TestParseMoney(t *testing.T) {
 }
 
 func TestParseUpload(t *testing.T) {
-	up, err := parseUpload([]byte("\xef\xbb\xbfName;Set;No;Qty;Notes\nCharizard;Base;4/102;2;mint\n;;;;\n"), "text/csv; charset=utf-8")
+	up, err := ParseUpload([]byte("\xef\xbb\xbfName;Set;No;Qty;Notes\nCharizard;Base;4/102;2;mint\n;;;;\n"), "text/csv; charset=utf-8")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,20 +33,20 @@ func TestParseUpload(t *testing.T) {
 	if strings.Join(up.Ignored, ",") != "Notes" {
 		t.Errorf("ignored %v", up.Ignored)
 	}
-	up, err = parseUpload([]byte(` [{"ID": "en:base1-4", "Qty": 2.0, "grade": null}]`), "")
+	up, err = ParseUpload([]byte(` [{"ID": "en:base1-4", "Qty": 2.0, "grade": null}]`), "")
 	if err != nil || up.Format != "json" || up.Rows[0].get("card_id") != "en:base1-4" || up.Rows[0].get("quantity") != "2.0" {
 		t.Errorf("sniffed JSON: %+v %v", up, err)
 	}
 	// A duplicate column is refused.
-	if _, err := parseUpload([]byte("name,card name\nx,y\n"), "text/csv"); err == nil || !strings.Contains(err.Error(), "both mean name") {
+	if _, err := ParseUpload([]byte("name,card name\nx,y\n"), "text/csv"); err == nil || !strings.Contains(err.Error(), "both mean name") {
 		t.Errorf("duplicate column: %v", err)
 	}
 	// Limits are ETOOLARGE (413).
-	big := "name\n" + strings.Repeat("x\n", importMaxRows+1)
-	if _, err := parseUpload([]byte(big), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
-		t.Errorf("%d rows: %v", importMaxRows+1, err)
+	big := "name\n" + strings.Repeat("x\n", MaxRows+1)
+	if _, err := ParseUpload([]byte(big), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
+		t.Errorf("%d rows: %v", MaxRows+1, err)
 	}
-	if _, err := parseUpload(make([]byte, importMaxBytes+1), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
+	if _, err := ParseUpload(make([]byte, MaxBytes+1), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
 		t.Errorf("1 MiB + 1: %v", err)
 	}
 }
@@ -80,15 +80,15 @@ func FuzzParseUpload(f *testing.F) {
 		f.Add([]byte(s), "")
 	}
 	f.Fuzz(func(t *testing.T, body []byte, ctype string) {
-		up, err := parseUpload(body, ctype)
+		up, err := ParseUpload(body, ctype)
 		if err != nil {
-			var verrs validationErrors
+			var verrs snapshots.FieldErrors
 			if !errors.As(err, &verrs) && snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
 				t.Fatalf("error %v is neither a 422 nor a 413", err)
 			}
 			return
 		}
-		if len(up.Rows) == 0 || len(up.Rows) > importMaxRows {
+		if len(up.Rows) == 0 || len(up.Rows) > MaxRows {
 			t.Fatalf("%d rows", len(up.Rows))
 		}
 		for i, r := range up.Rows {

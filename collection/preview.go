@@ -1,0 +1,261 @@
+package collection
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
+	"github.com/cardedge/cardedge/state"
+)
+
+type importCard struct {
+	CardID   string   `json:"card_id"`
+	Name     string   `json:"name"`
+	SetID    string   `json:"set_id"`
+	SetName  string   `json:"set_name"`
+	Number   string   `json:"number"`
+	Language string   `json:"language"`
+	PriceUSD *float64 `json:"price_usd"` // raw:near_mint fmv, to tell candidates apart
+}
+
+type previewRow struct {
+	Row          int               `json:"row"`
+	Line         *int              `json:"line,omitempty"`
+	Status       string            `json:"status"` // matched, ambiguous, unmatched, invalid
+	Input        map[string]string `json:"input"`
+	Match        *string           `json:"match,omitempty"` // how it matched: card_id, partner_product_id, set_number, set_name, name
+	Card         *importCard       `json:"card,omitempty"`
+	Candidates   []importCard      `json:"candidates,omitempty"`
+	Reason       string            `json:"reason,omitempty"`
+	Errors       []rowIssue        `json:"errors,omitempty"`
+	Warnings     []string          `json:"warnings,omitempty"`
+	Grade        string            `json:"grade,omitempty"`
+	Quantity     int               `json:"quantity,omitempty"`
+	PricePaidUSD *float64          `json:"price_paid_usd,omitempty"` // per copy
+	FMVUSD       *float64          `json:"fmv_usd,omitempty"`        // per copy, fmv of the grade
+	ValueUSD     *float64          `json:"value_usd,omitempty"`      // fmv x quantity
+	ValueNote    string            `json:"value_note,omitempty"`
+}
+
+type previewSummary struct {
+	Rows      int     `json:"rows"`
+	Matched   int     `json:"matched"`
+	Ambiguous int     `json:"ambiguous"`
+	Unmatched int     `json:"unmatched"`
+	Invalid   int     `json:"invalid"`
+	Blank     int     `json:"blank"`
+	Quantity  int     `json:"matched_quantity"`
+	ValueUSD  float64 `json:"matched_value_usd"`
+	PaidUSD   float64 `json:"matched_paid_usd"`
+	Unvalued  int     `json:"matched_unvalued"`
+}
+
+type Preview struct {
+	PreviewID  string            `json:"preview_id"`
+	ExpiresAt  string            `json:"expires_at"`
+	Game       string            `json:"game"`
+	Format     string            `json:"format"`
+	Columns    map[string]string `json:"columns"`
+	Ignored    []string          `json:"ignored_columns"`
+	Summary    previewSummary    `json:"summary"`
+	Rows       []previewRow      `json:"rows"`
+	SnapshotID string            `json:"snapshot_id"`
+	AsOf       string            `json:"as_of"`
+	Basis      string            `json:"basis"`
+	Next       string            `json:"next"`
+}
+
+// storedPreview is what confirm needs of a preview.
+type storedPreview struct {
+	ID         string              `json:"id"`
+	KeyID      string              `json:"key_id"`
+	Game       string              `json:"game"`
+	SnapshotID string              `json:"snapshot_id"`
+	Created    time.Time           `json:"created"`
+	Expires    time.Time           `json:"expires"`
+	Rows       []storedRow         `json:"rows"`
+	Confirmed  *importConfirmation `json:"confirmed,omitempty"`
+}
+
+type storedRow struct {
+	Row        int      `json:"row"`
+	Status     string   `json:"status"`
+	CardID     string   `json:"card_id,omitempty"`
+	Candidates []string `json:"candidates,omitempty"`
+	Grade      string   `json:"grade,omitempty"`
+	Quantity   int      `json:"quantity,omitempty"`
+	PaidCents  int64    `json:"paid_cents,omitempty"`
+	HasPaid    bool     `json:"has_paid,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+}
+
+func newPreviewID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return "imp_" + base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func newImportCard(r snapshots.Reader, c *snapshots.Card) importCard {
+	out := importCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language, PriceUSD: snapshots.USDOrNil(c.PriceCents)}
+	if s, err := r.Set(c.Game, c.SetID); err == nil {
+		out.SetName = s.Name
+	}
+	return out
+}
+
+// rowStatus is the preview status of a resolution status.
+var rowStatus = map[string]string{resolve.Resolved: "matched", resolve.Ambiguous: "ambiguous", resolve.NotFound: "unmatched"}
+
+// PreviewRequest is one upload to preview.
+type PreviewRequest struct {
+	KeyID       string // the caller's key: the collection's owner
+	Game        string // the game the rows are of
+	Body        []byte // CSV or JSON (ParseUpload)
+	ContentType string // picks the format ("" or octet-stream: sniffed)
+	// Strict makes any invalid row a FieldErrors naming each row and
+	// column; otherwise invalid rows are reported and skipped.
+	Strict bool
+}
+
+// Preview reads an upload, checks and resolves every row (resolve.Columns),
+// values the matched rows (pricing.FMV, as of src's day) and keeps the
+// preview PreviewTTL in the state store under its preview id, for Confirm.
+// Errors: FieldErrors for a file that cannot be read (and for invalid rows
+// when Strict), ETOOLARGE over MaxBytes or MaxRows; storage errors wrapped.
+func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRequest) (*Preview, error) {
+	up, err := ParseUpload(req.Body, req.ContentType)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := resolve.NewColumns(src, req.Game)
+	if err != nil {
+		return nil, err
+	}
+	id, err := newPreviewID()
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock()
+	out := &Preview{PreviewID: id, ExpiresAt: now.Add(PreviewTTL).Format(time.RFC3339), Game: req.Game, Format: up.Format,
+		Columns: up.Columns, Ignored: jsontext.NonNil(up.Ignored), Rows: make([]previewRow, 0, len(up.Rows)),
+		SnapshotID: src.Reader.Manifest().SnapshotID, AsOf: src.AsOf.String(),
+		Basis: "value_usd = fmv of the row's grade (as of the snapshot) x quantity; price_paid is per copy",
+		Next:  "POST /api/v3/me/imports/confirm {\"preview_id\": \"" + id + "\"} stores the matched rows (and ambiguous rows you pick with \"choices\": {\"<row>\": \"<card_id>\"}) within 24 hours"}
+	stored := storedPreview{ID: id, KeyID: req.KeyID, Game: req.Game, SnapshotID: out.SnapshotID, Created: now, Expires: now.Add(PreviewTTL)}
+	var strictErrs snapshots.FieldErrors
+	var sum previewSummary
+	var paidCents, valueCents int64
+	for _, row := range up.Rows {
+		sum.Rows++
+		pr := previewRow{Row: row.Row, Input: row.Values}
+		if row.Line > 0 {
+			line := row.Line
+			pr.Line = &line
+		}
+		if row.blank() {
+			sum.Blank++
+			pr.Status = "blank"
+			out.Rows = append(out.Rows, pr)
+			continue
+		}
+		chk := checkRow(row)
+		if len(chk.issues) > 0 {
+			sum.Invalid++
+			pr.Status, pr.Errors = "invalid", chk.issues
+			for _, is := range chk.issues {
+				where := fmt.Sprintf("row %d", row.Row)
+				if row.Line > 0 {
+					where += fmt.Sprintf(" (line %d)", row.Line)
+				}
+				strictErrs = append(strictErrs, snapshots.FieldError{Loc: []any{"body", "row", row.Row, is.Column}, Msg: where + ", column " + is.Column + ": " + is.Message, Type: "value_error"})
+			}
+			out.Rows = append(out.Rows, pr)
+			stored.Rows = append(stored.Rows, storedRow{Row: row.Row, Status: "invalid", Reason: chk.issues[0].Message})
+			continue
+		}
+		pr.Grade, pr.Quantity = chk.grade.String(), chk.quantity
+		if chk.hasPaid {
+			v := snapshots.USD(chk.paid)
+			pr.PricePaidUSD = &v
+		}
+		rctx, cancel := context.WithTimeout(ctx, rowTimeout)
+		res := cols.Resolve(rctx, resolve.Fields{CardID: row.get("card_id"), Name: row.get("name"), Set: row.get("set"), Number: row.get("number"), Language: chk.language})
+		cancel()
+		pr.Status, pr.Reason, pr.Warnings = rowStatus[res.Status], res.Reason, res.Warnings
+		st := storedRow{Row: row.Row, Status: pr.Status, Grade: pr.Grade, Quantity: chk.quantity, PaidCents: chk.paid, HasPaid: chk.hasPaid, Reason: res.Reason}
+		switch pr.Status {
+		case "matched":
+			sum.Matched++
+			sum.Quantity += chk.quantity
+			by := res.By
+			pr.Match = &by
+			ic := newImportCard(src.Reader, res.Card)
+			pr.Card = &ic
+			st.CardID = res.Card.ID
+			fmv, err := pricing.FMV(src.Reader, res.Card, chk.grade, src.AsOf)
+			if err != nil {
+				return nil, err
+			}
+			if fmv > 0 {
+				pr.FMVUSD = snapshots.USDOrNil(fmv)
+				pr.ValueUSD = snapshots.USDOrNil(fmv * int64(chk.quantity))
+				valueCents += fmv * int64(chk.quantity)
+			} else {
+				sum.Unvalued++
+				pr.ValueNote = "no fmv for " + pr.Grade + ": no verified sale of this card in that grade"
+			}
+			if chk.hasPaid {
+				paidCents += chk.paid * int64(chk.quantity)
+			}
+		case "ambiguous":
+			sum.Ambiguous++
+			for _, c := range res.Candidates {
+				pr.Candidates = append(pr.Candidates, newImportCard(src.Reader, c))
+				st.Candidates = append(st.Candidates, c.ID)
+			}
+		default:
+			sum.Unmatched++
+		}
+		out.Rows = append(out.Rows, pr)
+		stored.Rows = append(stored.Rows, st)
+	}
+	if req.Strict && len(strictErrs) > 0 {
+		return nil, strictErrs
+	}
+	if sum.Matched+sum.Ambiguous+sum.Unmatched == 0 {
+		if len(strictErrs) > 50 {
+			strictErrs = strictErrs[:50]
+		}
+		if len(strictErrs) == 0 {
+			return nil, fileError("the upload has only blank rows")
+		}
+		return nil, strictErrs
+	}
+	sum.ValueUSD, sum.PaidUSD = snapshots.USD(valueCents), snapshots.USD(paidCents)
+	out.Summary = sum
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	err = s.state.Update(sctx, func(tx state.Tx) error { return previews.Put(tx, id, stored, PreviewTTL) })
+	if err != nil {
+		return nil, fmt.Errorf("imports: keep preview: %w", err)
+	}
+	return out, nil
+}
+
+// Cost is what previewing an upload costs, read before anything is charged
+// (a bad or oversized upload costs nothing): one unit per started 100 rows.
+func Cost(body []byte, contentType string) (int, error) {
+	up, err := ParseUpload(body, contentType)
+	if err != nil {
+		return 0, err
+	}
+	return (len(up.Rows) + 99) / 100, nil
+}
