@@ -1,17 +1,3 @@
-// Command cardbench is the load harness of cardedge (make bench, make
-// bench-quick): it builds or reuses a snapshot, starts the edge (cached and
-// uncached) on loopback pinned to one CPU, the references (a minimal
-// fasthttp handler and nginx serving the same bytes) on the same CPU, drives
-// them from the other CPU, and prints a table and writes a JSON report with
-// the commit, the machine and every figure to bench/out/.
-//
-//	cardbench [--mode quick|full] [--only carddetail,access,mix,typeahead,lookup,mcp,swap,build] [--no-nginx] [--large]
-//
-// Workloads: card detail (cached, uncached, access layer keyed vs keyless),
-// the REST read mix at 16/64/256 connections, typeahead keystrokes, HTTP
-// lookup at a fixed rate (5,000/s over 64 connections, open loop), MCP
-// agents, a snapshot swap under load, the nightly build. Run from the
-// repository root after make build (make bench does both).
 package main
 
 import (

@@ -1,12 +1,3 @@
-// Command cardedge serves the cardedge API and manages its keys.
-//
-//	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
-//	               [--signup open|closed] [--public-url URL] [--key-max-days N]
-//	cardedge accounts create|list|set-tier|disable|enable|reset-password --state FILE ...
-//	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
-//	cardedge keys list --state FILE
-//	cardedge keys revoke --state FILE ID
-//	cardedge demo --state FILE [--addr ADDR]   (make run: one demo key, printed with a curl line)
 package main
 
 import (

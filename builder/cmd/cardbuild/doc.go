@@ -1,0 +1,12 @@
+// Command cardbuild builds, verifies and publishes cardedge snapshots.
+//
+//	cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
+//	                [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
+//	                [--cpuprofile FILE] [--memprofile FILE] [--memstats] [--mem-limit-mib N]
+//	                [--gc-percent N]
+//	cardbuild verify DIR/<snapshot_id>
+//	cardbuild report DIR/<snapshot_id>
+//
+// It imports builder, snapshots, snapshots/bolt and the standard library;
+// only this command reads the builder's flags and files.
+package main

@@ -1,0 +1,24 @@
+// Command cardedge serves the cardedge API and manages its keys.
+//
+//	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
+//	               [--signup open|closed] [--public-url URL] [--key-max-days N]
+//	cardedge accounts create|list|set-tier|disable|enable|reset-password --state FILE ...
+//	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
+//	cardedge keys list --state FILE
+//	cardedge keys revoke --state FILE ID
+//	cardedge demo --state FILE [--addr ADDR]   (make run: one demo key, printed with a curl line)
+//
+// Main (with ParseFlags-style per-command flag sets) runs one command; Serve
+// wires the program: the state store (state/bolt), the access layer, the
+// agent's model (agent/openai when --llm-url is set, agent.go), the edge,
+// the MCP server (mcp.go) and the dashboard (web, over account). Only this
+// command reads flags, environment ($CARDEDGE_LLM_API_KEY) and files.
+//
+// It imports edge, edge/access, mcp, web, account, state, state/bolt, agent,
+// agent/openai and the standard library.
+//
+// # Caveats
+//
+// The end-to-end tests run Main in-process (main_test.go has the shared
+// environment; one file per feature beside it).
+package main
