@@ -30,7 +30,9 @@ func ValidID(id string) bool { return validID.MatchString(id) && !strings.HasSuf
 
 // HashFiles returns the hex SHA-256 of every regular file below dir, keyed by
 // slash-separated relative path, leaving out the manifest itself.
-func HashFiles(dir string) (map[string]string, error) {
+func HashFiles(dir string) (map[string]string, error) { return hashFiles(dir, nil) }
+
+func hashFiles(dir string, p *Pacer) (map[string]string, error) {
 	files := map[string]string{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -50,7 +52,7 @@ func HashFiles(dir string) (map[string]string, error) {
 		if !d.Type().IsRegular() {
 			return fmt.Errorf("%s: not a regular file", path)
 		}
-		sum, err := hashFile(path)
+		sum, err := hashFile(path, p)
 		if err != nil {
 			return err
 		}
@@ -63,15 +65,36 @@ func HashFiles(dir string) (map[string]string, error) {
 	return files, nil
 }
 
-func hashFile(path string) (string, error) {
+// hashStep is how much of a file one paced step reads and hashes: about
+// 0.15 ms of SHA-256 on a core with SHA extensions.
+const hashStep = 256 << 10
+
+func hashFile(path string, p *Pacer) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+	if p == nil {
+		if _, err := io.Copy(h, f); err != nil {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	buf := make([]byte, hashStep)
+	for done := false; !done; {
+		err := p.Step(func() error {
+			n, err := io.ReadFull(f, buf)
+			h.Write(buf[:n])
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				done, err = true, nil
+			}
+			return err
+		})
+		if err != nil {
+			return "", fmt.Errorf("read %s: %w", path, err)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -102,24 +125,19 @@ func ReadManifest(dir string) (*Manifest, error) {
 // with the listed SHA-256, and that the format version is supported. It
 // returns the manifest; every mismatch wraps ErrVerify or ErrFormat and names
 // the file.
-func Verify(dir string) (*Manifest, error) {
+func Verify(dir string) (*Manifest, error) { return VerifyPaced(dir, nil) }
+
+// VerifyPaced is Verify with the reading and hashing paced by p (nil: at
+// full speed), for a snapshot verified beside the live one.
+func VerifyPaced(dir string, p *Pacer) (*Manifest, error) {
 	m, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
-	if m.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%w: %s: format version %d, this build reads %d", ErrFormat, dir, m.FormatVersion, FormatVersion)
+	if err := CheckManifest(dir, m); err != nil {
+		return nil, err
 	}
-	if filepath.Base(filepath.Clean(dir)) != m.SnapshotID {
-		return nil, fmt.Errorf("%w: %s: manifest names snapshot %q", ErrVerify, dir, m.SnapshotID)
-	}
-	if _, err := ParseDay(m.AsOf); err != nil {
-		return nil, fmt.Errorf("%w: %s: as_of: %v", ErrVerify, dir, err)
-	}
-	if len(m.Games) == 0 {
-		return nil, fmt.Errorf("%w: %s: manifest lists no games", ErrVerify, dir)
-	}
-	got, err := HashFiles(dir)
+	got, err := hashFiles(dir, p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrVerify, err)
 	}
@@ -143,6 +161,49 @@ func Verify(dir string) (*Manifest, error) {
 		return nil, fmt.Errorf("%w: %s: %s", ErrVerify, dir, strings.Join(problems, "; "))
 	}
 	return m, nil
+}
+
+// CheckManifest checks what Verify checks of the manifest itself, before
+// any file: a supported format version, the id of dir (a snapshot is named
+// by its directory), as_of, games, and file names that stay inside the
+// snapshot. It returns ErrFormat or ErrVerify naming dir.
+func CheckManifest(dir string, m *Manifest) error {
+	if m.FormatVersion != FormatVersion {
+		return fmt.Errorf("%w: %s: format version %d, this build reads %d", ErrFormat, dir, m.FormatVersion, FormatVersion)
+	}
+	if filepath.Base(filepath.Clean(dir)) != m.SnapshotID {
+		return fmt.Errorf("%w: %s: manifest names snapshot %q", ErrVerify, dir, m.SnapshotID)
+	}
+	if _, err := ParseDay(m.AsOf); err != nil {
+		return fmt.Errorf("%w: %s: as_of: %v", ErrVerify, dir, err)
+	}
+	if len(m.Games) == 0 {
+		return fmt.Errorf("%w: %s: manifest lists no games", ErrVerify, dir)
+	}
+	for name, sum := range m.Files {
+		if !ValidFileName(name) {
+			return fmt.Errorf("%w: %s: manifest lists the file %q", ErrVerify, dir, name)
+		}
+		if b, err := hex.DecodeString(sum); err != nil || len(b) != sha256.Size {
+			return fmt.Errorf("%w: %s: %s: sha256 %q is not 64 hex digits", ErrVerify, dir, name, sum)
+		}
+	}
+	return nil
+}
+
+// ValidFileName reports whether name (a key of Manifest.Files) is a
+// relative, slash-separated path that stays inside the snapshot directory
+// and is not the manifest: what a snapshot fetched from elsewhere may write.
+func ValidFileName(name string) bool {
+	if name == "" || name == ManifestFile || strings.Contains(name, "\\") || strings.HasPrefix(name, "/") {
+		return false
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	return filepath.IsLocal(filepath.FromSlash(name))
 }
 
 // ReadCurrent returns the snapshot id named by root/CURRENT.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/snapshots"
+	snaps3 "github.com/cardedge/cardedge/snapshots/s3"
 )
 
 // version is set by the Makefile (-ldflags -X main.version).
@@ -41,6 +42,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "build":
 		return runBuild(ctx, args[1:], stdout, stderr)
+	case "publish":
+		return runPublish(ctx, args[1:], stdout, stderr)
 	case "verify":
 		return runVerify(args[1:], stdout, stderr)
 	case "report":
@@ -59,6 +62,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 const usage = `usage:
   cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
                   [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
+                  [--publish s3://BUCKET/PREFIX [--allow-shrink]]
+  cardbuild publish DIR/<snapshot_id> s3://BUCKET/PREFIX [--allow-shrink] [--max-shrink 0.10]
+                                         upload every file, then the manifest, then CURRENT; refuses a snapshot
+                                         whose cards, sets or sales shrank more than 10 % against the published one
+                                         (credentials, region, endpoint: AWS_* environment and config files)
   cardbuild verify DIR/<snapshot_id>
   cardbuild report DIR/<snapshot_id>     the realism report: liquidity of leaderboards, graded ladders,
                                          single-sale moves, printings, chase cards`
@@ -94,6 +102,9 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opts.SnapshotID, "id", "", "snapshot id (default: build time, UTC)")
 	fs.IntVar(&opts.Workers, "workers", 0, "parallel workers (default: GOMAXPROCS)")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing but errors and the snapshot id")
+	publishTo := fs.String("publish", "", "after the build, publish the snapshot to s3://BUCKET/PREFIX (see cardbuild publish)")
+	var pub publishFlags
+	pub.register(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the live Go heap to this file (and print what --memstats prints)")
 	memStats := fs.Bool("memstats", false, "print the peak resident set and Go heap of each build stage to stderr")
@@ -104,6 +115,11 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if opts.Out == "" {
 		return errors.New("build: --out is required")
+	}
+	if *publishTo != "" {
+		if _, err := snaps3.ParseURL(*publishTo); err != nil {
+			return fmt.Errorf("build: --publish: %w", err)
+		}
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("build: unexpected argument %q", fs.Arg(0))
@@ -162,7 +178,17 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "snapshot %s: as_of %s, %d cards, %d sales, content digest %s\n",
 			m.SnapshotID, m.AsOf, m.Counts["cards"], m.Counts["sales"], m.ContentDigest)
 	}
-	fmt.Fprintln(stdout, filepath.Join(opts.Out, m.SnapshotID))
+	dir := filepath.Join(opts.Out, m.SnapshotID)
+	if *publishTo != "" {
+		out := stdout
+		if quiet {
+			out = io.Discard
+		}
+		if err := publish(ctx, dir, *publishTo, pub, out, stderr); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stdout, dir)
 	return nil
 }
 

@@ -1,0 +1,35 @@
+package snapshots_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+func TestPacer_Step(t *testing.T) {
+	busy := func() error {
+		for s := time.Now(); time.Since(s) < 200*time.Microsecond; {
+		}
+		return nil
+	}
+	run := func(p *snapshots.Pacer) time.Duration {
+		start := time.Now()
+		for range 50 {
+			if err := p.Step(busy); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	full := run(nil)
+	paced := snapshots.NewPacer(0.25)
+	d := run(paced)
+	// 50 steps of 0.2 ms at a quarter of a CPU take at least 40 ms.
+	if d < 3*paced.Busy() || d < 30*time.Millisecond {
+		t.Fatalf("paced run took %s for %s of steps (unpaced %s): not paced", d, paced.Busy(), full)
+	}
+	if (&snapshots.Pacer{}).Step(busy) != nil {
+		t.Fatal("zero Pacer")
+	}
+}
