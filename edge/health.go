@@ -69,6 +69,9 @@ func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
 	defer snap.release()
 	var buf bytes.Buffer
 	s.metrics.write(&buf, s.cacheStats(), snap.Manifest().SnapshotID, time.Since(snap.opened))
+	if s.opts.Source != nil {
+		writeSourceMetrics(&buf, s.opts.Source.Status(), time.Now())
+	}
 	ctx.SetContentType("text/plain; version=0.0.4")
 	ctx.SetBody(buf.Bytes())
 }

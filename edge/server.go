@@ -63,6 +63,14 @@ type Options struct {
 	// Model answers the agent chat with the agent's tools (agent/openai for
 	// an OpenAI-compatible endpoint); nil means the embedded agent.
 	Model agent.Model
+	// Source fills Snapshots from elsewhere (fleet mode: snapshots/s3's
+	// Puller mirrors a bucket into it); nil means a local build does. /ready
+	// and /metrics report it, and a snapshot it verified is not hashed again.
+	Source snapshots.Source
+	// SwapShare is the share of one CPU that verifying a new snapshot beside
+	// the live one may take (snapshots.Pacer), so that requests served
+	// meanwhile keep their latency; 0 means 0.25, 1 full speed.
+	SwapShare float64
 }
 
 // Server is the edge: the fasthttp front door over the live snapshot.
@@ -82,6 +90,9 @@ type Server struct {
 	mcp     fasthttp.RequestHandler
 	// dashboard serves /dashboard (MountDashboard); nil: not mounted.
 	dashboard fasthttp.RequestHandler
+	// draining is set by Drain: /ready answers 503 so that a load balancer
+	// stops sending requests before Shutdown.
+	draining atomic.Bool
 	// renderBufs are the scratch buffers self-encoding payloads are
 	// rendered into (*[]byte).
 	renderBufs sync.Pool
@@ -131,7 +142,10 @@ func New(opts Options) (*Server, error) {
 	if opts.CacheBytes > 0 {
 		s.memo = newFrontMemo(opts.CacheBytes)
 	}
-	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics); err != nil {
+	if opts.SwapShare == 0 {
+		opts.SwapShare = 0.25
+	}
+	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics, opts.Source, snapshots.NewPacer(opts.SwapShare)); err != nil {
 		s.cache.Close()
 		return nil, err
 	}
@@ -330,6 +344,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	case bytes.Equal(path, []byte("/metrics")):
 		s.handleMetrics(ctx)
 		return "metrics"
+	case bytes.Equal(path, []byte("/ready")):
+		s.handleReady(ctx)
+		return "ready"
 	case bytes.Equal(path, []byte("/api/v3/mcp")):
 		ctx.Redirect("/api/v3/mcp/", fasthttp.StatusTemporaryRedirect)
 		return "mcp_redirect"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -42,14 +43,18 @@ type Snapshot struct {
 	opened    time.Time
 }
 
-// openSnapshot verifies and opens root/<id>. Files damaged before their
-// manifest was written verify but may make a library panic at open (Bleve
-// does on a broken segment): that is an error wrapping ErrVerify too, so a
-// bad snapshot is refused instead of taking the watcher, and the process,
-// down.
-func openSnapshot(root, id string, gen uint64) (_ *Snapshot, err error) {
+// openSnapshot verifies (with verify) and opens root/<id>. Files damaged
+// before their manifest was written verify but may make a library panic at
+// open (Bleve does on a broken segment): that is an error wrapping ErrVerify
+// too, so a bad snapshot is refused instead of taking the watcher, and the
+// process, down.
+func openSnapshot(root, id string, gen uint64) (*Snapshot, error) {
+	return openSnapshotWith(root, id, gen, func(dir, _ string) (*snapshots.Manifest, error) { return snapshots.Verify(dir) })
+}
+
+func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (*snapshots.Manifest, error)) (_ *Snapshot, err error) {
 	dir := filepath.Join(root, id)
-	m, err := snapshots.Verify(dir)
+	m, err := verify(dir, id)
 	if err != nil {
 		return nil, err
 	}
@@ -157,21 +162,68 @@ type liveSnapshot struct {
 	// rejected remembers the last id that failed to open, so a bad snapshot
 	// is logged once, not on every poll.
 	rejected string
+	// source fills root from elsewhere (nil: a local build does); pacer
+	// paces the verification of a snapshot opened beside the live one.
+	source snapshots.Source
+	pacer  *snapshots.Pacer
 }
 
-func newLiveSnapshot(root string, log *slog.Logger, m *metrics) (*liveSnapshot, error) {
-	l := &liveSnapshot{root: root, log: log, metrics: m}
+func newLiveSnapshot(root string, log *slog.Logger, m *metrics, source snapshots.Source, pacer *snapshots.Pacer) (*liveSnapshot, error) {
+	l := &liveSnapshot{root: root, log: log, metrics: m, source: source, pacer: pacer}
 	id, err := snapshots.ReadCurrent(root)
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSnapshot(root, id, l.gen.Add(1))
+	s, err := openSnapshotWith(root, id, l.gen.Add(1), l.verifyAtStart)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot %s: %w", id, err)
 	}
 	l.cur.Store(s)
 	log.Info("serving snapshot", "id", id, "as_of", s.Manifest().AsOf)
 	return l, nil
+}
+
+// verifyAtStart verifies a snapshot before anything is served: at full
+// speed, unless the source verified it already.
+func (l *liveSnapshot) verifyAtStart(dir, id string) (*snapshots.Manifest, error) {
+	if m, ok := l.verifiedBySource(dir, id); ok {
+		return m, nil
+	}
+	return snapshots.Verify(dir)
+}
+
+// verify verifies a snapshot opened beside the live one: not again when the
+// source hashed every file as it wrote them, else paced.
+func (l *liveSnapshot) verify(dir, id string) (*snapshots.Manifest, error) {
+	if m, ok := l.verifiedBySource(dir, id); ok {
+		return m, nil
+	}
+	return snapshots.VerifyPaced(dir, l.pacer)
+}
+
+// verifiedBySource returns the manifest of dir when the source verified
+// snapshot id and dir's manifest is the one it verified.
+func (l *liveSnapshot) verifiedBySource(dir, id string) (*snapshots.Manifest, bool) {
+	if l.source == nil {
+		return nil, false
+	}
+	want, ok := l.source.Verified(id)
+	if !ok {
+		return nil, false
+	}
+	m, err := snapshots.ReadManifest(dir)
+	if err != nil || snapshots.CheckManifest(dir, m) != nil || !maps.Equal(m.Files, want.Files) {
+		return nil, false
+	}
+	return m, true
+}
+
+// rejectedID returns the last snapshot id refused ("" when the last swap
+// succeeded).
+func (l *liveSnapshot) rejectedID() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rejected
 }
 
 // acquire returns the live snapshot with a reference held; call release.
@@ -199,7 +251,7 @@ func (l *liveSnapshot) check() error {
 	if id == old.Manifest().SnapshotID || id == l.rejected {
 		return nil
 	}
-	s, err := openSnapshot(l.root, id, l.gen.Add(1))
+	s, err := openSnapshotWith(l.root, id, l.gen.Add(1), l.verify)
 	if err != nil {
 		l.rejected = id
 		reason := "open"

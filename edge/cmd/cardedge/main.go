@@ -43,6 +43,9 @@ const usage = `usage:
   cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--log-level info]
                  [--llm-url URL [--llm-model M]]   (agent chat model; its key from $CARDEDGE_LLM_API_KEY)
                  [--signup open|closed] [--public-url URL] [--key-max-days N]   (the dashboard at /dashboard)
+                 [--drain 0s] [--swap-share 0.25]
+  cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep 3] [--pin ID] ...
+                 (a fleet replica: snapshots mirrored from the bucket; AWS_* environment and config files)
   cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
   cardedge keys list --state FILE
   cardedge keys revoke --state FILE ID
@@ -92,6 +95,8 @@ type ServeConfig struct {
 	// Secure cookies); KeyMaxDays caps dashboard keys' lifetime (0: none).
 	Signup, PublicURL string
 	KeyMaxDays        int
+	// Fleet: the snapshots pulled from a bucket, draining (fleet.go).
+	Fleet FleetConfig
 	// Ready, when set, receives the listening address once serving (tests).
 	Ready func(addr string)
 }
@@ -100,7 +105,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg ServeConfig
-	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT (required)")
+	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT, or s3://BUCKET/PREFIX with --cache-dir (required)")
 	fs.StringVar(&cfg.State, "state", "", "state file: keys, usage, previews, collections, cohorts (required)")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
@@ -111,6 +116,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.Signup, "signup", "", "dashboard sign-up: open or closed (default: open on a loopback --addr, closed elsewhere)")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure)")
 	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
+	cfg.Fleet.register(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target percentage (GOGC) unless GOGC is set: the live heap is mostly the snapshot, which never becomes garbage, so collecting less often costs little memory and saves CPU per request")
 	if err := fs.Parse(args); err != nil {
@@ -158,13 +164,19 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	snaps, err := openSnapshotSource(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
 	srv, err := edge.New(edge.Options{
-		Snapshots: cfg.Snapshots, Access: acc, State: st, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
+		Snapshots: snaps.root, Source: snaps.source, SwapShare: cfg.Fleet.SwapShare,
+		Access: acc, State: st, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
 		Logger: log, Version: version, Model: agentModel(cfg),
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	snaps.run(srv)
 	if h := newMCP(srv, acc, st, log); h != nil {
 		srv.MountMCP(h)
 	}
@@ -189,6 +201,11 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
+	}
+	if cfg.Fleet.Drain > 0 {
+		srv.Drain()
+		log.Info("draining: /ready answers 503 before the listener closes", "for", cfg.Fleet.Drain.String())
+		time.Sleep(cfg.Fleet.Drain)
 	}
 	log.Info("shutting down: draining requests")
 	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

@@ -1,0 +1,49 @@
+package edge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+func TestReadiness(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	src := func(f func(*snapshots.SourceStatus)) *snapshots.SourceStatus {
+		s := &snapshots.SourceStatus{Poll: 10 * time.Second, Published: "b", PublishedSeen: now.Add(-time.Minute)}
+		f(s)
+		return s
+	}
+	tests := []struct {
+		name     string
+		serving  string
+		rejected string
+		draining bool
+		src      *snapshots.SourceStatus
+		ready    bool
+		reason   string
+	}{
+		{"local", "a", "", false, nil, true, ""},
+		{"draining", "a", "", true, nil, false, "draining"},
+		{"serving the published", "b", "", false, src(func(*snapshots.SourceStatus) {}), true, ""},
+		{"not reached the store yet", "a", "", false, src(func(s *snapshots.SourceStatus) { s.Published = "" }), true, ""},
+		{"published within a poll", "a", "", false, src(func(s *snapshots.SourceStatus) { s.PublishedSeen = now.Add(-5 * time.Second) }), true, "swapping"},
+		{"fetching it", "a", "", false, src(func(s *snapshots.SourceStatus) { s.Pulling = "b" }), true, "fetching"},
+		{"refused by the source", "a", "", false, src(func(s *snapshots.SourceStatus) { s.Refused = "b" }), true, "refused"},
+		{"refused by the edge", "a", "b", false, src(func(*snapshots.SourceStatus) {}), true, "refused"},
+		{"store unreachable", "a", "", false, src(func(s *snapshots.SourceStatus) { s.LastErrorKind, s.Failures = "unreachable", 3 }), true, "unreachable"},
+		{"behind for its own reason", "a", "", false, src(func(s *snapshots.SourceStatus) {
+			s.LastErrorKind, s.LastError, s.Failures = "local", "no space left on device", 2
+		}), false, "behind: published b (seen 60s ago), serving a: no space left on device"},
+		{"pinned and serving it", "a", "", false, src(func(s *snapshots.SourceStatus) { s.Pinned = "a" }), true, ""},
+		{"pinned, not serving it", "b", "", false, src(func(s *snapshots.SourceStatus) { s.Pinned = "a" }), false, "pinned to a"},
+		{"draining in fleet mode", "b", "", true, src(func(*snapshots.SourceStatus) {}), false, "draining"},
+	}
+	for _, tt := range tests {
+		ready, reason := readiness(tt.serving, tt.rejected, tt.draining, tt.src, now)
+		if ready != tt.ready || !strings.Contains(reason, tt.reason) || (tt.reason == "" && reason != "") {
+			t.Errorf("%s: ready %v (%q), want %v (%q)", tt.name, ready, reason, tt.ready, tt.reason)
+		}
+	}
+}
