@@ -1,7 +1,8 @@
 // Command cardedge serves the cardedge API and manages its keys.
 //
 //	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
-//	               [--signup open|closed] [--public-url URL] [--key-max-days N]
+//	               [--signup open|closed] [--public-url URL] [--key-max-days N] [--drain D] [--swap-share F]
+//	cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep N] [--pin ID] ...
 //	cardedge accounts create|list|set-tier|disable|enable|reset-password --state FILE ...
 //	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
 //	cardedge keys list --state FILE
@@ -11,11 +12,13 @@
 // Main (with ParseFlags-style per-command flag sets) runs one command; Serve
 // wires the program: the state store (state/bolt), the access layer, the
 // agent's model (agent/openai when --llm-url is set, agent.go), the edge,
-// the MCP server (mcp.go) and the dashboard (web, over account). Only this
-// command reads flags, environment ($CARDEDGE_LLM_API_KEY) and files.
+// the MCP server (mcp.go), the dashboard (web, over account) and, in fleet
+// mode, the snapshot puller (snapshots/s3, fleet.go). Only this command
+// reads flags, environment ($CARDEDGE_LLM_API_KEY; the AWS_* variables
+// through snapshots/s3's NewClient) and files.
 //
 // It imports edge, edge/access, mcp, web, account, state, state/bolt, agent,
-// agent/openai and the standard library.
+// agent/openai, snapshots, snapshots/s3 and the standard library.
 //
 // # Caveats
 //
