@@ -1,7 +1,8 @@
 // Package edge is cardedge's front door: a fasthttp server that answers the
 // REST interface under /api/v3 (and /prices, /keys/usage, /health, /metrics)
-// from the live snapshot, streams the agent chat, and mounts the MCP server
-// under /api/v3/mcp/.
+// from the live snapshot, streams the agent chat, mounts the MCP server
+// under /api/v3/mcp/ and the dashboard (package web) under /dashboard
+// (dashboard.go: not keyed, not charged).
 //
 // Every request goes through one pipeline (server.go): route -> validate
 // (every parameter of the route, all errors at once, 422) -> authenticate

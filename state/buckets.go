@@ -25,10 +25,10 @@ const (
 	// retained days (access.Options.RetainDays, 90 by default). Owner:
 	// edge/access, which adds its in-memory counts once a second.
 	//
-	// Reserved for the dashboard (#20): "<key id>/<YYYY-MM-DD>/<reason>"
-	// counts the calls refused that day by reason ("401", "403", "422",
-	// "429"), with the same expiry, so that one prefix scan of "<key id>/"
-	// reads a key's whole history.
+	// "<key id>/<YYYY-MM-DD>/<reason>" counts the calls refused that day by
+	// reason ("401", "403", "422", "429"; access.Refusal), with the same
+	// expiry, so that one prefix scan of "<key id>/" reads a key's whole
+	// history (the dashboard's usage page).
 	Usage Bucket = "usage"
 
 	// Meta holds counters of the store's users: MetaKeysRev. No expiry.
@@ -55,8 +55,7 @@ const (
 	Secrets Bucket = "secrets"
 )
 
-// Buckets reserved for the next issues, declared so that their layout is
-// decided with the rest. Stores accept them already.
+// Buckets of the dashboard (#20): package account owns all but LastUsed.
 const (
 	// Accounts (#20) holds dashboard accounts: account id -> JSON account
 	// (email, PHC password hash, tier, state). No expiry.
@@ -68,10 +67,12 @@ const (
 	AccountEmails Bucket = "account_emails"
 
 	// Sessions (#20) holds dashboard sessions: hex SHA-256 of the session id
-	// -> JSON session (account id, CSRF token, creation time). The TTL is
-	// the idle timeout, renewed by a Put when the session is used; "sign out
-	// everywhere" deletes an account's sessions found through the record
-	// "<account id>/<session hash>" kept beside it with the same TTL.
+	// -> JSON session (account id, CSRF token, creation and last-seen times,
+	// client address, and at most one flash sealed with a key derived from
+	// the session id). The TTL is the idle timeout, renewed by a Put when the
+	// session is used (at most once a minute); "sign out everywhere" deletes
+	// an account's sessions found through the record "<account id>/<session
+	// hash>" kept beside it with the same TTL.
 	Sessions Bucket = "sessions"
 
 	// Audit (#20) is each account's audit log: "<account id>/<time>/<random>"
@@ -81,8 +82,9 @@ const (
 	Audit Bucket = "audit"
 
 	// LastUsed (#20) holds when each key was last used, coarsely: key id ->
-	// JSON time, written by the access sync (once a second at most) for the
-	// keys that charged since the last one. No expiry.
+	// JSON time, written by the access sync for the keys whose last charge
+	// moved a minute or more since the stored one (every move at Close).
+	// Owner: edge/access. No expiry.
 	LastUsed Bucket = "last_used"
 )
 

@@ -92,8 +92,27 @@
 // whole store (state/bolt: bbolt's consistency check) is the caller's, before
 // Open (cardedge serve does it).
 //
-// Keys manages the key table (create, list, revoke) for the CLI; running
-// services see its changes at their next sync.
+// Keys manages the key table (create, list, revoke) for the CLI; InsertKey,
+// GetKey, UpdateKey and ScanKeys do the same inside a caller's transaction
+// (package account: a key and its audit event commit together). Running
+// services see changes at their next sync.
+//
+// A key may belong to an account (Key.Account), expire (Key.Expires: then a
+// 401 with code key_expired, checked by Authenticate and again by Charge,
+// which the edge's memo calls without Authenticate; one clock read, only for
+// keys that expire) and be suspended (its account disabled: 401).
+//
+// # Activity
+//
+// Beside the charged units, each key counts in memory, per UTC day, the calls
+// refused with 401 (a known key: revoked, expired, suspended), 403, 422 and
+// 429 (Authenticate and Charge count 401s and 429s themselves, the edge calls
+// CountRefused and CountRefusedBearer for the others), and its last charge.
+// The sync adds the refusals to the state store ("<key id>/<day>/<status>"
+// counters, kept RetainDays) and writes a key's last-used time when it moved
+// a minute or more (every change at Close). A 401 for a token that names no
+// key is not attributable and not counted. Activity reads all of it for the
+// dashboard.
 //
 // Crash bound: a graceful Close flushes everything, so counts survive a
 // restart exactly. A hard crash (SIGKILL, power loss) loses the units charged

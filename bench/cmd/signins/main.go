@@ -1,0 +1,142 @@
+// Command signins measures dashboard sign-ins: the time of one sign-in
+// (Argon2id hashing, the session and audit writes to a state file), alone and
+// in a burst of concurrent ones, and the peak memory of the process during
+// the burst. It is what the README's dashboard figures come from:
+//
+//	go run ./bench/cmd/signins [--burst 50] [--max-hashing 0] [--rounds 20]
+//
+// The state file lives in a temporary directory; the program removes it.
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/edge/access"
+	statebolt "github.com/cardedge/cardedge/state/bolt"
+)
+
+func main() {
+	burst := flag.Int("burst", 50, "concurrent sign-ins of the burst")
+	maxHashing := flag.Int("max-hashing", 0, "account.Options.MaxHashing (0: the number of CPUs)")
+	rounds := flag.Int("rounds", 20, "sequential sign-ins measured before the burst")
+	flag.Parse()
+	if err := run(*burst, *maxHashing, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "signins:", err)
+		os.Exit(1)
+	}
+}
+
+func run(burst, maxHashing, rounds int) error {
+	dir, err := os.MkdirTemp("", "signins-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := statebolt.Open(filepath.Join(dir, "state.bolt"), statebolt.Options{})
+	if err != nil {
+		return err
+	}
+	svc, err := account.New(account.Options{State: st, MaxHashing: maxHashing, HashWait: time.Minute,
+		// The burst comes from one address: lift the throttle, which would
+		// refuse it before any hashing (what is measured here).
+		Throttle: account.Throttle{AddrBurst: 1 << 20, AccountBurst: 1 << 20}})
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	ctx := context.Background()
+	const password = "a long and unusual passphrase"
+	for i := range burst {
+		if _, err := svc.Create(ctx, fmt.Sprintf("user%d@example.com", i), password, access.Free, account.Client{}); err != nil {
+			return err
+		}
+	}
+	runtime.GC()
+	before := vmHWM()
+	slots := maxHashing
+	if slots <= 0 {
+		slots = runtime.NumCPU()
+	}
+	fmt.Printf("argon2id m=%d KiB t=%d p=%d; hashing slots: %d (CPUs: %d)\n", account.DefaultHashParams.Memory,
+		account.DefaultHashParams.Time, account.DefaultHashParams.Threads, slots, runtime.NumCPU())
+
+	var seq []time.Duration
+	for i := range rounds {
+		t0 := time.Now()
+		if _, _, err := svc.SignIn(ctx, fmt.Sprintf("user%d@example.com", i%burst), password, account.Client{Addr: "192.0.2.1"}); err != nil {
+			return err
+		}
+		seq = append(seq, time.Since(t0))
+	}
+	fmt.Printf("one at a time (%d): %s\n", rounds, summary(seq))
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, burst)
+	for i := range burst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			t0 := time.Now()
+			_, _, err := svc.SignIn(ctx, fmt.Sprintf("user%d@example.com", i), password, account.Client{Addr: "192.0.2.1"})
+			d := time.Since(t0)
+			if err != nil {
+				errs <- err
+				return
+			}
+			mu.Lock()
+			lat = append(lat, d)
+			mu.Unlock()
+		}()
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	wall := time.Since(t0)
+	close(errs)
+	for err := range errs {
+		return err
+	}
+	fmt.Printf("burst of %d at once: %s; all done in %v\n", burst, summary(lat), wall.Round(time.Millisecond))
+	fmt.Printf("peak RSS: %d MiB before the sign-ins, %d MiB after the burst (VmHWM)\n", before>>10, vmHWM()>>10)
+	return nil
+}
+
+func summary(d []time.Duration) string {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	q := func(p float64) time.Duration { return s[int(p*float64(len(s)-1))].Round(100 * time.Microsecond) }
+	return fmt.Sprintf("p50 %v, p90 %v, max %v", q(0.5), q(0.9), s[len(s)-1].Round(100*time.Microsecond))
+}
+
+// vmHWM returns the process's peak resident set size in KiB (Linux).
+func vmHWM() int {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			var kb int
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
+}
