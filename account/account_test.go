@@ -577,3 +577,16 @@ func mustKeys(tb testing.TB, e *env, id string) []access.Key {
 	}
 	return keys
 }
+
+// BenchmarkSignIn is one sign-in: the Argon2id check with the default
+// parameters, the session and its audit event written to a state file.
+func BenchmarkSignIn(b *testing.B) {
+	e := MustService(b, account.Options{Throttle: account.Throttle{AddrBurst: 1 << 30, AccountBurst: 1 << 30}})
+	e.MustAccount(b, "ada@example.com")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := e.svc.SignIn(ctx, "ada@example.com", goodPassword, account.Client{Addr: "192.0.2.1"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

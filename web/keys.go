@@ -261,10 +261,8 @@ func (h *Handler) handleKeyRoll(w http.ResponseWriter, r *http.Request, si signe
 		return
 	}
 	label := "none"
-	for _, o := range graceOptions("") {
-		if o.Value == g && g != "0" {
-			label = o.Label
-		}
+	if grace > 0 {
+		label = graceText(grace)
 	}
 	h.showOnce(w, r, si, newKeyFlash{ID: nk.ID, Name: nk.Name, Secret: secret, Rolled: r.PathValue("id"), Grace: label})
 }
@@ -283,4 +281,15 @@ func (h *Handler) handleKeyRevoke(w http.ResponseWriter, r *http.Request, si sig
 		return
 	}
 	http.Redirect(w, r, Base+"/keys?done=revoked", http.StatusSeeOther)
+}
+
+// graceText says a grace period as the roll page offers it.
+func graceText(d time.Duration) string {
+	if d%time.Hour == 0 {
+		if d == time.Hour {
+			return "1 hour"
+		}
+		return strconv.Itoa(int(d/time.Hour)) + " hours"
+	}
+	return d.String()
 }

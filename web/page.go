@@ -155,9 +155,10 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 // renderError writes the error page: status and what to do.
 func (h *Handler) renderError(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	p := page{Title: http.StatusText(status), Error: msg}
-	if id, s, a, ok := h.session(r); ok && status != http.StatusTooManyRequests {
-		_ = id
-		p.Account, p.CSRF = &a, s.CSRF
+	if status != http.StatusTooManyRequests { // a limited client gets no store read
+		if _, s, a, ok := h.session(r); ok {
+			p.Account, p.CSRF = &a, s.CSRF
+		}
 	}
 	h.render(w, r, status, "error", p)
 }
