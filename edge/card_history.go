@@ -93,24 +93,15 @@ func (w *cardSales) fromDate() *string {
 	return jsontext.StrOrNil(w.filter.From.String())
 }
 
-type dayRow struct {
-	Date      string  `json:"date"`
-	Sales     int     `json:"sales"`
-	VolumeUSD float64 `json:"volume_usd"`
-	MedianUSD float64 `json:"median_usd"`
-	LowUSD    float64 `json:"low_usd"`
-	HighUSD   float64 `json:"high_usd"`
-}
-
 type historyPayload struct {
-	CardID     string   `json:"card_id"`
-	From       *string  `json:"from"`
-	To         string   `json:"to"`
-	Limit      int      `json:"limit"`
-	TotalDays  int      `json:"total_days"`
-	Truncated  bool     `json:"truncated"`
-	Items      []dayRow `json:"items"`
-	PriceBasis string   `json:"price_basis"`
+	CardID     string           `json:"card_id"`
+	From       *string          `json:"from"`
+	To         string           `json:"to"`
+	Limit      int              `json:"limit"`
+	TotalDays  int              `json:"total_days"`
+	Truncated  bool             `json:"truncated"`
+	Items      []pricing.DayRow `json:"items"`
+	PriceBasis string           `json:"price_basis"`
 }
 
 func handleMarketHistory(r *request) (any, error) {
@@ -118,30 +109,14 @@ func handleMarketHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	byDay := map[snapshots.Day][]int64{}
-	for s := range w.filter.Sales(w.sales) { // verified sales
-		byDay[s.Day] = append(byDay[s.Day], s.PriceCents)
-	}
-	days := make([]snapshots.Day, 0, len(byDay))
-	for d := range byDay {
-		days = append(days, d)
-	}
-	sort.Slice(days, func(i, j int) bool { return days[i] < days[j] })
-	out := historyPayload{CardID: w.card.ID, From: w.fromDate(), To: w.filter.To.String(), Limit: r.p.int("limit"), TotalDays: len(days), Items: []dayRow{},
+	days := pricing.Daily(w.filter.Sales(w.sales)) // verified sales
+	out := historyPayload{CardID: w.card.ID, From: w.fromDate(), To: w.filter.To.String(), Limit: r.p.int("limit"), TotalDays: len(days),
 		PriceBasis: "verified sales per day (quality-flagged, low-confidence and price-feed rows excluded); days without sales are omitted"}
 	if len(days) > out.Limit {
 		days = days[len(days)-out.Limit:]
 		out.Truncated = true
 	}
-	for _, d := range days {
-		p := byDay[d]
-		var vol int64
-		for _, x := range p {
-			vol += x
-		}
-		m := snapshots.Median(p)
-		out.Items = append(out.Items, dayRow{Date: d.String(), Sales: len(p), VolumeUSD: snapshots.USD(vol), MedianUSD: snapshots.USD(m), LowUSD: snapshots.USD(p[0]), HighUSD: snapshots.USD(p[len(p)-1])})
-	}
+	out.Items = days
 	return out, nil
 }
 

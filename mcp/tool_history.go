@@ -196,15 +196,6 @@ type salesArgs struct {
 	Game                     string   `json:"game"`
 }
 
-type dayRow struct {
-	Date      string  `json:"date"`
-	Sales     int     `json:"sales"`
-	VolumeUSD float64 `json:"volume_usd"`
-	MedianUSD float64 `json:"median_usd"`
-	LowUSD    float64 `json:"low_usd"`
-	HighUSD   float64 `json:"high_usd"`
-}
-
 type salesOut struct {
 	CardID    string `json:"card_id"`
 	Name      string `json:"name"`
@@ -259,39 +250,20 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 			return nil, err
 		}
 		out := salesOut{CardID: c.ID, Name: c.Name}
-		var recs []pricing.SaleRow
-		var days []dayRow
-		var dayPrices []int64
-		flushDay := func() {
-			if len(dayPrices) == 0 {
-				return
-			}
-			d := &days[len(days)-1]
-			d.MedianUSD = snapshots.USD(snapshots.Median(dayPrices))
-			dayPrices = dayPrices[:0]
-		}
 		filter.Finish = tg.f
-		for x := range filter.Sales(sales) {
-			if a.Mode == "daily" {
-				date := x.Day.String()
-				if len(days) == 0 || days[len(days)-1].Date != date {
-					flushDay()
-					days = append(days, dayRow{Date: date, LowUSD: math.MaxFloat64})
+		var recs []pricing.SaleRow
+		var days []pricing.DayRow
+		if a.Mode == "daily" {
+			days = pricing.Daily(filter.Sales(sales))
+			slices.Reverse(days) // newest first
+		} else {
+			for x := range filter.Sales(sales) {
+				out.InRange++
+				if len(recs) < limit {
+					recs = append(recs, pricing.NewSaleRow(c, *x))
 				}
-				d := &days[len(days)-1]
-				p := snapshots.USD(x.PriceCents)
-				d.Sales++
-				d.VolumeUSD = math.Round((d.VolumeUSD+p)*100) / 100
-				d.LowUSD, d.HighUSD = math.Min(d.LowUSD, p), math.Max(d.HighUSD, p)
-				dayPrices = append(dayPrices, x.PriceCents)
-				continue
-			}
-			out.InRange++
-			if len(recs) < limit {
-				recs = append(recs, pricing.NewSaleRow(c, *x))
 			}
 		}
-		flushDay()
 		if a.Mode == "daily" {
 			out.InRange = len(days)
 			if len(days) > limit {

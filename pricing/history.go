@@ -2,6 +2,8 @@ package pricing
 
 import (
 	"iter"
+	"maps"
+	"slices"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -143,6 +145,39 @@ func PointRows(pts []Point, method string) []PointRow {
 	out := make([]PointRow, len(pts))
 	for i, p := range pts {
 		out[i] = PointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(PointCents(p.Price, method)), Sales: p.Sales}
+	}
+	return out
+}
+
+// DayRow is one day of a card's sales: how many, their volume, median, low
+// and high (REST's market-history, MCP get_sales in daily mode).
+type DayRow struct {
+	Date      string  `json:"date"`
+	Sales     int     `json:"sales"`
+	VolumeUSD float64 `json:"volume_usd"`
+	MedianUSD float64 `json:"median_usd"`
+	LowUSD    float64 `json:"low_usd"`
+	HighUSD   float64 `json:"high_usd"`
+}
+
+// Daily sums sales per day, oldest day first (never nil); days without a
+// sale are left out.
+func Daily(sales iter.Seq[*snapshots.Sale]) []DayRow {
+	byDay := map[snapshots.Day][]int64{}
+	for s := range sales {
+		byDay[s.Day] = append(byDay[s.Day], s.PriceCents)
+	}
+	days := slices.Sorted(maps.Keys(byDay))
+	out := make([]DayRow, 0, len(days))
+	for _, d := range days {
+		p := byDay[d]
+		var vol int64
+		for _, x := range p {
+			vol += x
+		}
+		m := snapshots.Median(p) // sorts p
+		out = append(out, DayRow{Date: d.String(), Sales: len(p), VolumeUSD: snapshots.USD(vol), MedianUSD: snapshots.USD(m),
+			LowUSD: snapshots.USD(p[0]), HighUSD: snapshots.USD(p[len(p)-1])})
 	}
 	return out
 }

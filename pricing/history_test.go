@@ -97,3 +97,27 @@ func TestPoints(t *testing.T) {
 		t.Errorf("rows %+v", rows)
 	}
 }
+
+func TestDaily(t *testing.T) {
+	sales := []snapshots.Sale{
+		{Day: 20, PriceCents: 300}, {Day: 20, PriceCents: 100}, {Day: 20, PriceCents: 250},
+		{Day: 18, PriceCents: 1000}, {Day: 18, PriceCents: 2001},
+	}
+	f := pricing.SaleFilter{To: 30}
+	got := pricing.Daily(f.Sales(sales))
+	want := []pricing.DayRow{
+		{Date: snapshots.Day(18).String(), Sales: 2, VolumeUSD: 30.01, MedianUSD: 15, LowUSD: 10, HighUSD: 20.01},
+		{Date: snapshots.Day(20).String(), Sales: 3, VolumeUSD: 6.5, MedianUSD: 2.5, LowUSD: 1, HighUSD: 3},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("day %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if rows := pricing.Daily(f.Sales(nil)); rows == nil || len(rows) != 0 {
+		t.Errorf("no sales: %#v, want an empty slice", rows)
+	}
+}
