@@ -294,15 +294,5 @@ func appendLookupItem(dst []byte, s *index.Suggestion) []byte {
 	if s.Kind != "card" {
 		return append(dst, "null}"...)
 	}
-	return append(appendUSDOrNil(dst, s.PriceCents), '}')
-}
-
-// appendUSDOrNil writes snapshots.USDOrNil(cents) as encoding/json does: every
-// amount an int64 of cents holds is at least 0.01 and below 1e21 in
-// magnitude, where encoding/json uses the 'f' form.
-func appendUSDOrNil(dst []byte, cents int64) []byte {
-	if cents == 0 {
-		return append(dst, "null"...)
-	}
-	return strconv.AppendFloat(dst, snapshots.USD(cents), 'f', -1, 64)
+	return append(appendUSDOrNull(dst, s.PriceCents), '}')
 }

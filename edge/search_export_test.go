@@ -21,7 +21,7 @@ func LookupBodies(ix *index.Index, game, q, language string, limit int) (fast, r
 // JSONQuery and JSONPrice are the lookup body's encoders of the query and
 // of a price; EncodeJSON is encoding/json's (HTML escaping off).
 func JSONQuery(s string) []byte     { return appendJSONStr(nil, s) }
-func JSONPrice(cents int64) []byte  { return appendUSDOrNil(nil, cents) }
+func JSONPrice(cents int64) []byte  { return appendUSDOrNull(nil, cents) }
 func USDOrNil(cents int64) *float64 { return snapshots.USDOrNil(cents) }
 func EncodeJSON(v any) []byte       { return encodeJSON(v) }
 
