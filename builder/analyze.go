@@ -159,7 +159,7 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 		}
 	}
 	c.PriceCents, c.PriceDay = 0, 0
-	if raw := seriesOf(r.printings[r.base].series, snapshots.RawNearMint); raw != nil && len(raw.Points) > 0 {
+	if raw := snapshots.SeriesOf(r.printings[r.base].series, snapshots.RawNearMint); raw != nil && len(raw.Points) > 0 {
 		last := raw.Points[len(raw.Points)-1]
 		c.PriceCents, c.PriceDay = last.FMVCents, last.Day
 	}
@@ -267,26 +267,6 @@ func cumulate(g snapshots.Grade, sales []snapshots.Sale) snapshots.CumSeries {
 	return s
 }
 
-func median(p []int64) int64 {
-	if len(p) == 0 {
-		return 0
-	}
-	sort.Slice(p, func(i, j int) bool { return p[i] < p[j] })
-	if len(p)%2 == 1 {
-		return p[len(p)/2]
-	}
-	return (p[len(p)/2-1] + p[len(p)/2]) / 2
-}
-
-func seriesOf(series []snapshots.PriceSeries, g snapshots.Grade) *snapshots.PriceSeries {
-	for i := range series {
-		if series[i].Grade == g {
-			return &series[i]
-		}
-	}
-	return nil
-}
-
 func analytics(w snapshots.Window, byGrade map[snapshots.Grade][]snapshots.Sale, series []snapshots.PriceSeries, asOf snapshots.Day) snapshots.CardAnalytics {
 	from := snapshots.Day(1)
 	if w.Days > 0 {
@@ -315,7 +295,7 @@ func analytics(w snapshots.Window, byGrade map[snapshots.Grade][]snapshots.Sale,
 		if len(gp) > 0 {
 			a.ByGrade[g.String()] = len(gp)
 			prices = append(prices, gp...)
-			a.GradeMedianCts[g.String()] = median(gp)
+			a.GradeMedianCts[g.String()] = snapshots.Median(gp)
 		}
 	}
 	if w.Days > 0 {
@@ -326,10 +306,10 @@ func analytics(w snapshots.Window, byGrade map[snapshots.Grade][]snapshots.Sale,
 	a.Sales = len(prices)
 	if a.Sales > 0 {
 		a.AvgCents = a.VolumeCents / int64(a.Sales)
-		a.MedianCents = median(prices)
+		a.MedianCents = snapshots.Median(prices)
 		a.LowCents, a.HighCents = prices[0], prices[len(prices)-1]
 	}
-	raw := seriesOf(series, snapshots.RawNearMint)
+	raw := snapshots.SeriesOf(series, snapshots.RawNearMint)
 	start := from
 	if w.Days == 0 && raw != nil && len(raw.Points) > 0 {
 		start = raw.Points[0].Day
@@ -348,9 +328,9 @@ func analytics(w snapshots.Window, byGrade map[snapshots.Grade][]snapshots.Sale,
 	if okFirst && okLast {
 		a.FirstFMVCents, a.LastFMVCents = first, last
 		if first > 0 {
-			a.ChangePct = round2(100 * float64(last-first) / float64(first))
+			a.ChangePct = snapshots.Round2(100 * float64(last-first) / float64(first))
 		}
-		a.VolatilityPct = round2(volatility(raw, start, asOf))
+		a.VolatilityPct = snapshots.Round2(volatility(raw, start, asOf))
 	}
 	return a
 }
@@ -386,8 +366,6 @@ func volatility(s *snapshots.PriceSeries, from, to snapshots.Day) float64 {
 	}
 	return 100 * math.Sqrt(variance)
 }
-
-func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
 // slabGrade reports whether g is graded by the first (top) grader.
 func slabGrade(g snapshots.Grade) bool { return g.Grader() == 0 }

@@ -590,10 +590,10 @@ func setAggregates(s *snapshots.Set, cards []*snapshots.Card) *snapshots.SetAggr
 	})
 	for _, r := range rarities {
 		rb := byRarity[r]
-		rb.MedianPriceCents = median(prices[r])
+		rb.MedianPriceCents = snapshots.Median(prices[r])
 		agg.Breakdown = append(agg.Breakdown, *rb)
 	}
-	agg.Totals.MedianPriceCents = median(all)
+	agg.Totals.MedianPriceCents = snapshots.Median(all)
 	return agg
 }
 

@@ -196,7 +196,7 @@ func rowLiquid(cum []snapshots.CumSeries, series []snapshots.PriceSeries, slab b
 	}
 	n, _ := snapshots.SumWindow(cum, keep, asOf-snapshots.Day(days)+1, asOf)
 	var price int64
-	if s := seriesOf(series, ref); s != nil {
+	if s := snapshots.SeriesOf(series, ref); s != nil {
 		price, _ = snapshots.FMVAt(s, asOf)
 	}
 	return estimate.Default.Liquid(n, price)
