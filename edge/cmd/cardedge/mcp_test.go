@@ -960,3 +960,24 @@ func TestMCP_TypeScriptSDK(t *testing.T) {
 	}
 	t.Logf("TypeScript SDK: %d tools, calls %v, cost %d", len(sum.Tools), sum.Calls, sum.Cost)
 }
+
+// TestMCP_ErrorCodes: MCP's HTTP errors use REST's codes and statuses (one
+// table, snapshots.HTTPStatus): an oversized body is payload_too_large/413 in
+// both, a request MCP cannot take without a session is bad_request/400.
+func TestMCP_ErrorCodes(t *testing.T) {
+	key := env.keys["elite"]
+	big := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": map[string]any{"pad": strings.Repeat("x", 1<<20)}}
+	r := rpcRaw(t, env.base, key, "", big)
+	e, _ := r.msg["error"].(map[string]any)
+	if r.status != 413 || r.msg["contract"] != "error.v1" || e["code"] != "payload_too_large" {
+		t.Errorf("oversized MCP body: %d %.200s", r.status, r.body)
+	}
+	rest := do(t, keyedClient, "POST", "/api/v3/me/imports/preview", key, bytes.Repeat([]byte("a"), 1<<20+1), "Content-Type", "text/csv")
+	if re, _ := rest.json["error"].(map[string]any); rest.status != r.status || re["code"] != e["code"] {
+		t.Errorf("REST says %d %v for an oversized upload, MCP %d %v", rest.status, re["code"], r.status, e["code"])
+	}
+	r = rpcRaw(t, env.base, key, "", map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+	if e, _ := r.msg["error"].(map[string]any); r.status != 400 || e["code"] != "bad_request" {
+		t.Errorf("no session id: %d %.200s", r.status, r.body)
+	}
+}
