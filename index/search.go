@@ -343,51 +343,89 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 // filter of r.Query among them), with the price filter and the popularity
 // boost around it.
 func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.Query {
-	// Without text, the game term scores every card alike (a keyword field
-	// of one value) and the popularity boost orders them.
-	main, filters := relevance, []query.Query{selectOnly{termQ(fGame, r.Game, 0)}}
-	if relevance == nil {
-		main, filters = termQ(fGame, r.Game, 1), nil
-	}
+	// filters select without weighing: sel, the syntax's terms, the
+	// request's filters.
+	var filters []query.Query
 	if sel != nil {
-		filters = append(filters, selectOnly{sel})
+		filters = append(filters, sel)
 	}
-	if r.Query != nil {
-		filters = append(filters, ix.filterQueries(r.Game, r.Query.Filter())...)
+	structured := r.Query != nil && r.Query.Structured()
+	var negated []query.Query // the syntax's negated conjuncts
+	if structured {
+		var pos []query.Query
+		pos, negated = ix.filterQueries(r.Query.Filter())
+		filters = append(filters, pos...)
 	}
 	if r.Language != "" {
-		filters = append(filters, selectOnly{termQ(fLanguage, r.Language, 0)})
+		filters = append(filters, termQ(fLanguage, r.Language, 0))
 	}
 	if r.SetID != "" {
-		filters = append(filters, selectOnly{termQ(fSet, normKeyword(r.SetID), 0)})
+		filters = append(filters, termQ(fSet, normKeyword(r.SetID), 0))
 	}
 	if r.Rarity != "" {
-		filters = append(filters, selectOnly{termQ(fRarity, normKeyword(r.Rarity), 0)})
+		filters = append(filters, termQ(fRarity, normKeyword(r.Rarity), 0))
 	}
 	if r.Variant != "" {
-		filters = append(filters, selectOnly{termQ(fVariant, normKeyword(r.Variant), 0)})
+		filters = append(filters, termQ(fVariant, normKeyword(r.Variant), 0))
 	}
-	// Filters are conjuncts that select without weighing, and the
-	// conjunction advances through the rarest of them.
-	var q query.Query = query.NewConjunctionQuery(append([]query.Query{main}, filters...))
+	var q query.Query
+	scorer := ix.popularityScore
+	if relevance == nil && structured && ix.docRow != nil {
+		// Syntax terms without text: nothing to weigh. The whole query
+		// selects without scoring (Bleve intersects and unites the terms'
+		// postings as bitmaps where it can) and the popularity boost alone
+		// orders the cards, as it orders them under the game term's equal
+		// scores below.
+		q = query.NewConjunctionQuery(append([]query.Query{termQ(fGame, r.Game, 0)}, filters...))
+		if len(negated) > 0 {
+			q = query.NewBooleanQuery([]query.Query{q}, nil, negated)
+		}
+		q = selectOnly{q}
+		scorer = ix.popularityOnly
+	} else {
+		// Without text, the game term scores every card alike (a keyword
+		// field of one value) and the popularity boost orders them.
+		main, conj := relevance, []query.Query{selectOnly{termQ(fGame, r.Game, 0)}}
+		if relevance == nil {
+			main, conj = termQ(fGame, r.Game, 1), nil
+		}
+		// Filters are conjuncts that select without weighing, and the
+		// conjunction advances through the rarest of them.
+		for _, f := range filters {
+			conj = append(conj, selectOnly{f})
+		}
+		if len(negated) > 0 {
+			conj = append(conj, selectOnly{query.NewBooleanQuery([]query.Query{termQ(fGame, r.Game, 0)}, nil, negated)})
+		}
+		q = query.NewConjunctionQuery(append([]query.Query{main}, conj...))
+	}
 	if r.MinPriceCents >= 0 || r.MaxPriceCents >= 0 {
 		lo, hi := max(r.MinPriceCents, 1), r.MaxPriceCents
 		if hi < 0 {
 			hi = math.MaxInt64
 		}
-		q = query.NewCustomFilterQueryWithFilter(q, func(_ context.Context, d *search.DocumentMatch) (bool, error) {
+		q = filtered{q, func(d *search.DocumentMatch) bool {
 			row, ok := ix.rowOfDoc(d)
 			if !ok {
-				return false, nil
+				return false
 			}
 			p := ix.t.price[row]
-			return p >= lo && p <= hi, nil
-		}, nil, nil)
+			return p >= lo && p <= hi
+		}}
 	}
 	if ix.docRow != nil {
-		q = query.NewCustomScoreQueryWithScorer(q, ix.popularityScore, nil, nil)
+		q = rescored{q, scorer}
 	}
 	return q
+}
+
+// popularityOnly scores a hit of a search without text by its popularity
+// boost and the catalog-order tie-break alone.
+func (ix *Index) popularityOnly(d *search.DocumentMatch) float64 {
+	if row, ok := ix.rowOfDoc(d); ok {
+		return (1 + PopularityWeight*float64(ix.t.boost[row])) * (1 - rowTieBreak*float64(row))
+	}
+	return 0
 }
 
 // rank runs q and returns size hits from from in order, with highlights of
@@ -475,11 +513,11 @@ const rowTieBreak = 1e-10
 
 // popularityScore multiplies a hit's text score by its popularity boost and
 // the catalog-order tie-break.
-func (ix *Index) popularityScore(_ context.Context, d *search.DocumentMatch) (float64, error) {
+func (ix *Index) popularityScore(d *search.DocumentMatch) float64 {
 	if row, ok := ix.rowOfDoc(d); ok {
-		return d.Score * (1 + PopularityWeight*float64(ix.t.boost[row])) * (1 - rowTieBreak*float64(row)), nil
+		return d.Score * (1 + PopularityWeight*float64(ix.t.boost[row])) * (1 - rowTieBreak*float64(row))
 	}
-	return d.Score, nil
+	return d.Score
 }
 
 // rowOfDoc returns the card row of a hit from its internal document number.

@@ -182,21 +182,14 @@ func topNodes(n *syntax.Node) []*syntax.Node {
 	return []*syntax.Node{n}
 }
 
-// filterQueries are the filters of a search for the syntax tree n of game:
-// the positive conjuncts of n as one query, and its negated ones as a
-// boolean query over the game's cards, so that Bleve skips through the
-// negated terms' postings rather than walking every card. Both select
-// without scoring.
-func (ix *Index) filterQueries(game string, n *syntax.Node) []query.Query {
-	pos, neg := splitNot(topNodes(n))
-	var out []query.Query
-	if len(pos) > 0 {
-		out = append(out, selectOnly{ix.andNot(ix.compileAll(pos), nil)})
-	}
-	if len(neg) > 0 {
-		out = append(out, selectOnly{query.NewBooleanQuery([]query.Query{termQ(fGame, game, 0)}, nil, ix.compileAll(neg))})
-	}
-	return out
+// filterQueries are the filters of a search for the syntax tree n: the
+// queries of its positive conjuncts and of the operands of its negated
+// ones. The search runs them without scoring, the negated ones as the
+// must-not part of a boolean query, so that Bleve skips through their
+// postings rather than walking every card.
+func (ix *Index) filterQueries(n *syntax.Node) (pos, neg []query.Query) {
+	p, ng := splitNot(topNodes(n))
+	return ix.compileAll(p), ix.compileAll(ng)
 }
 
 // andNot matches the cards that match every query of pos and none of
