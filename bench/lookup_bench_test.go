@@ -44,6 +44,7 @@ type snapEnv struct {
 	games             []string
 	prefixes          []gameQuery // 1-6 characters
 	queries           []gameQuery // search queries
+	syntaxQueries     []gameQuery // search queries with the search syntax's terms
 
 	edgeOnce sync.Once
 	edgeErr  error
@@ -134,6 +135,7 @@ func openSnapEnv(tb testing.TB, preset, root string) *snapEnv {
 	}
 	e.prefixes = lookupPrefixes(sets, cards, lookupPrefixCount, 42)
 	e.queries = searchQueries(sets, cards, 1000, 43)
+	e.syntaxQueries = syntaxQueries(sets, cards, 1000, 44)
 	snapEnvs[root] = e
 	tb.Logf("%s: %s, %d cards, %d sets", preset, dir, len(cards), len(sets))
 	return e
