@@ -324,12 +324,14 @@ func BenchmarkSearch(b *testing.B) {
 		lat := make([]time.Duration, 0, b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu0 := processCPU()
 		for i := 0; i < b.N; i++ {
 			t0 := time.Now()
 			search(e.queries[i%len(e.queries)])
 			lat = append(lat, time.Since(t0))
 		}
 		b.StopTimer()
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		percentiles(b, "Search", lat)
 	})
 }

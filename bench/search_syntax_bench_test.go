@@ -106,12 +106,14 @@ func BenchmarkSearchSyntax(b *testing.B) {
 		lat := make([]time.Duration, 0, b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu0 := processCPU()
 		for i := 0; i < b.N; i++ {
 			t0 := time.Now()
 			search(e.syntaxQueries[i%len(e.syntaxQueries)])
 			lat = append(lat, time.Since(t0))
 		}
 		b.StopTimer()
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		percentiles(b, "SearchSyntax", lat)
 	})
 }
@@ -130,6 +132,7 @@ func BenchmarkMatchSyntax(b *testing.B) {
 		lat := make([]time.Duration, 0, b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
+		cpu0 := processCPU()
 		for i := 0; i < b.N; i++ {
 			k := i % len(filters)
 			t0 := time.Now()
@@ -139,6 +142,7 @@ func BenchmarkMatchSyntax(b *testing.B) {
 			lat = append(lat, time.Since(t0))
 		}
 		b.StopTimer()
+		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		percentiles(b, "MatchSyntax", lat)
 	})
 }
