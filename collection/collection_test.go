@@ -12,11 +12,15 @@ import (
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
+	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
 )
 
-var src resolve.Source
+var (
+	src    resolve.Source
+	stores = map[string]state.Store{} // by test name
+)
 
 func TestMain(m *testing.M) {
 	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
@@ -29,7 +33,22 @@ func TestMain(m *testing.M) {
 func newService(t *testing.T) (*collection.Service, *statetest.Clock) {
 	clock := statetest.NewClock(time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC))
 	st := statetest.MustOpenPath(t, filepath.Join(t.TempDir(), "state.bolt"), statebolt.Options{Now: clock.Now})
+	stores[t.Name()] = st
 	return collection.New(collection.Options{State: st, Now: clock.Now}), clock
+}
+
+var (
+	k1 = collection.KeyOwner("k_one", "")
+	k2 = collection.KeyOwner("k_two", "")
+)
+
+func confirmOf(t *testing.T, body string) collection.ConfirmRequest {
+	t.Helper()
+	req, err := collection.ParseConfirm([]byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
 
 const upload = "card_id,name,set,number,grade,qty,price paid\n" +
@@ -41,7 +60,7 @@ const upload = "card_id,name,set,number,grade,qty,price paid\n" +
 func TestService_PreviewConfirm(t *testing.T) {
 	ctx := context.Background()
 	s, clock := newService(t)
-	p, err := s.Preview(ctx, src, collection.PreviewRequest{KeyID: "k1", Game: "pokemon", Body: []byte(upload), ContentType: "text/csv"})
+	p, err := s.Preview(ctx, src, collection.PreviewRequest{Owner: k1, Game: "pokemon", Body: []byte(upload), ContentType: "text/csv"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,34 +74,34 @@ func TestService_PreviewConfirm(t *testing.T) {
 	if want := clock.Now().Add(collection.PreviewTTL).Format(time.RFC3339); p.ExpiresAt != want {
 		t.Errorf("expires %s, want %s (the injected clock)", p.ExpiresAt, want)
 	}
-	if _, err := s.Preview(ctx, src, collection.PreviewRequest{KeyID: "k1", Game: "pokemon", Body: []byte(upload), ContentType: "text/csv", Strict: true}); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := s.Preview(ctx, src, collection.PreviewRequest{Owner: k1, Game: "pokemon", Body: []byte(upload), ContentType: "text/csv", Strict: true}); snapshots.ErrorCode(err) != snapshots.EINVALID {
 		t.Errorf("strict with an invalid row: %v", err)
 	}
 
 	pick := string(p.Rows[2].Candidates[0].CardID)
 	body := `{"preview_id": "` + p.PreviewID + `", "choices": {"3": "` + pick + `"}}`
-	if _, err := s.Confirm(ctx, src, "k2", []byte(body)); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Confirm(ctx, src, k2, confirmOf(t, body)); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 		t.Errorf("another key's preview: %v", err)
 	}
-	c, err := s.Confirm(ctx, src, "k1", []byte(body))
+	c, err := s.Confirm(ctx, src, k1, confirmOf(t, body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Status != "confirmed" || c.StoredRows != 3 || c.StoredQuantity != 4 || c.Collection.Holdings != 3 || c.Collection.Imports != 1 {
 		t.Errorf("confirmation %+v %+v", c, c.Collection)
 	}
-	again, err := s.Confirm(ctx, src, "k1", []byte(body))
+	again, err := s.Confirm(ctx, src, k1, confirmOf(t, body))
 	if err != nil || again.Status != "already_confirmed" || again.StoredRows != c.StoredRows || again.Collection.Holdings != 3 {
 		t.Errorf("second confirm: %+v %v", again, err)
 	}
 
 	// A preview expires after PreviewTTL on the injected clock.
-	p2, err := s.Preview(ctx, src, collection.PreviewRequest{KeyID: "k1", Game: "pokemon", Body: []byte(upload), ContentType: "text/csv"})
+	p2, err := s.Preview(ctx, src, collection.PreviewRequest{Owner: k1, Game: "pokemon", Body: []byte(upload), ContentType: "text/csv"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(collection.PreviewTTL + time.Second)
-	if _, err := s.Confirm(ctx, src, "k1", []byte(`{"preview_id": "`+p2.PreviewID+`"}`)); snapshots.ErrorCode(err) != snapshots.ENOTFOUND || !strings.Contains(snapshots.ErrorMessage(err), "upload the file again") {
+	if _, err := s.Confirm(ctx, src, k1, collection.ConfirmRequest{PreviewID: p2.PreviewID}); snapshots.ErrorCode(err) != snapshots.ENOTFOUND || !strings.Contains(snapshots.ErrorMessage(err), "upload the file again") {
 		t.Errorf("expired preview: %v", err)
 	}
 }

@@ -10,39 +10,15 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/edge/resolve"
-	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )
 
-type confirmBody struct {
+// ConfirmRequest confirms a preview: its id, and the candidate picked for
+// ambiguous rows (row number as text -> card id).
+type ConfirmRequest struct {
 	PreviewID string            `json:"preview_id"`
 	Choices   map[string]string `json:"choices"`
-}
-
-// collection is a key's stored collection: holdings merged by card and grade,
-// and the imports that made them.
-type collection struct {
-	KeyID    string         `json:"key_id"`
-	Holdings []holding      `json:"holdings"`
-	Imports  []importRecord `json:"imports"`
-	Updated  time.Time      `json:"updated"`
-}
-
-type holding struct {
-	Game         string `json:"game"`
-	CardID       string `json:"card_id"`
-	Grade        string `json:"grade"`
-	Quantity     int    `json:"quantity"`
-	PaidCents    int64  `json:"paid_cents"`    // total paid for the copies with a price
-	PaidQuantity int    `json:"paid_quantity"` // copies with a price paid
-}
-
-type importRecord struct {
-	ImportID    string    `json:"import_id"`
-	ConfirmedAt time.Time `json:"confirmed_at"`
-	Rows        int       `json:"rows"`
-	Quantity    int       `json:"quantity"`
 }
 
 type skippedRow struct {
@@ -59,7 +35,9 @@ type importConfirmation struct {
 	Skipped        []skippedRow `json:"skipped"`
 }
 
-type collectionSummary struct {
+// confirmSummary is the collection after a confirm, as import-confirm.v1
+// shows it.
+type confirmSummary struct {
 	Holdings int      `json:"holdings"`
 	Cards    int      `json:"cards"`
 	Quantity int      `json:"quantity"`
@@ -70,33 +48,39 @@ type collectionSummary struct {
 	ImportID []string `json:"import_ids"`
 }
 
+// Confirmation is import-confirm.v1.
 type Confirmation struct {
-	PreviewID        string             `json:"preview_id"`
-	ImportID         string             `json:"import_id"`
-	Status           string             `json:"status"` // confirmed or already_confirmed
-	AlreadyConfirmed bool               `json:"already_confirmed"`
-	ConfirmedAt      string             `json:"confirmed_at"`
-	StoredRows       int                `json:"stored_rows"`
-	StoredQuantity   int                `json:"stored_quantity"`
-	Skipped          []skippedRow       `json:"skipped"`
-	Collection       *collectionSummary `json:"collection"`
-	Basis            string             `json:"basis"`
+	PreviewID        string          `json:"preview_id"`
+	ImportID         string          `json:"import_id"`
+	Status           string          `json:"status"` // confirmed or already_confirmed
+	AlreadyConfirmed bool            `json:"already_confirmed"`
+	ConfirmedAt      string          `json:"confirmed_at"`
+	StoredRows       int             `json:"stored_rows"`
+	StoredQuantity   int             `json:"stored_quantity"`
+	Skipped          []skippedRow    `json:"skipped"`
+	Collection       *confirmSummary `json:"collection"`
+	Basis            string          `json:"basis"`
 }
 
-func ParseConfirm(body []byte) (confirmBody, error) {
-	var b confirmBody
+// ParseConfirm reads an import-confirm body. FieldErrors when it is not one.
+func ParseConfirm(body []byte) (ConfirmRequest, error) {
+	var b ConfirmRequest
 	if err := json.Unmarshal(body, &b); err != nil {
 		return b, snapshots.FieldErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"preview_id\": \"imp_...\", \"choices\": {\"<row>\": \"<card_id>\"}}: " + err.Error(), Type: "json_invalid"}}
 	}
+	return b, b.check()
+}
+
+func (b ConfirmRequest) check() error {
 	if !strings.HasPrefix(b.PreviewID, "imp_") || len(b.PreviewID) > 64 {
-		return b, snapshots.FieldErrors{{Loc: []any{"body", "preview_id"}, Msg: "preview_id must be the id a preview returned (imp_...)", Type: "value_error", Input: b.PreviewID}}
+		return snapshots.FieldErrors{{Loc: []any{"body", "preview_id"}, Msg: "preview_id must be the id a preview returned (imp_...)", Type: "value_error", Input: b.PreviewID}}
 	}
-	return b, nil
+	return nil
 }
 
 // applyImport adds a preview's matched rows, and the ambiguous rows given a
 // choice among their candidates, to the collection.
-func applyImport(coll *collection, p *storedPreview, choices map[string]string, now time.Time) (*importConfirmation, snapshots.FieldErrors) {
+func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices map[string]string, now time.Time) (*importConfirmation, snapshots.FieldErrors) {
 	byRow := map[int]*storedRow{}
 	for i := range p.Rows {
 		byRow[p.Rows[i].Row] = &p.Rows[i]
@@ -107,6 +91,7 @@ func applyImport(coll *collection, p *storedPreview, choices map[string]string, 
 		n, err := strconv.Atoi(k)
 		row := byRow[n]
 		switch {
+		case id == "": // a form's "none of these": the row is skipped
 		case err != nil || row == nil:
 			verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("preview %s has no row %s", p.ID, k), Type: "value_error", Input: id})
 		case row.Status != "ambiguous":
@@ -120,6 +105,17 @@ func applyImport(coll *collection, p *storedPreview, choices map[string]string, 
 			}
 			if !ok {
 				verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d: %q is not one of its candidates (%s)", n, id, strings.Join(row.Candidates, ", ")), Type: "value_error", Input: id})
+				continue
+			}
+			// The printing the row asked for, read against the pick.
+			if row.Printing != "" {
+				c, err := src.Reader.Card(p.Game, picked[n])
+				if err == nil {
+					_, err = printingOf(c, row.Printing)
+				}
+				if err != nil {
+					verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d: %s", n, snapshots.ErrorMessage(err)), Type: "value_error", Input: id})
+				}
 			}
 		}
 	}
@@ -127,14 +123,15 @@ func applyImport(coll *collection, p *storedPreview, choices map[string]string, 
 		return nil, verrs
 	}
 	conf := &importConfirmation{ImportID: p.ID, ConfirmedAt: now, Skipped: []skippedRow{}}
-	idx := map[string]int{}
-	for i, h := range coll.Holdings {
-		idx[h.Game+"|"+strings.ToLower(h.CardID)+"|"+h.Grade] = i
-	}
+	idx := coll.index()
 	for _, row := range p.Rows {
-		id := row.CardID
+		id, printing := row.CardID, row.Printing
 		if row.Status == "ambiguous" {
 			id = picked[row.Row]
+			if id != "" && printing != "" {
+				c, _ := src.Reader.Card(p.Game, id) // checked above
+				printing, _ = printingOf(c, printing)
+			}
 		}
 		if id == "" {
 			reason := row.Reason
@@ -144,15 +141,15 @@ func applyImport(coll *collection, p *storedPreview, choices map[string]string, 
 			conf.Skipped = append(conf.Skipped, skippedRow{Row: row.Row, Status: row.Status, Reason: reason})
 			continue
 		}
-		k := p.Game + "|" + strings.ToLower(id) + "|" + row.Grade
+		k := holdingKey(p.Game, id, printing, row.Grade)
 		i, ok := idx[k]
 		if !ok {
-			coll.Holdings = append(coll.Holdings, holding{Game: p.Game, CardID: id, Grade: row.Grade})
+			coll.Holdings = append(coll.Holdings, holding{Game: p.Game, CardID: id, Printing: printing, Grade: row.Grade, Added: now})
 			i = len(coll.Holdings) - 1
 			idx[k] = i
 		}
 		h := &coll.Holdings[i]
-		h.Quantity += row.Quantity
+		h.Quantity = min(h.Quantity+row.Quantity, MaxQuantity)
 		if row.HasPaid {
 			h.PaidCents += row.PaidCents * int64(row.Quantity)
 			h.PaidQuantity += row.Quantity
@@ -160,48 +157,27 @@ func applyImport(coll *collection, p *storedPreview, choices map[string]string, 
 		conf.StoredRows++
 		conf.StoredQuantity += row.Quantity
 	}
+	if len(coll.Holdings) > MaxHoldings {
+		return nil, snapshots.FieldErrors{{Loc: []any{"body", "preview_id"}, Type: "value_error", Input: p.ID,
+			Msg: fmt.Sprintf("the collection would hold %d holdings (card, printing and grade); at most %d: remove some first", len(coll.Holdings), MaxHoldings)}}
+	}
 	coll.Imports = append(coll.Imports, importRecord{ImportID: p.ID, ConfirmedAt: now, Rows: conf.StoredRows, Quantity: conf.StoredQuantity})
 	return conf, nil
 }
 
-func summarize(src resolve.Source, coll *collection) *collectionSummary {
-	out := &collectionSummary{Holdings: len(coll.Holdings), Imports: len(coll.Imports), ImportID: []string{}}
-	cards := map[string]bool{}
-	var value, paid int64
-	for _, h := range coll.Holdings {
-		out.Quantity += h.Quantity
-		paid += h.PaidCents
-		cards[h.Game+"|"+strings.ToLower(h.CardID)] = true
-		c, err := src.Reader.Card(h.Game, h.CardID)
-		g, gerr := snapshots.ParseGrade(h.Grade)
-		if err != nil || gerr != nil {
-			out.Unvalued++
-			continue
-		}
-		fmv, err := pricing.FMV(src.Reader, c, g, src.AsOf)
-		if err != nil || fmv == 0 {
-			out.Unvalued++
-			continue
-		}
-		value += fmv * int64(h.Quantity)
-	}
-	for _, im := range coll.Imports {
-		out.ImportID = append(out.ImportID, im.ImportID)
-	}
-	out.Cards = len(cards)
-	out.ValueUSD, out.PaidUSD = snapshots.USD(value), snapshots.USD(paid)
-	return out
-}
-
-// Confirm adds a preview's resolved rows (and the ambiguous rows body's
-// choices pick) to keyID's collection, once: a second confirm of the same
-// preview answers already_confirmed and stores nothing. The collection's
-// summary is valued as of src. Errors: FieldErrors for a bad body or choice,
-// ENOTFOUND for a preview this key does not have (or that expired);
+// Confirm adds a preview's resolved rows (and the ambiguous rows req's
+// choices pick; an empty choice skips the row) to o's collection, once: a
+// second confirm of the same preview answers already_confirmed and stores
+// nothing. A preview is the owner's that made it: an account's preview may
+// be confirmed by any of its keys and its pages. The collection's summary
+// is valued as of src. Errors: FieldErrors for a bad request or choice,
+// ENOTFOUND for a preview this owner does not have (or that expired);
 // storage errors wrapped.
-func (s *Service) Confirm(ctx context.Context, src resolve.Source, keyID string, body []byte) (*Confirmation, error) {
-	b, err := ParseConfirm(body)
-	if err != nil {
+func (s *Service) Confirm(ctx context.Context, src resolve.Source, o Owner, req ConfirmRequest) (*Confirmation, error) {
+	if err := req.check(); err != nil {
+		return nil, err
+	}
+	if err := o.check(); err != nil {
 		return nil, err
 	}
 	now := s.clock()
@@ -209,27 +185,28 @@ func (s *Service) Confirm(ctx context.Context, src resolve.Source, keyID string,
 	var coll collection
 	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
 	defer cancel()
-	err = s.state.Update(sctx, func(tx state.Tx) error {
+	err := s.state.Update(sctx, func(tx state.Tx) error {
 		var err error
+		var folded bool
 		out = Confirmation{}
-		coll, err = collections.Get(tx, keyID)
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return fmt.Errorf("imports: collection of %s: %w", keyID, err)
+		coll, folded, err = load(tx, o)
+		if err != nil {
+			return err
 		}
-		p, err := previews.Get(tx, b.PreviewID)
+		p, err := previews.Get(tx, req.PreviewID)
 		found := err == nil
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return fmt.Errorf("imports: preview %s: %w", b.PreviewID, err)
+			return fmt.Errorf("imports: preview %s: %w", req.PreviewID, err)
 		}
-		if !found || p.KeyID != keyID {
+		if !found || !p.ownedBy(o) {
 			for _, im := range coll.Imports {
-				if im.ImportID == b.PreviewID { // confirmed, and the preview has expired since
-					out = Confirmation{PreviewID: b.PreviewID, ImportID: im.ImportID, Status: "already_confirmed", AlreadyConfirmed: true,
+				if im.ImportID == req.PreviewID { // confirmed, and the preview has expired since
+					out = Confirmation{PreviewID: req.PreviewID, ImportID: im.ImportID, Status: "already_confirmed", AlreadyConfirmed: true,
 						ConfirmedAt: im.ConfirmedAt.Format(time.RFC3339), StoredRows: im.Rows, StoredQuantity: im.Quantity, Skipped: []skippedRow{}}
 					return nil
 				}
 			}
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no preview %s for this key: previews are kept 24 hours; upload the file again", b.PreviewID)
+			return snapshots.Errorf(snapshots.ENOTFOUND, "no preview %s for this collection: previews are kept 24 hours; upload the file again", req.PreviewID)
 		}
 		if p.Confirmed != nil {
 			c := p.Confirmed
@@ -240,12 +217,12 @@ func (s *Service) Confirm(ctx context.Context, src resolve.Source, keyID string,
 		if !now.Before(p.Expires) {
 			return snapshots.Errorf(snapshots.ENOTFOUND, "preview %s expired at %s; upload the file again", p.ID, p.Expires.Format(time.RFC3339))
 		}
-		conf, verrs := applyImport(&coll, &p, b.Choices, now)
+		conf, verrs := applyImport(src, &coll, &p, req.Choices, now)
 		if verrs != nil {
 			return verrs
 		}
-		coll.KeyID, coll.Updated = keyID, now
-		if err := collections.Put(tx, keyID, coll, 0); err != nil {
+		coll.Updated = now
+		if err := save(tx, o, coll, folded); err != nil {
 			return err
 		}
 		p.Confirmed = conf
@@ -263,8 +240,13 @@ func (s *Service) Confirm(ctx context.Context, src resolve.Source, keyID string,
 		}
 		return nil, fmt.Errorf("imports: confirm: %w", err)
 	}
-	out.Collection = summarize(src, &coll)
-	out.Basis = "the collection holds every confirmed import of this key, merged by card and grade; value_usd = fmv of each holding's grade x quantity as of the snapshot"
+	sum := valueCollection(src, &coll).summary
+	out.Collection = &confirmSummary{Holdings: sum.Holdings, Cards: sum.Cards, Quantity: sum.Quantity, Imports: len(coll.Imports),
+		ValueUSD: snapshots.USD(sum.valueCents), PaidUSD: snapshots.USD(sum.paidCents), Unvalued: sum.Unvalued, ImportID: []string{}}
+	for _, im := range coll.Imports {
+		out.Collection.ImportID = append(out.Collection.ImportID, im.ImportID)
+	}
+	out.Basis = "the collection holds every confirmed import and every change of its owner (an account's keys, pages and chat share one), merged by card, printing and grade; value_usd = the fmv of each holding's printing and grade x quantity as of the snapshot"
 	if out.Skipped == nil {
 		out.Skipped = []skippedRow{}
 	}

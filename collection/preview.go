@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/edge/resolve"
-	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 	"github.com/cardedge/cardedge/state"
@@ -74,7 +73,8 @@ type Preview struct {
 // storedPreview is what confirm needs of a preview.
 type storedPreview struct {
 	ID         string              `json:"id"`
-	KeyID      string              `json:"key_id"`
+	Owner      string              `json:"owner,omitempty"`  // the owner's id (Owner.id)
+	KeyID      string              `json:"key_id,omitempty"` // previews made before owners: the key's id
 	Game       string              `json:"game"`
 	SnapshotID string              `json:"snapshot_id"`
 	Created    time.Time           `json:"created"`
@@ -84,15 +84,28 @@ type storedPreview struct {
 }
 
 type storedRow struct {
-	Row        int      `json:"row"`
-	Status     string   `json:"status"`
-	CardID     string   `json:"card_id,omitempty"`
+	Row    int    `json:"row"`
+	Status string `json:"status"`
+	CardID string `json:"card_id,omitempty"`
+	// Printing is the printing to store (matched rows: "" for the base
+	// printing), or as the upload wrote it (ambiguous rows: read against
+	// the candidate confirm picks).
+	Printing   string   `json:"printing,omitempty"`
 	Candidates []string `json:"candidates,omitempty"`
 	Grade      string   `json:"grade,omitempty"`
 	Quantity   int      `json:"quantity,omitempty"`
 	PaidCents  int64    `json:"paid_cents,omitempty"`
 	HasPaid    bool     `json:"has_paid,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
+}
+
+// ownedBy reports whether o may confirm p: the owner that made it (a
+// preview made before owners: the key that uploaded it).
+func (p *storedPreview) ownedBy(o Owner) bool {
+	if p.Owner != "" {
+		return p.Owner == o.id()
+	}
+	return p.KeyID != "" && p.KeyID == o.Key
 }
 
 func newPreviewID() (string, error) {
@@ -116,7 +129,7 @@ var rowStatus = map[string]string{resolve.Resolved: "matched", resolve.Ambiguous
 
 // PreviewRequest is one upload to preview.
 type PreviewRequest struct {
-	KeyID       string // the caller's key: the collection's owner
+	Owner       Owner  // whose collection the upload is for
 	Game        string // the game the rows are of
 	Body        []byte // CSV or JSON (ParseUpload)
 	ContentType string // picks the format ("" or octet-stream: sniffed)
@@ -126,11 +139,15 @@ type PreviewRequest struct {
 }
 
 // Preview reads an upload, checks and resolves every row (resolve.Columns),
-// values the matched rows (pricing.FMV, as of src's day) and keeps the
+// values the matched rows (the estimate of their printing and grade, as
+// of src's day) and keeps the
 // preview PreviewTTL in the state store under its preview id, for Confirm.
 // Errors: FieldErrors for a file that cannot be read (and for invalid rows
 // when Strict), ETOOLARGE over MaxBytes or MaxRows; storage errors wrapped.
 func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRequest) (*Preview, error) {
+	if err := req.Owner.check(); err != nil {
+		return nil, err
+	}
 	up, err := ParseUpload(req.Body, req.ContentType)
 	if err != nil {
 		return nil, err
@@ -149,7 +166,7 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 		SnapshotID: src.Reader.Manifest().SnapshotID, AsOf: src.AsOf.String(),
 		Basis: "value_usd = fmv of the row's grade (as of the snapshot) x quantity; price_paid is per copy",
 		Next:  "POST /api/v3/me/imports/confirm {\"preview_id\": \"" + id + "\"} stores the matched rows (and ambiguous rows you pick with \"choices\": {\"<row>\": \"<card_id>\"}) within 24 hours"}
-	stored := storedPreview{ID: id, KeyID: req.KeyID, Game: req.Game, SnapshotID: out.SnapshotID, Created: now, Expires: now.Add(PreviewTTL)}
+	stored := storedPreview{ID: id, Owner: req.Owner.id(), Game: req.Game, SnapshotID: out.SnapshotID, Created: now, Expires: now.Add(PreviewTTL)}
 	var strictErrs snapshots.FieldErrors
 	var sum previewSummary
 	var paidCents, valueCents int64
@@ -193,29 +210,35 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 		st := storedRow{Row: row.Row, Status: pr.Status, Grade: pr.Grade, Quantity: chk.quantity, PaidCents: chk.paid, HasPaid: chk.hasPaid, Reason: res.Reason}
 		switch pr.Status {
 		case "matched":
+			printing, err := printingOf(res.Card, chk.printing)
+			if err != nil {
+				issue := rowIssue{Column: "printing", Message: snapshots.ErrorMessage(err)}
+				sum.Invalid++
+				pr = previewRow{Row: pr.Row, Line: pr.Line, Input: pr.Input, Status: "invalid", Errors: []rowIssue{issue}}
+				strictErrs = append(strictErrs, snapshots.FieldError{Loc: []any{"body", "row", row.Row, "printing"}, Msg: fmt.Sprintf("row %d, column printing: %s", row.Row, issue.Message), Type: "value_error"})
+				out.Rows = append(out.Rows, pr)
+				stored.Rows = append(stored.Rows, storedRow{Row: row.Row, Status: "invalid", Reason: issue.Message})
+				continue
+			}
 			sum.Matched++
 			sum.Quantity += chk.quantity
 			by := res.By
 			pr.Match = &by
 			ic := newImportCard(src.Reader, res.Card)
 			pr.Card = &ic
-			st.CardID = res.Card.ID
-			fmv, err := pricing.FMV(src.Reader, res.Card, chk.grade, src.AsOf)
-			if err != nil {
-				return nil, err
-			}
-			if fmv > 0 {
-				pr.FMVUSD = snapshots.USDOrNil(fmv)
-				pr.ValueUSD = snapshots.USDOrNil(fmv * int64(chk.quantity))
-				valueCents += fmv * int64(chk.quantity)
+			st.CardID, st.Printing = res.Card.ID, printing
+			if hr := valueHolding(src, holding{Game: req.Game, CardID: res.Card.ID, Printing: printing, Grade: pr.Grade, Quantity: chk.quantity}, snapshots.NoDay); hr.valued {
+				pr.FMVUSD, pr.ValueUSD = hr.FMVUSD, hr.ValueUSD
+				valueCents += hr.valueCents
 			} else {
 				sum.Unvalued++
-				pr.ValueNote = "no fmv for " + pr.Grade + ": no verified sale of this card in that grade"
+				pr.ValueNote = hr.Note
 			}
 			if chk.hasPaid {
 				paidCents += chk.paid * int64(chk.quantity)
 			}
 		case "ambiguous":
+			st.Printing = chk.printing
 			sum.Ambiguous++
 			for _, c := range res.Candidates {
 				pr.Candidates = append(pr.Candidates, newImportCard(src.Reader, c))

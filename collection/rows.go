@@ -22,6 +22,7 @@ type checkedRow struct {
 	paid     int64 // cents per copy
 	hasPaid  bool
 	language string
+	printing string // as written: read against the row's card
 	issues   []rowIssue
 }
 
@@ -52,6 +53,7 @@ func checkRow(r importRow) checkedRow {
 	}
 	c.grade = g
 	c.quantity = 1
+	c.printing = r.get("printing")
 	if q := r.get("quantity"); q != "" {
 		n, err := strconv.Atoi(strings.TrimSuffix(q, ".0"))
 		if err != nil || n < 1 || n > MaxQuantity {

@@ -29,6 +29,7 @@ var importFields = []struct {
 	{"set", []string{"set", "set_id", "set_name", "set_code", "setname", "expansion", "edition"}},
 	{"number", []string{"number", "card_number", "collector_number", "no", "num", "#"}},
 	{"language", []string{"language", "lang"}},
+	{"printing", []string{"printing", "finish", "variant"}},
 	{"grade", []string{"grade", "graded", "slab"}},
 	{"condition", []string{"condition", "cond"}},
 	{"quantity", []string{"quantity", "qty", "count", "copies"}},

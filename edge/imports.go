@@ -11,7 +11,7 @@ import (
 // ambiguous candidates, or unmatched with a reason), values it and keeps the
 // preview in the state store for 24 hours under a preview id; POST
 // /api/v3/me/imports/confirm with that id adds the resolved rows to the
-// key's collection, once (a second confirm answers already_confirmed and
+// caller's collection (its account's, or a key's without one), once (a second confirm answers already_confirmed and
 // stores nothing).
 
 // The payloads are the collection package's (the OpenAPI schemas reflect
@@ -42,10 +42,21 @@ func importPreviewCost(r *request) (int, error) {
 }
 
 func (s *Server) handleImportPreview(r *request) (any, error) {
-	return s.collections.Preview(context.Background(), r.source(), collection.PreviewRequest{KeyID: r.caller.KeyID, Game: r.game,
+	return s.collections.Preview(context.Background(), r.source(), collection.PreviewRequest{Owner: s.owner(r), Game: r.game,
 		Body: r.body, ContentType: string(r.ctx.Request.Header.ContentType()), Strict: r.p.flag("strict")})
 }
 
 func (s *Server) handleImportConfirm(r *request) (any, error) {
-	return s.collections.Confirm(context.Background(), r.source(), r.caller.KeyID, r.body)
+	req, err := collection.ParseConfirm(r.body)
+	if err != nil {
+		return nil, err
+	}
+	return s.collections.Confirm(context.Background(), r.source(), s.owner(r), req)
+}
+
+// owner is whose collection a keyed call acts on: the key's account's when
+// it has one, else the key's own.
+func (s *Server) owner(r *request) collection.Owner {
+	k, _ := s.access.Key(r.caller.KeyID)
+	return collection.KeyOwner(r.caller.KeyID, k.Account)
 }

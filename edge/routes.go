@@ -12,6 +12,7 @@ func (s *Server) registerRoutes() {
 	s.registerSQLRoutes()
 	s.registerPriceRoutes()
 	s.registerImportRoutes()
+	s.registerCollectionRoutes()
 	s.registerChatRoutes()
 	s.registerSearchRoutes()
 	s.registerQuoteRoutes()

@@ -39,6 +39,7 @@ var payloadTypes = map[string]any{
 	"prices_post":            pricesPayload{},
 	"imports_preview":        previewPayload{},
 	"imports_confirm":        confirmPayload{},
+	"collection_get":         collectionPayload{},
 }
 
 var textMarshaler = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()

@@ -237,6 +237,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
+// Collections is the server's collection service (imports, the collection
+// route), for the dashboard and MCP to share.
+func (s *Server) Collections() *collection.Service { return s.collections }
+
 // Snapshot returns the live snapshot with a reference held; call Release.
 func (s *Server) Snapshot() *Snapshot { return s.live.acquire() }
 

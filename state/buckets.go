@@ -35,14 +35,16 @@ const (
 	Meta Bucket = "meta"
 
 	// ImportPreviews holds collection import previews: preview id ("imp_"
-	// + random) -> JSON preview (the resolved rows, bound to the key that
-	// uploaded them). They expire 24 hours after the upload. Owner: the
+	// + random) -> JSON preview (the resolved rows, bound to the owner of
+	// the collection it is for). They expire 24 hours after the upload. Owner: the
 	// collection imports (edge/imports.go).
 	ImportPreviews Bucket = "import_previews"
 
-	// Collections holds each key's collection: key id -> JSON collection
-	// (holdings merged by card and grade, and the imports that made them).
-	// No expiry. Owner: the collection imports.
+	// Collections holds collections: owner id -> JSON collection (holdings
+	// merged by card, printing and grade, and the imports that added to
+	// them). The owner is an account ("a_..."), whose keys, pages and chat
+	// share its collection, or a key without an account ("k_..."). No
+	// expiry. Owner: package collection.
 	Collections Bucket = "collections"
 
 	// Cohorts holds the MCP cohorts: "<key id>/<cohort handle>" -> JSON

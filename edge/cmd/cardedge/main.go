@@ -177,6 +177,14 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 		return fmt.Errorf("serve: %w", err)
 	}
 	snaps.run(srv)
+	// Collections belong to accounts: fold what keys of accounts kept as
+	// their own before (once; a no-op after).
+	if n, err := srv.Collections().Adopt(ctx, func(id string) string { k, _ := acc.Key(id); return k.Account }); err != nil {
+		srv.Shutdown(context.Background())
+		return fmt.Errorf("serve: %w", err)
+	} else if n > 0 {
+		log.Info("collections of keys folded into their accounts' collections", "keys", n)
+	}
 	if h := newMCP(srv, acc, st, log); h != nil {
 		srv.MountMCP(h)
 	}
