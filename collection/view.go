@@ -89,10 +89,10 @@ type HoldingRow struct {
 	Note         string   `json:"note,omitempty"`
 
 	valueCents, thenCents, gainCents, paidCents int64
-	valued, hasThen, hasGain         bool
-	finish                           int
-	known                            bool // the card and printing are in the snapshot
-	added                            time.Time
+	valued, hasThen, hasGain                    bool
+	finish                                      int
+	known                                       bool // the card and printing are in the snapshot
+	added                                       time.Time
 }
 
 // ValuePoint is the collection's value on one day.
@@ -350,7 +350,7 @@ func valueHistory(src resolve.Source, rows []HoldingRow, from, to snapshots.Day)
 		return []ValuePoint{}
 	}
 	n := int(to-from) + 1
-	diff := make([]int64, n+1) // diff[i] changes the value from day from+i on
+	diff := make([]int64, n+1)                 // diff[i] changes the value from day from+i on
 	add := func(a, b snapshots.Day, v int64) { // v on days [a, b)
 		a, b = max(a, from), min(b, to+1)
 		if a < b && v != 0 {
