@@ -28,10 +28,13 @@ type analyticsPayload struct {
 	ByGrade       map[string]int     `json:"by_grade"`
 	GradeMedian   map[string]float64 `json:"grade_median_usd"`
 	TradeTypes    map[string]int     `json:"trade_types"`
-	PriceBasis    string             `json:"price_basis"`
+	// Finish is the printing (null for a card without variants).
+	Finish     *string `json:"finish"`
+	PriceBasis string  `json:"price_basis"`
 
-	card *snapshots.Card
-	w    snapshots.WindowAnalytics
+	card   *snapshots.Card
+	finish int // the printing, an index into card.Variants
+	w      snapshots.WindowAnalytics
 	// entries holds w's breakdowns when they fit (read): one allocation
 	// with the payload, none with a pooled request's.
 	entries [64]snapshots.AnalyticsEntry
@@ -39,10 +42,11 @@ type analyticsPayload struct {
 
 const analyticsPriceBasis = "verified sales only (quality-flagged, low-confidence identity and price-feed rows excluded); fmv of raw:near_mint for change and volatility"
 
-// cardWindow is the analytics payload of one window of c (read).
-func (r *request) cardWindow(c *snapshots.Card, window string) (*analyticsPayload, error) {
+// cardWindow is the analytics payload of one window of c in printing finish
+// (-1: the base printing; read).
+func (r *request) cardWindow(c *snapshots.Card, finish int, window string) (*analyticsPayload, error) {
 	p := &analyticsPayload{}
-	if err := p.read(r, c, window); err != nil {
+	if err := p.read(r, c, finish, window); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -50,15 +54,15 @@ func (r *request) cardWindow(c *snapshots.Card, window string) (*analyticsPayloa
 
 // read fills p with one analytics window of c; a card without one gets an
 // empty window ending at as_of.
-func (p *analyticsPayload) read(r *request, c *snapshots.Card, window string) error {
-	w, ok, err := r.snap.AnalyticsWindow(c.Game, c.ID, window, p.entries[:0])
+func (p *analyticsPayload) read(r *request, c *snapshots.Card, finish int, window string) error {
+	w, ok, err := r.analyticsWindow(c, finish, window, p.entries[:0])
 	if err != nil {
 		return err
 	}
 	if !ok {
 		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
 	}
-	p.card, p.w = c, w
+	p.card, p.w, p.finish = c, w, printing(c, finish)
 	return nil
 }
 
@@ -67,5 +71,9 @@ func handleCardAnalytics(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.cardWindow(c, r.p.str("window"))
+	finish, err := r.finishOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return r.cardWindow(c, finish, r.p.str("window"))
 }

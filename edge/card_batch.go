@@ -136,7 +136,10 @@ func handleBatch(r *request) (any, error) {
 	}
 	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: jsontext.NonNil(notFound), Cost: max(1, len(cards))}
 	for _, c := range cards {
-		g := newCardGold(c, r.setOf(c))
+		g, err := r.cardGold(c)
+		if err != nil {
+			return nil, err
+		}
 		var includes []string
 		switch b.Profile {
 		case "market":
@@ -145,7 +148,7 @@ func handleBatch(r *request) (any, error) {
 			includes = includeNames
 		}
 		if len(includes) > 0 {
-			if g.Includes, err = r.cardIncludes(c, includes); err != nil {
+			if g.Includes, err = r.cardIncludes(c, -1, includes); err != nil {
 				return nil, err
 			}
 		}

@@ -16,8 +16,20 @@ func handleCardGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	finish, err := r.finishOf(c)
+	if err != nil {
+		return nil, err
+	}
 	d := &r.detail
-	*d = r.snap.cardDetail(c)
+	if finish < 0 {
+		*d = r.snap.cardDetail(c)
+	} else {
+		m, err := finishMarketOf(r.snap.Reader, c, finish, r.snap.AsOf)
+		if err != nil {
+			return nil, err
+		}
+		*d = cardDetail{card: c, set: r.setOf(c), market: m}
+	}
 	var buf [16]string // more than the includes there are
 	names := buf[:0]
 	for n := range strings.SplitSeq(r.p.str("include"), ",") {
@@ -33,12 +45,69 @@ func handleCardGet(r *request) (any, error) {
 		}
 	}
 	if len(names) > 0 {
-		if err := r.fillIncludes(&r.includes, c, names); err != nil {
+		if err := r.fillIncludes(&r.includes, c, finish, names); err != nil {
 			return nil, err
 		}
 		d.includes = &r.includes
 	}
 	return d, nil
+}
+
+// finishOf reads the request's finish parameter for card c: the printing it
+// names (pricing.PrintingOf), or -1 when it is not given (the card's base
+// printing, read through the reader's base-printing methods). A finish the
+// card has not is a 422 naming its printings.
+func (r *request) finishOf(c *snapshots.Card) (int, error) {
+	if !r.p.has("finish") {
+		return -1, nil
+	}
+	f, err := pricing.PrintingOf(c, r.p.str("finish"))
+	if err != nil {
+		return 0, validationErrors{queryError("finish", snapshots.ErrorMessage(err), "value_error", r.p.str("finish"), nil)}
+	}
+	return f, nil
+}
+
+// finishParam is the finish parameter of the routes that price a card.
+func finishParam() paramSpec {
+	p := pStr("finish", 64, "Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one "+
+		"(1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). "+
+		"Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.")
+	p.extension = true
+	return p
+}
+
+// printing returns the index of the printing finish (from finishOf) stands
+// for: the card's base printing for -1.
+func printing(c *snapshots.Card, finish int) int {
+	if finish < 0 {
+		return snapshots.BasePrinting(c)
+	}
+	return finish
+}
+
+// priceSeries, cumSeries and analyticsWindow read one printing of a card
+// (finish from finishOf; -1 is the base printing, read as before printings
+// existed).
+func (r *request) priceSeries(c *snapshots.Card, finish int) ([]snapshots.PriceSeries, error) {
+	if finish < 0 {
+		return r.snap.PriceSeries(c.Game, c.ID)
+	}
+	return r.snap.PrintingSeries(c.Game, c.ID, finish)
+}
+
+func (r *request) cumSeries(c *snapshots.Card, finish int) ([]snapshots.CumSeries, error) {
+	if finish < 0 {
+		return r.snap.Cum(c.Game, c.ID)
+	}
+	return r.snap.PrintingCum(c.Game, c.ID, finish)
+}
+
+func (r *request) analyticsWindow(c *snapshots.Card, finish int, window string, buf []snapshots.AnalyticsEntry) (snapshots.WindowAnalytics, bool, error) {
+	if finish < 0 {
+		return r.snap.AnalyticsWindow(c.Game, c.ID, window, buf)
+	}
+	return r.snap.PrintingAnalyticsWindow(c.Game, c.ID, finish, window, buf)
 }
 
 // historyStart is the first day a history include shows: the tier's window
@@ -80,6 +149,7 @@ type cardIncludes struct {
 
 type historySeries struct {
 	Grade  string             `json:"grade"`
+	Finish *string            `json:"finish"`
 	Method string             `json:"method"`
 	From   string             `json:"from"`
 	To     string             `json:"to"`
@@ -105,18 +175,19 @@ type breakdownInclude struct {
 	Grades []gradeRow `json:"grades"`
 }
 
-// cardIncludes computes the named subresources of a card. History includes
-// respect the caller's history window.
-func (r *request) cardIncludes(c *snapshots.Card, names []string) (*cardIncludes, error) {
+// cardIncludes computes the named subresources of a card in printing finish
+// (-1: the base printing; see finishOf). History includes respect the
+// caller's history window.
+func (r *request) cardIncludes(c *snapshots.Card, finish int, names []string) (*cardIncludes, error) {
 	out := &cardIncludes{}
-	if err := r.fillIncludes(out, c, names); err != nil {
+	if err := r.fillIncludes(out, c, finish, names); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // fillIncludes is cardIncludes into out, which it expects zero.
-func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []string) error {
+func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, finish int, names []string) error {
 	// Price and cumulative series are read only when an include needs them.
 	var series []snapshots.PriceSeries
 	var cum []snapshots.CumSeries
@@ -127,13 +198,13 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 		}
 		var err error
 		if series == nil {
-			if series, err = r.snap.PriceSeries(c.Game, c.ID); err != nil {
+			if series, err = r.priceSeries(c, finish); err != nil {
 				return err
 			}
 			raw = snapshots.SeriesOf(series, snapshots.RawNearMint)
 		}
 		if cum == nil {
-			if cum, err = r.snap.Cum(c.Game, c.ID); err != nil {
+			if cum, err = r.cumSeries(c, finish); err != nil {
 				return err
 			}
 		}
@@ -148,7 +219,7 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			if name == "tvwap_history" {
 				method = "tvwap"
 			}
-			h := &historySeries{Grade: "raw:near_mint", Method: method, From: start.String(), To: asOf.String(), Points: pricing.PointRows(pricing.Points(raw, start, asOf, true, pricing.IntervalDay), method)}
+			h := &historySeries{Grade: "raw:near_mint", Finish: strOrNull(pricing.PrintingName(c, printing(c, finish))), Method: method, From: start.String(), To: asOf.String(), Points: pricing.PointRows(pricing.Points(raw, start, asOf, true, pricing.IntervalDay), method)}
 			if name == "price_history" {
 				out.PriceHistory = h
 			} else {
@@ -184,6 +255,9 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			}
 			f := pricing.SaleFilter{To: asOf}
 			f.From, f.FromSet = r.windowStart()
+			if finish >= 0 {
+				f.Finish = pricing.OnePrinting(c, finish)
+			}
 			rows := []pricing.SaleRow{}
 			for s := range f.Sales(sales) {
 				if len(rows) == 10 {
@@ -193,7 +267,7 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, names []str
 			}
 			out.RecentSales = &recentSalesInclude{Limit: 10, Items: rows}
 		case "market_summary":
-			if err := out.summary.read(r, c, "1m"); err != nil {
+			if err := out.summary.read(r, c, finish, "1m"); err != nil {
 				return err
 			}
 			out.MarketSummary = &out.summary

@@ -29,7 +29,6 @@ var (
 
 // The long constant strings, quoted once.
 var (
-	quotedPriceBasisRawFMV    = appendJSONStr(nil, priceBasisRawFMV)
 	quotedAnalyticsPriceBasis = appendJSONStr(nil, analyticsPriceBasis)
 )
 
@@ -41,8 +40,9 @@ type cardDetail struct {
 	set      *snapshots.Set // nil: unknown set
 	includes *cardIncludes  // nil: none asked for
 	// object is the card's object as encodedCards holds it (nil: encode it
-	// from card and set).
+	// from card, set and market).
 	object []byte
+	market *cardMarket
 }
 
 // AppendJSON implements jsonAppender.
@@ -51,7 +51,7 @@ func (d *cardDetail) AppendJSON(b []byte) []byte {
 	if d.object != nil {
 		b = append(b, d.object...)
 	} else {
-		b = appendCardObject(b, d.card, d.set)
+		b = appendCardObject(b, d.card, d.set, d.market)
 	}
 	if d.includes != nil {
 		b = append(b, `,"includes":`...)
@@ -60,9 +60,10 @@ func (d *cardDetail) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// appendCardObject appends the card-gold.v3 object of c without includes
-// and without its closing brace (card detail adds its includes there).
-func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set) []byte {
+// appendCardObject appends the card-gold.v3 object of c with market m,
+// without includes and without its closing brace (card detail adds its
+// includes there).
+func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMarket) []byte {
 	b = append(b, `{"card_id":`...)
 	b = appendJSONStr(b, c.ID)
 	b = append(b, `,"game":`...)
@@ -129,27 +130,8 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set) []byte {
 		b = appendJSONStr(b, v)
 		b = append(b, '}')
 	}
-	b = append(b, `],"market":{"price_usd":`...)
-	b = appendUSDOrNull(b, c.PriceCents)
-	b = append(b, `,"price_basis":`...)
-	b = append(b, quotedPriceBasisRawFMV...)
-	b = append(b, `,"price_date":`...)
-	if c.PriceCents > 0 {
-		b = append(b, '"')
-		b = c.PriceDay.AppendFormat(b)
-		b = append(b, '"')
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"volume_30d_usd":`...)
-	b = appendUSD(b, c.Volume30dCents)
-	b = append(b, `,"sales_30d":`...)
-	b = strconv.AppendInt(b, int64(c.Sales30d), 10)
-	b = append(b, `,"sales_all":`...)
-	b = strconv.AppendInt(b, int64(c.SalesAll), 10)
-	b = append(b, `,"listings":`...)
-	b = strconv.AppendInt(b, int64(c.Listings), 10)
-	return append(b, '}')
+	b = append(b, `],"market":`...)
+	return m.appendJSON(b)
 }
 
 // cardPage is the card list payload: the bytes encoding/json writes for the
@@ -199,7 +181,7 @@ func (p *cardPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil
 // sizeHint is about the encoded size of d (a little more for typical cards),
 // so that the buffer grows once.
 func (d *cardDetail) sizeHint() int {
-	n := 640 + len(d.card.Name) + 32*(len(d.card.Variants)+len(d.card.MarketSources)+len(d.card.Venues))
+	n := 900 + len(d.card.Name) + 32*(len(d.card.MarketSources)+len(d.card.Venues)) + 300*len(d.card.Variants)
 	if d.object != nil {
 		n = len(d.object) + 1
 	}
@@ -209,7 +191,7 @@ func (d *cardDetail) sizeHint() int {
 	}
 	for _, h := range []*historySeries{in.PriceHistory, in.TVWAPHistory} {
 		if h != nil {
-			n += 128 + 56*len(h.Points)
+			n += 160 + 110*len(h.Points)
 		}
 	}
 	if in.TVWAPSlots != nil {
@@ -223,7 +205,7 @@ func (d *cardDetail) sizeHint() int {
 	}
 	if in.MarketSummary != nil {
 		w := &in.MarketSummary.w
-		n += 480 + 22*(len(w.ByMarketplace)+len(w.ByGrade)+len(w.GradeMedian)+len(w.TradeTypes))
+		n += 540 + 22*(len(w.ByMarketplace)+len(w.ByGrade)+len(w.GradeMedian)+len(w.TradeTypes))
 	}
 	if in.GradeBreakdown != nil {
 		n += 32 + 160*len(in.GradeBreakdown.Grades)
@@ -299,6 +281,8 @@ func (in *cardIncludes) appendJSON(b []byte) []byte {
 func (h *historySeries) appendJSON(b []byte) []byte {
 	b = append(b, `{"grade":`...)
 	b = appendJSONStr(b, h.Grade)
+	b = append(b, `,"finish":`...)
+	b = appendJSONStrPtr(b, h.Finish)
 	b = append(b, `,"method":`...)
 	b = appendJSONStr(b, h.Method)
 	b = append(b, `,"from":`...)
@@ -321,6 +305,12 @@ func (h *historySeries) appendJSON(b []byte) []byte {
 			b = appendJSONNum(b, p.PriceUSD)
 			b = append(b, `,"sales":`...)
 			b = strconv.AppendInt(b, int64(p.Sales), 10)
+			b = append(b, `,"sample_size":`...)
+			b = strconv.AppendInt(b, int64(p.SampleSize), 10)
+			b = append(b, `,"confidence":`...)
+			b = appendJSONStr(b, p.Confidence)
+			b = append(b, `,"flags":`...)
+			b = appendJSONStrs(b, p.Flags)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -396,6 +386,8 @@ func appendSaleRows(b []byte, rows []pricing.SaleRow) []byte {
 		b = strconv.AppendBool(b, r.QualityFlagged)
 		b = append(b, `,"price_feed":`...)
 		b = strconv.AppendBool(b, r.PriceFeed)
+		b = append(b, `,"outlier":`...)
+		b = strconv.AppendBool(b, r.Outlier)
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -499,6 +491,12 @@ func (p *analyticsPayload) AppendJSON(b []byte) []byte {
 	b = appendBreakdown(b, w.GradeMedian, gradeKeys, true)
 	b = append(b, `,"trade_types":`...)
 	b = appendBreakdown(b, w.TradeTypes, tradeTypeKeys, false)
+	b = append(b, `,"finish":`...)
+	if p.finish >= 0 && p.finish < len(p.card.Variants) {
+		b = appendJSONStr(b, p.card.Variants[p.finish])
+	} else {
+		b = append(b, "null"...)
+	}
 	b = append(b, `,"price_basis":`...)
 	b = append(b, quotedAnalyticsPriceBasis...)
 	return append(b, '}')
@@ -643,8 +641,8 @@ type encodedCards struct {
 }
 
 // encodeCards encodes cards (a game's catalog, index = ordinal); setOf
-// gives a card's set (nil when unknown).
-func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots.Set) (*encodedCards, error) {
+// gives a card's set (nil when unknown), marketOf its default market.
+func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots.Set, marketOf func(*snapshots.Card) (*cardMarket, error)) (*encodedCards, error) {
 	e := &encodedCards{ends: make([]uint32, len(cards))}
 	n := 0
 	for _, c := range cards {
@@ -655,7 +653,11 @@ func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots
 		if int(c.Ordinal) != i {
 			return nil, fmt.Errorf("encode cards: card %s has ordinal %d at position %d", c.ID, c.Ordinal, i)
 		}
-		e.buf = appendCardObject(e.buf, c, setOf(c))
+		m, err := marketOf(c)
+		if err != nil {
+			return nil, fmt.Errorf("encode cards: market of %s: %w", c.ID, err)
+		}
+		e.buf = appendCardObject(e.buf, c, setOf(c), m)
 		if len(e.buf) > math.MaxUint32 {
 			return nil, fmt.Errorf("encode cards: %d bytes at card %s, more than 4 GiB", len(e.buf), c.ID)
 		}

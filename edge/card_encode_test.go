@@ -47,6 +47,7 @@ func referenceAnalytics(c *snapshots.Card, a snapshots.CardAnalytics) plainAnaly
 		FirstFMVUSD: snapshots.USDOrNil(a.FirstFMVCents), LastFMVUSD: snapshots.USDOrNil(a.LastFMVCents),
 		ByMarketplace: nonNil(a.ByMarketplace), ByGrade: nonNil(a.ByGrade), TradeTypes: nonNil(a.TradeTypes),
 		GradeMedian: map[string]float64{}, PriceBasis: analyticsPriceBasis,
+		Finish: strOrNull(pricing.PrintingName(c, snapshots.BasePrinting(c))),
 	}
 	for g, v := range a.GradeMedianCts {
 		out.GradeMedian[g] = snapshots.USD(v)
@@ -74,7 +75,7 @@ func mustTinySnapshot(tb testing.TB) *Snapshot {
 // analytics window for the payload filled from the map form.
 func TestCardDetail_AppendJSON(t *testing.T) {
 	snap := mustTinySnapshot(t)
-	cards, pages, windows := 0, 0, 0
+	cards, pages, windows, finishes := 0, 0, 0, 0
 	for _, game := range snap.Manifest().Games {
 		all, err := snap.Cards(game)
 		if err != nil {
@@ -86,17 +87,21 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 				r := &request{snap: snap, caller: access.Caller{Tier: tier}, game: game}
 				// From the card's fields, and from the object encoded
 				// when the snapshot opened.
-				fromFields, encoded := &cardDetail{card: c, set: r.setOf(c)}, snap.cardDetail(c)
+				m, err := defaultMarket(snap.Reader, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fromFields, encoded := &cardDetail{card: c, set: r.setOf(c), market: m}, snap.cardDetail(c)
 				if encoded.object == nil {
 					t.Fatalf("%s: no encoded object", c.ID)
 				}
-				g := newCardGold(c, r.setOf(c))
+				g := newCardGold(c, r.setOf(c), m)
 				for _, d := range []*cardDetail{fromFields, &encoded} {
 					if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
 						t.Fatalf("%s without includes (encoded %t):\n got %s\nwant %s", c.ID, d.object != nil, got, want)
 					}
 				}
-				includes, err := r.cardIncludes(c, includeNames)
+				includes, err := r.cardIncludes(c, -1, includeNames)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -108,6 +113,24 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 					}
 				}
 				pages++
+				// Each printing asked for by finish.
+				for f := range c.Printings() {
+					m, err := finishMarketOf(snap.Reader, c, f, snap.AsOf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					includes, err := r.cardIncludes(c, f, includeNames)
+					if err != nil {
+						t.Fatal(err)
+					}
+					g := newCardGold(c, r.setOf(c), m)
+					g.Includes = includes
+					d := &cardDetail{card: c, set: r.setOf(c), market: m, includes: includes}
+					if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
+						t.Fatalf("%s finish %d (tier %v):\n got %s\nwant %s", c.ID, f, tier, got, want)
+					}
+					finishes++
+				}
 			}
 			maps, err := snap.Analytics(game, c.ID)
 			if err != nil {
@@ -115,7 +138,7 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 			}
 			r := &request{snap: snap, game: game}
 			for _, a := range maps {
-				p, err := r.cardWindow(c, a.Window)
+				p, err := r.cardWindow(c, -1, a.Window)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +152,7 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 	if cards < 100 || windows < 6*cards {
 		t.Fatalf("compared %d cards, %d analytics windows: the tiny snapshot is smaller than expected", cards, windows)
 	}
-	t.Logf("%d cards, %d card pages, %d analytics windows", cards, pages, windows)
+	t.Logf("%d cards, %d card pages, %d printings, %d analytics windows", cards, pages, finishes, windows)
 }
 
 // TestAnalyticsPayload_NoWindow: a card without stored analytics gets an
@@ -179,7 +202,7 @@ func FuzzAppendJSONStr(f *testing.F) {
 			Subtypes: []string{s, ""}, NationalDex: []int{1, -2}, ENMatch: s, MarketSources: []string{s}, Venues: []string{s, "x"},
 			PartnerProductID: cents, PriceCents: cents, PriceDay: snapshots.Day(cents % 3_000_000), Volume30dCents: -cents, Sales30d: int(cents % 1000)}
 		includes := &cardIncludes{
-			PriceHistory:       &historySeries{Grade: s, Method: s, Points: []pricing.PointRow{{Date: s, PriceUSD: x}}},
+			PriceHistory:       &historySeries{Grade: s, Finish: &s, Method: s, Points: []pricing.PointRow{{Date: s, PriceUSD: x, Confidence: s, Flags: []string{s}}}},
 			TVWAPSlots:         &slotsInclude{Basis: s, Slots: []gradeRow{{Grade: s, FMVUSD: &x, LastSale: &s, ChangePct: &x}}},
 			GradeMomentum:      &momentumInclude{},
 			RecentSales:        &recentSalesInclude{Items: []pricing.SaleRow{{SaleID: s, Finish: &s, PriceUSD: x, OnChain: true}}},
@@ -189,11 +212,13 @@ func FuzzAppendJSONStr(f *testing.F) {
 			MarketSummary: newAnalyticsPayload(&snapshots.Card{ID: s, Name: s}, snapshots.WindowAnalytics{Window: "1w", From: snapshots.NoDay,
 				ByGrade: []snapshots.AnalyticsEntry{{Code: 0, Value: 1}}}),
 		}
+		m := &cardMarket{PriceUSD: &x, PriceBasis: s, Finish: &s, Confidence: s, Flags: []string{s}, Note: s, Volume30dUSD: x,
+			ByFinish: []finishMarket{{Finish: &s, PriceUSD: &x, LastSaleDate: &s, Flags: []string{}, Note: s, Volume30dUSD: x}, {}}}
 		for _, set := range []*snapshots.Set{nil, {Name: s}} {
 			for _, in := range []*cardIncludes{nil, includes} {
-				g := newCardGold(c, set)
+				g := newCardGold(c, set, m)
 				g.Includes = in
-				d := &cardDetail{card: c, set: set, includes: in}
+				d := &cardDetail{card: c, set: set, includes: in, market: m}
 				if got, want := d.AppendJSON(nil), stdlibJSON(t, &g); !bytes.Equal(got, want) {
 					t.Fatalf("card:\n got %s\nwant %s", got, want)
 				}
@@ -249,8 +274,12 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	d := &cardDetail{card: c, set: r.setOf(c)}
-	if d.includes, err = r.cardIncludes(c, []string{"market_summary"}); err != nil {
+	m, err := defaultMarket(snap.Reader, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &cardDetail{card: c, set: r.setOf(c), market: m}
+	if d.includes, err = r.cardIncludes(c, -1, []string{"market_summary"}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("append", func(b *testing.B) {
@@ -281,7 +310,7 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 				b.Fatal(err)
 			}
 			d := snap.cardDetail(c)
-			if d.includes, err = r.cardIncludes(c, []string{"market_summary"}); err != nil {
+			if d.includes, err = r.cardIncludes(c, -1, []string{"market_summary"}); err != nil {
 				b.Fatal(err)
 			}
 			buf = d.AppendJSON(buf[:0])
@@ -289,7 +318,7 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 	})
 	b.Run("encoding_json", func(b *testing.B) {
 		b.ReportAllocs()
-		g := newCardGold(c, r.setOf(c))
+		g := newCardGold(c, r.setOf(c), m)
 		g.Includes = d.includes
 		var buf bytes.Buffer
 		for b.Loop() {

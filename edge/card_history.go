@@ -246,11 +246,21 @@ func handlePriceHistory(r *request) (any, error) {
 			return nil, err
 		}
 	}
+	finish := -1
+	if r.p.has("finish") {
+		if finish, err = pricing.PrintingOf(target, r.p.str("finish")); err != nil {
+			return nil, validationErrors{queryError("finish", snapshots.ErrorMessage(err), "value_error", r.p.str("finish"), nil)}
+		}
+	}
 	from, to, fromSet, err := r.dateRange()
 	if err != nil {
 		return nil, err
 	}
-	series, err := r.snap.PriceSeries(target.Game, target.ID)
+	series, err := r.priceSeries(target, finish)
+	if err != nil {
+		return nil, err
+	}
+	est, _, err := pricing.PrintingEstimate(r.snap.Reader, target, printing(target, finish), grade)
 	if err != nil {
 		return nil, err
 	}
@@ -267,12 +277,15 @@ func handlePriceHistory(r *request) (any, error) {
 		grades = append(grades, x.Grade.String())
 	}
 	out := priceHistoryPayload{
-		CardID: target.ID, RequestedCardID: c.ID, Language: target.Language, Grade: grade.String(), Method: method, Interval: interval,
+		CardID: target.ID, RequestedCardID: c.ID, Language: target.Language, Grade: grade.String(),
+		Finish: strOrNull(pricing.PrintingName(target, printing(target, finish))), BaseFinish: printing(target, finish) == snapshots.BasePrinting(target),
+		Method: method, Interval: interval,
 		To: to.String(), Total: total, Offset: offset, Limit: limit, Items: page, AvailableGrades: grades,
+		Estimate: pricing.NewEstimateRow(est),
 		PriceBasis: map[string]string{
-			"fmv":    "exponentially smoothed daily medians of verified sales of this grade",
-			"tvwap":  "trailing 7-day, recency-weighted average of verified sales of this grade",
-			"median": "median of the trailing 7 days' verified sales of this grade",
+			"fmv":    "exponentially smoothed daily medians of the accepted verified sales of this printing and grade (outliers set aside; see /api/v3/methodology)",
+			"tvwap":  "trailing 7-day, recency-weighted average of the accepted verified sales of this printing and grade",
+			"median": "median of the trailing 7 days' accepted verified sales of this printing and grade",
 		}[method],
 		Order: "oldest first; the page holds the newest points after skipping offset newer ones",
 	}
@@ -287,6 +300,8 @@ type priceHistoryPayload struct {
 	RequestedCardID string             `json:"requested_card_id"`
 	Language        string             `json:"language"`
 	Grade           string             `json:"grade"`
+	Finish          *string            `json:"finish"`
+	BaseFinish      bool               `json:"base_finish"`
 	Method          string             `json:"method"`
 	Interval        string             `json:"interval"`
 	From            *string            `json:"from"`
@@ -296,8 +311,11 @@ type priceHistoryPayload struct {
 	Limit           int                `json:"limit"`
 	Items           []pricing.PointRow `json:"items"`
 	AvailableGrades []string           `json:"available_grades"`
-	PriceBasis      string             `json:"price_basis"`
-	Order           string             `json:"order"`
+	// Estimate is the series as of as_of: the values (null at confidence
+	// none, with a note), sample size, last sale, confidence and flags.
+	Estimate   pricing.EstimateRow `json:"estimate"`
+	PriceBasis string              `json:"price_basis"`
+	Order      string              `json:"order"`
 }
 
 // counterpart finds the card's edition in another language through the

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -38,6 +39,10 @@ func handleVWAP(r *request) (any, error) {
 			verrs = append(verrs, queryError("grade_num", "grade_num must be 1 to 10 in steps of 0.5", "value_error", n, nil))
 		}
 	}
+	finish, ferr := r.finishOf(c)
+	if ferr != nil {
+		verrs = append(verrs, ferr.(validationErrors)...)
+	}
 	if len(verrs) > 0 {
 		return nil, verrs
 	}
@@ -61,7 +66,8 @@ func handleVWAP(r *request) (any, error) {
 	out := vwapPayload{
 		CardID: c.ID, WindowDays: days, From: from.String(), To: r.snap.AsOf.String(), Clamped: clamped,
 		Condition: jsontext.StrOrNil(condition), Grader: jsontext.StrOrNil(grader), Language: c.Language,
-		PriceBasis: "sum of verified sale prices / number of verified sales in the window (each sale is one unit)",
+		Finish: strOrNull(pricing.PrintingName(c, printing(c, finish))), BaseFinish: printing(c, finish) == snapshots.BasePrinting(c),
+		PriceBasis: "sum of verified sale prices / number of verified sales of the printing in the window (each sale is one unit; outliers count, as in volumes)",
 	}
 	if p.has("grade_num") {
 		n := p.num("grade_num")
@@ -71,7 +77,7 @@ func handleVWAP(r *request) (any, error) {
 		out.Note = jsontext.StrOrNil("card " + c.ID + " is a " + c.Language + " card; no sales match language " + lang)
 		return out, nil
 	}
-	cum, err := r.snap.Cum(c.Game, c.ID)
+	cum, err := r.cumSeries(c, finish)
 	if err != nil {
 		return nil, err
 	}
@@ -94,6 +100,8 @@ type vwapPayload struct {
 	Grader     *string  `json:"grader"`
 	GradeNum   *float64 `json:"grade_num"`
 	Language   string   `json:"language"`
+	Finish     *string  `json:"finish"`
+	BaseFinish bool     `json:"base_finish"`
 	VWAPUSD    *float64 `json:"vwap_usd"`
 	Sales      int      `json:"sales"`
 	VolumeUSD  float64  `json:"volume_usd"`

@@ -73,7 +73,11 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 	pg := paginate(matches, p.int("offset"), p.int("limit"))
 	out := page[cardGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]cardGold, 0, len(pg.Items))}
 	for _, c := range pg.Items {
-		out.Items = append(out.Items, newCardGold(c, r.setOf(c)))
+		g, err := r.cardGold(c)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, g)
 	}
 	return stdlibJSON(tb, out), nil
 }

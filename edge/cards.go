@@ -42,6 +42,7 @@ func (s *Server) registerCardRoutes() {
 		summary: "Card detail", schema: "Card",
 		params: []paramSpec{
 			pStr("include", 256, "Comma list of subresources: "+strings.Join(includeNames, ", ")+"."),
+			finishParam(),
 			gameParam(),
 		},
 		handle: handleCardGet})
@@ -49,6 +50,7 @@ func (s *Server) registerCardRoutes() {
 		summary: "Card analytics for a window", schema: "CardAnalytics",
 		params: []paramSpec{
 			pEnum("window", "1y", []string{"1y", "6m", "3m", "1m", "1w", "all"}, "Analytics window, counted back from the snapshot's as_of."),
+			finishParam(),
 			gameParam(),
 		},
 		handle: handleCardAnalytics})
@@ -89,6 +91,7 @@ func (s *Server) registerCardRoutes() {
 			pEnum("interval", "day", []string{"day", "week", "change"}, "day: one point per day (carried forward); week: the last point of each week (weeks start Monday); change: only days the price changed."),
 			pInt("limit", 1, 2000, "365", "Points to return (the newest, after offset)."),
 			pIntMin("offset", 0, "0", "Newest points to skip."),
+			finishParam(),
 		},
 		handle: handlePriceHistory})
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/sales", name: "card_sales", contract: "card-sales.v1", keyless: true, cacheable: true, hasGame: true,
@@ -116,6 +119,7 @@ func (s *Server) registerCardRoutes() {
 			pFloat("grade_num", 0, 10, true, "Grade number with grader (e.g. 10, 9.5)."),
 			pStr("language", 16, "Must match the card's language when given."),
 			pInt("window_days", 1, 365, "30", "Days counted back from as_of (clamped to the tier's history window)."),
+			finishParam(),
 			gameParam(),
 		},
 		handle: handleVWAP})

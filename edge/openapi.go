@@ -126,7 +126,11 @@ func openAPIParams(rt *route) []any {
 				schema["default"] = p.def
 			}
 		}
-		out = append(out, map[string]any{"name": p.name, "in": "query", "required": false, "description": p.doc, "schema": schema})
+		param := map[string]any{"name": p.name, "in": "query", "required": false, "description": p.doc, "schema": schema}
+		if p.extension {
+			param["x-extension"] = true
+		}
+		out = append(out, param)
 	}
 	if out == nil {
 		out = []any{}

@@ -34,7 +34,10 @@ type paramSpec struct {
 	enum     []string // kEnum: allowed values
 	def      string   // default, as the client would send it ("" = none)
 	doc      string   // OpenAPI description
-	defValue value    // def parsed once when the route is registered
+	// extension marks a parameter the spec does not have (x-extension in
+	// the OpenAPI document).
+	extension bool
+	defValue  value // def parsed once when the route is registered
 }
 
 // parseDefault parses the spec's default once (a bad default is a bug in the

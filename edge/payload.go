@@ -12,16 +12,6 @@ type venueRef struct {
 	Marketplace string `json:"marketplace"`
 }
 
-type cardMarket struct {
-	PriceUSD     *float64 `json:"price_usd"`
-	PriceBasis   string   `json:"price_basis"`
-	PriceDate    *string  `json:"price_date"`
-	Volume30dUSD float64  `json:"volume_30d_usd"`
-	Sales30d     int      `json:"sales_30d"`
-	SalesAll     int      `json:"sales_all"`
-	Listings     int      `json:"listings"`
-}
-
 // cardGold is a card in card-gold.v3.
 type cardGold struct {
 	CardID           string         `json:"card_id"`
@@ -47,19 +37,14 @@ type cardGold struct {
 	Includes         *cardIncludes  `json:"includes,omitempty"`
 }
 
-const priceBasisRawFMV = "fmv of raw:near_mint verified sales (exponentially smoothed daily medians); null when the card has no raw near-mint sale"
-
-func newCardGold(c *snapshots.Card, set *snapshots.Set) cardGold {
+// newCardGold is card c of set (nil when unknown) with market m.
+func newCardGold(c *snapshots.Card, set *snapshots.Set, m *cardMarket) cardGold {
 	g := cardGold{
 		CardID: c.ID, Game: c.Game, Name: c.Name, NameLanguage: c.NameLanguage, Language: c.Language,
 		Set: pricing.SetRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
 		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
 		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), Play: resolve.NewPlay(c.Play),
-		MarketSources: jsontext.NonNil(c.MarketSources), Venues: []venueRef{},
-		Market: cardMarket{
-			PriceUSD: snapshots.USDOrNil(c.PriceCents), PriceBasis: priceBasisRawFMV,
-			Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings,
-		},
+		MarketSources: jsontext.NonNil(c.MarketSources), Venues: []venueRef{}, Market: *m,
 	}
 	if set != nil {
 		g.Set.Name = set.Name
@@ -70,10 +55,6 @@ func newCardGold(c *snapshots.Card, set *snapshots.Set) cardGold {
 	}
 	for _, v := range c.Venues {
 		g.Venues = append(g.Venues, venueRef{Marketplace: v})
-	}
-	if c.PriceCents > 0 {
-		d := c.PriceDay.String()
-		g.Market.PriceDate = &d
 	}
 	return g
 }

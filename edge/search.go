@@ -144,7 +144,11 @@ func handleSearch(r *request) (any, error) {
 		if hl == nil {
 			hl = map[string][]string{}
 		}
-		items = append(items, searchItem{Card: newCardGold(c, r.setOf(c)), Score: snapshots.Round2(h.Score), Highlights: hl})
+		cg, err := r.cardGold(c)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, searchItem{Card: cg, Score: snapshots.Round2(h.Score), Highlights: hl})
 	}
 	return searchPayload{
 		Query: p.str("q"), Sort: p.str("sort"), Items: items, Total: total, TotalIsLowerBound: lowerBound,

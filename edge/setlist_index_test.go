@@ -82,9 +82,13 @@ func referenceSetGet(tb testing.TB, r *request) ([]byte, error) {
 	}
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		TopCards: []cardGold{}, PriceBasis: priceBasisRawFMV}
+		TopCards: []cardGold{}, PriceBasis: priceBasisSetFMV}
 	for _, c := range referenceTopCards(cards) {
-		g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))
+		cg, err := r.cardGold(c)
+		if err != nil {
+			return nil, err
+		}
+		g.Extra.TopCards = append(g.Extra.TopCards, cg)
 	}
 	return stdlibJSON(tb, g), nil
 }

@@ -120,9 +120,13 @@ func handleSetGet(r *request) (any, error) {
 	}
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		TopCards: make([]cardGold, 0, len(top)), PriceBasis: priceBasisRawFMV}
+		TopCards: make([]cardGold, 0, len(top)), PriceBasis: priceBasisSetFMV}
 	for _, c := range top {
-		g.Extra.TopCards = append(g.Extra.TopCards, newCardGold(c, s))
+		cg, err := r.cardGold(c)
+		if err != nil {
+			return nil, err
+		}
+		g.Extra.TopCards = append(g.Extra.TopCards, cg)
 	}
 	return g, nil
 }
@@ -143,7 +147,7 @@ func handleSetBreakdown(r *request) (any, error) {
 		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Rarities: rows,
 		Totals: setTotals{Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents),
 			MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents), Volume30dUSD: snapshots.USD(agg.Totals.Volume30dCents), Sales30d: agg.Totals.Sales30d},
-		PriceBasis: priceBasisRawFMV + "; value is the sum over priced cards",
+		PriceBasis: priceBasisSetFMV + "; value is the sum over priced cards",
 	}, nil
 }
 
@@ -192,7 +196,7 @@ func handleSetPriceDistribution(r *request) (any, error) {
 		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Buckets: buckets,
 		Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, UnpricedCards: agg.Totals.Cards - agg.Totals.PricedCards,
 		MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		PriceBasis:     priceBasisRawFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
+		PriceBasis:     priceBasisSetFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
 	}, nil
 }
 

@@ -102,7 +102,7 @@ func (s *Snapshot) warm() error {
 		if err != nil {
 			return fmt.Errorf("card orders of %s: %w", game, err)
 		}
-		if s.encoded[game], err = encodeCards(o.cards, s.setOf); err != nil {
+		if s.encoded[game], err = encodeCards(o.cards, s.setOf, func(c *snapshots.Card) (*cardMarket, error) { return defaultMarket(s.Reader, c) }); err != nil {
 			return err
 		}
 		if _, err := s.setOrders(game); err != nil {
@@ -132,7 +132,13 @@ func (s *Snapshot) cardDetail(c *snapshots.Card) cardDetail {
 	if obj := s.encoded[c.Game].object(c.Ordinal); obj != nil {
 		return cardDetail{card: c, object: obj}
 	}
-	return cardDetail{card: c, set: s.setOf(c)} // not warmed: encoded per request
+	// Not warmed: encoded per request.
+	m, err := defaultMarket(s.Reader, c)
+	if err != nil {
+		mm := newCardMarket(c, nil, snapshots.BasePrinting(c), c.PriceDay)
+		m = &mm
+	}
+	return cardDetail{card: c, set: s.setOf(c), market: m}
 }
 
 func (s *Snapshot) close() {

@@ -133,18 +133,25 @@ func PointCents(p snapshots.PricePoint, method string) int64 {
 }
 
 // PointRow is a price point as REST's history payloads and the agent's
-// get_prices show it: the day, the price of one method, the day's sales.
+// get_prices show it: the day, the price of one method, the day's sales,
+// and the estimate behind the price: its sample size (accepted sales of the
+// trailing estimate.Default.SampleDays), confidence and flags (thin,
+// outlier_excluded) as of the point's day.
 type PointRow struct {
-	Date     string  `json:"date"`
-	PriceUSD float64 `json:"price_usd"`
-	Sales    int     `json:"sales"`
+	Date       string   `json:"date"`
+	PriceUSD   float64  `json:"price_usd"`
+	Sales      int      `json:"sales"`
+	SampleSize int      `json:"sample_size"`
+	Confidence string   `json:"confidence"`
+	Flags      []string `json:"flags"`
 }
 
 // PointRows are points with the price of method (never nil).
 func PointRows(pts []Point, method string) []PointRow {
 	out := make([]PointRow, len(pts))
 	for i, p := range pts {
-		out[i] = PointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(PointCents(p.Price, method)), Sales: p.Sales}
+		out[i] = PointRow{Date: p.Day.String(), PriceUSD: snapshots.USD(PointCents(p.Price, method)), Sales: p.Sales,
+			SampleSize: int(p.Price.Sample), Confidence: p.Price.Confidence.String(), Flags: FlagNames(p.Price.Flags)}
 	}
 	return out
 }

@@ -20,6 +20,10 @@ type SaleRow struct {
 	IdentityConfidence string  `json:"identity_confidence"`
 	QualityFlagged     bool    `json:"quality_flagged"`
 	PriceFeed          bool    `json:"price_feed"`
+	// Outlier: a verified sale the estimator set aside (far from its
+	// series' recent level and never confirmed): it counts in volumes and
+	// sales counts but moves no price (estimate.OutlierRule).
+	Outlier bool `json:"outlier"`
 }
 
 // NewSaleRow makes the row of sale s of card c.
@@ -29,6 +33,7 @@ func NewSaleRow(c *snapshots.Card, s snapshots.Sale) SaleRow {
 		Marketplace: s.Marketplace.String(), OnChain: s.Marketplace.OnChain(), TradeType: s.TradeType.String(),
 		Grade: s.Grade.String(), IdentityConfidence: s.Confidence.String(),
 		QualityFlagged: s.Flags&snapshots.SaleFlagged != 0, PriceFeed: s.Flags&snapshots.SalePriceFeed != 0,
+		Outlier: s.Flags&snapshots.SaleOutlier != 0,
 	}
 	if int(s.Finish) < len(c.Variants) {
 		r.Finish = &c.Variants[s.Finish]
