@@ -325,14 +325,15 @@ func (t *Tools) trending(args json.RawMessage) (any, error) {
 	if lang != "all" && !snapshots.IsLanguage(lang) {
 		return nil, fmt.Errorf("language must be en, ja, zh-cn, zh-tw or all")
 	}
-	entries, err := t.src.Reader.Trending(t.game, metric, window, lang)
+	liq := pricing.DefaultLiquidity()
+	lb, err := pricing.Trending(t.src.Reader, t.game, metric, window, lang, liq)
 	if err != nil {
 		return nil, err
 	}
-	items, err := pricing.Ranked(t.src.Reader, t.game, metric, entries, a.Direction == "asc", 0, clampInt(a.Limit, 1, 20, 5))
+	items, err := pricing.Ranked(t.src.Reader, t.game, metric, lb, a.Direction == "asc", 0, clampInt(a.Limit, 1, 20, 5))
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.src.AsOf.String(), "total": len(entries), "items": items,
-		"basis": "verified sales; price_pct is the raw near-mint fmv change over the window; a card ranks once it has enough sales in the window"}, nil
+	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.src.AsOf.String(), "total": len(lb.Rows), "items": items,
+		"basis": liq.Basis()}, nil
 }

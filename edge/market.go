@@ -1,11 +1,13 @@
 package edge
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
@@ -25,6 +27,7 @@ func (s *Server) registerMarketRoutes() {
 			pIntMin("offset", 0, "0", "Rows to skip."),
 			pStr("grader", 16, "Rank on this grader's graded sales only (slab, bgs, cgc)."),
 			pFloat("grade_num", 0, 10, true, "With grader: rank on this grade only."),
+			minSalesParam(), minPriceParam(),
 			gameParam(),
 		},
 		handle: handleTrending})
@@ -34,6 +37,7 @@ func (s *Server) registerMarketRoutes() {
 			pInt("days", 1, 730, "90", "Days counted back from as_of."),
 			pEnum("language", "en", append(append([]string{}, languageEnum...), "all"), "Card language."),
 			pEnum("granularity", "daily", []string{"daily", "weekly", "monthly"}, "Period of the series."),
+			minSalesParam(), minPriceParam(),
 			gameParam(),
 		},
 		handle: handleMarketVolume})
@@ -75,7 +79,8 @@ func handleTrending(r *request) (any, error) {
 	if len(verrs) > 0 {
 		return nil, verrs
 	}
-	var entries []snapshots.TrendingEntry
+	liq := r.liquidity()
+	var lb pricing.Leaderboard
 	var err error
 	days := 0
 	for _, w := range snapshots.TrendingWindows {
@@ -89,7 +94,7 @@ func handleTrending(r *request) (any, error) {
 		window = ""
 	}
 	if !custom {
-		if entries, err = r.snap.Trending(r.game, metric, window, lang); err != nil {
+		if lb, err = pricing.Trending(r.snap.Reader, r.game, metric, window, lang, liq); err != nil {
 			return nil, err
 		}
 	} else {
@@ -102,18 +107,18 @@ func handleTrending(r *request) (any, error) {
 				return g.Grader() == gi
 			}
 		}
-		if entries, err = pricing.CustomTrending(r.snap.Reader, r.snap.AsOf, r.game, metric, days, lang, keep); err != nil {
+		if lb, err = pricing.CustomTrending(r.snap.Reader, r.snap.AsOf, r.game, metric, days, lang, keep, liq); err != nil {
 			return nil, err
 		}
 	}
 	offset, limit := p.int("offset"), p.int("limit")
-	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, entries, p.str("direction") == "asc", offset, limit)
+	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, lb, p.str("direction") == "asc", offset, limit)
 	if err != nil {
 		return nil, err
 	}
 	out := trendingPayload{Metric: metric, Window: jsontext.StrOrNil(window), WindowDays: days, Language: lang, Direction: p.str("direction"),
-		Grader: jsontext.StrOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), Total: len(entries), Offset: offset, Limit: limit, Items: items,
-		Basis: "verified sales; *_pct compare the window with the one before it (volume) or the fmv at its ends (price); composite = 0.6 price_pct + 0.4 volume_pct, each clamped to [-100, 300]; a card ranks once it has enough sales in the window (2 for percentages, 3 for composite)"}
+		Grader: jsontext.StrOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents),
+		Total: len(lb.Rows), Offset: offset, Limit: limit, Items: items, Basis: liq.Basis()}
 	if p.has("grade_num") {
 		n := p.num("grade_num")
 		out.GradeNum = &n
@@ -121,20 +126,52 @@ func handleTrending(r *request) (any, error) {
 	return out, nil
 }
 
+// minSalesParam and minPriceParam are the liquidity parameters of the
+// leaderboards (trending, set trending cards, market volume).
+func minSalesParam() paramSpec {
+	p := pInt("min_sales", 0, 100000, "", "Extension (not in the spec): least verified sales of a row in the window (in the last 30 days for shorter windows); "+
+		"default the methodology's liquidity rule (see /api/v3/methodology, liquidity.min_sales). 0 ranks every row with activity.")
+	p.extension = true
+	return p
+}
+
+func minPriceParam() paramSpec {
+	p := pFloat("min_price_usd", 0, 1e9, true, "Extension (not in the spec): least price of a row in USD; default the methodology's liquidity rule "+
+		"(liquidity.min_price_usd). 0 ranks rows of any price.")
+	p.extension = true
+	return p
+}
+
+// liquidity is the request's leaderboard filter: the methodology's rule,
+// with min_sales and min_price_usd when given.
+func (r *request) liquidity() pricing.Liquidity {
+	l := pricing.DefaultLiquidity()
+	if r.p.has("min_sales") {
+		l.MinSales = r.p.int("min_sales")
+	}
+	if r.p.has("min_price_usd") {
+		l.MinPriceCents = int64(math.Round(r.p.num("min_price_usd") * 100))
+	}
+	return l
+}
+
 type trendingPayload struct {
-	Metric     string                 `json:"metric"`
-	Window     *string                `json:"window"`
-	WindowDays int                    `json:"window_days"`
-	Language   string                 `json:"language"`
-	Direction  string                 `json:"direction"`
-	Grader     *string                `json:"grader"`
-	GradeNum   *float64               `json:"grade_num"`
-	AsOf       string                 `json:"as_of"`
-	Total      int                    `json:"total"`
-	Offset     int                    `json:"offset"`
-	Limit      int                    `json:"limit"`
-	Items      []pricing.TrendingItem `json:"items"`
-	Basis      string                 `json:"basis"`
+	Metric     string   `json:"metric"`
+	Window     *string  `json:"window"`
+	WindowDays int      `json:"window_days"`
+	Language   string   `json:"language"`
+	Direction  string   `json:"direction"`
+	Grader     *string  `json:"grader"`
+	GradeNum   *float64 `json:"grade_num"`
+	AsOf       string   `json:"as_of"`
+	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
+	MinSales    int                    `json:"min_sales"`
+	MinPriceUSD float64                `json:"min_price_usd"`
+	Total       int                    `json:"total"`
+	Offset      int                    `json:"offset"`
+	Limit       int                    `json:"limit"`
+	Items       []pricing.TrendingItem `json:"items"`
+	Basis       string                 `json:"basis"`
 }
 
 func handleMarketVolume(r *request) (any, error) {
@@ -143,7 +180,10 @@ func handleMarketVolume(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	liq := r.liquidity()
+	m := &estimate.Default
 	from, to := r.snap.AsOf-snapshots.Day(days)+1, r.snap.AsOf
+	sampleFrom := to - snapshots.Day(m.SalesDays(days)) + 1
 	var rows []setVolumeRow
 	var all []snapshots.DailyStat
 	var totalCents int64
@@ -156,21 +196,44 @@ func handleMarketVolume(r *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		row := setVolumeRow{SetID: s.ID, Name: s.Name, Language: s.Language}
+		row := setVolumeRow{SetID: s.ID, Name: s.Name, Language: s.Language, Flags: []string{}}
 		var cents int64
+		thin, last := 0, snapshots.NoDay
 		for _, d := range daily {
-			if d.Day >= from && d.Day <= to {
+			if d.Day > to {
+				continue
+			}
+			if d.Day >= from {
 				row.Sales += d.Sales
 				cents += d.VolumeCents
 				all = append(all, d)
+			}
+			if d.Day >= sampleFrom {
+				row.SampleSize += d.Sales
+			}
+			if d.Day > to-snapshots.Day(m.Thin.Days) {
+				thin += d.Sales
+			}
+			if d.Sales > 0 {
+				last = max(last, d.Day)
 			}
 		}
 		if row.Sales == 0 {
 			continue
 		}
-		row.VolumeUSD = snapshots.USD(cents)
 		totalCents += cents
 		totalSales += row.Sales
+		avg := int64(math.Round(float64(cents) / float64(row.Sales)))
+		if !liq.Keep(row.SampleSize, avg) {
+			continue
+		}
+		row.VolumeUSD, row.AvgPriceUSD = snapshots.USD(cents), snapshots.USD(avg)
+		if thin < m.Thin.Sales {
+			row.Flags = append(row.Flags, estimate.FlagThin.Names()...)
+		}
+		if last == snapshots.NoDay || to-last > snapshots.Day(m.StaleDays) {
+			row.Flags = append(row.Flags, estimate.FlagStale.Names()...)
+		}
 		rows = append(rows, row)
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].VolumeUSD > rows[j].VolumeUSD })
@@ -180,7 +243,12 @@ func handleMarketVolume(r *request) (any, error) {
 	return marketVolumePayload{
 		Game: r.game, Language: lang, Granularity: gran, Days: days, From: from.String(), To: to.String(),
 		TotalSales: totalSales, TotalVolumeUSD: snapshots.USD(totalCents), Series: bucketDaily(all, from, to, gran),
-		Sets: jsontext.NonNil(rows), Basis: "verified sales; sets listed by volume, sets without sales in the window left out",
+		MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents),
+		Sets: jsontext.NonNil(rows),
+		Basis: fmt.Sprintf("verified sales; totals and series count every set of the language; sets lists, by volume, the sets with at least %d verified sales "+
+			"in the window (in the last %d days for shorter windows: sample_size) and an average sale price of at least $%.2f (min_sales and min_price_usd change it; "+
+			"the methodology's liquidity rule, /api/v3/methodology); share_pct is of the total volume",
+			liq.MinSales, m.Liquidity.ShortWindowDays, snapshots.USD(liq.MinPriceCents)),
 	}, nil
 }
 
@@ -191,6 +259,12 @@ type setVolumeRow struct {
 	Sales     int     `json:"sales"`
 	VolumeUSD float64 `json:"volume_usd"`
 	SharePct  float64 `json:"share_pct"`
+	// AvgPriceUSD is the average verified sale price of the window (the
+	// price the liquidity rule looks at), SampleSize the verified sales the
+	// rule counts.
+	AvgPriceUSD float64  `json:"avg_price_usd"`
+	SampleSize  int      `json:"sample_size"`
+	Flags       []string `json:"flags"`
 }
 
 type marketVolumePayload struct {
@@ -203,6 +277,8 @@ type marketVolumePayload struct {
 	TotalSales     int            `json:"total_sales"`
 	TotalVolumeUSD float64        `json:"total_volume_usd"`
 	Series         []periodRow    `json:"series"`
+	MinSales       int            `json:"min_sales"`
+	MinPriceUSD    float64        `json:"min_price_usd"`
 	Sets           []setVolumeRow `json:"sets"`
 	Basis          string         `json:"basis"`
 }

@@ -5,12 +5,14 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -201,15 +203,15 @@ func topPricedCards(cards []*snapshots.Card, co *cardOrders) []*snapshots.Card {
 }
 
 // setTrending is one trending ranking (metric and window, every language)
-// of a game, grouped by the set class (cardOrders.sets) of its cards.
+// of a game under the default liquidity rule, grouped by the set class
+// (cardOrders.sets) of its cards.
 type setTrending struct {
 	once sync.Once
 	err  error
 
-	cards   []*snapshots.Card         // the game's cards (index = Ordinal)
-	classes *cardClasses              // the game's set classes
-	entries []snapshots.TrendingEntry // grouped by set class, in ranking order within a class
-	start   []int                     // by class id: its group is entries[start[id]:start[id+1]]
+	classes *cardClasses            // the game's set classes
+	rows    []snapshots.TrendingRow // grouped by set class, in ranking order within a class
+	start   []int                   // by class id: its group is rows[start[id]:start[id+1]]
 }
 
 // setTrending returns the game's trending ranking of metric and window
@@ -232,7 +234,7 @@ func (s *Snapshot) setTrending(game, metric, window string) (*setTrending, error
 }
 
 func (t *setTrending) build(s *Snapshot, game, metric, window string) error {
-	entries, err := s.Trending(game, metric, window, "all")
+	lb, err := pricing.Trending(s.Reader, game, metric, window, "all", pricing.DefaultLiquidity())
 	if err != nil {
 		return err
 	}
@@ -240,38 +242,70 @@ func (t *setTrending) build(s *Snapshot, game, metric, window string) error {
 	if err != nil {
 		return err
 	}
-	t.group(entries, co)
+	t.group(lb.Rows, co)
 	return nil
 }
 
-// group fills t with entries grouped by the set classes of co.
-func (t *setTrending) group(entries []snapshots.TrendingEntry, co *cardOrders) {
-	t.cards, t.classes = co.cards, &co.sets
+// group fills t with rows grouped by the set classes of co.
+func (t *setTrending) group(rows []snapshots.TrendingRow, co *cardOrders) {
+	t.classes = &co.sets
 	// Counting sort by class: stable, so each group keeps ranking order.
 	t.start = make([]int, len(co.sets.postings)+1)
-	for _, e := range entries {
+	for _, e := range rows {
 		t.start[co.sets.of[e.Ordinal]+1]++
 	}
 	for id := 1; id < len(t.start); id++ {
 		t.start[id] += t.start[id-1]
 	}
 	next := slices.Clone(t.start[:len(t.start)-1])
-	t.entries = make([]snapshots.TrendingEntry, len(entries))
-	for _, e := range entries {
+	t.rows = make([]snapshots.TrendingRow, len(rows))
+	for _, e := range rows {
 		id := co.sets.of[e.Ordinal]
-		t.entries[next[id]] = e
+		t.rows[next[id]] = e
 		next[id]++
 	}
 }
 
-// of returns the entries of the ranking whose card's set id equals setID
+// of returns the rows of the ranking whose card's set id equals setID
 // under strings.EqualFold, in ranking order.
-func (t *setTrending) of(setID string) []snapshots.TrendingEntry {
+func (t *setTrending) of(setID string) []snapshots.TrendingRow {
 	id, _, ok := t.classes.class(equalFoldKey(setID))
 	if !ok {
 		return nil
 	}
-	return t.entries[t.start[id]:t.start[id+1]]
+	return t.rows[t.start[id]:t.start[id+1]]
+}
+
+// setTrendingRows is the ranking of metric and window of the cards of set
+// setID under the liquidity rule l: the grouped ranking (setTrending) under
+// the default rule, else the precomputed rows filtered for this request.
+func (s *Snapshot) setTrendingRows(game, setID, metric, window string, l pricing.Liquidity) ([]snapshots.TrendingRow, error) {
+	if l.IsDefault() {
+		t, err := s.setTrending(game, metric, window)
+		if err != nil {
+			return nil, err
+		}
+		return t.of(setID), nil
+	}
+	co, err := s.orders(game)
+	if err != nil {
+		return nil, err
+	}
+	id, _, ok := co.sets.class(equalFoldKey(setID))
+	if !ok {
+		return nil, nil
+	}
+	all, err := s.TrendingRows(game, metric, window, "all")
+	if err != nil {
+		return nil, err
+	}
+	var out []snapshots.TrendingRow
+	for _, row := range all {
+		if int(row.Ordinal) < len(co.sets.of) && co.sets.of[row.Ordinal] == id && !math.IsNaN(row.Value) && l.Keep(int(row.SampleSize), row.PriceCents) {
+			out = append(out, row)
+		}
+	}
+	return out, nil
 }
 
 // setPage is the set list payload: the bytes encoding/json writes for the

@@ -6,6 +6,7 @@ package edge
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -114,7 +115,8 @@ func referenceSetTrendingCards(tb testing.TB, r *request) ([]byte, error) {
 		return nil, err
 	}
 	metric, window := r.p.str("metric"), r.p.str("window")
-	entries, err := r.snap.Trending(r.game, metric, window, "all")
+	liq := r.liquidity()
+	rows, err := r.snap.TrendingRows(r.game, metric, window, "all")
 	if err != nil {
 		return nil, err
 	}
@@ -122,23 +124,27 @@ func referenceSetTrendingCards(tb testing.TB, r *request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	mine := referenceSetEntries(entries, cards, s.ID)
-	if r.p.str("direction") == "asc" {
-		slices.Reverse(mine)
+	var liquid []snapshots.TrendingRow
+	for _, row := range rows {
+		if !math.IsNaN(row.Value) && int(row.SampleSize) >= liq.MinSales && row.PriceCents >= liq.MinPriceCents {
+			liquid = append(liquid, row)
+		}
 	}
+	mine := referenceSetEntries(liquid, cards, s.ID)
 	limit := r.p.int("limit")
-	items := []pricing.TrendingItem{}
-	for i, e := range mine[:min(limit, len(mine))] {
-		items = append(items, pricing.NewTrendingItem(i+1, cards[e.Ordinal], s, metric, e.Value))
+	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, pricing.Leaderboard{Rows: mine}, r.p.str("direction") == "asc", 0, limit)
+	if err != nil {
+		return nil, err
 	}
 	return stdlibJSON(tb, setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
-		AsOf: r.snap.AsOf.String(), Total: len(mine), Limit: limit, Items: items}), nil
+		AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents), Total: len(mine), Limit: limit, Items: items,
+		Basis: liq.Basis()}), nil
 }
 
 // referenceSetEntries keeps the entries whose card's set id is setID under
 // strings.EqualFold.
-func referenceSetEntries(entries []snapshots.TrendingEntry, cards []*snapshots.Card, setID string) []snapshots.TrendingEntry {
-	var mine []snapshots.TrendingEntry
+func referenceSetEntries(entries []snapshots.TrendingRow, cards []*snapshots.Card, setID string) []snapshots.TrendingRow {
+	var mine []snapshots.TrendingRow
 	for _, e := range entries {
 		if strings.EqualFold(cards[e.Ordinal].SetID, setID) {
 			mine = append(mine, e)
@@ -313,9 +319,9 @@ func TestSetViews_Ties(t *testing.T) {
 			}
 			t.Fatalf("round %d: top cards %v, want %v", round, ids(got), ids(want))
 		}
-		var entries []snapshots.TrendingEntry
+		var entries []snapshots.TrendingRow
 		for _, i := range r.Perm(len(cards))[:r.IntN(len(cards)+1)] {
-			entries = append(entries, snapshots.TrendingEntry{Ordinal: uint32(i), Value: float64(r.IntN(100))})
+			entries = append(entries, snapshots.TrendingRow{Ordinal: uint32(i), Value: float64(r.IntN(100))})
 		}
 		var tr setTrending
 		tr.group(entries, &co)

@@ -32,6 +32,7 @@ func (s *Server) registerSetRoutes() {
 			pEnum("window", "30d", pricing.TrendingWindowNames(), "Trending window."),
 			pEnum("direction", "desc", []string{"asc", "desc"}, "desc: biggest values first."),
 			pInt("limit", 1, 200, "50", "Rows to return."),
+			minSalesParam(), minPriceParam(),
 			gameParam(),
 		},
 		handle: handleSetTrendingCards})
@@ -225,34 +226,35 @@ func handleSetTrendingCards(r *request) (any, error) {
 		return nil, err
 	}
 	metric, window := r.p.str("metric"), r.p.str("window")
-	ranking, err := r.snap.setTrending(r.game, metric, window)
+	liq := r.liquidity()
+	rows, err := r.snap.setTrendingRows(r.game, s.ID, metric, window, liq) // shared: read only
 	if err != nil {
 		return nil, err
 	}
-	mine := ranking.of(s.ID) // shared: read only
-	asc, limit := r.p.str("direction") == "asc", r.p.int("limit")
-	items := make([]pricing.TrendingItem, 0, min(limit, len(mine)))
-	for i := range cap(items) {
-		e := mine[i]
-		if asc {
-			e = mine[len(mine)-1-i]
-		}
-		items = append(items, pricing.NewTrendingItem(i+1, ranking.cards[e.Ordinal], s, metric, e.Value))
+	limit := r.p.int("limit")
+	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, pricing.Leaderboard{Rows: rows}, r.p.str("direction") == "asc", 0, limit)
+	if err != nil {
+		return nil, err
 	}
 	return setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
-		AsOf: r.snap.AsOf.String(), Total: len(mine), Limit: limit, Items: items}, nil
+		AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents), Total: len(rows), Limit: limit, Items: items,
+		Basis: liq.Basis()}, nil
 }
 
 type setTrendingPayload struct {
-	SetID     string                 `json:"set_id"`
-	Name      string                 `json:"name"`
-	Metric    string                 `json:"metric"`
-	Window    string                 `json:"window"`
-	Direction string                 `json:"direction"`
-	AsOf      string                 `json:"as_of"`
-	Total     int                    `json:"total"`
-	Limit     int                    `json:"limit"`
-	Items     []pricing.TrendingItem `json:"items"`
+	SetID     string `json:"set_id"`
+	Name      string `json:"name"`
+	Metric    string `json:"metric"`
+	Window    string `json:"window"`
+	Direction string `json:"direction"`
+	AsOf      string `json:"as_of"`
+	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
+	MinSales    int                    `json:"min_sales"`
+	MinPriceUSD float64                `json:"min_price_usd"`
+	Total       int                    `json:"total"`
+	Limit       int                    `json:"limit"`
+	Items       []pricing.TrendingItem `json:"items"`
+	Basis       string                 `json:"basis"`
 }
 
 type periodRow struct {

@@ -1,11 +1,13 @@
 package pricing
 
 import (
+	"fmt"
 	"math"
-	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -29,114 +31,242 @@ type SetRef struct {
 	Name string `json:"name"`
 }
 
-// TrendingItem is one ranked card of a trending list: REST's trending and set
-// trending routes and the agent's trending tool.
+// TrendingItem is one ranked printing of a trending list: REST's trending
+// and set trending routes and the agent's trending tool. A card's printings
+// rank apart (finish names the printing); price_usd, sales_30d and
+// volume_30d_usd are the printing's.
 type TrendingItem struct {
-	Rank      int       `json:"rank"`
-	CardID    string    `json:"card_id"`
-	Name      string    `json:"name"`
-	Set       SetRef    `json:"set"`
-	Language  string    `json:"language"`
-	Rarity    *string   `json:"rarity"`
-	Metric    string    `json:"metric"`
-	Value     float64   `json:"value"`
-	PriceUSD  *float64  `json:"price_usd"`
-	Sales30d  int       `json:"sales_30d"`
-	Volume30d float64   `json:"volume_30d_usd"`
-	Extra     *TrendExt `json:"detail,omitempty"`
+	Rank     int     `json:"rank"`
+	CardID   string  `json:"card_id"`
+	Name     string  `json:"name"`
+	Set      SetRef  `json:"set"`
+	Language string  `json:"language"`
+	Rarity   *string `json:"rarity"`
+	// Finish is the printing (null for a card without variants) and
+	// BaseFinish whether it is the card's base printing.
+	Finish     *string `json:"finish"`
+	BaseFinish bool    `json:"base_finish"`
+	Metric     string  `json:"metric"`
+	Value      float64 `json:"value"`
+	// PriceUSD is the fmv at as_of of the row's reference series (raw
+	// near-mint, or the row's grades' most sold grade).
+	PriceUSD *float64 `json:"price_usd"`
+	// SampleSize is the verified sales behind the row: in its window, or
+	// in the last estimate.Default.Liquidity.ShortWindowDays days for
+	// shorter windows.
+	SampleSize int      `json:"sample_size"`
+	Flags      []string `json:"flags"`
+	Sales30d   int      `json:"sales_30d"`
+	Volume30d  float64  `json:"volume_30d_usd"`
 }
 
-// TrendExt holds the other metrics of a ranked card.
-type TrendExt struct {
-	SalesCount float64  `json:"sales_count"`
-	VolumeUSD  float64  `json:"volume_usd"`
-	VolumePct  *float64 `json:"volume_pct"`
-	PricePct   *float64 `json:"price_pct"`
-	Composite  *float64 `json:"composite"`
+// Liquidity is the filter of a leaderboard: a row ranks with at least
+// MinSales verified sales (its sample size) and a price of at least
+// MinPriceCents. DefaultLiquidity is estimate.Default's rule; the routes'
+// min_sales and min_price_usd parameters lower or raise it.
+type Liquidity struct {
+	MinSales      int
+	MinPriceCents int64
 }
 
-// NewTrendingItem is card c (of set s, nil when unknown) ranked rank with value v
-// of metric.
-func NewTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, metric string, v float64) TrendingItem {
+// DefaultLiquidity is the liquidity rule of estimate.Default.
+func DefaultLiquidity() Liquidity {
+	return Liquidity{MinSales: estimate.Default.Liquidity.MinSales, MinPriceCents: estimate.Default.MinPriceCents()}
+}
+
+// IsDefault reports whether l is the default rule (the precomputed
+// rankings').
+func (l Liquidity) IsDefault() bool { return l == DefaultLiquidity() }
+
+// Keep reports whether a row with sample verified sales and a price of
+// priceCents passes l.
+func (l Liquidity) Keep(sample int, priceCents int64) bool {
+	return sample >= l.MinSales && priceCents >= l.MinPriceCents
+}
+
+// Basis says how a leaderboard under l ranks its rows (the trending
+// payloads' basis), from estimate.Default's rules.
+func (l Liquidity) Basis() string {
+	m := &estimate.Default
+	c := m.Composite
+	g := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+	return fmt.Sprintf("verified sales of each printing of a card (its printings rank apart); volume_pct compares the window's volume with the window before it "+
+		"(windows under %d days: with the %d days before, scaled); price_pct is the fmv change of the row's reference series (raw near-mint, or its most sold grade) over the window; "+
+		"composite = (%s price_pct + %s volume_pct, each clamped to [%s, %s]) x n / (n + %s) for the row's n verified sales, so volume is built in; "+
+		"a row ranks with at least %d verified sales in the window (in the last %d days for shorter windows: sample_size) and a price of at least $%.2f "+
+		"(the methodology's liquidity rule is %d sales and $%.2f; min_sales and min_price_usd change it); see /api/v3/methodology",
+		m.VolumeBaselineDays, m.VolumeBaselineDays, g(c.PriceWeight), g(c.VolumeWeight), g(c.ClampMinPct), g(c.ClampMaxPct), g(c.ShrinkSales),
+		l.MinSales, m.Liquidity.ShortWindowDays, snapshots.USD(l.MinPriceCents), m.Liquidity.MinSales, m.Liquidity.MinPriceUSD)
+}
+
+// Leaderboard is a ranking of printings that passed a liquidity filter,
+// highest value first.
+type Leaderboard struct {
+	Rows []snapshots.TrendingRow
+	// refs are the reference grades of the rows of a custom window (their
+	// flags are read for the rows shown); nil for precomputed rows, which
+	// carry theirs.
+	refs []snapshots.Grade
+}
+
+// FilterRows keeps the precomputed rows (snapshots.Reader.TrendingRows)
+// that pass l, in order.
+func FilterRows(rows []snapshots.TrendingRow, l Liquidity) Leaderboard {
+	out := make([]snapshots.TrendingRow, 0, len(rows)/4)
+	for _, row := range rows {
+		if !math.IsNaN(row.Value) && l.Keep(int(row.SampleSize), row.PriceCents) {
+			out = append(out, row)
+		}
+	}
+	return Leaderboard{Rows: out}
+}
+
+// Trending is the precomputed ranking of metric, window and language
+// filtered by l.
+func Trending(r snapshots.Reader, game, metric, window, lang string, l Liquidity) (Leaderboard, error) {
+	rows, err := r.TrendingRows(game, metric, window, lang)
+	if err != nil {
+		return Leaderboard{}, err
+	}
+	return FilterRows(rows, l), nil
+}
+
+// NewTrendingItem is printing p of card c (of set s, nil when unknown)
+// ranked rank on row's value of metric.
+func NewTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, p *snapshots.Printing, metric string, row snapshots.TrendingRow) TrendingItem {
 	it := TrendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: SetRef{ID: c.SetID}, Language: c.Language, Rarity: jsontext.StrOrNil(c.Rarity),
-		Metric: metric, Value: snapshots.Round2(v), PriceUSD: snapshots.USDOrNil(c.PriceCents), Sales30d: c.Sales30d, Volume30d: snapshots.USD(c.Volume30dCents)}
+		Finish: jsontext.StrOrNil(PrintingName(c, int(row.Finish))), BaseFinish: int(row.Finish) == snapshots.BasePrinting(c),
+		Metric: metric, Value: snapshots.Round2(row.Value), PriceUSD: snapshots.USDOrNil(row.PriceCents),
+		SampleSize: int(row.SampleSize), Flags: FlagNames(row.Flags)}
 	if s != nil {
 		it.Set.Name = s.Name
+	}
+	if p != nil {
+		it.Sales30d, it.Volume30d = p.Sales30d, snapshots.USD(p.Volume30dCents)
 	}
 	return it
 }
 
-// Ranked is the items of entries[offset:offset+limit] (a ranking of game's
-// cards), highest first, or lowest first when asc; ranks count from 1 in
-// that order.
-func Ranked(r snapshots.Reader, game, metric string, entries []snapshots.TrendingEntry, asc bool, offset, limit int) ([]TrendingItem, error) {
+// Ranked is the items of lb.Rows[offset:offset+limit], highest first, or
+// lowest first when asc; ranks count from 1 in that order.
+func Ranked(r snapshots.Reader, game, metric string, lb Leaderboard, asc bool, offset, limit int) ([]TrendingItem, error) {
 	cards, err := r.Cards(game)
 	if err != nil {
 		return nil, err
 	}
-	if asc {
-		entries = slices.Clone(entries)
-		slices.Reverse(entries)
-	}
 	items := []TrendingItem{}
-	for i := offset; i < len(entries) && i < offset+limit; i++ {
-		c := cards[entries[i].Ordinal]
+	n := len(lb.Rows)
+	for i := offset; i < n && i < offset+limit; i++ {
+		j := i
+		if asc {
+			j = n - 1 - i
+		}
+		row := lb.Rows[j]
+		c := cards[row.Ordinal]
 		set, _ := r.Set(c.Game, c.SetID)
-		items = append(items, NewTrendingItem(i+1, c, set, metric, entries[i].Value))
+		ps, err := r.Printings(c.Game, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		var p *snapshots.Printing
+		for k := range ps {
+			if ps[k].Finish == row.Finish {
+				p = &ps[k]
+			}
+		}
+		if lb.refs != nil && p != nil {
+			e, _ := EstimateOf(p, lb.refs[j])
+			row.Flags = e.Flags
+		}
+		items = append(items, NewTrendingItem(i+1, c, set, p, metric, row))
 	}
 	return items, nil
 }
 
-// CustomTrending ranks every card of game for a window of days ending at
-// asOf, or a grade filter (keep), that is not precomputed: one pass over the
-// per-card cumulative sums, highest value first.
-func CustomTrending(r snapshots.Reader, asOf snapshots.Day, game, metric string, days int, lang string, keep func(snapshots.Grade) bool) ([]snapshots.TrendingEntry, error) {
+// CustomTrending ranks every printing of game for a window of days ending
+// at asOf, or a grade filter (keep), that is not precomputed: one pass over
+// the per-printing cumulative sums, highest value first, rows that pass l
+// only.
+func CustomTrending(r snapshots.Reader, asOf snapshots.Day, game, metric string, days int, lang string, keep func(snapshots.Grade) bool, l Liquidity) (Leaderboard, error) {
 	slab := strings.HasPrefix(metric, "slab_")
 	base := strings.TrimPrefix(metric, "slab_")
 	if slab {
 		keep = func(g snapshots.Grade) bool { return g.Grader() == 0 }
 	}
-	var out []snapshots.TrendingEntry
-	var listings map[string]int
+	type printingKey struct {
+		ord    uint32
+		finish int
+	}
+	var listings map[printingKey]int // new listings per printing
 	if metric == "new_listings" {
 		all, err := r.AllListings(game)
 		if err != nil {
-			return nil, err
+			return Leaderboard{}, err
 		}
-		listings = map[string]int{}
-		for _, l := range all {
-			if l.ListedDay > asOf-snapshots.Day(days) && l.ListedDay <= asOf {
-				listings[strings.ToLower(l.CardID)]++
+		listings = map[printingKey]int{}
+		for _, x := range all {
+			if x.ListedDay > asOf-snapshots.Day(days) && x.ListedDay <= asOf {
+				if c, err := r.Card(game, x.CardID); err == nil {
+					listings[printingKey{c.Ordinal, ListingPrinting(c, x)}]++
+				}
 			}
 		}
 	}
-	err := r.ScanMarket(game, func(c *snapshots.Card, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error {
+	type row struct {
+		snapshots.TrendingRow
+		ref snapshots.Grade
+	}
+	var out []row
+	err := r.ScanPrintings(game, func(c *snapshots.Card, finish int, cum []snapshots.CumSeries, series []snapshots.PriceSeries) error {
 		if lang != "all" && c.Language != lang {
 			return nil
 		}
 		var v float64
+		stats := snapshots.TrendingStats(cum, series, asOf, days, keep)
+		if !l.Keep(stats.Sample, stats.PriceCents) {
+			return nil
+		}
 		if metric == "new_listings" {
-			n := listings[strings.ToLower(c.ID)]
+			n := listings[printingKey{c.Ordinal, finish}]
 			if n == 0 {
 				return nil
 			}
 			v = float64(n)
 		} else {
-			v, _ = snapshots.TrendingValues(cum, series, asOf, days, keep).Metric(base)
+			v, _ = stats.Metric(base)
 		}
 		if !math.IsNaN(v) {
-			out = append(out, snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: v})
+			out = append(out, row{snapshots.TrendingRow{Ordinal: c.Ordinal, Finish: uint8(finish), Value: v, SampleSize: int32(stats.Sample), PriceCents: stats.PriceCents}, stats.Ref})
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return Leaderboard{}, err
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Value != out[j].Value {
 			return out[i].Value > out[j].Value
 		}
-		return out[i].Ordinal < out[j].Ordinal
+		if out[i].Ordinal != out[j].Ordinal {
+			return out[i].Ordinal < out[j].Ordinal
+		}
+		return out[i].Finish < out[j].Finish
 	})
-	return out, nil
+	lb := Leaderboard{Rows: make([]snapshots.TrendingRow, len(out)), refs: make([]snapshots.Grade, len(out))}
+	for i, x := range out {
+		lb.Rows[i], lb.refs[i] = x.TrendingRow, x.ref
+	}
+	return lb, nil
+}
+
+// ListingPrinting is the printing of card c listing l is for: the variant
+// its finish names, else the card's base printing (as the builder counts
+// them).
+func ListingPrinting(c *snapshots.Card, l *snapshots.Listing) int {
+	for i, v := range c.Variants {
+		if v == l.Finish {
+			return i
+		}
+	}
+	return snapshots.BasePrinting(c)
 }
