@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
@@ -233,7 +234,7 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, others []string
 	var text string
 	switch p.Label {
 	case pricing.LabelMidprice:
-		sales, days := 0, pricing.MidWindowDays
+		sales, days := 0, estimate.Default.SampleDays
 		if m := quotes[0].Mid; m != nil {
 			sales, days = m.Sales, m.Window
 		}

@@ -36,13 +36,14 @@ func (s *Server) registerPriceRoutes() {
 		pStr("ids", 8192, "Comma list of card ids (or partner product ids), at most 50; POST takes up to 1,000."),
 		pEnum("source", "own", priceSources, "own: our fmv; partner: the partner price feed's latest daily median; observed: the latest verified sale; all: own and partner side by side (never blended)."),
 		pStr("grade", 32, "raw:<condition> or <grader>:<number>; default raw:near_mint."),
+		finishParam(),
 		gameParam(),
 	}
 	s.router.add(&route{method: "GET", pattern: "/prices", name: "prices_get", contract: "prices.v1", cacheable: true, hasGame: true,
 		summary: "Current prices of up to 50 cards by source; costs one unit per unique resolved card", schema: "Prices",
 		params: params, cost: pricesCost, handle: handlePrices})
 	s.router.add(&route{method: "POST", pattern: "/prices", name: "prices_post", contract: "prices.v1", cacheable: true,
-		summary: "Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card", schema: "Prices",
+		summary: "Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card", schema: "Prices",
 		cost: pricesCost, handle: handlePrices})
 }
 
@@ -52,6 +53,7 @@ type pricesQuery struct {
 	requested int
 	source    string
 	grade     snapshots.Grade
+	finish    string // "" = each card's base printing
 	game      string
 }
 
@@ -67,6 +69,7 @@ type pricesBody struct {
 	IDs    []string `json:"ids"`
 	Source string   `json:"source"`
 	Grade  string   `json:"grade"`
+	Finish string   `json:"finish"`
 	Game   string   `json:"game"`
 }
 
@@ -83,7 +86,7 @@ func parsePrices(r *request) (pricesQuery, error) {
 		if err := dec.Decode(&b); err != nil {
 			return q, validationErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"ids\": [...], \"source\": ..., \"grade\": ..., \"game\": ...}: " + err.Error(), Type: "json_invalid"}}
 		}
-		ids, grade, q.source = b.IDs, b.Grade, b.Source
+		ids, grade, q.source, q.finish = b.IDs, b.Grade, b.Source, strings.TrimSpace(b.Finish)
 		if q.source == "" {
 			q.source = "own"
 		}
@@ -103,7 +106,7 @@ func parsePrices(r *request) (pricesQuery, error) {
 				ids = append(ids, id)
 			}
 		}
-		grade, q.source = r.p.str("grade"), r.p.str("source")
+		grade, q.source, q.finish = r.p.str("grade"), r.p.str("source"), strings.TrimSpace(r.p.str("finish"))
 	}
 	maxIDs, hint := pricesGetMax, " (POST /prices takes up to 1,000)"
 	if r.ctx.IsPost() {
@@ -160,6 +163,11 @@ type priceQuote struct {
 	PriceUSD *float64 `json:"price_usd"`
 	Date     *string  `json:"date"`     // day of the price (last fmv change, feed day, sale day)
 	AgeDays  *int     `json:"age_days"` // as_of - date
+	// own only: the estimate behind the fmv (package estimate).
+	SampleSize   *int      `json:"sample_size,omitempty"`
+	LastSaleDate *string   `json:"last_sale_date,omitempty"`
+	Confidence   *string   `json:"confidence,omitempty"`
+	Flags        *[]string `json:"flags,omitempty"`
 	// observed only
 	Marketplace *string `json:"marketplace,omitempty"`
 	TradeType   *string `json:"trade_type,omitempty"`
@@ -178,11 +186,16 @@ type priceCard struct {
 
 // priceItem is one requested id.
 type priceItem struct {
-	ID      string                 `json:"id"`     // as requested
-	Status  string                 `json:"status"` // ok or not_found
-	Card    *priceCard             `json:"card"`
-	Prices  map[string]*priceQuote `json:"prices,omitempty"`
-	Message string                 `json:"message,omitempty"`
+	ID     string     `json:"id"`     // as requested
+	Status string     `json:"status"` // ok or not_found
+	Card   *priceCard `json:"card"`
+	// Finish is the printing priced (null for a card without variants, or
+	// when the finish asked for is not one of its printings: message says
+	// so) and BaseFinish whether it is the card's base printing.
+	Finish     *string                `json:"finish,omitempty"`
+	BaseFinish bool                   `json:"base_finish"`
+	Prices     map[string]*priceQuote `json:"prices,omitempty"`
+	Message    string                 `json:"message,omitempty"`
 }
 
 // pricesSummary counts a call's ids: as sent, unique (case-insensitive),
@@ -241,9 +254,19 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 		cards[strings.ToLower(c.ID)] = true
 		it := priceItem{ID: id, Status: "ok", Card: &priceCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language},
 			Prices: map[string]*priceQuote{}}
-		quotes, err := cardPrices(snap, c, q.grade, sources)
-		if err != nil {
-			return nil, err
+		finish, ferr := pricing.PrintingOf(c, q.finish)
+		var quotes map[string]*priceQuote
+		if ferr != nil {
+			it.Message = snapshots.ErrorMessage(ferr)
+			quotes = map[string]*priceQuote{}
+			for _, s := range sources {
+				quotes[s] = &priceQuote{Note: it.Message}
+			}
+		} else {
+			it.Finish, it.BaseFinish = strOrNull(pricing.PrintingName(c, finish)), finish == snapshots.BasePrinting(c)
+			if quotes, err = cardPrices(snap, c, finish, q.grade, sources); err != nil {
+				return nil, err
+			}
 		}
 		for s, pq := range quotes {
 			it.Prices[s] = pq
@@ -261,9 +284,10 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 	return out, nil
 }
 
-// cardPrices computes the named sources' current prices of card c in grade g
-// (package pricing: one function per source).
-func cardPrices(snap *Snapshot, c *snapshots.Card, g snapshots.Grade, sources []string) (map[string]*priceQuote, error) {
+// cardPrices computes the named sources' current prices of printing finish
+// of card c in grade g (package pricing: one function per source).
+func cardPrices(snap *Snapshot, c *snapshots.Card, finish int, g snapshots.Grade, sources []string) (map[string]*priceQuote, error) {
+	f := pricing.OnePrinting(c, finish)
 	out := map[string]*priceQuote{}
 	var sales []snapshots.Sale
 	for _, s := range sources {
@@ -276,21 +300,24 @@ func cardPrices(snap *Snapshot, c *snapshots.Card, g snapshots.Grade, sources []
 		var sp pricing.SourcePrice
 		switch s {
 		case pricing.SourceOwn:
-			series, err := snap.PriceSeries(c.Game, c.ID)
-			if err != nil {
+			var err error
+			if sp, err = pricing.Own(snap.Reader, c, finish, g, snap.AsOf); err != nil {
 				return nil, err
 			}
-			sp = pricing.Own(series, g, snap.AsOf)
 		case pricing.SourcePartner:
-			sp = pricing.Partner(sales, g, snap.AsOf)
+			sp = pricing.Partner(sales, g, f, snap.AsOf)
 		case pricing.SourceObserved:
-			sp = pricing.Observed(sales, g, snap.AsOf)
+			sp = pricing.Observed(sales, g, f, snap.AsOf)
 		}
 		pq := &priceQuote{Note: sp.Note}
 		if sp.Note == "" {
 			pq.PriceUSD = snapshots.USDOrNil(sp.Cents)
 			ds, age := sp.Day.String(), int(snap.AsOf-sp.Day)
 			pq.Date, pq.AgeDays = &ds, &age
+		}
+		if e := sp.Estimate; e != nil {
+			n, conf, flags := int(e.SampleSize), e.Confidence.String(), pricing.FlagNames(e.Flags)
+			pq.SampleSize, pq.LastSaleDate, pq.Confidence, pq.Flags = &n, pricing.LastSaleDate(*e), &conf, &flags
 		}
 		if x := sp.Sale; x != nil {
 			m, tt, id := x.Marketplace.String(), x.TradeType.String(), pricing.SaleID(x.ID)

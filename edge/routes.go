@@ -16,6 +16,7 @@ func (s *Server) registerRoutes() {
 	s.registerChatRoutes()
 	s.registerSearchRoutes()
 	s.registerQuoteRoutes()
+	s.registerMethodologyRoutes()
 	s.router.add(&route{method: "GET", pattern: "/keys/usage", name: "keys_usage", contract: "key-usage.v1",
 		summary: "Daily usage of the calling key", schema: "KeyUsage", handle: s.handleKeyUsage})
 	s.router.add(&route{method: "GET", pattern: "/api/v3/openapi.json", name: "openapi", keyless: true, raw: s.handleOpenAPI})

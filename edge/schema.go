@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/estimate"
 )
 
 // payloadTypes names the Go type of each route's data payload. The OpenAPI
@@ -35,6 +36,7 @@ var payloadTypes = map[string]any{
 	"lookup":                 lookupPayload{},
 	"keys_usage":             access.Usage{},
 	"quote":                  quotePayload{},
+	"methodology":            estimate.Methodology{},
 	"prices_get":             pricesPayload{},
 	"prices_post":            pricesPayload{},
 	"imports_preview":        previewPayload{},

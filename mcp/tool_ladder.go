@@ -264,11 +264,15 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool)
 		if err != nil {
 			return nil, err
 		}
-		f := sel.finishes[c]
+		// One printing per card: the one finish names (pricing.PrintingOf),
+		// else the base printing; prices are never blended across printings.
+		f, err := pricing.PrintingOf(c, sel.finishes[c].Asked)
+		if err != nil {
+			f = snapshots.BasePrinting(c)
+		}
 		lc := ladderCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Rarity: c.Rarity}
-		if !f.Any() {
-			s := strings.Join(f.Variants, ", ")
-			lc.Finish = &s
+		if name := pricing.PrintingName(c, f); name != "" {
+			lc.Finish = &name
 		}
 		for i, g := range grades {
 			mk := cm.Market(g, f)

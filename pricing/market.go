@@ -5,20 +5,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// Midprice rules.
-const (
-	// MidWindowDays is the trailing window (ending at as_of) whose verified
-	// sales decide a midprice's status (and make the finish median).
-	MidWindowDays = 90
-	// OKSales is the least number of sales in the window for status ok;
-	// fewer (but at least one) is thin.
-	OKSales = 5
-)
-
-// Midprice statuses. Only ok and thin are usable.
+// Midprice statuses. Only ok and thin are usable. A midprice is the fmv
+// of one printing and grade (package estimate); its status is the
+// estimate's confidence: ok at high or medium, thin at low, stale at none
+// (an fmv whose sales are older than estimate.Default.SampleDays days),
+// none when the printing and grade never sold.
 const (
 	StatusOK    = "ok"
 	StatusThin  = "thin"
@@ -99,20 +94,25 @@ func (f Finish) Listing(l *snapshots.Listing) bool {
 	return false
 }
 
-// CardMarket is one card's market data, read once for several grades.
+// CardMarket is one card's market data, read once for several grades and
+// printings.
 type CardMarket struct {
-	Card     *snapshots.Card
-	AsOf     snapshots.Day
-	Series   []snapshots.PriceSeries
-	Sales    []snapshots.Sale    // newest first
-	Listings []snapshots.Listing // cheapest first
+	Card      *snapshots.Card
+	AsOf      snapshots.Day
+	Printings []snapshots.Printing // Reader.Printings
+	Sales     []snapshots.Sale     // newest first
+	Listings  []snapshots.Listing  // cheapest first
+	// Series are the price series of each printing read so far (by
+	// finish); Market reads a printing's when it needs them.
+	Series map[int][]snapshots.PriceSeries
+	reader snapshots.Reader
 }
 
-// LoadCardMarket reads card c's price series, sales and listings.
+// LoadCardMarket reads card c's printings, sales and listings.
 func LoadCardMarket(r snapshots.Reader, c *snapshots.Card, asOf snapshots.Day) (*CardMarket, error) {
-	m := &CardMarket{Card: c, AsOf: asOf}
+	m := &CardMarket{Card: c, AsOf: asOf, reader: r, Series: map[int][]snapshots.PriceSeries{}}
 	var err error
-	if m.Series, err = r.PriceSeries(c.Game, c.ID); err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if m.Printings, err = r.Printings(c.Game, c.ID); err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 		return nil, err
 	}
 	if m.Sales, err = r.Sales(c.Game, c.ID); err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
@@ -124,19 +124,19 @@ func LoadCardMarket(r snapshots.Reader, c *snapshots.Card, asOf snapshots.Day) (
 	return m, nil
 }
 
-// Market is what the quote rule looks at for one card, grade and finish.
+// Market is what the quote rule looks at for one card, printing and grade.
 // Amounts are cents; 0 means none.
 type Market struct {
-	Grade snapshots.Grade
-	AsOf  snapshots.Day
+	Grade  snapshots.Grade
+	Finish int // the printing: an index into the card's variants
+	AsOf   snapshots.Day
 
-	MidCents  int64
+	// The printing and grade's estimate (package estimate) as of AsOf.
+	Estimate  snapshots.Estimate
+	MidCents  int64         // the estimate's fmv, 0 at confidence none
 	MidStatus string        // StatusOK, StatusThin, StatusStale, StatusNone
-	MidDay    snapshots.Day // day of the fmv point, or of the newest sale behind a finish median
-	MidSales  int           // verified sales of the grade (and finish) in the trailing MidWindowDays
-	// MidFinish is true when the midprice is the finish's sales median
-	// rather than the grade's fmv.
-	MidFinish bool
+	MidDay    snapshots.Day // day of the fmv's last point
+	MidSales  int           // the estimate's sample size: accepted sales of the trailing estimate.Default.SampleDays
 
 	LastCents       int64
 	LastDay         snapshots.Day
@@ -149,55 +149,59 @@ type Market struct {
 	AskDay           snapshots.Day
 }
 
-// Market computes the market of grade g for the finish f.
-func (m *CardMarket) Market(g snapshots.Grade, f Finish) Market {
-	out := Market{Grade: g, AsOf: m.AsOf}
-	from := m.AsOf - MidWindowDays + 1
-	var window []int64
+// StatusOf is the midprice status of an estimate (see StatusOK).
+func StatusOf(e snapshots.Estimate, sold bool) string {
+	switch {
+	case e.Confidence >= estimate.ConfidenceMedium && e.FMVCents > 0:
+		return StatusOK
+	case e.Confidence == estimate.ConfidenceLow && e.FMVCents > 0:
+		return StatusThin
+	case e.FMVCents > 0 || sold:
+		return StatusStale
+	}
+	return StatusNone
+}
+
+// Market computes the market of grade g in printing finish (an index into
+// the card's variants; see PrintingOf). Last and Ask are of that printing
+// (a listing that names no known variant is the base printing's).
+func (m *CardMarket) Market(g snapshots.Grade, finish int) Market {
+	out := Market{Grade: g, Finish: finish, AsOf: m.AsOf}
+	out.Estimate = snapshots.Estimate{Grade: g, LastSaleDay: snapshots.NoDay}
+	for i := range m.Printings {
+		if int(m.Printings[i].Finish) == finish {
+			out.Estimate, _ = EstimateOf(&m.Printings[i], g)
+		}
+	}
+	f := OnePrinting(m.Card, finish)
 	for i := range m.Sales {
 		s := &m.Sales[i]
 		if s.Day > m.AsOf || s.Grade != g || s.Hidden() || !f.Sale(s) {
 			continue
 		}
-		if out.LastCents == 0 {
-			out.LastCents, out.LastDay = s.PriceCents, s.Day
-			out.LastMarketplace, out.LastTradeType = s.Marketplace.String(), s.TradeType.String()
-		}
-		if s.Day < from {
-			break // newest first: the rest is older
-		}
-		window = append(window, s.PriceCents)
+		out.LastCents, out.LastDay = s.PriceCents, s.Day
+		out.LastMarketplace, out.LastTradeType = s.Marketplace.String(), s.TradeType.String()
+		break
 	}
-	out.MidSales = len(window)
-	if f.Any() || len(m.Card.Variants) <= 1 {
-		for i := range m.Series {
-			if m.Series[i].Grade != g {
-				continue
-			}
-			if p, ok := snapshots.PointAt(&m.Series[i], m.AsOf); ok {
-				out.MidCents, out.MidDay = p.FMVCents, p.Day
-			}
+	out.MidSales = int(out.Estimate.SampleSize)
+	out.MidCents, _ = Shown(out.Estimate)
+	out.MidStatus = StatusOf(out.Estimate, out.LastCents > 0)
+	if out.MidCents > 0 {
+		series, ok := m.Series[finish]
+		if !ok && m.reader != nil {
+			series, _ = m.reader.PrintingSeries(m.Card.Game, m.Card.ID, finish)
+			m.Series[finish] = series
 		}
-	} else if len(window) > 0 {
-		out.MidFinish = true
-		out.MidCents, out.MidDay = snapshots.Median(window), out.LastDay
-	}
-	switch {
-	case out.MidCents == 0 && out.LastCents == 0:
-		out.MidStatus = StatusNone
-	case out.MidCents == 0:
-		out.MidStatus = StatusStale
-	case out.MidSales >= OKSales:
-		out.MidStatus = StatusOK
-	case out.MidSales > 0:
-		out.MidStatus = StatusThin
-	default:
-		out.MidStatus = StatusStale
+		if p, ok := snapshots.PointAt(snapshots.SeriesOf(series, g), m.AsOf); ok {
+			out.MidDay = p.Day
+		} else {
+			out.MidDay = out.Estimate.LastSaleDay
+		}
 	}
 	gs := g.String()
 	for i := range m.Listings {
 		l := &m.Listings[i]
-		if l.Grade == gs && f.Listing(l) && l.AskCents > 0 {
+		if l.Grade == gs && ListingPrinting(m.Card, l) == finish && l.AskCents > 0 {
 			out.AskCents, out.AskShippingCents, out.AskPlatform, out.AskDay = l.AskCents, l.ShippingCents, l.Platform, l.ListedDay
 			break
 		}
@@ -229,20 +233,16 @@ func (m Market) Pick() (p Price, ok bool) {
 	switch {
 	case m.Usable():
 		p = Price{Grade: m.Grade, Label: LabelMidprice, Cents: m.MidCents, Day: m.MidDay}
-		if m.MidFinish {
-			p.Basis = fmt.Sprintf("midprice: median of the %s of this finish in the %d days to %s (status %s)",
-				plural(m.MidSales, "verified "+g+" sale"), MidWindowDays, m.AsOf, m.MidStatus)
-		} else {
-			p.Basis = fmt.Sprintf("midprice: fmv of %s (exponentially smoothed daily medians of verified sales) in force on %s, last moved %s; %s in the %d days to %s (status %s)",
-				g, m.AsOf, m.MidDay, plural(m.MidSales, "verified sale"), MidWindowDays, m.AsOf, m.MidStatus)
-		}
+		p.Basis = fmt.Sprintf("midprice: fmv of %s of this printing (exponentially smoothed daily medians of accepted verified sales, outliers set aside) in force on %s, last moved %s; "+
+			"%s in the %d days to %s, confidence %s (status %s)",
+			g, m.AsOf, m.MidDay, plural(m.MidSales, "accepted verified sale"), estimate.Default.SampleDays, m.AsOf, m.Estimate.Confidence, m.MidStatus)
 	case m.LastCents > 0:
 		p = Price{Grade: m.Grade, Label: LabelLast, Cents: m.LastCents, Day: m.LastDay}
-		p.Basis = fmt.Sprintf("last verified %s sale on %s (%s, %s), %s; no usable midprice (status %s): not a live market price",
+		p.Basis = fmt.Sprintf("last verified %s sale of this printing on %s (%s, %s), %s; no usable midprice (status %s): not a live market price",
 			g, m.LastDay, m.LastMarketplace, m.LastTradeType, daysBefore(m.AsOf, m.LastDay), m.MidStatus)
 	case m.AskCents > 0:
 		p = Price{Grade: m.Grade, Label: LabelAsk, Cents: m.AskCents, Day: m.AskDay}
-		p.Basis = fmt.Sprintf("cheapest current %s ask on %s, listed %s, shipping $%.2f extra; an asking price, not a sale: no usable midprice and no verified sale",
+		p.Basis = fmt.Sprintf("cheapest current %s ask of this printing on %s, listed %s, shipping $%.2f extra; an asking price, not a sale: no usable midprice and no verified sale",
 			g, m.AskPlatform, m.AskDay, snapshots.USD(m.AskShippingCents))
 	default:
 		return Price{}, false

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -39,7 +40,7 @@ func TestMarket_Pick(t *testing.T) {
 		{"ok but zero midprice falls to last", pricing.Market{MidStatus: "ok", MidCents: 0, LastCents: 900}, "Last", 900, "last verified"},
 		{"thin but zero midprice, no sale: ask", pricing.Market{MidStatus: "thin", AskCents: 1200, AskShippingCents: 499, AskPlatform: "ebay"}, "Ask", 1200, "shipping $4.99"},
 		{"only an ask", pricing.Market{MidStatus: "none", AskCents: 1200, AskPlatform: "partner"}, "Ask", 1200, "not a sale"},
-		{"finish median", pricing.Market{MidStatus: "ok", MidCents: 1500, MidSales: 6, MidFinish: true}, "Midprice", 1500, "median of the 6 verified slab:10 sales"},
+		{"printing fmv", pricing.Market{MidStatus: "ok", MidCents: 1500, MidSales: 6}, "Midprice", 1500, "6 accepted verified sales"},
 		{"nothing", pricing.Market{MidStatus: "none"}, "", 0, ""},
 	}
 	for _, tc := range cases {
@@ -106,18 +107,28 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-// TestCardMarket_Market computes statuses, last sale, finish medians and
-// asks from hand-made data.
+// TestCardMarket_Market computes statuses from the printing's estimate, and
+// the last sale and cheapest ask of one printing, from hand-made data.
 func TestCardMarket_Market(t *testing.T) {
 	card := &snapshots.Card{Game: "pokemon", ID: "en:x-1", Variants: []string{"holo/unlimited", "holo/1st-edition", "reverse"}}
 	sale := func(day string, cents int64, g snapshots.Grade, finish uint8, flags uint8) snapshots.Sale {
 		return snapshots.Sale{Day: mustDay(day), PriceCents: cents, Grade: g, Finish: finish, Flags: flags, Marketplace: snapshots.MarketEbay}
 	}
+	est := func(g snapshots.Grade, fmv int64, n int32, last string, c estimate.Confidence) snapshots.Estimate {
+		return snapshots.Estimate{Grade: g, FMVCents: fmv, SampleSize: n, LastSaleDay: mustDay(last), Confidence: c}
+	}
 	cm := &pricing.CardMarket{
 		Card: card, AsOf: asOf,
-		Series: []snapshots.PriceSeries{
-			{Grade: rawNM, Points: []snapshots.PricePoint{{Day: mustDay("2026-01-01"), FMVCents: 400}, {Day: mustDay("2026-11-10"), FMVCents: 500}}},
-			{Grade: slab10, Points: []snapshots.PricePoint{{Day: mustDay("2025-06-01"), FMVCents: 70000}}},
+		Printings: []snapshots.Printing{
+			{Finish: 0, Name: "holo/unlimited", Base: true, Estimates: []snapshots.Estimate{
+				est(rawNM, 500, 7, "2026-11-18", estimate.ConfidenceHigh), est(slab10, 70000, 0, "2025-06-01", estimate.ConfidenceNone)}},
+			{Finish: 1, Name: "holo/1st-edition", Estimates: []snapshots.Estimate{est(rawNM, 2200, 3, "2026-11-15", estimate.ConfidenceLow)}},
+			{Finish: 2, Name: "reverse"},
+		},
+		Series: map[int][]snapshots.PriceSeries{
+			0: {{Grade: rawNM, Points: []snapshots.PricePoint{{Day: mustDay("2026-01-01"), FMVCents: 400}, {Day: mustDay("2026-11-10"), FMVCents: 500}}},
+				{Grade: slab10, Points: []snapshots.PricePoint{{Day: mustDay("2025-06-01"), FMVCents: 70000}}}},
+			1: {{Grade: rawNM, Points: []snapshots.PricePoint{{Day: mustDay("2026-11-15"), FMVCents: 2200}}}},
 		},
 		Sales: []snapshots.Sale{ // newest first
 			sale("2026-11-25", 9999, rawNM, 0, 0), // after as_of: ignored
@@ -125,49 +136,89 @@ func TestCardMarket_Market(t *testing.T) {
 			sale("2026-11-18", 510, rawNM, 0, 0),
 			sale("2026-11-15", 2000, rawNM, 1, 0),
 			sale("2026-11-12", 490, rawNM, 0, 0),
-			sale("2026-11-01", 2200, rawNM, 1, 0),
-			sale("2026-10-20", 505, rawNM, 0, 0),
-			sale("2026-10-02", 495, rawNM, 0, 0),
-			sale("2026-09-30", 2400, rawNM, 1, 0),
 			sale("2025-06-01", 70000, slab10, 0, 0),
 		},
 		Listings: []snapshots.Listing{
 			{Grade: "slab:10", Finish: "holo/unlimited", AskCents: 88000, Platform: "ebay"},
 			{Grade: "raw:near_mint", Finish: "reverse", AskCents: 300, Platform: "partner"},
 			{Grade: "raw:near_mint", Finish: "holo/1st-edition", AskCents: 2500, Platform: "partner"},
+			{Grade: "raw:near_mint", Finish: "", AskCents: 600, Platform: "ebay"}, // no finish: the base printing's
 		},
 	}
-	m := cm.Market(rawNM, pricing.Finish{})
-	if m.MidStatus != "ok" || m.MidCents != 500 || m.MidSales != 7 || m.LastCents != 510 || m.AskCents != 300 {
-		t.Errorf("raw any finish: %+v", m)
+	m := cm.Market(rawNM, 0)
+	if m.MidStatus != "ok" || m.MidCents != 500 || m.MidDay != mustDay("2026-11-10") || m.MidSales != 7 || m.LastCents != 510 || m.AskCents != 600 {
+		t.Errorf("raw base printing: %+v", m)
 	}
-	m = cm.Market(slab10, pricing.Finish{})
-	if m.MidStatus != "stale" || m.MidCents != 70000 || m.LastCents != 70000 || m.AskCents != 88000 {
-		t.Errorf("slab10: %+v", m)
+	m = cm.Market(slab10, 0)
+	if m.MidStatus != "stale" || m.MidCents != 0 || m.LastCents != 70000 || m.AskCents != 88000 {
+		t.Errorf("slab10 at confidence none: %+v", m)
 	}
 	if p, _ := m.Pick(); p.Label != "Last" {
 		t.Errorf("stale slab10 picks %s", p.Label)
 	}
-	first, err := pricing.MatchFinish(card, "1st-edition")
-	if err != nil || len(first.Variants) != 1 || first.Variants[0] != "holo/1st-edition" {
-		t.Fatalf("MatchFinish 1st-edition: %v %v", first, err)
+	first, err := pricing.PrintingOf(card, "1st edition")
+	if err != nil || first != 1 {
+		t.Fatalf("PrintingOf 1st edition: %v %v", first, err)
 	}
 	m = cm.Market(rawNM, first)
-	if !m.MidFinish || m.MidStatus != "thin" || m.MidCents != 2200 || m.LastCents != 2000 || m.AskCents != 2500 {
+	if m.MidStatus != "thin" || m.MidCents != 2200 || m.LastCents != 2000 || m.AskCents != 2500 {
 		t.Errorf("raw 1st-edition: %+v", m)
 	}
-	holo, err := pricing.MatchFinish(card, "HOLO")
-	if err != nil || len(holo.Variants) != 2 {
-		t.Errorf("MatchFinish holo: %v %v", holo, err)
+	if p, _ := m.Pick(); p.Label != "Midprice" || p.Cents != 2200 {
+		t.Errorf("thin 1st edition picks %+v", p)
 	}
-	if _, err := pricing.MatchFinish(card, "gold"); err == nil || !strings.Contains(err.Error(), "reverse") {
-		t.Errorf("MatchFinish gold: %v", err)
+	m = cm.Market(rawNM, 2)
+	if m.MidStatus != "none" || m.LastCents != 0 || m.AskCents != 300 {
+		t.Errorf("reverse: %+v", m)
 	}
-	m = cm.Market(snapshots.GradedGrade(1, 9.5), pricing.Finish{})
+	m = cm.Market(snapshots.GradedGrade(1, 9.5), 0)
 	if m.MidStatus != "none" {
 		t.Errorf("unsold grade: %+v", m)
 	}
 	if _, ok := m.Pick(); ok {
 		t.Errorf("unsold grade priced")
+	}
+}
+
+// TestPrintingOf: a whole variant, parts of one, the words people write;
+// the fewest other parts win, the base printing on a tie.
+func TestPrintingOf(t *testing.T) {
+	charizard := &snapshots.Card{ID: "en:base1-4", Variants: []string{"holo/unlimited", "holo/shadowless/1st-edition", "holo/shadowless", "holo/1999-2000-copyright"}}
+	spaced := &snapshots.Card{ID: "en:x-2", Variants: []string{"normal", "normal/1st Edition", "reverse"}}
+	none := &snapshots.Card{ID: "en:x-3"}
+	cases := []struct {
+		card   *snapshots.Card
+		finish string
+		want   int
+		err    string
+	}{
+		{charizard, "", 0, ""},
+		{charizard, "holo/unlimited", 0, ""},
+		{charizard, "HOLO/Shadowless", 2, ""},
+		{charizard, "shadowless", 2, ""},
+		{charizard, "1st-edition", 1, ""},
+		{charizard, "1st edition", 1, ""},
+		{charizard, "first edition", 1, ""},
+		{charizard, "shadowless/1st-edition", 1, ""},
+		{charizard, "holo", 0, ""},
+		{charizard, "1999-2000-copyright", 3, ""},
+		{charizard, "reverse", 0, "its printings"},
+		{spaced, "1st-edition", 1, ""},
+		{spaced, "normal/1st edition", 1, ""},
+		{spaced, "reverse holo", 2, ""},
+		{none, "", 0, ""},
+		{none, "holo", 0, "no known variants"},
+	}
+	for _, tc := range cases {
+		got, err := pricing.PrintingOf(tc.card, tc.finish)
+		if tc.err != "" {
+			if snapshots.ErrorCode(err) != snapshots.EINVALID || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %q: %v, want EINVALID saying %q", tc.card.ID, tc.finish, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s %q: %d %v, want %d", tc.card.ID, tc.finish, got, err, tc.want)
+		}
 	}
 }

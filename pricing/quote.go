@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -20,18 +21,25 @@ type QuoteRequest struct {
 	// Grade is raw:<condition> or <grader>:<number>; "" quotes ungraded
 	// (UngradedOrder).
 	Grade string
-	// Finish, when set, quotes only that finish (a whole variant or one part
-	// of one); see MatchFinish.
+	// Finish names the printing to quote (PrintingOf); "" quotes the card's
+	// base printing. Every quote names its printing.
 	Finish string
 }
 
-// Midprice describes the midprice a quote looked at for its grade.
+// Midprice describes the midprice a quote looked at for its grade: the
+// fmv of the printing and grade (null at confidence none) and what stands
+// behind it.
 type Midprice struct {
-	Status   string   `json:"status"`
-	PriceUSD *float64 `json:"price_usd"`
-	Sales    int      `json:"sales_in_window"`
-	Window   int      `json:"window_days"`
-	Basis    string   `json:"basis"` // fmv or finish_median
+	Status       string   `json:"status"`
+	PriceUSD     *float64 `json:"price_usd"`
+	Sales        int      `json:"sales_in_window"` // sample_size
+	Window       int      `json:"window_days"`     // estimate.Default.SampleDays
+	Basis        string   `json:"basis"`           // fmv
+	SampleSize   int      `json:"sample_size"`
+	LastSaleDate *string  `json:"last_sale_date"`
+	Confidence   string   `json:"confidence"`
+	Flags        []string `json:"flags"`
+	Note         string   `json:"note,omitempty"`
 }
 
 // QuoteResult is the quote of one reference. Status is resolved, ambiguous
@@ -46,11 +54,14 @@ type QuoteResult struct {
 	SetName    string
 	Grade      string   // the grade quoted (or the last tried when none priced)
 	Tried      []string // grades tried, in order
-	Finish     *Finish
-	Price      *Price // nil when nothing could be priced
-	Mid        *Midprice
-	Candidates []resolve.Candidate
-	Message    string
+	// Finish is the printing quoted (an index into the card's variants; -1
+	// when the finish asked for is not one of the card's printings).
+	Finish      int
+	FinishAsked string
+	Price       *Price // nil when nothing could be priced
+	Mid         *Midprice
+	Candidates  []resolve.Candidate
+	Message     string
 }
 
 type quoteJSON struct {
@@ -66,6 +77,7 @@ type quoteJSON struct {
 	Language   string    `json:"language"`
 	Grade      string    `json:"grade"`
 	Finish     *string   `json:"finish"`
+	BaseFinish bool      `json:"base_finish"`
 	Label      *string   `json:"label"`
 	PriceUSD   *float64  `json:"price_usd"`
 	PriceDate  *string   `json:"price_date"`
@@ -93,17 +105,18 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 		Ref: q.Ref, Status: q.Status, ResolvedBy: q.ResolvedBy, Game: c.Game, CardID: c.ID, Name: c.Name, SetID: c.SetID,
 		SetName: q.SetName, Number: c.Number, Language: c.Language, Grade: q.Grade, Midprice: q.Mid, Tried: q.Tried, Message: q.Message,
 	}
-	if q.Finish != nil && !q.Finish.Any() {
-		f := strings.Join(q.Finish.Variants, ", ")
-		j.Finish = &f
+	if q.Finish >= 0 {
+		j.Finish, j.BaseFinish = strOrNil(PrintingName(c, q.Finish)), q.Finish == snapshots.BasePrinting(c)
+	} else if q.FinishAsked != "" {
+		j.Finish = &q.FinishAsked
 	}
 	if p := q.Price; p != nil {
 		label, usd, day := p.Label, snapshots.USD(p.Cents), p.Day.String()
 		j.Label, j.PriceUSD, j.PriceDate, j.PriceBasis = &label, &usd, &day, p.Basis
 	} else {
 		j.PriceBasis = "no price: no usable midprice, verified sale or current ask for " + strings.Join(q.Tried, " or ")
-		if q.Finish != nil && !q.Finish.Any() {
-			j.PriceBasis += " in finish " + strings.Join(q.Finish.Variants, ", ")
+		if j.Finish != nil {
+			j.PriceBasis += " in printing " + *j.Finish
 		}
 	}
 	return json.Marshal(j)
@@ -179,7 +192,8 @@ func QuoteResolutions(ctx context.Context, src resolve.Source, rs []resolve.Reso
 }
 
 // QuoteCard quotes card c over grades in order (one grade, or
-// UngradedOrder) for finish ("" for any).
+// UngradedOrder) in the printing finish names ("" for the base printing;
+// PrintingOf).
 func QuoteCard(src resolve.Source, c *snapshots.Card, grades []snapshots.Grade, finish string) (QuoteResult, error) {
 	q := QuoteResult{Status: resolve.Resolved, Card: c}
 	if s, err := src.Reader.Set(c.Game, c.SetID); err == nil {
@@ -189,13 +203,13 @@ func QuoteCard(src resolve.Source, c *snapshots.Card, grades []snapshots.Grade, 
 		q.Tried = append(q.Tried, g.String())
 	}
 	q.Grade = q.Tried[len(q.Tried)-1]
-	f, err := MatchFinish(c, finish)
+	f, err := PrintingOf(c, finish)
 	if err != nil {
 		q.Message = snapshots.ErrorMessage(err)
-		q.Finish = &Finish{Asked: strings.ToLower(strings.TrimSpace(finish)), Variants: []string{strings.TrimSpace(finish)}}
+		q.Finish, q.FinishAsked = -1, strings.TrimSpace(finish)
 		return q, nil
 	}
-	q.Finish = &f
+	q.Finish = f
 	cm, err := LoadCardMarket(src.Reader, c, src.AsOf)
 	if err != nil {
 		return q, err
@@ -213,9 +227,24 @@ func QuoteCard(src resolve.Source, c *snapshots.Card, grades []snapshots.Grade, 
 			}
 		}
 	}
-	q.Mid = &Midprice{Status: last.MidStatus, PriceUSD: snapshots.USDOrNil(last.MidCents), Sales: last.MidSales, Window: MidWindowDays, Basis: "fmv"}
-	if !f.Any() && len(c.Variants) > 1 {
-		q.Mid.Basis = "finish_median"
-	}
+	q.Mid = NewMidprice(last)
 	return q, nil
+}
+
+// NewMidprice describes the midprice of market m.
+func NewMidprice(m Market) *Midprice {
+	e := m.Estimate
+	mid := &Midprice{Status: m.MidStatus, PriceUSD: snapshots.USDOrNil(m.MidCents), Sales: m.MidSales, Window: estimate.Default.SampleDays, Basis: "fmv",
+		SampleSize: int(e.SampleSize), LastSaleDate: LastSaleDate(e), Confidence: e.Confidence.String(), Flags: FlagNames(e.Flags)}
+	if m.MidCents == 0 {
+		mid.Note = NoteNone(e)
+	}
+	return mid
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

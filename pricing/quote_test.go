@@ -38,7 +38,7 @@ func TestQuote(t *testing.T) {
 	}
 	var markets []pricing.Market
 	for _, g := range pricing.UngradedOrder {
-		markets = append(markets, cm.Market(g, pricing.Finish{}))
+		markets = append(markets, cm.Market(g, snapshots.BasePrinting(q.Card)))
 	}
 	want, _ := pricing.Choose(markets)
 	if *q.Price != want {
@@ -47,7 +47,7 @@ func TestQuote(t *testing.T) {
 	b, _ := json.Marshal(qs)
 	var out []map[string]any
 	json.Unmarshal(b, &out)
-	for _, k := range []string{"label", "price_usd", "price_basis", "card_id", "grade", "midprice"} {
+	for _, k := range []string{"label", "price_usd", "price_basis", "card_id", "grade", "midprice", "finish", "base_finish"} {
 		if _, ok := out[0][k]; !ok {
 			t.Errorf("resolved quote JSON has no %s: %s", k, b)
 		}
@@ -79,6 +79,27 @@ func TestQuote(t *testing.T) {
 		if (q.Price.Label == pricing.LabelMidprice) != usable {
 			t.Errorf("%s: label %s with midprice %+v", g, q.Price.Label, q.Mid)
 		}
+	}
+
+	// Each printing is quoted apart: 1st edition far above unlimited.
+	var fmv [2]int64
+	for i, finish := range []string{"", "1st-edition"} {
+		qs, err := pricing.Quote(ctx, src, pricing.QuoteRequest{Refs: []string{"en:base1-4"}, Grade: "raw:near_mint", Finish: finish})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := qs[0]
+		if q.Price == nil || q.Price.Label != pricing.LabelMidprice {
+			t.Fatalf("finish %q: %+v", finish, q)
+		}
+		e, _, err := pricing.PrintingEstimate(src.Reader, q.Card, q.Finish, snapshots.RawNearMint)
+		if err != nil || e.FMVCents != q.Price.Cents {
+			t.Errorf("finish %q: quoted %d, the printing's estimate %+v (%v)", finish, q.Price.Cents, e, err)
+		}
+		fmv[i] = q.Price.Cents
+	}
+	if fmv[1] < 5*fmv[0] {
+		t.Errorf("1st edition %d, unlimited %d: want at least 5x", fmv[1], fmv[0])
 	}
 
 	for _, bad := range []pricing.QuoteRequest{
