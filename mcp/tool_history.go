@@ -61,6 +61,7 @@ type pricesArgs struct {
 	Limit    *int     `json:"limit"`
 	Since    string   `json:"since"`
 	Until    string   `json:"until"`
+	Finish   string   `json:"finish"`
 	Game     string   `json:"game"`
 }
 
@@ -70,17 +71,29 @@ type pricePoint struct {
 	TVWAPUSD  *float64 `json:"tvwap_usd,omitempty"`
 	MedianUSD *float64 `json:"median_usd,omitempty"`
 	Sales     int      `json:"sales"`
+	// The estimate behind the point as of its day (package estimate).
+	SampleSize int      `json:"sample_size"`
+	Confidence string   `json:"confidence"`
+	Flags      []string `json:"flags"`
 }
 
 type priceSeriesOut struct {
-	CardID    string       `json:"card_id"`
-	Name      string       `json:"name"`
-	Grade     string       `json:"grade"`
-	Points    []pricePoint `json:"points"`
-	InRange   int          `json:"points_in_range"`
-	Returned  int          `json:"returned"`
-	Truncated bool         `json:"truncated"`
-	Message   string       `json:"message,omitempty"`
+	CardID string `json:"card_id"`
+	Name   string `json:"name"`
+	Grade  string `json:"grade"`
+	// Finish is the printing (null for a card without variants) and
+	// BaseFinish whether it is the card's base printing.
+	Finish     *string `json:"finish"`
+	BaseFinish bool    `json:"base_finish"`
+	// Estimate is the series as of as_of: fmv, tvwap and median (null at
+	// confidence none, with a note), sample size, last sale, confidence and
+	// flags.
+	Estimate  pricing.EstimateRow `json:"estimate"`
+	Points    []pricePoint        `json:"points"`
+	InRange   int                 `json:"points_in_range"`
+	Returned  int                 `json:"returned"`
+	Truncated bool                `json:"truncated"`
+	Message   string              `json:"message,omitempty"`
 }
 
 func (s *Server) toolPrices(t *toolCall) (any, error) {
@@ -121,15 +134,26 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 		return nil, err
 	}
 	items := make([]priceSeriesOut, 0, len(cards))
+	missing := unresolvedOf(rs)
 	for _, c := range cards {
-		series, err := t.src.Reader.PriceSeries(c.Game, c.ID)
+		finish, err := pricing.PrintingOf(c, a.Finish)
+		if err != nil {
+			missing = append(missing, unresolved{Ref: c.ID, Status: "finish_not_found", Message: snapshots.ErrorMessage(err)})
+			continue
+		}
+		series, err := t.src.Reader.PrintingSeries(c.Game, c.ID, finish)
 		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 			return nil, err
 		}
-		out := priceSeriesOut{CardID: c.ID, Name: c.Name, Grade: grade.String(), Points: []pricePoint{}}
+		est, _, err := pricing.PrintingEstimate(t.src.Reader, c, finish, grade)
+		if err != nil {
+			return nil, err
+		}
+		out := priceSeriesOut{CardID: c.ID, Name: c.Name, Grade: grade.String(), Points: []pricePoint{},
+			Finish: nilIfEmpty(pricing.PrintingName(c, finish)), BaseFinish: finish == snapshots.BasePrinting(c), Estimate: pricing.NewEstimateRow(est)}
 		ps := snapshots.SeriesOf(series, grade)
 		if ps == nil || len(ps.Points) == 0 {
-			out.Message = "no price for this grade: it has no verified sales"
+			out.Message = "no price for this grade of this printing: it has no verified sales"
 			items = append(items, out)
 			continue
 		}
@@ -143,7 +167,7 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 	}
 	res := map[string]any{
 		"game": game, "grade": grade.String(), "pick": a.Pick, "interval": a.Interval, "limit": limit,
-		"range": hr.JSON(), "items": items, "unresolved": unresolvedOf(rs), "order": "oldest first; when truncated, the newest points are kept",
+		"range": hr.JSON(), "items": items, "unresolved": missing, "order": "oldest first; when truncated, the newest points are kept",
 	}
 	if bounded {
 		res["bounded_by_default"] = true
@@ -153,16 +177,14 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 }
 
 // ledger returns the series' points in [from, to] at the interval, oldest
-// first (pricing.Points), with the prices pick asks for.
+// first (pricing.Points), with the prices pick asks for (an empty list, not
+// nil, when none is in range).
 func ledger(ps *snapshots.PriceSeries, hr historyRange, interval, pick string) []pricePoint {
 	pts := pricing.Points(ps, hr.From, hr.To, hr.FromSet, interval)
-	if len(pts) == 0 {
-		return nil
-	}
 	out := make([]pricePoint, len(pts))
 	for i, pt := range pts {
 		p := pt.Price
-		pp := pricePoint{Date: pt.Day.String(), Sales: pt.Sales}
+		pp := pricePoint{Date: pt.Day.String(), Sales: pt.Sales, SampleSize: int(p.Sample), Confidence: p.Confidence.String(), Flags: pricing.FlagNames(p.Flags)}
 		switch pick {
 		case "all":
 			pp.FMVUSD, pp.TVWAPUSD, pp.MedianUSD = snapshots.USDOrNil(p.FMVCents), snapshots.USDOrNil(p.TVWAPCents), snapshots.USDOrNil(p.MedianCents)

@@ -37,6 +37,9 @@ const (
 		"or a grader name (slab, bgs, cgc). Default: every grade."
 	descFinish = "Finish (printing variant) to restrict to: a whole variant of the card (\"holo/shadowless\") or one '/'-separated part " +
 		"of its variants (\"1st-edition\", \"reverse\", \"holo\"), any case. Never put the finish in a query. Default: every finish."
+	descPrinting = "Printing to price: a whole variant of the card (\"holo/shadowless\") or parts of one (\"1st-edition\", \"1st edition\", \"shadowless\", \"reverse holo\"; " +
+		"the variant with the fewest other parts wins, the base printing on a tie), any case. Default: the card's base printing (GET /api/v3/methodology, base_printing); " +
+		"the result names the printing. Prices are never blended across printings."
 	descSince = "First day, YYYY-MM-DD (inclusive). Raised to the start of the key's history window (3 days Free, 7 days Pro, " +
 		"unlimited Elite, counted back from the snapshot's as_of); the result says when it was."
 	descUntil     = "Last day, YYYY-MM-DD (inclusive); default and at most the snapshot's as_of."
@@ -96,18 +99,20 @@ func (s *Server) tools() []toolDef {
 		), s.toolSearch},
 		{mcpproto.NewTool("quote",
 			mcpproto.WithDescription("Price cards now. For each id: status resolved (with label, price_usd, price_basis) or ambiguous (with up to 5 candidates) or not_found. "+
-				"Per grade the price is the Midprice when usable (its status ok or thin and above 0; the grade's fmv, or with finish the finish's 90-day sales median), "+
-				"else the Last verified sale (any age), else the cheapest current Ask. Without grade (ungraded) it tries slab:10 (the top grade of the first grader) "+
+				"Each card is priced in one printing (finish; default its base printing, named in the result). "+
+				"Per grade the price is the Midprice when usable (the printing and grade's fmv with status ok or thin: estimator confidence high or medium, or low; null at none), "+
+				"else the Last verified sale of the printing (any age), else its cheapest current Ask. Without grade (ungraded) it tries slab:10 (the top grade of the first grader) "+
 				"then raw:near_mint and says which grade it used. Always read price_basis before treating price_usd as a live market price. "+
 				"Cost: 1 unit per unique resolved card (at least 1)."),
 			idsOption("ids", true, descIDs),
 			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.Description(descGrade+" Default: ungraded (slab:10, then raw:near_mint).")),
-			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish)),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descPrinting)),
 			game,
 			readOnly(),
 		), s.toolQuote},
 		{mcpproto.NewTool("get_prices",
-			mcpproto.WithDescription("Historical price ledger (oracle prices estimated from verified sales) per card and grade, oldest first. "+
+			mcpproto.WithDescription("Historical price ledger (oracle prices estimated from verified sales) per card, printing and grade, oldest first, "+
+				"with each series' estimate as of as_of (sample size, last sale, confidence, flags). "+
 				"Bounded by default: with neither limit nor since, each id returns only its newest 30 points and the result says so; pass limit (up to 2000) or since for more. "+
 				"since is clamped to the key's history window. Cost: 1 unit per unique resolved card (at least 1)."),
 			idsOption("ids", true, descIDs),
@@ -120,6 +125,7 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(PricesMaxLimit), mcpproto.Description("Most points per id, the newest kept (1 to 2000). Default 30 when since is not given, 2000 when it is.")),
 			mcpproto.WithString("since", mcpproto.MaxLength(10), mcpproto.Description(descSince)),
 			mcpproto.WithString("until", mcpproto.MaxLength(10), mcpproto.Description(descUntil)),
+			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descPrinting)),
 			game,
 			readOnly(),
 		), s.toolPrices},

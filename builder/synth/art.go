@@ -2,30 +2,14 @@ package synth
 
 import (
 	"maps"
-	"strconv"
-	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// Alternate arts of the Sun & Moon and Sword & Shield eras carry no rarity
-// of their own in the catalog: the alternate-art Umbreon VMAX (en:swsh7-215)
-// is a "Rare Rainbow" like the rainbow Umbreon VMAX (en:swsh7-214), the
-// alternate-art Charizard V (en:swsh9-154) a "Rare Ultra" like the full-art
-// one (en:swsh9-153). What marks them is their set: the second card of one
-// name at one of these rarities (by collector number) is the alternate art,
-// and so is a "Rare Rainbow" printed without the rainbow foil in a set whose
-// rainbow rares have it (the Fusion Strike VMAX alternate arts, en:swsh8-265
-// to 271, have no rainbow twin).
-var altArtRarities = map[string]bool{"Rare Ultra": true, "Ultra Rare": true, "Rare Rainbow": true}
-
-// The eras whose sets print alternate arts that way: from Sun & Moon (2017)
-// to the end of Sword & Shield (early 2023), by set release.
-var altArtEra = [2]snapshots.Day{mustDay("2017-01-01"), mustDay("2023-03-31")}
-
 // WithCatalog returns a generator that knows the catalog the cards come
 // from (cards and their sets): what a card alone does not say, such as
-// which cards are alternate arts. The builder passes the preset's catalog;
+// which cards are alternate arts (snapshots.AlternateArts, the rule the
+// edge reads "alt art" with). The builder passes the preset's catalog;
 // without it, CardMarket judges each card alone. The result depends only on
 // the catalog's contents, not its order.
 func (g *Generator) WithCatalog(cards []*snapshots.Card, sets []*snapshots.Set) *Generator {
@@ -34,59 +18,8 @@ func (g *Generator) WithCatalog(cards []*snapshots.Card, sets []*snapshots.Set) 
 	if out.altArt == nil {
 		out.altArt = map[string]bool{}
 	}
-	release := map[setKey]snapshots.Day{}
-	for _, s := range sets {
-		if d, ok := ReleaseDay(s); ok {
-			release[setKey{s.Game, s.ID}] = d
-		}
-	}
-	type group struct{ set, name, rarity string }
-	groups := map[group][]*snapshots.Card{}
-	rainbowSets := map[setKey]bool{} // sets whose rainbow rares carry the rainbow part
-	for _, c := range cards {
-		if c.Game != "pokemon" || !altArtRarities[c.Rarity] {
-			continue
-		}
-		d, ok := release[setKey{c.Game, c.SetID}]
-		if !ok || d < altArtEra[0] || d > altArtEra[1] {
-			continue
-		}
-		k := group{c.SetID, c.Name, c.Rarity}
-		groups[k] = append(groups[k], c)
-		if c.Rarity == "Rare Rainbow" && hasPart(c.Variants, "rainbow") {
-			rainbowSets[setKey{c.Game, c.SetID}] = true
-		}
-	}
-	for k, cs := range groups {
-		for _, c := range cs {
-			if k.rarity == "Rare Rainbow" && rainbowSets[setKey{c.Game, c.SetID}] && !hasPart(c.Variants, "rainbow") {
-				out.altArt[c.Game+"|"+c.ID] = true
-			}
-		}
-	}
-	for _, cs := range groups {
-		if len(cs) < 2 {
-			continue
-		}
-		first := cs[0]
-		for _, c := range cs[1:] {
-			if numberLess(c.Number, first.Number) {
-				first = c
-			}
-		}
-		rainbow := false
-		for _, c := range cs {
-			rainbow = rainbow || hasPart(c.Variants, "rainbow")
-		}
-		for _, c := range cs {
-			if rainbow {
-				if !hasPart(c.Variants, "rainbow") {
-					out.altArt[c.Game+"|"+c.ID] = true
-				}
-			} else if c != first {
-				out.altArt[c.Game+"|"+c.ID] = true
-			}
-		}
+	for k := range snapshots.AlternateArts(cards, sets) {
+		out.altArt[k] = true
 	}
 	return &out
 }
@@ -95,24 +28,3 @@ func (g *Generator) WithCatalog(cards []*snapshots.Card, sets []*snapshots.Set) 
 // alternate art.
 func (g *Generator) isPokemonAltArt(c *snapshots.Card) bool { return g.altArt[c.Game+"|"+c.ID] }
 
-// numberLess orders collector numbers: numerically when both are numbers.
-func numberLess(a, b string) bool {
-	x, err1 := strconv.Atoi(a)
-	y, err2 := strconv.Atoi(b)
-	if err1 == nil && err2 == nil {
-		return x < y
-	}
-	return a < b
-}
-
-// hasPart reports whether one of variants has the '/'-separated part p.
-func hasPart(variants []string, p string) bool {
-	for _, v := range variants {
-		for _, part := range strings.Split(v, "/") {
-			if part == p {
-				return true
-			}
-		}
-	}
-	return false
-}
