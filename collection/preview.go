@@ -117,7 +117,10 @@ func newPreviewID() (string, error) {
 }
 
 func newImportCard(r snapshots.Reader, c *snapshots.Card) importCard {
-	out := importCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language, PriceUSD: snapshots.USDOrNil(c.PriceCents)}
+	out := importCard{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language}
+	if price, err := snapshots.ShownPrice(r, c); err == nil { // null at confidence none, as every card's price
+		out.PriceUSD = snapshots.USDOrNil(price)
+	}
 	if s, err := r.Set(c.Game, c.SetID); err == nil {
 		out.SetName = s.Name
 	}

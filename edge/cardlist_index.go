@@ -33,6 +33,7 @@ type cardOrders struct {
 	err  error
 
 	cards  []*snapshots.Card                // catalog order (index = Ordinal)
+	prices []int64                          // by ordinal: the price shown (snapshots.ShownPrice)
 	sorted [numCardOrders][]*snapshots.Card // by cardOrder
 	rank   [numCardOrders][]uint32          // by cardOrder, then ordinal: position in sorted
 
@@ -125,15 +126,30 @@ func (s *Snapshot) orders(game string) (*cardOrders, error) {
 			o.err = err
 			return
 		}
-		o.build(cards)
+		prices := make([]int64, len(cards))
+		for i, c := range cards {
+			if prices[i], err = snapshots.ShownPrice(s.Reader, c); err != nil {
+				o.err = err
+				return
+			}
+		}
+		o.build(cards, prices)
 	})
 	return o, o.err
 }
 
-// build computes the views of cards (catalog order).
-func (o *cardOrders) build(cards []*snapshots.Card) {
+// build computes the views of cards (catalog order) with their shown prices
+// (by ordinal; nil: their PriceCents).
+func (o *cardOrders) build(cards []*snapshots.Card, prices []int64) {
 	n := len(cards)
 	o.cards = cards
+	if prices == nil {
+		prices = make([]int64, n)
+		for i, c := range cards {
+			prices[i] = c.PriceCents
+		}
+	}
+	o.prices = prices
 	o.folded, o.lowerIDs = make([]string, n), make([]string, n)
 	o.markets = make([]marketSet, n)
 	o.sets, o.rarities, o.numbers, o.languages = newCardClasses(n, true), newCardClasses(n, true), newCardClasses(n, true), newCardClasses(n, true)
@@ -159,7 +175,7 @@ func (o *cardOrders) build(cards []*snapshots.Card) {
 		for _, asc := range []bool{false, true} {
 			ord := cardOrderOf(key, asc)
 			sorted := append([]*snapshots.Card(nil), cards...)
-			sortCards(sorted, key, asc, o.folded)
+			sortCards(sorted, key, asc, o.folded, o.prices)
 			rank := make([]uint32, n)
 			for pos, c := range sorted {
 				rank[c.Ordinal] = uint32(pos)
@@ -351,16 +367,16 @@ func (o *cardOrders) list(f *cardFilter, order cardOrder, offset, limit int) (pa
 }
 
 // sortCards sorts cards by key (volume: 30-day volume then sales; name, by
-// the folded names indexed by ordinal; price) in the given order, ties in
-// catalog order whatever the order.
-func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string) {
+// the folded names indexed by ordinal; price, by the shown prices indexed by
+// ordinal) in the given order, ties in catalog order whatever the order.
+func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string, prices []int64) {
 	name := func(c *snapshots.Card) string { return folded[c.Ordinal] }
 	var byKey func(a, b *snapshots.Card) int
 	switch key {
 	case "name":
 		byKey = func(a, b *snapshots.Card) int { return strings.Compare(name(a), name(b)) }
 	case "price":
-		byKey = func(a, b *snapshots.Card) int { return cmp.Compare(a.PriceCents, b.PriceCents) }
+		byKey = func(a, b *snapshots.Card) int { return cmp.Compare(prices[a.Ordinal], prices[b.Ordinal]) }
 	default:
 		byKey = func(a, b *snapshots.Card) int {
 			if a.Volume30dCents != b.Volume30dCents {

@@ -69,7 +69,7 @@ func referenceCardsList(tb testing.TB, r *request) ([]byte, error) {
 		}
 		matches = append(matches, c)
 	}
-	sortCardsPlain(matches, p.str("sort"), p.str("order") == "asc")
+	sortCardsPlain(tb, r.snap.Reader, matches, p.str("sort"), p.str("order") == "asc")
 	pg := paginate(matches, p.int("offset"), p.int("limit"))
 	out := page[cardGold]{Total: pg.Total, Offset: pg.Offset, Limit: pg.Limit, Items: make([]cardGold, 0, len(pg.Items))}
 	for _, c := range pg.Items {
@@ -293,15 +293,23 @@ func TestEqualFoldKey(t *testing.T) {
 }
 
 // sortCardsPlain sorts cards as the card list does, folding their names
-// here rather than taking cardOrders' folded column.
-func sortCardsPlain(cards []*snapshots.Card, key string, asc bool) {
+// here rather than taking cardOrders' folded column, with the prices r
+// shows (snapshots.ShownPrice; nil r: PriceCents).
+func sortCardsPlain(tb testing.TB, r snapshots.Reader, cards []*snapshots.Card, key string, asc bool) {
+	tb.Helper()
 	n := 0
 	for _, c := range cards {
 		n = max(n, int(c.Ordinal)+1)
 	}
-	folded := make([]string, n)
+	folded, prices := make([]string, n), make([]int64, n)
 	for _, c := range cards {
-		folded[c.Ordinal] = index.Fold(c.Name)
+		folded[c.Ordinal], prices[c.Ordinal] = index.Fold(c.Name), c.PriceCents
+		if r != nil {
+			var err error
+			if prices[c.Ordinal], err = snapshots.ShownPrice(r, c); err != nil {
+				tb.Fatal(err)
+			}
+		}
 	}
-	sortCards(cards, key, asc, folded)
+	sortCards(cards, key, asc, folded, prices)
 }

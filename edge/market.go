@@ -353,7 +353,9 @@ func handleShopListings(r *request) (any, error) {
 			DealScore: snapshots.Round2(l.DealScore), PlatformFreshnessH: l.PlatformFreshnessH}
 		if c, err := r.snap.Card(r.game, l.CardID); err == nil {
 			row.Name, row.SetID = c.Name, c.SetID
-			row.FMVUSD = snapshots.USDOrNil(c.PriceCents)
+			if price, err := snapshots.ShownPrice(r.snap.Reader, c); err == nil {
+				row.FMVUSD = snapshots.USDOrNil(price)
+			}
 		}
 		items = append(items, row)
 	}

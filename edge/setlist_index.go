@@ -195,7 +195,7 @@ func topPricedCards(cards []*snapshots.Card, co *cardOrders) []*snapshots.Card {
 	slices.SortFunc(sorted, func(a, b *snapshots.Card) int { return cmp.Compare(rank[a.Ordinal], rank[b.Ordinal]) })
 	var top []*snapshots.Card
 	for _, c := range sorted[:min(setTopCards, len(sorted))] {
-		if c.PriceCents > 0 {
+		if co.prices[c.Ordinal] > 0 {
 			top = append(top, c)
 		}
 	}

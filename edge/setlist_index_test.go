@@ -84,7 +84,7 @@ func referenceSetGet(tb testing.TB, r *request) ([]byte, error) {
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
 		TopCards: []cardGold{}, PriceBasis: priceBasisSetFMV}
-	for _, c := range referenceTopCards(cards) {
+	for _, c := range referenceTopCards(tb, r.snap.Reader, cards) {
 		cg, err := r.cardGold(c)
 		if err != nil {
 			return nil, err
@@ -96,12 +96,16 @@ func referenceSetGet(tb testing.TB, r *request) ([]byte, error) {
 
 // referenceTopCards sorts a copy of cards by price and keeps the priced ones
 // of the first ten.
-func referenceTopCards(cards []*snapshots.Card) []*snapshots.Card {
+func referenceTopCards(tb testing.TB, r snapshots.Reader, cards []*snapshots.Card) []*snapshots.Card {
 	top := append([]*snapshots.Card{}, cards...)
-	sortCardsPlain(top, "price", false)
+	sortCardsPlain(tb, r, top, "price", false)
 	var out []*snapshots.Card
 	for _, c := range top[:min(10, len(top))] {
-		if c.PriceCents > 0 {
+		price := c.PriceCents
+		if r != nil {
+			price, _ = snapshots.ShownPrice(r, c)
+		}
+		if price > 0 {
 			out = append(out, c)
 		}
 	}
@@ -303,14 +307,14 @@ func TestSetViews_Ties(t *testing.T) {
 				PriceCents: []int64{0, 0, 100, 100, 250, 999}[r.IntN(6)], Volume30dCents: int64(r.IntN(3))}
 		}
 		var co cardOrders
-		co.build(cards)
+		co.build(cards, nil)
 		var subset []*snapshots.Card // a set's cards, in catalog order
 		for _, c := range cards {
 			if r.IntN(3) > 0 {
 				subset = append(subset, c)
 			}
 		}
-		if got, want := topPricedCards(subset, &co), referenceTopCards(subset); !slices.Equal(got, want) {
+		if got, want := topPricedCards(subset, &co), referenceTopCards(t, nil, subset); !slices.Equal(got, want) {
 			ids := func(cards []*snapshots.Card) (out []string) {
 				for _, c := range cards {
 					out = append(out, fmt.Sprintf("%s@%d", c.ID, c.PriceCents))

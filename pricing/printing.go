@@ -147,7 +147,7 @@ func PrintingEstimate(r snapshots.Reader, c *snapshots.Card, finish int, g snaps
 // Shown is the fmv an estimate shows: none at confidence none (no accepted
 // verified sale in the sample window), where note says why instead.
 func Shown(e snapshots.Estimate) (cents int64, note string) {
-	if e.Confidence == estimate.ConfidenceNone || e.FMVCents == 0 {
+	if e.Shown() == 0 {
 		return 0, NoteNone(e)
 	}
 	return e.FMVCents, ""

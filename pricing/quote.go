@@ -62,6 +62,9 @@ type QuoteResult struct {
 	Mid         *Midprice
 	Candidates  []resolve.Candidate
 	Message     string
+	// Understood is what a free-text reference said besides the card
+	// (resolve.Read): the grade and printing it named are the ones quoted.
+	Understood *resolve.Understood
 }
 
 type quoteJSON struct {
@@ -85,6 +88,8 @@ type quoteJSON struct {
 	Midprice   *Midprice `json:"midprice"`
 	Tried      []string  `json:"grades_tried"`
 	Message    string    `json:"message,omitempty"`
+	// Understood says how a free-text reference was read.
+	Understood *resolve.Understood `json:"understood,omitempty"`
 }
 
 type unresolvedJSON struct {
@@ -92,18 +97,20 @@ type unresolvedJSON struct {
 	Status     string              `json:"status"`
 	Candidates []resolve.Candidate `json:"candidates,omitempty"`
 	Message    string              `json:"message,omitempty"`
+	Understood *resolve.Understood `json:"understood,omitempty"`
 }
 
 // MarshalJSON writes a resolved quote with every price field (nulls
 // included) and an unresolved one with its candidates and message only.
 func (q QuoteResult) MarshalJSON() ([]byte, error) {
 	if q.Status != resolve.Resolved || q.Card == nil {
-		return json.Marshal(unresolvedJSON{Ref: q.Ref, Status: q.Status, Candidates: q.Candidates, Message: q.Message})
+		return json.Marshal(unresolvedJSON{Ref: q.Ref, Status: q.Status, Candidates: q.Candidates, Message: q.Message, Understood: q.Understood})
 	}
 	c := q.Card
 	j := quoteJSON{
 		Ref: q.Ref, Status: q.Status, ResolvedBy: q.ResolvedBy, Game: c.Game, CardID: c.ID, Name: c.Name, SetID: c.SetID,
 		SetName: q.SetName, Number: c.Number, Language: c.Language, Grade: q.Grade, Midprice: q.Mid, Tried: q.Tried, Message: q.Message,
+		Understood: q.Understood,
 	}
 	if q.Finish >= 0 {
 		j.Finish, j.BaseFinish = strOrNil(PrintingName(c, q.Finish)), q.Finish == snapshots.BasePrinting(c)
@@ -166,29 +173,64 @@ func QuoteResolutions(ctx context.Context, src resolve.Source, rs []resolve.Reso
 		return nil, err
 	}
 	out := make([]QuoteResult, len(rs))
-	done := map[*snapshots.Card]QuoteResult{}
+	type key struct {
+		card          *snapshots.Card
+		grade, finish string
+	}
+	done := map[key]QuoteResult{}
 	for i, r := range rs {
 		if r.Status != resolve.Resolved {
-			out[i] = QuoteResult{Ref: r.Ref, Status: r.Status, Candidates: r.Candidates, Message: r.Message}
+			out[i] = QuoteResult{Ref: r.Ref, Status: r.Status, Candidates: r.Candidates, Message: r.Message, Understood: r.Understood}
 			continue
 		}
-		if q, ok := done[r.Card]; ok {
-			q.Ref = r.Ref
+		// A free-text reference's own words (resolve.Read) give the grade
+		// and the printing when the call does not: "PSA 10 ... 1st
+		// edition". A printing the card has not is left out, and said.
+		gs, f, note := grades, finish, ""
+		if u := r.Understood; u != nil {
+			if strings.TrimSpace(grade) == "" && u.Grade != "" {
+				if g, err := snapshots.ParseGrade(u.Grade); err == nil {
+					gs = []snapshots.Grade{g}
+				}
+			}
+			if strings.TrimSpace(finish) == "" && u.Finish != "" {
+				if _, err := PrintingOf(r.Card, u.Finish); err == nil {
+					f = u.Finish
+				} else {
+					note = "printing " + u.Finish + " not found among this card's printings; its base printing is quoted"
+				}
+			}
+		}
+		k := key{r.Card, gradesKey(gs), f}
+		if q, ok := done[k]; ok {
+			q.Ref, q.ResolvedBy, q.Understood = r.Ref, r.ResolvedBy, r.Understood
 			out[i] = q
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		q, err := QuoteCard(src, r.Card, grades, finish)
+		q, err := QuoteCard(src, r.Card, gs, f)
 		if err != nil {
 			return nil, err
 		}
-		q.Ref, q.ResolvedBy = r.Ref, r.ResolvedBy
-		done[r.Card] = q
+		q.Ref, q.ResolvedBy, q.Understood = r.Ref, r.ResolvedBy, r.Understood
+		if note != "" && q.Message == "" {
+			q.Message = note
+		}
+		done[k] = q
 		out[i] = q
 	}
 	return out, nil
+}
+
+func gradesKey(gs []snapshots.Grade) string {
+	var b strings.Builder
+	for _, g := range gs {
+		b.WriteString(g.String())
+		b.WriteByte(',')
+	}
+	return b.String()
 }
 
 // QuoteCard quotes card c over grades in order (one grade, or

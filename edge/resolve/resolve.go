@@ -75,7 +75,9 @@ type Candidate struct {
 	Rarity           string   `json:"rarity,omitempty"`
 	Variants         []string `json:"variants,omitempty"`
 	PartnerProductID int64    `json:"partner_product_id,omitempty"`
-	// PriceUSD is the card's raw:near_mint fmv (null when unpriced).
+	// PriceUSD is the card's price: the raw:near_mint fmv of its base
+	// printing (null when unpriced, or at confidence none;
+	// snapshots.ShownPrice).
 	PriceUSD *float64 `json:"price_usd"`
 	// Score is the search relevance (text matches only).
 	Score float64 `json:"score,omitempty"`
@@ -88,7 +90,10 @@ type Candidate struct {
 func NewCandidate(r snapshots.Reader, c *snapshots.Card) Candidate {
 	cand := Candidate{
 		CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language,
-		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID, PriceUSD: snapshots.USDOrNil(c.PriceCents),
+		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID,
+	}
+	if price, err := snapshots.ShownPrice(r, c); err == nil {
+		cand.PriceUSD = snapshots.USDOrNil(price)
 	}
 	if s, err := r.Set(c.Game, c.SetID); err == nil {
 		cand.SetName = s.Name
@@ -103,6 +108,9 @@ type Resolution struct {
 	ResolvedBy string      `json:"resolved_by,omitempty"`
 	Candidates []Candidate `json:"candidates,omitempty"`
 	Message    string      `json:"message,omitempty"`
+	// Understood is what a free-text reference said besides the card's
+	// words (grade, printing, art, set; see Read); nil when nothing.
+	Understood *Understood `json:"understood,omitempty"`
 	// Card is the resolved card (Status Resolved).
 	Card *snapshots.Card `json:"-"`
 }
@@ -161,11 +169,21 @@ func Resolve(ctx context.Context, src Source, game string, explicit bool, ref st
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	sr, err := src.Index.Search(ctx, index.SearchRequest{Game: game, Q: q, Limit: MaxCandidates + 1, MinPriceCents: -1, MaxPriceCents: -1})
-	if err != nil {
-		return res, err
+	var hits []index.SearchHit
+	u, w := Read(r, game, q)
+	res.Understood = u
+	if u != nil && u.Query != "" {
+		var err error
+		if hits, _, err = searchWords(ctx, src, game, "", w, MaxCandidates+1); err != nil {
+			return res, err
+		}
+	} else {
+		sr, err := src.Index.Search(ctx, index.SearchRequest{Game: game, Q: q, Limit: MaxCandidates + 1, MinPriceCents: -1, MaxPriceCents: -1})
+		if err != nil {
+			return res, err
+		}
+		hits = sr.Hits
 	}
-	hits := sr.Hits
 	if len(hits) == 0 {
 		res.Status = NotFound
 		res.Message = "no card of " + game + " matches this reference; try a card id (" + exampleID(r, game) + "), a partner product id, or fewer words"
@@ -265,6 +283,9 @@ type SearchResult struct {
 	Game  string      `json:"game"`
 	Total int         `json:"total"`
 	Items []Candidate `json:"items"`
+	// Understood is what q said besides the card's words (Read); nil when
+	// nothing, or when filters were given.
+	Understood *Understood `json:"understood,omitempty"`
 }
 
 // Search ranks the cards matching a free-text query (and filters), best
@@ -277,15 +298,31 @@ func Search(ctx context.Context, src Source, req SearchRequest) (SearchResult, e
 	if req.Limit == 0 {
 		req.Limit = 10
 	}
-	sr, err := src.Index.Search(ctx, index.SearchRequest{
-		Game: game, Q: req.Q, Query: req.Query, Language: req.Language, SetID: req.SetID, Rarity: req.Rarity, Variant: req.Finish,
-		Limit: req.Limit, MinPriceCents: -1, MaxPriceCents: -1,
-	})
-	if err != nil {
-		return SearchResult{}, err
+	var hits []index.SearchHit
+	total := 0
+	var u *Understood
+	if req.SetID == "" && req.Rarity == "" && req.Finish == "" && (req.Query == nil || !req.Query.Structured()) {
+		var w snapshots.Words
+		if u, w = Read(src.Reader, game, req.Q); u != nil && u.Query != "" {
+			if hits, total, err = searchWords(ctx, src, game, req.Language, w, req.Limit); err != nil {
+				return SearchResult{}, err
+			}
+		} else {
+			u = nil
+		}
 	}
-	out := SearchResult{Game: game, Total: sr.Total, Items: make([]Candidate, 0, len(sr.Hits))}
-	for _, h := range sr.Hits {
+	if u == nil {
+		sr, err := src.Index.Search(ctx, index.SearchRequest{
+			Game: game, Q: req.Q, Query: req.Query, Language: req.Language, SetID: req.SetID, Rarity: req.Rarity, Variant: req.Finish,
+			Limit: req.Limit, MinPriceCents: -1, MaxPriceCents: -1,
+		})
+		if err != nil {
+			return SearchResult{}, err
+		}
+		hits, total = sr.Hits, sr.Total
+	}
+	out := SearchResult{Game: game, Total: total, Items: make([]Candidate, 0, len(hits)), Understood: u}
+	for _, h := range hits {
 		c, err := src.Reader.Card(game, h.CardID)
 		if err != nil {
 			continue
