@@ -24,6 +24,7 @@ type chatIntent struct {
 	kind      string // quote, movers, sales, history
 	query     string // the card words
 	grade     *snapshots.Grade
+	gradeSaid string // the words the grade was read from ("psa 10")
 	language  string
 	window    string
 	direction string
@@ -41,7 +42,7 @@ func init() {
 		for does do i my me tell show give get please current currently today now at in on it its it's this that
 		card cards sell sells selling sold go going cost costs about any pricing quote estimate market could would
 		you can your be graded grade copy copies with recent sales sale last history chart over time trend
-		english japanese chinese version edition language lately been has have was were`) {
+		english japanese chinese version language lately been has have was were from`) {
 		chatStopwords[w] = true
 	}
 }
@@ -95,6 +96,7 @@ func parseIntent(text string) chatIntent {
 	g, rest, ok := snapshots.CutGrade(lower)
 	if ok {
 		it.grade = &g
+		it.gradeSaid = strings.TrimSpace(snapshots.ReadWords(lower).GradeSaid)
 	}
 	var words []string
 	for _, w := range wordRE.FindAllString(rest, -1) {
@@ -170,8 +172,10 @@ func (c *Run) embedded(question string) error {
 		return err
 	}
 	var cards []resolve.Candidate
+	var understood *resolve.Understood
 	if terr == nil {
 		cards, _ = res.(map[string]any)["cards"].([]resolve.Candidate)
+		understood, _ = res.(map[string]any)["understood"].(*resolve.Understood)
 	}
 	if len(cards) == 0 {
 		return c.say(fmt.Sprintf("I could not find a card matching %q. Try the card's name with its set (\"Charizard Base\") or its id (en:base1-4).", it.query))
@@ -185,7 +189,27 @@ func (c *Run) embedded(question string) error {
 			same++
 		}
 	}
-	if same > 0 {
+	// Say what the question was read as: the grade, printing, art and set
+	// words (snapshots.ReadWords through the search tool).
+	var said []string
+	if it.grade != nil && it.gradeSaid != "" {
+		said = append(said, fmt.Sprintf("%q as grade %s", it.gradeSaid, it.grade))
+	}
+	finish := ""
+	if understood != nil {
+		for _, x := range understood.Said {
+			if k, v, ok := strings.Cut(x, ": "); ok {
+				said = append(said, fmt.Sprintf("%q as %s", k, v))
+			}
+		}
+		finish = understood.Finish
+	}
+	if len(said) > 0 {
+		if err := c.say("I read " + joinAnd(said) + ". "); err != nil {
+			return err
+		}
+	}
+	if same > 0 && understood == nil {
 		if err := c.say(fmt.Sprintf("Several cards are named %s; I took the best match, %s #%s. ", card.Name, card.SetName, card.Number)); err != nil {
 			return err
 		}
@@ -196,7 +220,15 @@ func (c *Run) embedded(question string) error {
 	case "history":
 		return c.answerHistory(it, card, others)
 	}
-	return c.answerQuote(it, card, others)
+	return c.answerQuote(it, card, finish, others)
+}
+
+// joinAnd joins phrases as "a, b and c".
+func joinAnd(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " and " + list[len(list)-1]
 }
 
 func (c *Run) alsoMatched(others []string) error {
@@ -206,13 +238,18 @@ func (c *Run) alsoMatched(others []string) error {
 	return c.say("\nOther matches: " + strings.Join(others, "; ") + ".")
 }
 
-func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, others []string) error {
+func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, finish string, others []string) error {
 	q := map[string]any{"ids": []string{card.CardID}}
 	grade := snapshots.RawNearMint
 	if it.grade != nil {
 		grade = *it.grade
 	}
 	q["grade"] = grade.String()
+	if finish != "" {
+		if _, err := pricing.PrintingOf(&snapshots.Card{ID: card.CardID, Variants: card.Variants}, finish); err == nil {
+			q["finish"] = finish
+		}
+	}
 	args, _ := json.Marshal(q)
 	res, terr, err := c.call("", "quote", args)
 	if err != nil {
@@ -223,6 +260,9 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, others []string
 	}
 	quotes, _ := res.(map[string]any)["quotes"].([]pricing.QuoteResult)
 	label := fmt.Sprintf("%s (%s #%s, %s)", card.Name, card.SetName, card.Number, card.CardID)
+	if len(quotes) > 0 && quotes[0].Card != nil && len(quotes[0].Card.Variants) > 1 && quotes[0].Finish >= 0 {
+		label += ", " + pricing.PrintingName(quotes[0].Card, quotes[0].Finish) + " printing,"
+	}
 	if len(quotes) == 0 || quotes[0].Price == nil {
 		if err := c.say(fmt.Sprintf("I found %s, but it has no verified sale, price or listing in %s yet.", label, grade)); err != nil {
 			return err
@@ -251,7 +291,11 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, others []string
 		return err
 	}
 	// The 30-day move of that grade.
-	args, _ = json.Marshal(map[string]any{"ids": []string{card.CardID}, "grade": grade.String(), "limit": 90})
+	hargs := map[string]any{"ids": []string{card.CardID}, "grade": grade.String(), "limit": 90}
+	if f, ok := q["finish"]; ok {
+		hargs["finish"] = f
+	}
+	args, _ = json.Marshal(hargs)
 	hres, herr, err := c.call("", "get_prices", args)
 	if err != nil {
 		return err
@@ -265,7 +309,7 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, others []string
 			}
 		}
 	}
-	if grade != snapshots.RawNearMint && card.PriceUSD != nil {
+	if _, other := q["finish"]; grade != snapshots.RawNearMint && card.PriceUSD != nil && !other {
 		if err := c.say(fmt.Sprintf(" For comparison, raw near-mint is %s.", money(card.PriceUSD))); err != nil {
 			return err
 		}

@@ -67,11 +67,12 @@ var ToolList = []Tool{
 	{Name: "quote", Description: "Quote cards: per grade the Midprice (our fmv) when recent verified sales back it, else the Last verified sale, else the cheapest Ask. Without a grade it tries slab:10, then raw:near_mint. Check price_basis before treating a number as a live market price.",
 		Parameters: obj(map[string]any{"ids": idsProp, "q": strProp("Free text of one card, resolved like search (instead of ids)."),
 			"grade":  strProp("raw:<condition> or <grader>:<number>, e.g. raw:near_mint, slab:10, bgs:9.5 (optional)."),
-			"finish": strProp("Only this finish (variant), e.g. holo or 1st-edition (optional).")}),
+			"finish": strProp("The printing (variant or parts of one, e.g. 1st-edition, shadowless); default each card's base printing (optional).")}),
 		run: (*Tools).quote},
-	{Name: "get_prices", Description: "Price history (fmv change points) of cards for one grade, newest last. Always bound it with since or limit.",
+	{Name: "get_prices", Description: "Price history (fmv change points) of cards for one grade and printing, newest last. Always bound it with since or limit.",
 		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Grade, default raw:near_mint."),
-			"since": strProp("First day, YYYY-MM-DD (clamped to the caller's history window)."), "limit": intProp("Most recent points, 1..90 (default 30).")}, "ids"),
+			"finish": strProp("Printing (variant or parts of one, e.g. 1st-edition); default the card's base printing."),
+			"since":  strProp("First day, YYYY-MM-DD (clamped to the caller's history window)."), "limit": intProp("Most recent points, 1..90 (default 30).")}, "ids"),
 		run: (*Tools).getPrices},
 	{Name: "get_sales", Description: "Recent verified sales of cards, newest first (within the caller's history window).",
 		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Only this grade (optional)."), "limit": intProp("Sales per card, 1..20 (default 5).")}, "ids"),
@@ -162,7 +163,7 @@ func (t *Tools) search(args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"game": t.game, "q": a.Q, "total": res.Total, "cards": res.Items}, nil
+	return map[string]any{"game": t.game, "q": a.Q, "total": res.Total, "cards": res.Items, "understood": res.Understood}, nil
 }
 
 func candidatesOf(t *Tools, cards []*snapshots.Card) []resolve.Candidate {
@@ -240,7 +241,11 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 	}
 	since = access.ClampSince(t.src.AsOf, t.tier, since, a.Since != "")
 	out, err := t.perCard(a.IDs, func(id string, c *snapshots.Card) (map[string]any, error) {
-		series, err := t.src.Reader.PriceSeries(c.Game, c.ID)
+		finish, err := pricing.PrintingOf(c, a.Finish)
+		if err != nil {
+			return map[string]any{"id": id, "status": "finish_not_found", "card_id": c.ID, "message": snapshots.ErrorMessage(err)}, nil
+		}
+		series, err := t.src.Reader.PrintingSeries(c.Game, c.ID, finish)
 		if err != nil {
 			return nil, err
 		}
@@ -248,7 +253,7 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 		if len(pts) > limit {
 			pts = pts[len(pts)-limit:]
 		}
-		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "points": pts}
+		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "finish": pricing.PrintingName(c, finish), "points": pts}
 		if len(pts) > 1 && pts[0].PriceUSD > 0 {
 			row["change_pct"] = snapshots.Round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
 			row["from"], row["to"] = pts[0].Date, pts[len(pts)-1].Date

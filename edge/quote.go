@@ -8,9 +8,11 @@ func (s *Server) registerQuoteRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/quote", name: "quote", contract: "quote.v1", keyless: true, cacheable: true, hasGame: true,
 		summary: "Keyless quote of a free-text card reference (the MCP quote rule)", schema: "Quote",
 		params: []paramSpec{
-			pStr("q", 256, "Card id, numeric partner product id or free text (name, set, number). Required."),
+			pStr("q", 256, "Card id, numeric partner product id or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), "+
+				"the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): "+
+				"understood in the answer says how it was read; grade and finish, when given, win. Required."),
 			pStr("grade", 32, "raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint."),
-			pStr("finish", 64, "Only this finish: a variant (holo/1st-edition) or one part of one (reverse)."),
+			finishParam(),
 			gameParam(),
 		},
 		handle: handleQuote})
@@ -40,5 +42,6 @@ func handleQuote(r *request) (any, error) {
 		return nil, err
 	}
 	return quotePayload{Query: q, Quote: res[0],
-		Rule: "per grade: midprice when usable (status ok or thin and above 0), else the last verified sale, else the cheapest ask; ungraded tries slab:10, then raw:near_mint"}, nil
+		Rule: "one printing (finish, or the printing q names, else the card's base printing); per grade: midprice (the printing's fmv) when usable (status ok or thin: estimator confidence high or medium, or low), " +
+			"else the last verified sale of the printing, else its cheapest ask; ungraded tries slab:10, then raw:near_mint (or the grade q names)"}, nil
 }

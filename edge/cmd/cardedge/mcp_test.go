@@ -505,12 +505,12 @@ func TestMCP_Quote(t *testing.T) {
 	}
 	// A grade and a finish.
 	q := items(t, s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:near_mint", "finish": "holo/unlimited"}).data["items"])[0]
-	if q["grade"] != "raw:near_mint" || q["finish"] != "holo/unlimited" || q["midprice"].(map[string]any)["basis"] != "finish_median" {
+	if q["grade"] != "raw:near_mint" || q["finish"] != "holo/unlimited" || q["base_finish"] != true || q["midprice"].(map[string]any)["basis"] != "fmv" {
 		t.Errorf("graded finish quote: %v", q)
 	}
 	// A finish the card lacks: resolved, no price, says why.
 	q = items(t, s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}, "finish": "reverse"}).data["items"])[0]
-	if q["status"] != "resolved" || q["label"] != nil || !strings.Contains(fmt.Sprint(q["message"]), "variants") {
+	if q["status"] != "resolved" || q["label"] != nil || !strings.Contains(fmt.Sprint(q["message"]), "its printings are") {
 		t.Errorf("missing finish: %v", q)
 	}
 	// A grade that never sold and has no ask: no price.

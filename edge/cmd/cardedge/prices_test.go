@@ -47,12 +47,12 @@ func TestPrices_Sources(t *testing.T) {
 	if partner["price_usd"] != feed["market_price_usd"] || partner["date"] != feed["date"] {
 		t.Errorf("partner %v, partner-history %v", partner, feed)
 	}
-	// observed: the latest verified sale of the grade.
+	// observed: the latest verified sale of the grade in the base printing.
 	for _, grade := range []string{"raw:near_mint", "slab:10"} {
 		sales := data(t, do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4/sales?limit=200", elite, nil))["items"].([]any)
 		var last map[string]any
 		for _, s := range sales {
-			if s.(map[string]any)["grade"] == grade {
+			if s.(map[string]any)["grade"] == grade && s.(map[string]any)["finish"] == market["finish"] {
 				last = s.(map[string]any)
 				break
 			}
