@@ -124,6 +124,9 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 		out["message"] = "several cards match: pick a card_id from items (or add the set name or number to q)"
 	}
 	out["total"], out["items"] = res.Total, items
+	if res.Understood != nil {
+		out["understood"] = res.Understood // grade, printing, art and set words q said
+	}
 	ids := make([]string, len(items))
 	for i, c := range items {
 		ids[i] = c.CardID

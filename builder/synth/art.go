@@ -27,4 +27,3 @@ func (g *Generator) WithCatalog(cards []*snapshots.Card, sets []*snapshots.Set) 
 // isPokemonAltArt reports whether the generator's catalog marks c as an
 // alternate art.
 func (g *Generator) isPokemonAltArt(c *snapshots.Card) bool { return g.altArt[c.Game+"|"+c.ID] }
-

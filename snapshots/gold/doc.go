@@ -144,7 +144,7 @@
 //	ordinal             position in the game's catalog order
 //	market_sources      JSON array of off-chain marketplaces with verified sales
 //	venues              JSON array of on-chain venues with verified sales
-//	price_usd           raw:near_mint fair market value; NULL when unpriced
+//	price_usd           raw:near_mint fair market value of the base printing; NULL when unpriced
 //	price_cents         the same in cents; NULL when unpriced
 //	price_date          day of the last price change behind price_usd; NULL when unpriced
 //	volume_30d_usd      verified sales volume over the 30 days up to as_of
@@ -171,9 +171,12 @@
 //	price_feed          1 for a partner price-feed row: a daily market median, not an executed sale
 //	hidden              1 when quality_flagged, price_feed or identity_confidence is disagree_*
 //	finish              the card's variant sold; NULL when unknown
+//	outlier             1 when the estimator set the verified sale aside (it moves no price)
 //
-// Table price_points: oracle price change points per card and grade. A day
-// without a point keeps the previous point's values.
+// Table price_points: oracle price change points per card and grade of the
+// card's base printing (the series card detail shows without finish; the
+// other printings' series are served by the REST routes with finish, not
+// here). A day without a point keeps the previous point's values.
 //
 //	card_id             card (cards.id)
 //	game                game of the card
@@ -205,7 +208,8 @@
 //	platform_freshness_h experimental: hours since the platform was last read
 //
 // Table card_analytics: verified-sales statistics, one row per card and
-// window. window is a keyword of SQLite but works unquoted as a column name.
+// window, of the card's base printing (as card analytics without finish).
+// window is a keyword of SQLite but works unquoted as a column name.
 //
 //	card_id             card (cards.id)
 //	game                game of the card

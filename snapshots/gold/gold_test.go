@@ -713,6 +713,7 @@ func TestDB_Schema(t *testing.T) {
 		{Name: "marketplace", Type: "text"}, {Name: "trade_type", Type: "text"}, {Name: "grade", Type: "text"},
 		{Name: "identity_confidence", Type: "text"}, {Name: "quality_flagged", Type: "integer"},
 		{Name: "price_feed", Type: "integer"}, {Name: "hidden", Type: "integer"}, {Name: "finish", Type: "text"},
+		{Name: "outlier", Type: "integer"},
 	}
 	if diff := cmp.Diff(wantSales, sales.Columns, cmp.FilterPath(func(p cmp.Path) bool {
 		return p.Last().String() == ".Description"

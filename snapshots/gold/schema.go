@@ -203,6 +203,7 @@ var (
 			col("price_feed", "INTEGER NOT NULL", "1 for a partner price-feed row: a daily market median, not an executed sale"),
 			genCol("hidden", "INTEGER", "1 when the API hides the row by default: quality_flagged, price_feed or a disagree_* confidence", "quality_flagged OR price_feed OR identity_confidence IN ('disagree_medium', 'disagree_high')"),
 			col("finish", "TEXT", "finish (one of the card's variants); NULL when unknown"),
+			col("outlier", "INTEGER NOT NULL", "1 when the estimator set the verified sale aside as an outlier: it counts in volumes and sales counts but moves no price (GET /api/v3/methodology)"),
 		},
 		pk: []string{"card_id", "sale_date", "id"},
 		indexes: []string{
@@ -212,7 +213,7 @@ var (
 
 	pricePointsTable = tableDef{
 		name: "price_points",
-		desc: "Oracle price change points per card and grade; a day without a point keeps the previous point's values.",
+		desc: "Oracle price change points per card and grade of the card's base printing (the series of card detail without finish; other printings are served by the REST routes with finish); a day without a point keeps the previous point's values.",
 		cols: []colDef{
 			col("card_id", "TEXT NOT NULL", "card (cards.id)"),
 			col("game", "TEXT NOT NULL", "game of the card"),
@@ -257,7 +258,7 @@ var (
 
 	cardAnalyticsTable = tableDef{
 		name: "card_analytics",
-		desc: "Per-card verified-sales statistics, one row per card and window (1w, 1m, 3m, 6m, 1y, all).",
+		desc: "Per-card verified-sales statistics of the card's base printing, one row per card and window (1w, 1m, 3m, 6m, 1y, all).",
 		cols: []colDef{
 			col("card_id", "TEXT NOT NULL", "card (cards.id)"),
 			col("game", "TEXT NOT NULL", "game of the card"),

@@ -368,7 +368,7 @@ func (w *Writer) writeSales() error {
 			if err := w.sales.add(c.id, intV(int64(s.ID)), textV(c.id), textV(c.game), textV(w.day(s.Day)),
 				intV(s.PriceCents), textV(w.market[s.Marketplace]), textV(w.tradeType[s.TradeType]),
 				textV(w.grade[s.Grade]), textV(w.confidence[s.Confidence]), flag(s.Flags&snapshots.SaleFlagged),
-				flag(s.Flags&snapshots.SalePriceFeed), finish); err != nil {
+				flag(s.Flags&snapshots.SalePriceFeed), finish, flag(s.Flags&snapshots.SaleOutlier)); err != nil {
 				return err
 			}
 		}
