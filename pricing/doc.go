@@ -4,36 +4,58 @@
 // shows. REST (edge), the MCP tools (mcp) and the agent (agent) call it, so a
 // card is priced the same way wherever it is asked.
 //
-// It imports the standard library, snapshots and edge/resolve (a quote first
+// It imports the standard library, estimate, snapshots and edge/resolve (a quote first
 // resolves its references); never the access layer (callers charge and clamp)
 // nor a transport.
 //
+// # Printings
+//
+// Every price is one printing's: one of a card's variants (holo/unlimited,
+// holo/shadowless/1st-edition, ...), never a blend of them. PrintingOf reads
+// a finish parameter ("" is the card's base printing, snapshots.BasePrinting;
+// a whole variant or parts of one, "1st edition" and "reverse holo" as the
+// parts they mean); every answer names the printing it priced.
+//
+// A derived number is an estimate (package estimate, stored per printing
+// and grade in the snapshot): EstimateRow shows its values with sample_size,
+// last_sale_date, confidence and flags; at confidence none (no accepted
+// verified sale in estimate.Default.SampleDays days) the value is null and
+// a note says why (Shown, NoteNone), wherever it is shown.
+//
 // # Quotes
 //
-// Quote resolves each reference and quotes the cards it resolves. For one
-// grade the market (Market) is read from the snapshot as of its as_of day,
-// and Pick applies the rule of the spec:
+// Quote resolves each reference and quotes the cards it resolves. A free
+// reference's collectors' words (resolve.Read: "PSA 10", "1st edition",
+// "alt art", a set name) give the grade and printing when the call does
+// not, and the quote says how it read them (understood). For one grade the
+// market (Market) of the printing is read from the snapshot as of its as_of
+// day, and Pick applies the rule of the spec:
 //
 //   - Midprice when usable: its status is ok or thin and it is above 0. The
-//     midprice is the grade's fmv (exponentially smoothed daily medians of
-//     verified sales) in force at as_of; with a finish it is the median of
-//     that finish's verified sales of the grade over the trailing
-//     MidWindowDays, since the fmv mixes finishes. Its status counts the
-//     verified sales of the grade (and finish) in the trailing MidWindowDays:
-//     ok at OKSales or more, thin for fewer, stale when there were none (the
-//     grade sold before, or the fmv is older), none when the grade never
-//     sold.
-//   - else Last: the most recent verified sale of the grade (and finish), of
+//     midprice is the printing and grade's fmv in force at as_of; its status
+//     is the estimate's confidence (StatusOf): ok at high or medium, thin at
+//     low, stale at none (the value is then null), none when the printing
+//     and grade never sold. The thresholds are estimate.Default's.
+//   - else Last: the most recent verified sale of the printing and grade, of
 //     any age; its date is in the price basis.
-//   - else Ask: the cheapest current listing of the grade (and finish); not a
-//     sale price, shipping excluded.
+//   - else Ask: the cheapest current listing of the printing and grade; not
+//     a sale price, shipping excluded.
 //
 // Without a grade (an ungraded quote) the top grade of the first grader
 // (slab:10) is tried first, then raw:near_mint (UngradedOrder); the first
-// grade with any price wins. A quote carries the grade it used, the label
-// (Midprice, Last or Ask; null when nothing could be priced), price_usd and a
-// price_basis sentence to read before taking the number for a live market
-// price.
+// grade with any price wins. A quote carries the grade it used, the printing
+// (finish, base_finish), the label (Midprice, Last or Ask; null when nothing
+// could be priced), price_usd and a price_basis sentence to read before
+// taking the number for a live market price.
+//
+// # Leaderboards
+//
+// Trending, set trending cards and the agent's movers rank printings
+// (snapshots.Reader.TrendingRows, or CustomTrending over a window that is
+// not precomputed) that pass a Liquidity filter: by default the
+// methodology's rule (DefaultLiquidity), else the routes' min_sales and
+// min_price_usd. Each row carries its printing, sample size, price and
+// flags.
 //
 // Verified sales exclude quality-flagged rows, low-confidence identity
 // matches and partner price-feed rows, as the REST routes do by default.

@@ -21,9 +21,15 @@
 //     Piece card;
 //     2. an exact source id ("base1-4") or other exact key of the typeahead;
 //     several cards sharing it are ambiguous;
-//     3. free text (name, set, number): the full-text index ranks the cards;
-//     one match, or a top match scoring at least DominanceRatio times the
-//     second, is resolved; otherwise the reference is ambiguous and the best
+//     3. free text (name, set, number): the collectors' words are read
+//     first (Read: snapshots.ReadWords and Words.CutSet take out a grade
+//     "PSA 10", a printing "1st edition", an art "alt art" and a set name
+//     "Evolving Skies", reported in Understood); the full-text index ranks
+//     the cards of the rest, within the set named, then narrowed to the art
+//     (alternate arts by snapshots.AlternateArts, the rule the builder
+//     prices them by) and the printing named when any match; one match, or
+//     a top match scoring at least DominanceRatio times the second, is
+//     resolved; otherwise the reference is ambiguous and the best
 //     MaxCandidates cards are its candidates.
 //   - Columns: a reference given as fields (an upload row's card_id, name,
 //     set, number, language): ByID, else set and number, else the exact name
