@@ -31,8 +31,8 @@ func (s *Server) registerSearchRoutes() {
 			pIntMin("offset", 0, "0", "Rows to skip."),
 			pInt("limit", 1, 100, "25", "Rows to return."),
 			pEnum("grader", "", []string{"slab", "bgs", "cgc"}, "Only cards with verified sales graded by this grader within window."),
-			pBool("slab_only", "false", "Only cards with verified slab-graded sales within window."),
-			pBool("raw_only", "false", "Only cards with verified raw (ungraded) sales within window."),
+			pBool("slab_only", "false", "Only cards with verified slab-graded sales (of any printing) within window."),
+			pBool("raw_only", "false", "Only cards with verified raw (ungraded) sales (of any printing) within window."),
 			pEnum("window", "all", []string{"1w", "1m", "3m", "6m", "1y", "all"}, "Window of the grader, slab_only and raw_only filters, counted back from as_of."),
 			gameParam(),
 		},
@@ -169,7 +169,7 @@ type searchPayload struct {
 }
 
 // activityFilter returns the grader/slab_only/raw_only filter over a card's
-// verified sales in the window, or nil when none is set.
+// verified sales of every printing in the window, or nil when none is set.
 func (r *request) activityFilter() func(cardID string) (bool, error) {
 	p := r.p
 	grader, slabOnly, rawOnly := p.str("grader"), p.flag("slab_only"), p.flag("raw_only")
@@ -184,9 +184,18 @@ func (r *request) activityFilter() func(cardID string) (bool, error) {
 	}
 	gi := snapshots.GraderIndex(grader)
 	return func(cardID string) (bool, error) {
-		cum, err := r.snap.Cum(r.game, cardID)
+		// Every printing's sales: a card has sales when any printing has.
+		c, err := r.snap.Card(r.game, cardID)
 		if err != nil {
 			return false, err
+		}
+		var cum []snapshots.CumSeries
+		for f := range c.Printings() {
+			x, err := r.snap.PrintingCum(c.Game, c.ID, f)
+			if err != nil {
+				return false, err
+			}
+			cum = append(cum, x...)
 		}
 		has := func(keep func(snapshots.Grade) bool) bool {
 			n, _ := snapshots.SumWindow(cum, keep, from, r.snap.AsOf)

@@ -338,7 +338,7 @@ func (m *Methodology) BasePrintingOf(variants []string) int {
 	best, bestScore := 0, math.MaxInt
 	for i, v := range variants {
 		score := 0
-		for _, part := range strings.Split(strings.ToLower(v), "/") {
+		for part := range strings.SplitSeq(v, "/") { // no allocation: the card routes call it per request
 			if !m.standard(part) {
 				score++
 			}
@@ -355,7 +355,7 @@ func (m *Methodology) BasePrintingOf(variants []string) int {
 
 func (m *Methodology) standard(part string) bool {
 	for _, s := range m.BasePrinting.StandardParts {
-		if part == s {
+		if strings.EqualFold(part, s) {
 			return true
 		}
 	}
