@@ -33,6 +33,10 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	if code == snapshots.EINTERNAL {
 		s.log.Error("request failed", "path", string(ctx.Path()), "request_id", requestID(ctx), "err", err)
 	}
+	if code == snapshots.EUNAVAILABLE {
+		s.log.Warn("request needs the state store, which is unavailable", "path", string(ctx.Path()), "request_id", requestID(ctx), "err", err)
+		ctx.Response.Header.Set("Retry-After", "5")
+	}
 	writeCode(ctx, code, snapshots.ErrorMessage(err))
 }
 

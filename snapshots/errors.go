@@ -21,6 +21,10 @@ const (
 	// EKEYEXPIRED is an API key past its expiry (401), told apart from an
 	// unknown or revoked key (EUNAUTHORIZED) so that clients can say why.
 	EKEYEXPIRED = "key_expired"
+	// EUNAVAILABLE is a request that needs the state store while it cannot
+	// be reached (a fleet's Redis down): 503, nothing was changed, try
+	// again. Reads of the snapshot keep working meanwhile.
+	EUNAVAILABLE = "unavailable"
 )
 
 // Codes of requests HTTP could not carry to a handler: refused before any
@@ -39,6 +43,7 @@ var httpStatus = map[string]int{
 	EINVALID:        422,
 	EUNAUTHORIZED:   401,
 	EKEYEXPIRED:     401,
+	EUNAVAILABLE:    503,
 	EFORBIDDEN:      403,
 	EQUOTA:          429,
 	EINTERNAL:       500,
@@ -104,7 +109,24 @@ func ErrorCode(err error) string {
 	if errors.As(err, &fe) {
 		return EINVALID
 	}
+	var c coded
+	if errors.As(err, &c) {
+		return c.ErrorCode()
+	}
 	return EINTERNAL
+}
+
+// coded is an error of a package that cannot import this one (the state
+// store's ErrUnavailable) naming its code itself; its message is the code's
+// generic one (codeMessages), never its detail.
+type coded interface {
+	error
+	ErrorCode() string
+}
+
+// codeMessages are the safe messages of coded errors.
+var codeMessages = map[string]string{
+	EUNAVAILABLE: "the service cannot reach its state store right now; nothing was changed; try again in a few seconds",
 }
 
 // ErrorMessage returns the safe message of err, or a generic one for internal
@@ -117,6 +139,12 @@ func ErrorMessage(err error) string {
 	var fe FieldErrors
 	if errors.As(err, &fe) {
 		return fe.Error()
+	}
+	var c coded
+	if errors.As(err, &c) {
+		if m, ok := codeMessages[c.ErrorCode()]; ok {
+			return m
+		}
 	}
 	return "internal error"
 }

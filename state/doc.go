@@ -9,7 +9,7 @@
 //
 //   - Store and Tx, the interface every implementation provides: state/bolt
 //     (the embedded default, one bbolt file shared by the processes of one
-//     node) and, for a fleet (#22), a Redis store;
+//     node) and state/redis (the shared store of a fleet);
 //   - every bucket, with its key layout and lifetime, in buckets.go;
 //   - Table, a typed view of a bucket (JSON values);
 //   - the sentinel errors (ErrNotFound, ErrConflict, ErrUnavailable,
@@ -49,35 +49,17 @@
 // may touch the store: edge/access counts usage in memory and adds it once a
 // second.
 //
-// # A Redis store
+// # The Redis store
 //
-// The interface is meant to map onto Redis (#22) with no operation that only
-// bbolt can do:
-//
-//   - a record is a string key "<prefix><bucket>:<key>" holding the value;
-//     its TTL is the key's (SET ... PX ttl; no TTL: plain SET, which also
-//     clears an old one). Counters are string keys too (INCRBY, then
-//     PEXPIRE when ttl > 0).
-//   - scans use one sorted set per bucket, "<prefix><bucket>:_keys", with
-//     every member scored 0, so ZRANGEBYLEX / ZREVRANGEBYLEX with LIMIT give
-//     prefix, After, Reverse and Limit. Put and Add ZADD the key; Delete
-//     ZREMs it; a member whose key has expired is skipped by scans and
-//     removed by a sweep (a second sorted set scored by expiry time,
-//     trimmed with ZRANGEBYSCORE/ZREM).
-//   - Update is an optimistic transaction: every record key fn reads (Get,
-//     Insert's check, a scan's sorted set) is WATCHed before it is read;
-//     writes are buffered in the Tx (so fn reads its own writes) and sent
-//     in one MULTI/EXEC; EXEC failing because a watched key changed runs fn
-//     again, a few times, then answers ErrConflict. Counters are not
-//     watched (Adds commute): Count inside Update returns the value read
-//     plus the transaction's own Adds. Insert is a watched read that finds
-//     nothing plus a SET in the MULTI.
-//   - View runs fn on plain reads (no WATCH, no MULTI).
-//   - Check SCANs the prefix and verifies every value as state/bolt does.
-//   - Redis unreachable or timing out is ErrUnavailable: callers keep what
-//     they hold in memory (edge/access keeps its key table and counts
-//     locally) and writes that need the store (sign-up, key creation)
-//     answer 503 with nothing half-written, since a MULTI is all or nothing.
+// state/redis maps the interface onto Redis with no operation that only
+// bbolt can do (its package doc has the layout): a record or counter is a
+// hash holding its value and its expiry by the store's clock; one sorted set
+// per bucket with every score 0 gives ordered prefix scans (ZRANGEBYLEX);
+// Update is an optimistic transaction (WATCH what fn reads, buffer its
+// writes, commit them in one script inside MULTI/EXEC, run fn again when a
+// watched key changed); View runs on plain reads; Redis unreachable is
+// ErrUnavailable, and a failed commit wrote nothing. Export and Import
+// (Migrate) move a state file into it exactly.
 //
 // What the next users need, and the operations that give it:
 //

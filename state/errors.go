@@ -20,8 +20,9 @@ var (
 	// locked by another process for longer than the lock timeout or has
 	// disappeared, or the Redis server does not answer. Nothing is lost and
 	// nothing was written; retry later. A server keeps serving from memory
-	// (the last key table, local counts) meanwhile.
-	ErrUnavailable = errors.New("state: unavailable")
+	// (the last key table, local counts) meanwhile. Its ErrorCode is
+	// "unavailable" (snapshots.EUNAVAILABLE: HTTP 503).
+	ErrUnavailable error = &codedError{msg: "state: unavailable", code: "unavailable"}
 
 	// ErrCorrupt means stored data does not decode: a damaged state file, a
 	// record that is not what its bucket holds. Stores never reset or
@@ -33,3 +34,10 @@ var (
 	// version of the store.
 	ErrFormat = errors.New("state: unsupported format")
 )
+
+// codedError is a sentinel that names the error code (package snapshots'
+// vocabulary, which this package cannot import) its callers answer with.
+type codedError struct{ msg, code string }
+
+func (e *codedError) Error() string     { return e.msg }
+func (e *codedError) ErrorCode() string { return e.code }

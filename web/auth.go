@@ -146,6 +146,9 @@ func (h *Handler) formError(err error) (int, string) {
 		return http.StatusForbidden, sentence(snapshots.ErrorMessage(err))
 	case snapshots.EQUOTA:
 		return http.StatusTooManyRequests, sentence(snapshots.ErrorMessage(err))
+	case snapshots.EUNAVAILABLE:
+		h.log.Warn("web: the state store is unavailable", "err", err)
+		return http.StatusServiceUnavailable, "We cannot save changes right now: nothing was saved. Try again in a few seconds."
 	}
 	h.log.Error("web: form failed", "err", err)
 	return http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."

@@ -287,7 +287,7 @@ func (h *Handler) handleNotFound(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := snapshots.ErrorCode(err)
 	status := map[string]int{snapshots.ENOTFOUND: 404, snapshots.EINVALID: 422, snapshots.EUNAUTHORIZED: 401,
-		snapshots.EFORBIDDEN: 403, snapshots.EQUOTA: 429}[code]
+		snapshots.EFORBIDDEN: 403, snapshots.EQUOTA: 429, snapshots.EUNAVAILABLE: 503}[code]
 	if status == 0 {
 		h.log.Error("web: request failed", "path", r.URL.Path, "err", err)
 		h.renderError(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")

@@ -8,14 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/cardedge/cardedge/account"
 	"github.com/cardedge/cardedge/edge/access"
-	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 
 // Stdin is where --password-stdin reads (tests replace it).
@@ -32,15 +30,16 @@ func runAccounts(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	cmd := args[0]
 	fs := flag.NewFlagSet("accounts "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("state", "", "state file (required)")
+	var store storeFlags
+	store.register(fs)
 	email := fs.String("email", "", "the account's email (create)")
 	tier := fs.String("tier", "free", "free, pro or elite (create)")
 	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one (create, reset-password)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *path == "" {
-		return fmt.Errorf("accounts %s: --state is required", cmd)
+	if err := store.check("accounts " + cmd); err != nil {
+		return err
 	}
 	nargs := map[string]int{"create": 0, "list": 0, "set-tier": 2, "disable": 1, "enable": 1, "reset-password": 1}
 	n, ok := nargs[cmd]
@@ -52,12 +51,12 @@ func runAccounts(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	const listHeader = "%-18s %-6s %-8s %-20s %s\n"
 	if cmd == "list" {
-		if _, err := os.Stat(*path); errors.Is(err, iofs.ErrNotExist) { // no file, no accounts: do not create one
+		if store.empty() { // no file, no accounts: do not create one
 			fmt.Fprintf(stdout, listHeader, "ID", "TIER", "STATE", "CREATED", "EMAIL")
 			return nil
 		}
 	}
-	st, err := statebolt.Open(*path, statebolt.Options{})
+	st, err := store.open()
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -55,6 +54,10 @@ const usage = `usage:
   cardedge accounts disable|enable --state FILE ACCOUNT
   cardedge accounts reset-password --state FILE ACCOUNT [--password-stdin]
                  (ACCOUNT is an account id, a_..., or an email)
+  cardedge serve --snapshots DIR|s3://... --redis URL ...   (a fleet: the state store in Redis)
+  cardedge keys|accounts ... --redis URL                     (in place of --state FILE)
+  cardedge state migrate --from FILE --to redis://host:port/db   (move a node's state into Redis, exactly)
+  cardedge state check --state FILE | --redis URL
   cardedge demo --state FILE [--addr ADDR]`
 
 // Main runs one cardedge command until ctx ends.
@@ -70,6 +73,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runKeys(ctx, args[1:], stdout, stderr)
 	case "accounts":
 		return runAccounts(ctx, args[1:], stdout, stderr)
+	case "state":
+		return runState(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -106,10 +111,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	var cfg ServeConfig
 	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT, or s3://BUCKET/PREFIX with --cache-dir (required)")
-	fs.StringVar(&cfg.State, "state", "", "state file: keys, usage, previews, collections, cohorts (required)")
+	fs.StringVar(&cfg.State, "state", "", "state file: accounts, sessions, keys, usage, previews, collections, cohorts (one node; or --redis)")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
-	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db for usage and rate limits shared by replicas")
+	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db: the shared state store of a fleet (alone), or only the quotas and rate limits shared by replicas (with --state)")
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
 	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
@@ -137,8 +142,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer pprof.StopCPUProfile()
 	}
 	cfg.LLMKey = os.Getenv("CARDEDGE_LLM_API_KEY")
-	if cfg.Snapshots == "" || cfg.State == "" {
-		return errors.New("serve: --snapshots and --state are required")
+	if cfg.Snapshots == "" || (cfg.State == "" && cfg.Redis == "") {
+		return errors.New("serve: --snapshots and --state FILE (one node) or --redis URL (a fleet) are required")
 	}
 	return Serve(ctx, cfg, stdout, stderr)
 }
@@ -150,17 +155,22 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 		return fmt.Errorf("serve: --log-level: %w", err)
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	st, err := openState(ctx, cfg.State)
+	quietRedis(log)
+	st, counters, err := openServeStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer st.Close()
-	acc, err := access.Open(access.Options{State: st, RedisURL: cfg.Redis, Logger: log})
+	acc, err := access.Open(access.Options{State: st, RedisURL: counters, Logger: log})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer acc.Close()
-	secret, err := cursorSecret(ctx, st, cfg.State+".cursor-key")
+	legacy := ""
+	if cfg.State != "" {
+		legacy = cfg.State + ".cursor-key"
+	}
+	secret, err := cursorSecret(ctx, st, legacy)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -258,7 +268,7 @@ func cursorSecret(ctx context.Context, st state.Store, legacy string) ([]byte, e
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
 			return err
 		}
-		if b, err := os.ReadFile(legacy); err == nil && len(b) >= 32 {
+		if b, err := os.ReadFile(legacy); legacy != "" && err == nil && len(b) >= 32 {
 			secret = b
 		} else {
 			secret = make([]byte, 32)
@@ -280,7 +290,8 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fs := flag.NewFlagSet("keys "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("state", "", "state file (required)")
+	var store storeFlags
+	store.register(fs)
 	tier := fs.String("tier", "free", "free, pro or elite")
 	name := fs.String("name", "", "a name for the key (default key-<the 8 characters of its id>)")
 	sql := fs.Bool("sql", false, "allow POST /api/v3/sql")
@@ -288,12 +299,12 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *path == "" {
-		return errors.New("keys: --state is required")
+	if err := store.check("keys"); err != nil {
+		return err
 	}
 	const listHeader = "%-12s %-7s %-5s %-9s %-20s %-20s %s\n"
 	if args[0] == "list" {
-		if _, err := os.Stat(*path); errors.Is(err, iofs.ErrNotExist) { // no file, no keys: do not create one
+		if store.empty() { // no file, no keys: do not create one
 			fmt.Fprintf(stdout, listHeader, "ID", "TIER", "SQL", "UNMETERED", "CREATED", "REVOKED", "NAME")
 			return nil
 		}
@@ -303,7 +314,7 @@ func runKeys(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	default:
 		return fmt.Errorf("keys: unknown command %q", args[0])
 	}
-	st, err := statebolt.Open(*path, statebolt.Options{})
+	st, err := store.open()
 	if err != nil {
 		return err
 	}
