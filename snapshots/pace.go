@@ -1,6 +1,7 @@
 package snapshots
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -13,8 +14,12 @@ import (
 // 1, an edge pinned to one core) every request arriving meanwhile waits. So
 // the work runs in short steps (Step, each well under a millisecond), and
 // the pacer sleeps between them long enough that the steps take at most
-// Share of the wall time. Steps of every goroutine sharing a Pacer run one at
-// a time, so parallel downloads together stay within the share.
+// Share of the time. A step is measured in the CPU time of its thread
+// (Linux; wall time elsewhere), not in wall time: on a busy machine a step's
+// wall time includes the time other processes held the CPU, and pacing by it
+// would slow the work far below its share. Steps of every goroutine sharing
+// a Pacer run one at a time, so parallel downloads together stay within the
+// share.
 //
 // The zero Pacer, and a nil one, do not pace: steps run at full speed.
 type Pacer struct {
@@ -43,9 +48,11 @@ func (p *Pacer) Step(fn func() error) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	start := time.Now()
+	runtime.LockOSThread()
+	start := threadCPU()
 	err := fn()
-	d := time.Since(start)
+	d := threadCPU() - start
+	runtime.UnlockOSThread()
 	p.busy += d
 	p.debt += time.Duration(float64(d) * (1 - p.Share) / p.Share)
 	if p.debt >= minSleep {
@@ -56,7 +63,7 @@ func (p *Pacer) Step(fn func() error) error {
 	return err
 }
 
-// Busy returns the total time the steps took (without the sleeps).
+// Busy returns the total CPU time the steps took (without the sleeps).
 func (p *Pacer) Busy() time.Duration {
 	if p == nil {
 		return 0
@@ -65,3 +72,8 @@ func (p *Pacer) Busy() time.Duration {
 	defer p.mu.Unlock()
 	return p.busy
 }
+
+var clockStart = time.Now()
+
+// monotonic is the monotonic clock as a duration.
+func monotonic() time.Duration { return time.Since(clockStart) }
