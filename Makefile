@@ -7,7 +7,7 @@ STATE     ?= var/state.bolt
 ADDR      ?= 127.0.0.1:8080
 PRESET    ?= default
 
-.PHONY: build test test-race test-short run fuzz bench bench-quick lint golden clean
+.PHONY: build test test-race test-short run fuzz bench bench-quick lint golden clean fleet-test
 
 build:
 	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
@@ -24,6 +24,30 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 5m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 9m ./...
+
+# The fleet test (deploy/fleet_test.go, issue #22): a real redis-server, a
+# real S3-compatible server (versitygw, pinned; installed into the cache
+# directory once, about 2 minutes on 2 cores), three cardedge replicas on
+# loopback ports and HAProxy with deploy/haproxy.cfg in front; every
+# scenario counts failed requests. About 3 minutes. redis-server and
+# haproxy come from apt (.ci/run installs them).
+VERSITYGW_VERSION := v1.8.0
+CARDEDGE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cardedge
+VERSITYGW := $(CARDEDGE_CACHE)/bin/versitygw-$(VERSITYGW_VERSION)
+FLEET_REPORT ?= var/fleet-report.json
+
+$(VERSITYGW):
+	@echo "fleet-test: installing versitygw $(VERSITYGW_VERSION) (Apache-2.0 S3-compatible server) into $(CARDEDGE_CACHE)/bin"
+	@mkdir -p $(CARDEDGE_CACHE)/bin/.versitygw
+	GOBIN=$(CARDEDGE_CACHE)/bin/.versitygw $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+	mv $(CARDEDGE_CACHE)/bin/.versitygw/versitygw $@
+	rmdir $(CARDEDGE_CACHE)/bin/.versitygw
+
+fleet-test: build $(VERSITYGW)
+	@for t in redis-server haproxy; do command -v $$t >/dev/null || { echo "fleet-test: $$t is missing (apt-get install -y $$t; .ci/run does)"; exit 1; }; done
+	@mkdir -p var
+	CARDEDGE_FLEET_TEST=1 CARDEDGE_VERSITYGW=$(VERSITYGW) CARDEDGE_BIN=$(CURDIR)/bin CARDEDGE_FLEET_REPORT=$(CURDIR)/$(FLEET_REPORT) \
+	  $(GO) test -count=1 -timeout 12m -run '^TestFleet$$' -v ./deploy/
 
 test-race:
 	$(GO) test -race -count=1 -timeout 30m ./...

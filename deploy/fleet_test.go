@@ -162,7 +162,7 @@ func TestFleet(t *testing.T) {
 		time.Sleep(5 * time.Second)
 		samples := l.stop()
 		all := load.Summarize(samples, 0, 0)
-		before := load.Summarize(samples, 0, start)
+		before := load.Summarize(samples, 2*time.Second, start) // after the first connections
 		during := load.Summarize(samples, start, published+took+time.Second)
 		after := load.Summarize(samples, published+took+time.Second, 0)
 		f.figure("swap_requests", all.Requests)
@@ -182,6 +182,7 @@ func TestFleet(t *testing.T) {
 		killed := time.Since(l.t0)
 		victim.cmd.Process.Signal(syscall.SIGKILL)
 		victim.cmd.Wait()
+		time.Sleep(8 * time.Second) // past the health-check window
 		samples := l.stop()
 		window := 3 * time.Second // fall 2 x inter 1 s, and a check's timeout
 		var failed, outside int
@@ -199,7 +200,7 @@ func TestFleet(t *testing.T) {
 		if outside > 0 {
 			t.Fatalf("%d requests failed outside the %s after the kill (%d in all)", outside, window, failed)
 		}
-		f.startReplica(t, victim) // back, from its cache directory
+		f.startReplica(f.t, victim) // back, from its cache directory (stopped when the whole test ends)
 		f.waitLBUses(t, victim.name)
 	})
 
@@ -326,17 +327,19 @@ func startFleet(t *testing.T) *fleet {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.haproxy.Process.Kill(); f.haproxy.Wait(); logf.Close() })
-	for _, r := range f.replicas {
-		f.waitLBUses(t, r.name)
-	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			for _, r := range f.replicas {
 				b, _ := os.ReadFile(r.log)
 				t.Logf("--- %s log (last 3000 bytes):\n%s", r.name, tail(b, 3000))
 			}
+			b, _ := os.ReadFile(filepath.Join(f.work, "haproxy.log"))
+			t.Logf("--- haproxy log (last 3000 bytes):\n%s", tail(b, 3000))
 		}
 	})
+	for _, r := range f.replicas {
+		f.waitLBUses(t, r.name)
+	}
 	return f
 }
 
@@ -787,26 +790,35 @@ func (d *dash) signUp(t *testing.T, email string) {
 	}
 }
 
-// createKey creates a key in the dashboard and returns its secret and id.
+// createKey creates a key in the dashboard and returns its secret and id
+// (the id listed after the creation and not before).
 func (d *dash) createKey(t *testing.T, name string) (string, string) {
 	t.Helper()
-	p := d.post(t, "/dashboard/keys", url.Values{"csrf": {d.csrf(t, "/dashboard/keys")}, "name": {name}, "expires": {"90"}})
+	before := d.get(t, "/dashboard/keys")
+	m := csrfRe.FindStringSubmatch(before.body)
+	if m == nil {
+		t.Fatalf("no CSRF token on the keys page (%d)", before.status)
+	}
+	p := d.post(t, "/dashboard/keys", url.Values{"csrf": {m[1]}, "name": {name}, "expires": {"90"}})
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("create key: %d %.300s", p.status, p.body)
 	}
 	p = d.get(t, "/dashboard/keys")
-	m, ids := secretRe.FindStringSubmatch(p.body), keyIDRe.FindAllStringSubmatch(p.body, -1)
-	if m == nil || ids == nil {
+	secret := secretRe.FindStringSubmatch(p.body)
+	if secret == nil {
 		t.Fatalf("no new secret on the keys page (%d)", p.status)
 	}
-	// The new key's revoke link: the one whose id the flash names.
-	id := ids[0][1]
-	for _, x := range ids {
-		if strings.Contains(p.body, "id=\""+x[1]+"\"") || strings.Contains(p.body, x[1]+"</") {
-			id = x[1]
+	old := map[string]bool{}
+	for _, x := range keyIDRe.FindAllStringSubmatch(before.body, -1) {
+		old[x[1]] = true
+	}
+	for _, x := range keyIDRe.FindAllStringSubmatch(p.body, -1) {
+		if !old[x[1]] {
+			return secret[1], x[1]
 		}
 	}
-	return m[1], id
+	t.Fatal("the new key's id is not on the keys page")
+	return "", ""
 }
 
 func (d *dash) revoke(t *testing.T, id string) {
