@@ -47,6 +47,11 @@ const step = 256 << 10
 // When root/<id> exists already it is returned as is, after reading its
 // manifest: Fetch only ever renames a verified directory there.
 func (b *Bucket) Fetch(ctx context.Context, root, id string) (FetchResult, error) {
+	return b.fetch(ctx, root, id, b.opts.Pacer)
+}
+
+// fetch is Fetch paced by pacer (nil: full speed).
+func (b *Bucket) fetch(ctx context.Context, root, id string, pacer *snapshots.Pacer) (FetchResult, error) {
 	start := time.Now()
 	var res FetchResult
 	final := filepath.Join(root, id)
@@ -83,7 +88,7 @@ func (b *Bucket) Fetch(ctx context.Context, root, id string) (FetchResult, error
 	var got, reused atomic.Int64
 	err = b.parallel(ctx, len(names), func(ctx context.Context, i int) error {
 		name := names[i]
-		n, fresh, err := b.fetchFile(ctx, id, name, filepath.Join(tmp, filepath.FromSlash(name)), objs[name].size, m.Files[name])
+		n, fresh, err := b.fetchFile(ctx, id, name, filepath.Join(tmp, filepath.FromSlash(name)), objs[name].size, m.Files[name], pacer)
 		got.Add(n)
 		if !fresh {
 			reused.Add(1)
@@ -114,7 +119,7 @@ func (b *Bucket) Fetch(ctx context.Context, root, id string) (FetchResult, error
 // bytes, SHA-256 sum): a complete file already there is hashed and kept when
 // it matches, a shorter one resumed from where it stops. It returns the
 // bytes downloaded and whether it downloaded anything.
-func (b *Bucket) fetchFile(ctx context.Context, id, name, path string, size int64, sum string) (int64, bool, error) {
+func (b *Bucket) fetchFile(ctx context.Context, id, name, path string, size int64, sum string, pacer *snapshots.Pacer) (int64, bool, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, true, err
 	}
@@ -123,7 +128,7 @@ func (b *Bucket) fetchFile(ctx context.Context, id, name, path string, size int6
 	if fi, err := os.Stat(path); err == nil && fi.Size() <= size {
 		// Hash what is there: a complete file may be kept, a partial one
 		// resumed.
-		if err := b.hashPrefix(path, h); err != nil {
+		if err := hashPrefix(path, h, pacer); err != nil {
 			return 0, true, err
 		}
 		have = fi.Size()
@@ -150,7 +155,7 @@ func (b *Bucket) fetchFile(ctx context.Context, id, name, path string, size int6
 	var got int64
 	if have < size {
 		err := b.retry(ctx, "download "+name, func() error {
-			n, err := b.download(ctx, id, name, f, h, have+got)
+			n, err := b.download(ctx, id, name, f, h, have+got, pacer)
 			got += n
 			return err
 		})
@@ -171,7 +176,7 @@ func (b *Bucket) fetchFile(ctx context.Context, id, name, path string, size int6
 }
 
 // download appends the object from offset off to f and h, in paced steps.
-func (b *Bucket) download(ctx context.Context, id, name string, f *os.File, h hash.Hash, off int64) (int64, error) {
+func (b *Bucket) download(ctx context.Context, id, name string, f *os.File, h hash.Hash, off int64, pacer *snapshots.Pacer) (int64, error) {
 	in := &awss3.GetObjectInput{Bucket: &b.loc.Bucket, Key: aws.String(b.loc.key(id, name))}
 	if off > 0 {
 		in.Range = aws.String(fmt.Sprintf("bytes=%d-", off))
@@ -189,7 +194,7 @@ func (b *Bucket) download(ctx context.Context, id, name string, f *os.File, h ha
 	for {
 		n, rerr := io.ReadFull(out.Body, buf) // a network wait: not a paced step
 		if n > 0 {
-			if err := b.opts.Pacer.Step(func() error {
+			if err := pacer.Step(func() error {
 				h.Write(buf[:n])
 				_, err := f.Write(buf[:n])
 				return err
@@ -208,7 +213,7 @@ func (b *Bucket) download(ctx context.Context, id, name string, f *os.File, h ha
 }
 
 // hashPrefix feeds the file at path to h, in paced steps.
-func (b *Bucket) hashPrefix(path string, h hash.Hash) error {
+func hashPrefix(path string, h hash.Hash, pacer *snapshots.Pacer) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -216,7 +221,7 @@ func (b *Bucket) hashPrefix(path string, h hash.Hash) error {
 	defer f.Close()
 	buf := make([]byte, step)
 	for done := false; !done; {
-		if err := b.opts.Pacer.Step(func() error {
+		if err := pacer.Step(func() error {
 			n, err := io.ReadFull(f, buf)
 			h.Write(buf[:n])
 			if err == io.EOF || err == io.ErrUnexpectedEOF {

@@ -108,7 +108,10 @@ func (p *Puller) Verified(id string) (*snapshots.Manifest, bool) {
 // snapshot it names (or the pinned one) when the root lacks it, replaces
 // the local CURRENT and prunes. It returns the error of the poll, with its
 // kind recorded in Status.
-func (p *Puller) Sync(ctx context.Context) error {
+func (p *Puller) Sync(ctx context.Context) error { return p.sync(ctx, p.b.opts.Pacer) }
+
+// sync is Sync with fetches paced by pacer.
+func (p *Puller) sync(ctx context.Context, pacer *snapshots.Pacer) error {
 	now := time.Now()
 	p.mu.Lock()
 	p.st.LastPoll = now
@@ -143,7 +146,7 @@ func (p *Puller) Sync(ctx context.Context) error {
 	p.mu.Lock()
 	p.st.Pulling = target
 	p.mu.Unlock()
-	res, err := p.b.Fetch(ctx, p.root, target)
+	res, err := p.b.fetch(ctx, p.root, target, pacer)
 	p.mu.Lock()
 	p.st.Pulling = ""
 	p.st.FetchedBytes += res.Bytes
@@ -241,14 +244,15 @@ func (p *Puller) Run(ctx context.Context) {
 
 // First makes the root hold a snapshot before a server starts on it: when
 // its CURRENT names a snapshot, nothing (the server verifies it, and Run
-// catches up); otherwise it polls until one is fetched, waiting as Run does
-// between failures, until ctx ends.
+// catches up); otherwise it polls until one is fetched, at full speed
+// (nothing is served yet), waiting as Run does between failures, until ctx
+// ends.
 func (p *Puller) First(ctx context.Context) error {
 	if _, err := snapshots.ReadCurrent(p.root); err == nil {
 		return nil
 	}
 	for {
-		err := p.Sync(ctx)
+		err := p.sync(ctx, nil)
 		if err == nil {
 			if _, cerr := snapshots.ReadCurrent(p.root); cerr == nil {
 				return nil

@@ -346,22 +346,51 @@ func TestPuller(t *testing.T) {
 }
 
 func TestPuller_First(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, _, b := newBucket(t, snaps3.Options{})
+	// The pacer would hold a paced fetch of 1 MiB for many seconds: the
+	// first fetch (nothing is served yet) must not use it, later ones must.
+	pacer := snapshots.NewPacer(0.05)
+	_, _, b := newBucket(t, snaps3.Options{Pacer: pacer})
 	cache := t.TempDir()
 	p, err := snaps3.NewPuller(b, cache, snaps3.PullOptions{Poll: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	build := t.TempDir()
+	first := mustSnapshot(t, build, "s0001", 1<<20, counts)
+	published := make(chan error, 1)
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		b.Publish(ctx, mustSnapshot(t, t.TempDir(), "s0001", 0, counts), snaps3.PublishOptions{})
+		_, err := b.Publish(ctx, first, snaps3.PublishOptions{})
+		published <- err
 	}()
 	if err := p.First(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if err := <-published; err != nil {
+		t.Fatal(err)
+	}
 	if id, err := snapshots.ReadCurrent(cache); err != nil || id != "s0001" {
 		t.Fatalf("after First: %q, %v", id, err)
+	}
+	if busy := pacer.Busy(); busy != 0 {
+		t.Fatalf("the first fetch ran %s of paced steps, want none (nothing is served yet)", busy)
+	}
+
+	if err := p.First(ctx); err != nil { // the root has a snapshot: nothing to do
+		t.Fatal(err)
+	}
+	if _, err := b.Publish(ctx, mustSnapshot(t, build, "s0002", 64<<10, counts), snaps3.PublishOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if id, _ := snapshots.ReadCurrent(cache); id != "s0002" {
+		t.Fatalf("after Sync: %q", id)
+	}
+	if pacer.Busy() == 0 {
+		t.Fatal("a fetch while serving ran no paced step")
 	}
 }
