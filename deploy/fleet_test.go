@@ -622,10 +622,9 @@ func (f *fleet) publishCorrupt(t *testing.T, id string) {
 
 // loadRun is an open-loop load through HAProxy.
 type loadRun struct {
-	t0      time.Time
-	cancel  context.CancelFunc
-	done    chan []load.Sample
-	samples []load.Sample
+	t0     time.Time
+	cancel context.CancelFunc
+	done   chan []load.Sample
 }
 
 var loadPaths = []string{"/api/v3/cards/en:base1-4", "/api/v3/cards?limit=5", "/api/v3/sets?limit=3", "/api/v3/sets/en:base1/breakdown"}

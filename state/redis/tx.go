@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -633,6 +632,3 @@ for _, k in ipairs(xs) do
 end
 return #xs
 `
-
-// errStop ends Check's scan early.
-var errStop = errors.New("stop")
