@@ -1,24 +1,146 @@
 package edge
 
 import (
+	"embed"
+	"encoding/json"
+	"net"
+	"path"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/cardedge/cardedge/edge/schema"
 )
 
-// openAPI describes the curated public routes (OpenAPI 3.1, info.version
-// 0.3.0), generated from the route table so that it cannot drift from what
-// the server validates.
+// The OpenAPI document (OpenAPI 3.1, info.version APIVersion) is generated
+// from the route table, so that it cannot drift from what the server
+// validates:
+//
+//   - paths: every public route (not internal, not removed), its query and
+//     path parameters as the router parses them;
+//   - operationId: the route's name (its metrics label) in lowerCamelCase,
+//     card_price_history -> cardPriceHistory; unique (TestOpenAPI_Document)
+//     and stable: a client generated from the document keeps its method
+//     names as long as the route keeps its name;
+//   - tags: one per resource, the register function that added the route
+//     (registerRoutes);
+//   - response schemas: read off the Go type of each route's payload
+//     (payloadTypes) by package schema, one component per route schema
+//     name; a value that may be null has a list of types;
+//   - examples: a real response of each route on the tiny test snapshot,
+//     edge/testdata/examples/<route>.json, written by TestOpenAPI_Examples
+//     (make golden) and embedded in the binary;
+//   - servers: Options.PublicURL, or the address the server listens on.
+//
+// edge/testdata/openapi.json is the document as served with PublicURL
+// http://127.0.0.1:8080 (TestOpenAPI_Document compares; make golden
+// rewrites it); make lint runs Redocly's recommended rules on it.
+
+//go:embed testdata/examples/*.json
+var exampleFiles embed.FS
+
+// example is one route's recorded exchange.
+type example struct {
+	Request  string          `json:"request"`
+	Body     json.RawMessage `json:"body,omitempty"`
+	Response json.RawMessage `json:"response"`
+}
+
+// routeExample returns the recorded example of a route (false when none).
+func routeExample(name string) (example, bool) {
+	b, err := exampleFiles.ReadFile(path.Join("testdata/examples", name+".json"))
+	if err != nil {
+		return example{}, false
+	}
+	var ex example
+	if err := json.Unmarshal(b, &ex); err != nil {
+		panic("edge: example of " + name + ": " + err.Error())
+	}
+	return ex, true
+}
+
+// resourceTags describe the tags, one per resource, in document order.
+var resourceTags = []struct{ name, description string }{
+	{"Cards", "The card catalog with market data: list, detail with includes, histories, sales, analytics and batch lookups."},
+	{"Sets", "Sets of a game: directory, detail, rarity breakdown, price distribution, trending cards and volume."},
+	{"Market", "Market-wide views: trending leaderboards, volume by set, shop listings."},
+	{"Prices", "Current prices of many cards by source (own, partner, observed), never blended."},
+	{"Imports", "Collection uploads: preview (resolve and value rows), then confirm into the key's collection."},
+	{"Search", "Full-text search and the typeahead lookup."},
+	{"Quote", "The keyless quote of one free-text card reference."},
+	{"Keys", "The calling key's usage and quota."},
+}
+
+// operationID returns the operationId of a route: its name in
+// lowerCamelCase.
+func operationID(name string) string {
+	var b strings.Builder
+	up := false
+	for _, r := range name {
+		if r == '_' {
+			up = true
+			continue
+		}
+		if up {
+			r, up = unicode.ToUpper(r), false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// publicRoute reports whether a route is in the document.
+func publicRoute(rt *route) bool {
+	return !rt.removed && !rt.internal && rt.name != "openapi"
+}
+
+// serverURL is the document's server: PublicURL, else the listening
+// address (http), else "/" (the document's own origin: a client resolves it
+// against the URL it fetched the document from). The request's Host header
+// is never used: it is the client's to choose, and a shared cache in front
+// would hand a forged one to everybody.
+func (s *Server) serverURL() (url, description string) {
+	if u := strings.TrimRight(s.opts.PublicURL, "/"); u != "" {
+		return u, "This server (its public URL)"
+	}
+	if a, _ := s.listenAddr.Load().(string); a != "" {
+		if host, _, err := net.SplitHostPort(a); err == nil {
+			if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+				return "http://" + a, "This server (the address it listens on; serve with --public-url to publish another)"
+			}
+		}
+	}
+	return "/", "This server (the origin the document was fetched from)"
+}
+
+// openAPI builds the document.
 func (s *Server) openAPI() map[string]any {
 	paths := map[string]any{}
+	schemas := map[string]any{
+		"ErrorV1": map[string]any{"type": "object", "required": []any{"contract", "error"}, "properties": map[string]any{
+			"contract": map[string]any{"const": "error.v1"},
+			"error": map[string]any{"type": "object", "required": []any{"code", "message"}, "properties": map[string]any{
+				"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"},
+				"details": map[string]any{"type": "object"}}}}},
+		"HTTPValidationError": map[string]any{"type": "object", "properties": map[string]any{
+			"detail": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []any{"loc", "msg", "type"}, "properties": map[string]any{
+				"loc": map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}},
+				"msg": map[string]any{"type": "string"}, "type": map[string]any{"type": "string"},
+				"input": map[string]any{}, "ctx": map[string]any{"type": "object"}}}}}},
+	}
+	refl := newDocReflector(s.router.routes, schemas)
 	for _, rt := range s.router.routes {
-		if rt.removed || rt.internal || rt.name == "openapi" || rt.name == "keys_usage" {
+		if !publicRoute(rt) {
 			continue
 		}
 		op := map[string]any{
-			"operationId": rt.name,
+			"operationId": operationID(rt.name),
 			"summary":     rt.summary,
+			"tags":        []any{rt.tag},
 			"parameters":  openAPIParams(rt),
-			"responses":   openAPIResponses(rt),
+			"responses":   openAPIResponses(rt, refl),
 		}
 		if !rt.keyless {
 			op["security"] = []any{map[string]any{"bearer": []any{}}}
@@ -30,12 +152,16 @@ func (s *Server) openAPI() map[string]any {
 			if types == nil {
 				types = []string{"application/json"}
 			}
+			ex, hasEx := routeExample(rt.name)
 			for _, t := range types {
-				schema := map[string]any{"type": "string"}
+				mt := map[string]any{"schema": map[string]any{"type": "string"}}
 				if t == "application/json" {
-					schema = map[string]any{"type": "object"}
+					mt["schema"] = map[string]any{"type": "object"}
+					if hasEx && len(ex.Body) > 0 {
+						mt["example"] = ex.Body
+					}
 				}
-				content[t] = map[string]any{"schema": schema}
+				content[t] = mt
 			}
 			op["requestBody"] = map[string]any{"required": true, "content": content}
 			op["responses"].(map[string]any)["413"] = map[string]any{"description": "Request body too large", "content": map[string]any{
@@ -48,28 +174,28 @@ func (s *Server) openAPI() map[string]any {
 		}
 		item[strings.ToLower(rt.method)] = op
 	}
+	tags := []any{}
+	for _, t := range resourceTags {
+		tags = append(tags, map[string]any{"name": t.name, "description": t.description})
+	}
+	url, desc := s.serverURL()
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
-			"title":       "cardedge market data API",
-			"version":     APIVersion,
-			"description": "Read-only market intelligence for trading cards. Every response is {contract, data}; errors are error.v1; 422 bodies are HTTPValidationError.",
+			"title":   "cardedge market data API",
+			"version": APIVersion,
+			"description": "Read-only market intelligence for trading cards. Every response is {contract, data}; errors are error.v1; " +
+				"422 bodies are HTTPValidationError. Keys are Bearer tokens; routes marked keyless also answer without one (the Playground: " +
+				"1 request per second per address, lists capped at 50 rows). The reference page is /api/v3/docs.",
+			"license": map[string]any{"name": "Proprietary", "identifier": "LicenseRef-cardedge-proprietary"},
 		},
-		"paths": paths,
+		"servers": []any{map[string]any{"url": url, "description": desc}},
+		"tags":    tags,
+		"paths":   paths,
 		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
-			"schemas": map[string]any{
-				"ErrorV1": map[string]any{"type": "object", "required": []any{"contract", "error"}, "properties": map[string]any{
-					"contract": map[string]any{"const": "error.v1"},
-					"error": map[string]any{"type": "object", "required": []any{"code", "message"}, "properties": map[string]any{
-						"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"},
-						"details": map[string]any{"type": "object"}}}}},
-				"HTTPValidationError": map[string]any{"type": "object", "properties": map[string]any{
-					"detail": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []any{"loc", "msg", "type"}, "properties": map[string]any{
-						"loc": map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"type": "integer"}}}},
-						"msg": map[string]any{"type": "string"}, "type": map[string]any{"type": "string"},
-						"input": map[string]any{}, "ctx": map[string]any{"type": "object"}}}}}},
-			},
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
+				"description": "An API key: Authorization: Bearer <key>."}},
+			"schemas": schemas,
 		},
 	}
 }
@@ -138,14 +264,66 @@ func openAPIParams(rt *route) []any {
 	return out
 }
 
-func openAPIResponses(rt *route) map[string]any {
+// newDocReflector derives the document's schemas: every named struct type
+// is a component (client generators make one type of each), named by the
+// route's schema name when it is a route's payload, else by its Go name
+// with the first letter upper-cased (and its package's name before it when
+// two packages have a type of that name).
+func newDocReflector(routes []*route, defs map[string]any) *schema.Reflector {
+	byType := map[reflect.Type]string{}
+	for _, rt := range routes {
+		if v, ok := payloadTypes[rt.name]; ok && rt.schema != "" && publicRoute(rt) {
+			byType[reflectType(v)] = rt.schema
+		}
+	}
+	taken := map[string]reflect.Type{}
+	for t, n := range byType {
+		taken[n] = t
+	}
+	return &schema.Reflector{RefPrefix: "#/components/schemas/", Defs: defs, Name: func(t reflect.Type) string {
+		if n, ok := byType[t]; ok {
+			return n
+		}
+		if t.Name() == "" || strings.ContainsAny(t.Name(), "[.") {
+			return "" // anonymous or generic: inline
+		}
+		n := strings.ToUpper(t.Name()[:1]) + t.Name()[1:]
+		if prev, ok := taken[n]; ok && prev != t {
+			n = strings.ToUpper(path.Base(t.PkgPath())[:1]) + path.Base(t.PkgPath())[1:] + n
+		}
+		taken[n] = t
+		byType[t] = n
+		return n
+	}}
+}
+
+// openAPIResponses describes a route's responses; the schemas of its
+// payload go into the reflector's components.
+func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
+	data := map[string]any{"type": "object"}
+	if v, ok := payloadTypes[rt.name]; ok {
+		data = refl.Of(reflectType(v))
+		if _, named := data["$ref"]; !named && rt.schema != "" { // a generic page: a component of the route's schema name
+			refl.Defs[rt.schema] = data
+			data = map[string]any{"$ref": "#/components/schemas/" + rt.schema}
+		}
+	}
 	envelope := map[string]any{"type": "object", "required": []any{"contract", "data"}, "properties": map[string]any{
 		"contract": map[string]any{"const": rt.contract},
-		"data":     dataSchema(rt.name),
+		"data":     data,
 	}}
+	ok := map[string]any{"schema": envelope}
+	if ex, found := routeExample(rt.name); found {
+		ok["examples"] = map[string]any{"tiny": map[string]any{
+			"summary": rt.method + " " + ex.Request,
+			"description": "A real response of this route on the tiny test snapshot (recorded by the edge's tests, " +
+				"edge/testdata/examples; ids and dates of the day normalized).",
+			"value": ex.Response,
+		}}
+	}
 	errRef := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
 	return map[string]any{
-		"200": map[string]any{"description": "OK, contract " + rt.contract, "content": map[string]any{"application/json": map[string]any{"schema": envelope}}},
+		"200": map[string]any{"description": "OK, contract " + rt.contract, "content": map[string]any{"application/json": ok}},
 		"304": map[string]any{"description": "Not modified (If-None-Match matched the ETag)"},
 		"401": map[string]any{"description": "Missing or invalid key", "content": errRef},
 		"403": map[string]any{"description": "Tier not allowed", "content": errRef},
@@ -153,4 +331,16 @@ func openAPIResponses(rt *route) map[string]any {
 		"422": map[string]any{"description": "Validation error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/HTTPValidationError"}}}},
 		"429": map[string]any{"description": "Rate or quota limit; see Retry-After", "content": errRef},
 	}
+}
+
+// sortedRouteNames lists the public routes' names, sorted (tests).
+func (s *Server) sortedRouteNames() []string {
+	var out []string
+	for _, rt := range s.router.routes {
+		if publicRoute(rt) {
+			out = append(out, rt.name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

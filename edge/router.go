@@ -28,8 +28,9 @@ type route struct {
 	// cost returns the quota units of the request (nil = 1); it may refuse
 	// the request (batch caps) before anything is charged.
 	cost func(*request) (int, error)
-	// schema names the OpenAPI component of data.
-	schema string
+	// schema names the OpenAPI component of data; tag is the document's
+	// tag of the route (its resource, set by registerRoutes).
+	schema, tag string
 	// internal routes (SQL, the chat UI's stream) are left out of the public
 	// OpenAPI document.
 	internal bool

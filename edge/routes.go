@@ -4,25 +4,41 @@ import (
 	"encoding/json"
 )
 
-// registerRoutes builds the route table: one register function per resource.
+// registerRoutes builds the route table: one register function per resource,
+// whose routes the OpenAPI document tags with the resource's name.
 func (s *Server) registerRoutes() {
-	s.registerCardRoutes()
-	s.registerSetRoutes()
-	s.registerMarketRoutes()
-	s.registerSQLRoutes()
-	s.registerPriceRoutes()
-	s.registerImportRoutes()
-	s.registerCollectionRoutes()
-	s.registerChatRoutes()
-	s.registerSearchRoutes()
-	s.registerQuoteRoutes()
-	s.registerMethodologyRoutes()
-	s.router.add(&route{method: "GET", pattern: "/keys/usage", name: "keys_usage", contract: "key-usage.v1",
-		summary: "Daily usage of the calling key", schema: "KeyUsage", handle: s.handleKeyUsage})
+	for _, r := range []struct {
+		tag      string
+		register func()
+	}{
+		{"Cards", s.registerCardRoutes},
+		{"Sets", s.registerSetRoutes},
+		{"Market", s.registerMarketRoutes},
+		{"SQL", s.registerSQLRoutes},
+		{"Prices", s.registerPriceRoutes},
+		{"Imports", s.registerImportRoutes},
+		{"Collection", s.registerCollectionRoutes},
+		{"Chat", s.registerChatRoutes},
+		{"Search", s.registerSearchRoutes},
+		{"Quote", s.registerQuoteRoutes},
+		{"Methodology", s.registerMethodologyRoutes},
+		{"Keys", s.registerKeyRoutes},
+	} {
+		n := len(s.router.routes)
+		r.register()
+		for _, rt := range s.router.routes[n:] {
+			rt.tag = r.tag
+		}
+	}
 	s.router.add(&route{method: "GET", pattern: "/api/v3/openapi.json", name: "openapi", keyless: true, raw: s.handleOpenAPI})
 	for _, r := range removedRoutes {
 		s.router.add(&route{method: r.method, pattern: r.pattern, name: "removed", removed: true, replacement: r.replacement})
 	}
+}
+
+func (s *Server) registerKeyRoutes() {
+	s.router.add(&route{method: "GET", pattern: "/keys/usage", name: "keys_usage", contract: "key-usage.v1",
+		summary: "Daily usage of the calling key", schema: "KeyUsage", handle: s.handleKeyUsage})
 }
 
 func (s *Server) handleKeyUsage(r *request) (any, error) {
@@ -33,14 +49,16 @@ func (s *Server) handleKeyUsage(r *request) (any, error) {
 	return u, nil
 }
 
+// handleOpenAPI serves the document, built once (on the first request, when
+// the listening address is known).
 func (s *Server) handleOpenAPI(r *request) {
-	b, err := json.Marshal(s.openAPI())
-	if err != nil {
-		s.writeError(r.ctx, err)
+	s.openapiOnce.Do(func() { s.openapiJSON, s.openapiErr = json.Marshal(s.openAPI()) })
+	if s.openapiErr != nil {
+		s.writeError(r.ctx, s.openapiErr)
 		return
 	}
 	r.ctx.SetContentType("application/json")
-	r.ctx.SetBody(b)
+	r.ctx.SetBody(s.openapiJSON)
 }
 
 // removedRoutes are withdrawn routes: 404 with code removed and the path to

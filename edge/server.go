@@ -71,6 +71,9 @@ type Options struct {
 	// the live one may take (snapshots.Pacer), so that requests served
 	// meanwhile keep their latency; 0 means 0.25, 1 full speed.
 	SwapShare float64
+	// PublicURL is the URL clients reach the server at (the OpenAPI
+	// document's server); "" means the address Serve listens on.
+	PublicURL string
 }
 
 // Server is the edge: the fasthttp front door over the live snapshot.
@@ -101,6 +104,12 @@ type Server struct {
 	requests sync.Pool
 	// collections previews and confirms collection imports.
 	collections *collection.Service
+	// listenAddr is Serve's listening address (string); the OpenAPI
+	// document is built once, on its first request.
+	listenAddr  atomic.Value
+	openapiOnce sync.Once
+	openapiJSON []byte
+	openapiErr  error
 }
 
 // New opens the live snapshot and prepares the server.
@@ -218,6 +227,7 @@ func (l fasthttpLogger) Printf(format string, args ...any) {
 func (s *Server) Serve(ln net.Listener) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
+	s.listenAddr.Store(ln.Addr().String())
 	go s.live.watch(ctx, s.opts.WatchInterval)
 	return s.http.Serve(connguard.Listen(ln, connguard.Timeouts{Read: s.opts.ReadTimeout, Write: s.opts.WriteTimeout, Idle: s.opts.IdleTimeout}))
 }

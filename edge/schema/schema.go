@@ -16,9 +16,14 @@ type Describer interface {
 	JSONSchema() map[string]any
 }
 
+// OneOfer is a type whose JSON takes one of several shapes: OneOf returns a
+// value of each (its schema is oneOf theirs, and null too for a pointer).
+type OneOfer interface{ OneOf() []any }
+
 var (
 	textMarshaler = reflect.TypeOf((*encoding.TextMarshaler)(nil)).Elem()
 	describer     = reflect.TypeOf((*Describer)(nil)).Elem()
+	oneOfer       = reflect.TypeOf((*OneOfer)(nil)).Elem()
 	rawMessage    = reflect.TypeOf(json.RawMessage(nil))
 )
 
@@ -34,7 +39,8 @@ var (
 //   - a slice or array is an array of its element's schema ([]byte is a
 //     base64 string), a map an object of its value's schema;
 //   - a type that marshals itself as text is a string; a Describer says its
-//     own schema; an interface or a json.RawMessage allows any value.
+//     own schema; a OneOfer is oneOf the shapes it lists; an interface or a
+//     json.RawMessage allows any value.
 //
 // A type with its own MarshalJSON is read off its fields like any other:
 // it must encode them as encoding/json would, or be a Describer.
@@ -42,7 +48,7 @@ var (
 // The schema uses only keywords that mean the same in JSON Schema 2020-12
 // (OpenAPI 3.1) and draft-07 (many MCP hosts): type (a list of types for a
 // nullable value), properties, required, additionalProperties, items, enum,
-// anyOf.
+// anyOf, oneOf, $ref.
 func Of(t reflect.Type) Schema { return (&Reflector{}).Of(t) }
 
 // For is Of of T.
@@ -96,6 +102,20 @@ func (r *Reflector) of(t reflect.Type) Schema {
 	}
 	if t == rawMessage {
 		return Schema{}
+	}
+	if t.Implements(oneOfer) || (t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(oneOfer)) {
+		shapes := reflect.New(t).Elem().Interface()
+		if t.Kind() != reflect.Pointer {
+			shapes = reflect.New(t).Interface()
+		}
+		var alts []any
+		for _, v := range shapes.(OneOfer).OneOf() {
+			alts = append(alts, r.Of(reflect.TypeOf(v)))
+		}
+		if t.Kind() == reflect.Pointer {
+			alts = append(alts, Schema{"type": "null"})
+		}
+		return Schema{"oneOf": alts}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

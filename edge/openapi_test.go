@@ -1,0 +1,351 @@
+package edge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/valyala/fasthttp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files: testdata/examples/*.json and testdata/openapi.json")
+
+// exampleRequests are the requests whose responses are the document's
+// examples, one per public route, made in this order with one Pro key
+// (history windows keep them short). A route missing here fails
+// TestOpenAPI_Examples.
+var exampleRequests = []struct {
+	route, method, target, ctype, body string
+}{
+	{"cards_list", "GET", "/api/v3/cards?limit=2&sort=price", "", ""},
+	{"card_get", "GET", "/api/v3/cards/en:base1-4?include=market_summary,recent_sales", "", ""},
+	{"card_analytics", "GET", "/api/v3/cards/en:base1-4/analytics?window=1m", "", ""},
+	{"card_market_history", "GET", "/api/v3/cards/en:base1-4/market-history?condition=raw:near_mint", "", ""},
+	{"card_marketplace_sales", "GET", "/api/v3/cards/en:base1-4/marketplace-sales?limit=3", "", ""},
+	{"card_price_history", "GET", "/api/v3/cards/en:base1-4/price-history?grade=slab:10", "", ""},
+	{"card_sales", "GET", "/api/v3/cards/en:base1-4/sales?limit=2", "", ""},
+	{"card_partner_history", "GET", "/api/v3/cards/en:base1-4/partner-history", "", ""},
+	{"card_vwap", "GET", "/api/v3/cards/en:base1-4/vwap", "", ""},
+	{"cards_batch", "POST", "/api/v3/cards/batch", "application/json", `{"ids":["en:base1-4","en:base1-2"]}`},
+	{"trending", "GET", "/api/v3/trending?limit=3", "", ""},
+	{"market_volume", "GET", "/api/v3/market/volume?days=7", "", ""},
+	{"shop_listings", "GET", "/api/v3/shop/listings?card_id=en:base1-4&limit=2", "", ""},
+	{"sets_list", "GET", "/api/v3/sets?limit=2", "", ""},
+	{"set_get", "GET", "/api/v3/sets/en:base1", "", ""},
+	{"set_breakdown", "GET", "/api/v3/sets/en:base1/breakdown", "", ""},
+	{"set_price_distribution", "GET", "/api/v3/sets/en:base1/price-distribution", "", ""},
+	{"set_trending_cards", "GET", "/api/v3/sets/en:base1/trending-cards?limit=3", "", ""},
+	{"set_volume_history", "GET", "/api/v3/sets/en:base1/volume-history?days=28&granularity=weekly", "", ""},
+	{"search", "GET", "/api/v3/search?q=charizard&limit=2", "", ""},
+	{"lookup", "GET", "/api/v3/lookup?q=chari&limit=3", "", ""},
+	{"quote", "GET", "/api/v3/quote?q=charizard%20base&grade=slab:10", "", ""},
+	{"prices_get", "GET", "/prices?ids=en:base1-4", "", ""},
+	{"prices_post", "POST", "/prices", "application/json", `{"ids":["en:base1-4","1018118"],"source":"all"}`},
+	{"imports_preview", "POST", "/api/v3/me/imports/preview", "application/json",
+		`{"rows":[{"card_id":"en:base1-4","quantity":1,"grade":"slab:9","price_paid":250},{"name":"Pikachu","quantity":2}]}`},
+	{"imports_confirm", "POST", "/api/v3/me/imports/confirm", "application/json", `{"preview_id":"$preview_id"}`},
+	{"keys_usage", "GET", "/keys/usage", "", ""},
+}
+
+// examplesDir holds the recorded examples; openapiGolden the document.
+const (
+	examplesDir   = "testdata/examples"
+	openapiGolden = "testdata/openapi.json"
+	goldenURL     = "http://127.0.0.1:8080"
+)
+
+// TestOpenAPI_Examples records a real response of every public route on the
+// tiny snapshot and compares it with testdata/examples (-update rewrites
+// them: make golden). Values of the moment (preview and import ids, the key
+// id, today's date and timestamps, seconds to the quota reset) are
+// normalized so the files change only when a response's shape or the
+// snapshot's data does.
+func TestOpenAPI_Examples(t *testing.T) {
+	e := newMemoEnv(t, tinyRoot(t), 0)
+	secret, key, err := e.store.Create(context.Background(), access.KeySpec{Tier: access.Pro, Name: "examples", Unmetered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.acc.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	doc := mustServedDocument(t, e.srv)
+	seen := map[string]bool{}
+	vars := map[string]string{}
+	norm := normalizer{keyID: key.ID, ids: map[string]string{}}
+	var files []string
+	for _, x := range exampleRequests {
+		seen[x.route] = true
+		body := x.body
+		for k, v := range vars {
+			body = strings.ReplaceAll(body, "$"+k, v)
+		}
+		status, resp := e.do(t, x.method, x.target, x.ctype, body, "Authorization", "Bearer "+secret)
+		if status != 200 {
+			t.Errorf("%s %s: %d %s", x.method, x.target, status, resp)
+			continue
+		}
+		var envelope struct {
+			Data map[string]any `json:"data"`
+		}
+		json.Unmarshal(resp, &envelope)
+		if id, ok := envelope.Data["preview_id"].(string); ok {
+			vars["preview_id"] = id
+		}
+		rt, _, _ := e.srv.router.match(x.method, strings.SplitN(x.target, "?", 2)[0])
+		if rt == nil || rt.name != x.route {
+			t.Errorf("%s %s is not route %s", x.method, x.target, x.route)
+			continue
+		}
+		if err := doc.ValidateResponse(x.method, rt.pattern, 200, resp); err != nil {
+			t.Errorf("%s %s: the response does not validate against the document:\n%v", x.method, x.target, err)
+		}
+		ex := example{Request: x.target, Response: norm.normalize(resp)}
+		if body != "" {
+			ex.Body = norm.normalize([]byte(body))
+		}
+		got, err := json.MarshalIndent(ex, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		file := filepath.Join(examplesDir, x.route+".json")
+		files = append(files, x.route+".json")
+		if *update {
+			if err := os.WriteFile(file, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("route %s has no example: %v (run make golden)", x.route, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("the example of %s (%s) differs from its response; if the change is meant, run make golden and review the diff\n%s",
+				x.route, file, firstDiff(want, got))
+		}
+	}
+	for _, name := range e.srv.sortedRouteNames() {
+		if !seen[name] {
+			t.Errorf("public route %s has no example request in exampleRequests", name)
+		}
+	}
+	entries, _ := os.ReadDir(examplesDir)
+	for _, ent := range entries {
+		if !slices.Contains(files, ent.Name()) {
+			if *update {
+				os.Remove(filepath.Join(examplesDir, ent.Name()))
+				continue
+			}
+			t.Errorf("%s/%s is the example of no route (run make golden)", examplesDir, ent.Name())
+		}
+	}
+}
+
+// TestOpenAPI_Document checks the document as served: it is the golden
+// testdata/openapi.json (what make lint gives Redocly), its operationIds are
+// unique and stable, every public route has a tag and an example, and every
+// example validates against its response schema under JSON Schema 2020-12.
+func TestOpenAPI_Document(t *testing.T) {
+	e := newMemoEnv(t, tinyRoot(t), 0)
+	e.srv.opts.PublicURL = goldenURL
+	raw := servedDocument(t, e.srv)
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	if *update {
+		if err := os.WriteFile(openapiGolden, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else if want, err := os.ReadFile(openapiGolden); err != nil || !bytes.Equal(want, pretty.Bytes()) {
+		t.Errorf("%s is not the served document (run make golden and review the diff): %v\n%s", openapiGolden, err, firstDiff(want, pretty.Bytes()))
+	}
+
+	doc, err := openapitest.Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]string{}
+	paths := doc.Raw()["paths"].(map[string]any)
+	for _, rt := range e.srv.router.routes {
+		if !publicRoute(rt) {
+			continue
+		}
+		op := paths[rt.pattern].(map[string]any)[strings.ToLower(rt.method)].(map[string]any)
+		id := op["operationId"].(string)
+		if !regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`).MatchString(id) || id != operationID(rt.name) {
+			t.Errorf("route %s: operationId %q", rt.name, id)
+		}
+		if other, dup := ids[id]; dup {
+			t.Errorf("operationId %s of both %s and %s", id, other, rt.name)
+		}
+		ids[id] = rt.name
+		if tags, _ := op["tags"].([]any); len(tags) != 1 || !slices.ContainsFunc(resourceTags, func(x struct{ name, description string }) bool { return x.name == tags[0] }) {
+			t.Errorf("route %s: tags %v", rt.name, op["tags"])
+		}
+		mt := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
+		exs, _ := mt["examples"].(map[string]any)
+		tiny, _ := exs["tiny"].(map[string]any)
+		if tiny == nil {
+			t.Errorf("route %s has no example in the document", rt.name)
+			continue
+		}
+		b, _ := json.Marshal(tiny["value"])
+		if err := doc.ValidateResponse(rt.method, rt.pattern, 200, b); err != nil {
+			t.Errorf("the example of %s does not validate: %v", rt.name, err)
+		}
+	}
+	// A nullable value is a list of types, never OpenAPI 3.0's nullable.
+	if bytes.Contains(raw, []byte(`"nullable"`)) {
+		t.Errorf("the document still says nullable")
+	}
+	// Servers: the public URL, else the listening address, never the Host header.
+	if s := doc.Raw()["servers"].([]any)[0].(map[string]any)["url"]; s != goldenURL {
+		t.Errorf("servers %v", s)
+	}
+}
+
+func TestOpenAPI_Servers(t *testing.T) {
+	for _, c := range []struct{ public, listen, want string }{
+		{"https://api.example.com/", "127.0.0.1:8080", "https://api.example.com"},
+		{"", "127.0.0.1:8080", "http://127.0.0.1:8080"},
+		{"", "[::1]:9000", "http://[::1]:9000"},
+		{"", "0.0.0.0:8080", "/"},
+		{"", "[::]:8080", "/"},
+		{"", "", "/"},
+	} {
+		s := &Server{opts: Options{PublicURL: c.public}}
+		if c.listen != "" {
+			s.listenAddr.Store(c.listen)
+		}
+		if got, _ := s.serverURL(); got != c.want {
+			t.Errorf("public %q listen %q: %q, want %q", c.public, c.listen, got, c.want)
+		}
+	}
+}
+
+func TestOperationID(t *testing.T) {
+	for in, want := range map[string]string{"card_price_history": "cardPriceHistory", "search": "search", "prices_get": "pricesGet"} {
+		if got := operationID(in); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
+
+func servedDocument(t *testing.T, srv *Server) []byte {
+	t.Helper()
+	var req fasthttp.Request
+	req.SetRequestURI("http://evil.example/api/v3/openapi.json")
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 9), Port: 4000}, nil)
+	srv.handle(&ctx)
+	if ctx.Response.StatusCode() != 200 {
+		t.Fatalf("openapi.json: %d %s", ctx.Response.StatusCode(), ctx.Response.Body())
+	}
+	return append([]byte(nil), ctx.Response.Body()...)
+}
+
+func mustServedDocument(t *testing.T, srv *Server) *openapitest.Document {
+	t.Helper()
+	doc, err := openapitest.Load(servedDocument(t, srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// do makes one request in-process and returns the status and body.
+func (e *memoEnv) do(t *testing.T, method, uri, ctype, body string, headers ...string) (int, []byte) {
+	t.Helper()
+	var req fasthttp.Request
+	req.Header.SetMethod(method)
+	req.SetRequestURI("http://edge" + uri)
+	if body != "" {
+		req.Header.SetContentType(ctype)
+		req.SetBodyString(body)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
+	e.srv.handle(&ctx)
+	return ctx.Response.StatusCode(), append([]byte(nil), ctx.Response.Body()...)
+}
+
+var (
+	reVolatileID = regexp.MustCompile(`"((?:imp|col|ci)_[A-Za-z0-9_-]{6,})"`)
+	reReset      = regexp.MustCompile(`"reset_seconds":\d+`)
+)
+
+// normalizer replaces the values of the moment in the examples: ids made
+// by the server (the same id the same placeholder in every example), the
+// key id, today's dates and timestamps, the seconds to the quota reset.
+type normalizer struct {
+	keyID string
+	ids   map[string]string
+}
+
+func (n *normalizer) normalize(b []byte) json.RawMessage {
+	s := string(b)
+	for _, m := range reVolatileID.FindAllStringSubmatch(s, -1) {
+		if _, ok := n.ids[m[1]]; !ok {
+			prefix, _, _ := strings.Cut(m[1], "_")
+			n.ids[m[1]] = prefix + "_example" + itoa(len(n.ids)+1)
+		}
+	}
+	for id, repl := range n.ids {
+		s = strings.ReplaceAll(s, id, repl)
+	}
+	s = strings.ReplaceAll(s, n.keyID, "k_example")
+	now := time.Now().UTC()
+	for _, d := range []time.Time{now, now.Add(24 * time.Hour), now.Add(-24 * time.Hour)} {
+		day := d.Format(time.DateOnly)
+		s = regexp.MustCompile(regexp.QuoteMeta(day)+`T\d\d:\d\d:\d\d(\.\d+)?Z`).ReplaceAllString(s, "2030-01-01T00:00:00Z")
+		s = strings.ReplaceAll(s, `"`+day+`"`, `"2030-01-01"`)
+	}
+	s = reReset.ReplaceAllString(s, `"reset_seconds":3600`)
+	return json.RawMessage(s)
+}
+
+// firstDiff shows the first differing line of two texts.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return "line " + itoa(i+1) + ":\n- " + truncLine(a) + "\n+ " + truncLine(b)
+		}
+	}
+	return ""
+}
+
+func truncLine(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "..."
+	}
+	return s
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
