@@ -7,7 +7,7 @@ STATE     ?= var/state.bolt
 ADDR      ?= 127.0.0.1:8080
 PRESET    ?= default
 
-.PHONY: build test test-race test-short run fuzz bench bench-quick lint golden clean fleet-test
+.PHONY: build test test-race test-short run fuzz bench bench-quick lint lint-openapi golden clean fleet-test
 
 build:
 	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
@@ -114,12 +114,34 @@ lint: $(STATICCHECK)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
+	@$(MAKE) --no-print-directory lint-openapi
 
-# Rewrites the golden files the tests compare with: the builder's dump of
-# the cards of the good feed case (builder/testdata/feeds/good/reader.golden,
-# TestCompile_Feeds). Review the diff before committing it.
+# Redocly's recommended rules (tools/npm/redocly: @redocly/cli pinned, installed
+# by tools/npm/install into ~/.cache/cardedge/npm once) on the OpenAPI document
+# as served (edge/testdata/openapi.json: TestOpenAPI_Document keeps it equal to
+# what GET /api/v3/openapi.json answers). Fails on any error or warning (a
+# warning that must stay is turned off in tools/npm/redocly/redocly.yaml with
+# its reason, and listed in the README); skipped with a message when Node.js
+# 20.19+ and npm are not installed.
+lint-openapi:
+	@mkdir -p var
+	@dir=$$(tools/npm/install redocly) || { st=$$?; if [ $$st -eq 3 ]; then echo "lint-openapi: skipped (Node.js 20.19+ and npm are needed for Redocly)"; exit 0; fi; exit $$st; }; \
+	  $$dir/node_modules/.bin/redocly lint edge/testdata/openapi.json --config tools/npm/redocly/redocly.yaml --format=stylish --max-problems=1000 >var/redocly-lint.txt 2>&1; \
+	  grep -v '[║╔╚]' var/redocly-lint.txt | sed '/^[[:space:]]*$$/d'; \
+	  grep -q 'Your API description is valid' var/redocly-lint.txt && ! grep -q 'You have [0-9]* warning' var/redocly-lint.txt
+
+# Rewrites the golden files the tests compare with (review the diff before
+# committing it):
+#   - the builder's dump of the cards of the good feed case
+#     (builder/testdata/feeds/good/reader.golden, TestCompile_Feeds);
+#   - the OpenAPI document's examples, a real response of each route on the
+#     tiny snapshot (edge/testdata/examples, TestOpenAPI_Examples), then the
+#     document itself (edge/testdata/openapi.json, TestOpenAPI_Document: a
+#     second run, as the examples are embedded in the binary).
 golden:
 	$(GO) test ./builder -run '^TestCompile_Feeds$$' -count=1 -update
+	$(GO) test ./edge -run '^TestOpenAPI_Examples$$' -count=1 -update
+	$(GO) test ./edge -run '^TestOpenAPI_Document$$' -count=1 -update
 
 clean:
 	rm -rf bin var

@@ -37,7 +37,8 @@ var (
 //     field tagged nullable:"true" (a nil slice or map that means "unknown"
 //     or "not applicable"); a field tagged enum:"a,b,c" lists its values;
 //   - a slice or array is an array of its element's schema ([]byte is a
-//     base64 string), a map an object of its value's schema;
+//     base64 string), a map an object of its value's schema (a nil slice or
+//     map encodes as null: tag the field nullable or never leave it nil);
 //   - a type that marshals itself as text is a string; a Describer says its
 //     own schema; a OneOfer is oneOf the shapes it lists; an interface or a
 //     json.RawMessage allows any value.

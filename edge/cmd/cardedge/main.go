@@ -119,7 +119,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
 	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
 	fs.StringVar(&cfg.Signup, "signup", "", "dashboard sign-up: open or closed (default: open on a loopback --addr, closed elsewhere)")
-	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure)")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure; the OpenAPI document's servers)")
 	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
 	cfg.Fleet.register(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
@@ -181,7 +181,7 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	srv, err := edge.New(edge.Options{
 		Snapshots: snaps.root, Source: snaps.source, SwapShare: cfg.Fleet.SwapShare,
 		Access: acc, State: st, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
-		Logger: log, Version: version, Model: agentModel(cfg),
+		Logger: log, Version: version, Model: agentModel(cfg), PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -395,6 +395,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\nDashboard (sign up, keys, usage): %s\n\n", secret, secret, *addr, *addr, dashboardURL("", *addr))
+	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\nDashboard (sign up, keys, usage): %s\nOpenAPI document: http://%s/api/v3/openapi.json\n\n", secret, secret, *addr, *addr, dashboardURL("", *addr), *addr)
 	return nil
 }
