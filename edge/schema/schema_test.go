@@ -15,7 +15,7 @@ type inner struct {
 	N int `json:"n"`
 }
 
-type described struct{ flags uint8 }
+type described struct{}
 
 func (described) MarshalJSON() ([]byte, error) { return []byte(`["x"]`), nil }
 
@@ -29,21 +29,21 @@ type embedded struct {
 
 type outer struct {
 	embedded
-	Name    string            `json:"name"`
-	Note    *string           `json:"note"`
-	Opt     int               `json:"opt,omitempty"`
-	Tags    []string          `json:"tags" nullable:"true"`
-	Kind    string            `json:"kind" enum:"a,b"`
-	MaybeK  *string           `json:"maybe_kind" enum:"a,b"`
-	In      *inner            `json:"in"`
-	Ins     []inner           `json:"ins"`
-	ByName  map[string]inner  `json:"by_name"`
-	When    time.Time         `json:"when"`
-	Flags   described         `json:"flags"`
-	Any     any               `json:"any"`
-	Raw     json.RawMessage   `json:"raw"`
-	Bytes   []byte            `json:"bytes"`
-	skipped string            //nolint:unused
+	Name    string           `json:"name"`
+	Note    *string          `json:"note"`
+	Opt     int              `json:"opt,omitempty"`
+	Tags    []string         `json:"tags" nullable:"true"`
+	Kind    string           `json:"kind" enum:"a,b"`
+	MaybeK  *string          `json:"maybe_kind" enum:"a,b"`
+	In      *inner           `json:"in"`
+	Ins     []inner          `json:"ins"`
+	ByName  map[string]inner `json:"by_name"`
+	When    time.Time        `json:"when"`
+	Flags   described        `json:"flags"`
+	Any     any              `json:"any"`
+	Raw     json.RawMessage  `json:"raw"`
+	Bytes   []byte           `json:"bytes"`
+	skipped string
 	Dash    string            `json:"-"`
 	Renamed map[string]string `json:"renamed,omitzero"`
 }
@@ -82,7 +82,7 @@ func TestOf(t *testing.T) {
 	note := "n"
 	// A nil slice or map encodes as null, which the schema refuses unless
 	// the field is tagged nullable.
-	for _, v := range []outer{{Ins: []inner{}, ByName: map[string]inner{}, Bytes: []byte{}}, {Bytes: []byte("b"), Name: "x", Note: &note, Tags: []string{"t"}, Kind: "a", In: &inner{1}, Ins: []inner{{2}}, ByName: map[string]inner{"k": {3}}, Raw: json.RawMessage(`[1]`)}} {
+	for _, v := range []outer{{Ins: []inner{}, ByName: map[string]inner{}, Bytes: []byte{}}, {skipped: "not encoded", Bytes: []byte("b"), Name: "x", Note: &note, Tags: []string{"t"}, Kind: "a", In: &inner{1}, Ins: []inner{{2}}, ByName: map[string]inner{"k": {3}}, Raw: json.RawMessage(`[1]`)}} {
 		if v.Kind == "" {
 			v.Kind = "b"
 		}
