@@ -7,7 +7,7 @@ STATE     ?= var/state.bolt
 ADDR      ?= 127.0.0.1:8080
 PRESET    ?= default
 
-.PHONY: build test test-race test-short run fuzz bench bench-quick lint lint-openapi golden clean fleet-test
+.PHONY: build test test-race test-short run fuzz bench bench-quick lint lint-openapi golden redoc-assets clean fleet-test
 
 build:
 	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
@@ -142,6 +142,23 @@ golden:
 	$(GO) test ./builder -run '^TestCompile_Feeds$$' -count=1 -update
 	$(GO) test ./edge -run '^TestOpenAPI_Examples$$' -count=1 -update
 	$(GO) test ./edge -run '^TestOpenAPI_Document$$' -count=1 -update
+
+# The API reference page's renderer (GET /api/v3/docs): Redoc's standalone
+# bundle from npm, pinned, committed under edge/assets/redoc with its license,
+# the licenses of what it bundles and its SHA-256 (so go build needs only Go;
+# TestDocs_Assets checks the digest). Refresh after changing REDOC_VERSION.
+REDOC_VERSION := 2.5.4
+redoc-assets:
+	@command -v npm >/dev/null || { echo "redoc-assets: npm is needed"; exit 1; }
+	rm -rf var/redoc && mkdir -p var/redoc
+	cd var/redoc && npm pack redoc@$(REDOC_VERSION) --silent >/dev/null && tar xzf redoc-$(REDOC_VERSION).tgz
+	mkdir -p edge/assets/redoc
+	cp var/redoc/package/bundles/redoc.standalone.js edge/assets/redoc/redoc.standalone.js
+	cp var/redoc/package/LICENSE edge/assets/redoc/LICENSE
+	cp var/redoc/package/bundles/redoc.standalone.js.LICENSE.txt var/redoc/package/bundles/*.worker.js.LICENSE.txt edge/assets/redoc/
+	printf '%s\n' $(REDOC_VERSION) > edge/assets/redoc/VERSION
+	cd edge/assets/redoc && sha256sum redoc.standalone.js > SHA256SUMS
+	rm -rf var/redoc
 
 clean:
 	rm -rf bin var

@@ -120,7 +120,7 @@ func (s *Server) openAPI() map[string]any {
 	paths := map[string]any{}
 	schemas := map[string]any{
 		"ErrorV1": map[string]any{"type": "object", "required": []any{"contract", "error"}, "properties": map[string]any{
-			"contract": map[string]any{"const": "error.v1"},
+			"contract": map[string]any{"type": "string", "const": "error.v1"},
 			"error": map[string]any{"type": "object", "required": []any{"code", "message"}, "properties": map[string]any{
 				"code": map[string]any{"type": "string"}, "message": map[string]any{"type": "string"},
 				"details": map[string]any{"type": "object"}}}}},
@@ -309,7 +309,7 @@ func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
 		}
 	}
 	envelope := map[string]any{"type": "object", "required": []any{"contract", "data"}, "properties": map[string]any{
-		"contract": map[string]any{"const": rt.contract},
+		"contract": map[string]any{"type": "string", "const": rt.contract},
 		"data":     data,
 	}}
 	ok := map[string]any{"schema": envelope}

@@ -110,6 +110,8 @@ type Server struct {
 	openapiOnce sync.Once
 	openapiJSON []byte
 	openapiErr  error
+	// docs is the API reference page (docs.go).
+	docs docs
 }
 
 // New opens the live snapshot and prepares the server.
@@ -367,6 +369,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	case s.dashboard != nil && isDashboardPath(path):
 		s.dashboard(ctx)
 		return "dashboard"
+	case isDocsPath(path):
+		s.handleDocs(ctx)
+		return "docs"
 	case bytes.HasPrefix(path, []byte("/api/v3/mcp/")):
 		if s.mcp == nil {
 			writeCode(ctx, snapshots.ENOTFOUND, "MCP is not enabled on this server")

@@ -395,6 +395,6 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\nDashboard (sign up, keys, usage): %s\nOpenAPI document: http://%s/api/v3/openapi.json\n\n", secret, secret, *addr, *addr, dashboardURL("", *addr), *addr)
+	fmt.Fprintf(stdout, "\nDemo key (pro tier): %s\nTry:\n  curl -s -H 'Authorization: Bearer %s' 'http://%s/api/v3/cards?limit=3'\n  curl -s 'http://%s/api/v3/cards/en:base1-4?include=market_summary'\nDashboard (sign up, keys, usage): %s\nAPI reference: http://%s/api/v3/docs (the OpenAPI document: /api/v3/openapi.json)\n\n", secret, secret, *addr, *addr, dashboardURL("", *addr), *addr)
 	return nil
 }
