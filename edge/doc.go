@@ -43,7 +43,8 @@
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
 //	snapshot.go       the live snapshot and its swap
 //	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
-//	openapi.go, schema.go   the OpenAPI document
+//	openapi.go, schema.go   the OpenAPI document (edge/schema reads the payload types)
+//	docs.go           the API reference page, GET /api/v3/docs (Redoc, embedded from edge/assets/redoc)
 //
 // The live snapshot is swapped when CURRENT changes (snapshot.go): the new
 // one is verified and opened first; a snapshot that fails is refused and the
