@@ -223,7 +223,7 @@ func openAPIParams(rt *route) []any {
 		case kInt, kFloat:
 			schema["type"] = "integer"
 			if p.kind == kFloat {
-				schema["type"] = "number"
+				schema["type"], schema["format"] = "number", "double"
 			}
 			if p.hasMin {
 				schema["minimum"] = p.min

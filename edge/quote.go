@@ -22,9 +22,9 @@ func (s *Server) registerQuoteRoutes() {
 // price_usd, price_basis; ambiguous: up to 5 candidates; not_found: a
 // message). The quote has the shape of the MCP quote tool's results.
 type quotePayload struct {
-	Query string `json:"query"`
-	Quote any    `json:"quote"`
-	Rule  string `json:"rule"`
+	Query string              `json:"query"`
+	Quote pricing.QuoteResult `json:"quote"`
+	Rule  string              `json:"rule"`
 }
 
 func handleQuote(r *request) (any, error) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/edge/schema"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -98,6 +99,13 @@ type unresolvedJSON struct {
 	Candidates []resolve.Candidate `json:"candidates,omitempty"`
 	Message    string              `json:"message,omitempty"`
 	Understood *resolve.Understood `json:"understood,omitempty"`
+}
+
+// JSONSchema describes the JSON of a quote (for the OpenAPI document and
+// the MCP quote tool's output schema): a resolved quote, or an unresolved
+// reference with its candidates and message.
+func (QuoteResult) JSONSchema() map[string]any {
+	return map[string]any{"anyOf": []any{schema.For[quoteJSON](), schema.For[unresolvedJSON]()}}
 }
 
 // MarshalJSON writes a resolved quote with every price field (nulls

@@ -33,7 +33,8 @@ var (
 //   - a struct is an object of its exported fields (and the fields of its
 //     embedded structs) named by their json tags; a field without omitempty
 //     or omitzero is required; no other property is allowed;
-//   - a pointer is its element's schema that also allows null, and so is a
+//   - a pointer is its element's schema that also allows null (but for a
+//     field tagged omitempty, which leaves a nil pointer out), and so is a
 //     field tagged nullable:"true" (a nil slice or map that means "unknown"
 //     or "not applicable"); a field tagged enum:"a,b,c" lists its values;
 //   - a slice or array is an array of its element's schema ([]byte is a
@@ -126,8 +127,10 @@ func (r *Reflector) of(t reflect.Type) Schema {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return Schema{"type": "integer"}
-	case reflect.Float32, reflect.Float64:
-		return Schema{"type": "number"}
+	case reflect.Float32:
+		return Schema{"type": "number", "format": "float"}
+	case reflect.Float64:
+		return Schema{"type": "number", "format": "double"} // format: generators make a float64 of it, not a float32
 	case reflect.String:
 		return Schema{"type": "string"}
 	case reflect.Slice, reflect.Array:
@@ -176,7 +179,12 @@ func (r *Reflector) addFields(t reflect.Type, props Schema, required *[]any) {
 		if name == "" {
 			name = f.Name
 		}
-		fs := r.Of(f.Type)
+		omitted := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
+		ft := f.Type
+		if omitted && ft.Kind() == reflect.Pointer {
+			ft = ft.Elem() // a nil pointer is left out, never null
+		}
+		fs := r.Of(ft)
 		if e := f.Tag.Get("enum"); e != "" {
 			var values []any
 			for _, v := range strings.Split(e, ",") {
@@ -191,7 +199,7 @@ func (r *Reflector) addFields(t reflect.Type, props Schema, required *[]any) {
 			fs["enum"] = append(fs["enum"].([]any), nil) // enum restricts null too
 		}
 		props[name] = fs
-		if !strings.Contains(opts, "omitempty") && !strings.Contains(opts, "omitzero") {
+		if !omitted {
 			*required = append(*required, name)
 		}
 	}
@@ -233,4 +241,50 @@ func isNullable(s Schema) bool {
 		}
 	}
 	return false
+}
+
+// AnyOfNull rewrites every list of types in a schema as anyOf single-type
+// branches: {"type": ["string", "null"], "maxLength": 3} becomes
+// {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}. Both
+// mean the same; the second reads in dialects that take one type per schema
+// (tool schemas mapped onto an OpenAPI 3.0 subset, as some model providers
+// do), so the MCP tools' output schemas use it.
+func AnyOfNull(s any) any {
+	switch v := s.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[k] = AnyOfNull(x)
+		}
+		types, ok := out["type"].([]any)
+		if !ok || len(types) < 2 {
+			return out
+		}
+		delete(out, "type")
+		alts := make([]any, 0, len(types))
+		for _, t := range types {
+			if t == "null" {
+				alts = append(alts, Schema{"type": "null"})
+				continue
+			}
+			branch := Schema{"type": t}
+			for k, x := range out {
+				if k != "anyOf" {
+					branch[k] = x
+				}
+			}
+			alts = append(alts, branch)
+		}
+		if prev, ok := out["anyOf"]; ok { // both must hold
+			return Schema{"allOf": []any{Schema{"anyOf": prev}, Schema{"anyOf": alts}}}
+		}
+		return Schema{"anyOf": alts}
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = AnyOfNull(x)
+		}
+		return out
+	}
+	return s
 }

@@ -46,6 +46,7 @@ type outer struct {
 	skipped string
 	Dash    string            `json:"-"`
 	Renamed map[string]string `json:"renamed,omitzero"`
+	Opt2    *inner            `json:"opt2,omitempty"`
 }
 
 func TestOf(t *testing.T) {
@@ -62,6 +63,7 @@ func TestOf(t *testing.T) {
 		`"flags":{"items":{"type":"string"},"type":"array"}`,
 		`"any":{}`, `"raw":{}`,
 		`"bytes":{"contentEncoding":"base64","type":"string"}`,
+		`"opt2":{"additionalProperties":false,"properties":{"n":{"type":"integer"}},"required":["n"],"type":"object"}`,
 		`"required":["e","name","note","tags","kind","maybe_kind","in","ins","by_name","when","flags","any","raw","bytes"]`,
 		`"additionalProperties":false`,
 	} {
@@ -129,5 +131,37 @@ func TestNullable(t *testing.T) {
 		if string(got) != c.want {
 			t.Errorf("%s: %s, want %s", c.in, got, c.want)
 		}
+	}
+}
+
+func TestAnyOfNull(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"type":["string","null"],"maxLength":3}`, `{"anyOf":[{"maxLength":3,"type":"string"},{"type":"null"}]}`},
+		{`{"type":"object","properties":{"a":{"type":["integer","null"]}}}`, `{"properties":{"a":{"anyOf":[{"type":"integer"},{"type":"null"}]}},"type":"object"}`},
+		{`{"items":[{"type":["number","null"]}]}`, `{"items":[{"anyOf":[{"type":"number"},{"type":"null"}]}]}`},
+		{`{"type":"string"}`, `{"type":"string"}`},
+	} {
+		var in any
+		json.Unmarshal([]byte(c.in), &in)
+		got, _ := json.Marshal(schema.AnyOfNull(in))
+		if string(got) != c.want {
+			t.Errorf("%s: %s, want %s", c.in, got, c.want)
+		}
+	}
+	// The rewritten schema accepts and refuses what the original does.
+	orig := schema.For[outer]()
+	b, _ := json.Marshal(schema.AnyOfNull(orig))
+	s, err := openapitest.CompileSchema(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := "n"
+	ok, _ := json.Marshal(outer{Note: &note, Kind: "a", Ins: []inner{}, ByName: map[string]inner{}, Bytes: []byte{}})
+	bad, _ := json.Marshal(outer{Kind: "c", Ins: []inner{}, ByName: map[string]inner{}, Bytes: []byte{}})
+	if err := openapitest.Validate(s, ok); err != nil {
+		t.Errorf("%s: %v", ok, err)
+	}
+	if err := openapitest.Validate(s, bad); err == nil {
+		t.Errorf("%s validates", bad)
 	}
 }
