@@ -15,10 +15,12 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// toolDef pairs a tool's declaration with its handler.
+// toolDef pairs a tool's declaration with its handler and the Go types of
+// its data (output.go).
 type toolDef struct {
 	tool mcpproto.Tool
 	fn   toolFunc
+	out  []any
 }
 
 // toolFunc runs one tool call and returns its data (encoded as JSON into the
@@ -51,8 +53,8 @@ type envelope struct {
 // schema (validateArgs: messages that name the argument), a snapshot
 // reference held, panics and errors turned into tool results (isError),
 // never protocol errors.
-func (s *Server) handler(tool mcpproto.Tool, fn toolFunc) server.ToolHandlerFunc {
-	name := tool.Name
+func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
+	tool, fn, name := d.tool, d.fn, d.tool.Name
 	return func(ctx context.Context, req mcpproto.CallToolRequest) (res *mcpproto.CallToolResult, _ error) {
 		if _, ok := req.Params.Arguments.(map[string]any); !ok && req.Params.Arguments != nil {
 			return errorResult(snapshots.Errorf(snapshots.EINVALID, "arguments must be a JSON object")), nil
@@ -85,6 +87,10 @@ func (s *Server) handler(tool mcpproto.Tool, fn toolFunc) server.ToolHandlerFunc
 			}
 			return errorResult(err), nil
 		}
+		if !declared(data, d.out) {
+			s.log.Error("mcp tool returned an undeclared type", "tool", name, "type", fmt.Sprintf("%T", data))
+			return errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error")), nil
+		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
@@ -92,7 +98,10 @@ func (s *Server) handler(tool mcpproto.Tool, fn toolFunc) server.ToolHandlerFunc
 			s.log.Error("mcp tool result does not encode", "tool", name, "err", err)
 			return errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error")), nil
 		}
-		return mcpproto.NewToolResultText(strings.TrimRight(buf.String(), "\n")), nil
+		text := bytes.TrimRight(buf.Bytes(), "\n")
+		// The JSON as text in the first content block, and the same bytes
+		// as structuredContent (the tool's outputSchema describes them).
+		return mcpproto.NewToolResultStructured(json.RawMessage(text), string(text)), nil
 	}
 }
 
@@ -205,14 +214,25 @@ func (t *toolCall) historyRange(since, until string) (historyRange, error) {
 	return hr, nil
 }
 
-// rangeJSON describes a history range in a result.
-func (hr historyRange) JSON() map[string]any {
-	out := map[string]any{"until": hr.To.String(), "since": nil, "history_days": hr.HistoryDays, "window_start": hr.WindowStart}
+// rangeOut describes a history range in a result: since null when the
+// range has no first day, history_days and window_start null for an
+// unlimited tier.
+type rangeOut struct {
+	Until       string  `json:"until"`
+	Since       *string `json:"since"`
+	HistoryDays *int    `json:"history_days"`
+	WindowStart *string `json:"window_start"`
+	Note        string  `json:"note,omitempty"`
+}
+
+// JSON describes a history range in a result.
+func (hr historyRange) JSON() rangeOut {
+	out := rangeOut{Until: hr.To.String(), HistoryDays: hr.HistoryDays, WindowStart: hr.WindowStart}
 	if hr.FromSet {
-		out["since"] = hr.From.String()
+		out.Since = dayOrNil(hr.From, true)
 	}
 	if hr.Clamped {
-		out["note"] = fmt.Sprintf("since was raised to %s, the start of this key's %d-day history window (counted back from as_of)", hr.From, *hr.HistoryDays)
+		out.Note = fmt.Sprintf("since was raised to %s, the start of this key's %d-day history window (counted back from as_of)", hr.From, *hr.HistoryDays)
 	}
 	return out
 }

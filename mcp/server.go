@@ -119,7 +119,7 @@ func New(opts Options) (*Server, error) {
 		server.WithInstructions(instructions),
 	)
 	for _, t := range s.tools() {
-		s.mcp.AddTool(t.tool, s.handler(t.tool, t.fn))
+		s.mcp.AddTool(t.tool, s.handler(t))
 	}
 	s.http = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStateful(true),

@@ -21,6 +21,43 @@ type cohortOut struct {
 	Cards  []resolve.Candidate `json:"cards,omitempty"`
 }
 
+// pinOut is pin_cohort's data.
+type pinOut struct {
+	Cohort      cohortOut    `json:"cohort"`
+	Unresolved  []unresolved `json:"unresolved"`
+	FilteredOut int          `json:"filtered_out"`
+	Next        string       `json:"next"`
+}
+
+// getCohortOut is get_cohort's data.
+type getCohortOut struct {
+	Cohort cohortOut `json:"cohort"`
+}
+
+// rankOut is rank_set_sales' data.
+type rankOut struct {
+	Game                string       `json:"game"`
+	Source              CohortSource `json:"source"`
+	Window              rankWindow   `json:"window"`
+	CardsScanned        int          `json:"cards_scanned"`
+	GradedSalesInWindow int          `json:"graded_sales_in_window"`
+	Items               []rankRow    `json:"items"`
+	Basis               string       `json:"basis"`
+	ResultHandle        *string      `json:"result_handle"`
+}
+
+// rankWindow is the window rank_set_sales ranked, and how the key's history
+// window clamped it.
+type rankWindow struct {
+	Name                   string `json:"name" enum:"ytd,90d,365d"`
+	From                   string `json:"from"`
+	To                     string `json:"to"`
+	RowsFrom               string `json:"rows_from"`
+	ClampedByHistoryWindow bool   `json:"clamped_by_history_window"`
+	HistoryDays            int    `json:"history_days,omitempty"`
+	Note                   string `json:"note,omitempty"`
+}
+
 // ---- pin_cohort ----
 
 type pinArgs struct {
@@ -65,9 +102,9 @@ func (s *Server) toolPinCohort(t *toolCall) (any, error) {
 		return nil, err
 	}
 	s.sessions.setCohort(t.session(), c.Handle)
-	return map[string]any{"cohort": cohortOut{Cohort: c, Size: len(c.IDs), Active: t.session() != ""},
-		"unresolved": sel.unresolved, "filtered_out": sel.filteredOut,
-		"next": "pass cohort_handle to batch_grade_ladder, rank_set_sales or get_cohort"}, nil
+	return pinOut{Cohort: cohortOut{Cohort: c, Size: len(c.IDs), Active: t.session() != ""},
+		Unresolved: jsontext.NonNil(sel.unresolved), FilteredOut: sel.filteredOut,
+		Next: "pass cohort_handle to batch_grade_ladder, rank_set_sales or get_cohort"}, nil
 }
 
 // ---- get_cohort ----
@@ -105,7 +142,7 @@ func (s *Server) toolGetCohort(t *toolCall) (any, error) {
 			}
 		}
 	}
-	return map[string]any{"cohort": out}, nil
+	return getCohortOut{Cohort: out}, nil
 }
 
 // ---- rank_set_sales ----
@@ -236,12 +273,12 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 			ids = append(ids, rows[i].CardID)
 		}
 	}
-	win := map[string]any{"name": a.Window, "from": from.String(), "to": asOf.String(), "rows_from": clampedFrom.String(), "clamped_by_history_window": clampedFrom != from}
+	win := rankWindow{Name: a.Window, From: from.String(), To: asOf.String(), RowsFrom: clampedFrom.String(), ClampedByHistoryWindow: clampedFrom != from}
 	if clampedFrom != from {
-		win["history_days"] = access.LimitsOf(tier).HistoryDays
-		win["note"] = fmt.Sprintf("this key's tier sees %d days of history: only sales from %s are ranked", access.LimitsOf(tier).HistoryDays, clampedFrom)
+		win.HistoryDays = access.LimitsOf(tier).HistoryDays
+		win.Note = fmt.Sprintf("this key's tier sees %d days of history: only sales from %s are ranked", access.LimitsOf(tier).HistoryDays, clampedFrom)
 	}
-	return map[string]any{"game": sel.game, "source": sel.source, "window": win, "cards_scanned": len(sel.cards), "graded_sales_in_window": inWindow,
-		"items": jsontext.NonNil(rows), "basis": "verified graded sales (quality-flagged, low-confidence identity and price-feed rows excluded), highest price first",
-		"result_handle": nilIfEmpty(s.sessions.addResult(t.session(), "rank_set_sales", sel.game, ids))}, nil
+	return rankOut{Game: sel.game, Source: sel.source, Window: win, CardsScanned: len(sel.cards), GradedSalesInWindow: inWindow,
+		Items: jsontext.NonNil(rows), Basis: "verified graded sales (quality-flagged, low-confidence identity and price-feed rows excluded), highest price first",
+		ResultHandle: nilIfEmpty(s.sessions.addResult(t.session(), "rank_set_sales", sel.game, ids))}, nil
 }

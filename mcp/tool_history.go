@@ -77,6 +77,21 @@ type pricePoint struct {
 	Flags      []string `json:"flags"`
 }
 
+// pricesOut is get_prices' data.
+type pricesOut struct {
+	Game             string           `json:"game"`
+	Grade            string           `json:"grade"`
+	Pick             string           `json:"pick" enum:"fmv,tvwap,median,all"`
+	Interval         string           `json:"interval" enum:"change,day,week"`
+	Limit            int              `json:"limit"`
+	Range            rangeOut         `json:"range"`
+	Items            []priceSeriesOut `json:"items"`
+	Unresolved       []unresolved     `json:"unresolved"`
+	Order            string           `json:"order"`
+	BoundedByDefault bool             `json:"bounded_by_default,omitempty"`
+	Note             string           `json:"note,omitempty"`
+}
+
 type priceSeriesOut struct {
 	CardID string `json:"card_id"`
 	Name   string `json:"name"`
@@ -165,13 +180,13 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 		out.Points, out.Returned = pts, len(pts)
 		items = append(items, out)
 	}
-	res := map[string]any{
-		"game": game, "grade": grade.String(), "pick": a.Pick, "interval": a.Interval, "limit": limit,
-		"range": hr.JSON(), "items": items, "unresolved": missing, "order": "oldest first; when truncated, the newest points are kept",
+	res := pricesOut{
+		Game: game, Grade: grade.String(), Pick: a.Pick, Interval: a.Interval, Limit: limit,
+		Range: hr.JSON(), Items: items, Unresolved: jsontext.NonNil(missing), Order: "oldest first; when truncated, the newest points are kept",
 	}
 	if bounded {
-		res["bounded_by_default"] = true
-		res["note"] = fmt.Sprintf("neither limit nor since was given: each id returns only its newest %d points; pass limit (up to %d) or since to get more", PricesDefaultLimit, PricesMaxLimit)
+		res.BoundedByDefault = true
+		res.Note = fmt.Sprintf("neither limit nor since was given: each id returns only its newest %d points; pass limit (up to %d) or since to get more", PricesDefaultLimit, PricesMaxLimit)
 	}
 	return res, nil
 }
@@ -218,10 +233,35 @@ type salesArgs struct {
 	Game                     string   `json:"game"`
 }
 
-type salesOut struct {
+// salesOut is get_sales' data: rows are pricing.SaleRow (mode records) or
+// pricing.DayRow (mode daily).
+type salesOut[R any] struct {
+	Game       string         `json:"game"`
+	Mode       string         `json:"mode" enum:"records,daily"`
+	Limit      int            `json:"limit"`
+	Range      rangeOut       `json:"range"`
+	Filters    salesFilters   `json:"filters"`
+	Items      []salesItem[R] `json:"items"`
+	Unresolved []unresolved   `json:"unresolved"`
+	Order      string         `json:"order"`
+}
+
+// salesFilters echoes get_sales' filters.
+type salesFilters struct {
+	Grade                    string `json:"grade"`
+	Finish                   string `json:"finish"`
+	Marketplace              string `json:"marketplace"`
+	TradeType                string `json:"trade_type"`
+	IncludeFiltered          bool   `json:"include_filtered"`
+	IncludeUntrustedIdentity bool   `json:"include_untrusted_identity"`
+	IncludePriceFeed         bool   `json:"include_price_feed"`
+}
+
+// salesItem is one card's sales rows.
+type salesItem[R any] struct {
 	CardID    string `json:"card_id"`
 	Name      string `json:"name"`
-	Rows      any    `json:"rows"`
+	Rows      []R    `json:"rows"`
 	InRange   int    `json:"rows_in_range"`
 	Returned  int    `json:"returned"`
 	Truncated bool   `json:"truncated"`
@@ -264,44 +304,44 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items := make([]salesOut, 0, len(targets))
+	recItems := make([]salesItem[pricing.SaleRow], 0, len(targets))
+	dayItems := make([]salesItem[pricing.DayRow], 0, len(targets))
 	for _, tg := range targets {
 		c := tg.c
 		sales, err := t.src.Reader.Sales(c.Game, c.ID)
 		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 			return nil, err
 		}
-		out := salesOut{CardID: c.ID, Name: c.Name}
 		filter.Finish = tg.f
-		var recs []pricing.SaleRow
-		var days []pricing.DayRow
 		if a.Mode == "daily" {
-			days = pricing.Daily(filter.Sales(sales))
+			days := pricing.Daily(filter.Sales(sales))
 			slices.Reverse(days) // newest first
-		} else {
-			for x := range filter.Sales(sales) {
-				out.InRange++
-				if len(recs) < limit {
-					recs = append(recs, pricing.NewSaleRow(c, *x))
-				}
-			}
-		}
-		if a.Mode == "daily" {
-			out.InRange = len(days)
+			inRange := len(days)
 			if len(days) > limit {
 				days = days[:limit]
 			}
-			out.Rows, out.Returned = jsontext.NonNil(days), len(days)
-		} else {
-			out.Rows, out.Returned = jsontext.NonNil(recs), len(recs)
+			dayItems = append(dayItems, salesItem[pricing.DayRow]{CardID: c.ID, Name: c.Name, Rows: jsontext.NonNil(days),
+				InRange: inRange, Returned: len(days), Truncated: len(days) < inRange})
+			continue
 		}
-		out.Truncated = out.Returned < out.InRange
-		items = append(items, out)
+		var recs []pricing.SaleRow
+		inRange := 0
+		for x := range filter.Sales(sales) {
+			inRange++
+			if len(recs) < limit {
+				recs = append(recs, pricing.NewSaleRow(c, *x))
+			}
+		}
+		recItems = append(recItems, salesItem[pricing.SaleRow]{CardID: c.ID, Name: c.Name, Rows: jsontext.NonNil(recs),
+			InRange: inRange, Returned: len(recs), Truncated: len(recs) < inRange})
 	}
-	filters := map[string]any{"grade": a.Grade, "finish": a.Finish, "marketplace": a.Marketplace, "trade_type": a.TradeType,
-		"include_filtered": a.IncludeFiltered, "include_untrusted_identity": a.IncludeUntrustedIdentity, "include_price_feed": a.IncludePriceFeed}
-	return map[string]any{"game": game, "mode": a.Mode, "limit": limit, "range": hr.JSON(), "filters": filters,
-		"items": items, "unresolved": unres, "order": "newest first"}, nil
+	filters := salesFilters{Grade: a.Grade, Finish: a.Finish, Marketplace: a.Marketplace, TradeType: a.TradeType,
+		IncludeFiltered: a.IncludeFiltered, IncludeUntrustedIdentity: a.IncludeUntrustedIdentity, IncludePriceFeed: a.IncludePriceFeed}
+	unres = jsontext.NonNil(unres)
+	if a.Mode == "daily" {
+		return salesOut[pricing.DayRow]{Game: game, Mode: a.Mode, Limit: limit, Range: hr.JSON(), Filters: filters, Items: dayItems, Unresolved: unres, Order: "newest first"}, nil
+	}
+	return salesOut[pricing.SaleRow]{Game: game, Mode: a.Mode, Limit: limit, Range: hr.JSON(), Filters: filters, Items: recItems, Unresolved: unres, Order: "newest first"}, nil
 }
 
 // ---- get_listings ----
@@ -314,6 +354,33 @@ type listingsArgs struct {
 	Platforms string   `json:"platforms"`
 	Limit     int      `json:"limit"`
 	Game      string   `json:"game"`
+}
+
+// listingsOut is get_listings' data: items are listingsItem (mode
+// listings) or bookItem (mode book).
+type listingsOut[I any] struct {
+	Game       string       `json:"game"`
+	Mode       string       `json:"mode" enum:"listings,book"`
+	Items      []I          `json:"items"`
+	Unresolved []unresolved `json:"unresolved"`
+	Note       string       `json:"note"`
+}
+
+// listingsItem is one card's listings, cheapest first.
+type listingsItem struct {
+	CardID        string       `json:"card_id"`
+	Name          string       `json:"name"`
+	ListingsTotal int          `json:"listings_total"`
+	Listings      []listingRow `json:"listings"`
+	Truncated     bool         `json:"truncated"`
+}
+
+// bookItem is one card's book: a summary per finish.
+type bookItem struct {
+	CardID        string    `json:"card_id"`
+	Name          string    `json:"name"`
+	ListingsTotal int       `json:"listings_total"`
+	Book          []bookRow `json:"book"`
 }
 
 type listingRow struct {
@@ -363,7 +430,8 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	items := make([]map[string]any, 0, len(targets))
+	listItems := make([]listingsItem, 0, len(targets))
+	bookItems := make([]bookItem, 0, len(targets))
 	for _, tg := range targets {
 		ls, err := t.src.Reader.Listings(tg.c.Game, tg.c.ID)
 		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
@@ -387,9 +455,8 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 			}
 			kept = append(kept, l)
 		}
-		item := map[string]any{"card_id": tg.c.ID, "name": tg.c.Name, "listings_total": len(kept)}
 		if a.Mode == "book" {
-			item["book"] = book(kept)
+			bookItems = append(bookItems, bookItem{CardID: tg.c.ID, Name: tg.c.Name, ListingsTotal: len(kept), Book: book(kept)})
 		} else {
 			rows := []listingRow{}
 			for _, l := range kept[:min(len(kept), a.Limit)] {
@@ -397,13 +464,15 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 				rows = append(rows, listingRow{ListingID: l.ID, Platform: l.Platform, Grade: l.Grade, Finish: jsontext.StrOrNil(l.Finish), AskUSD: snapshots.USD(l.AskCents),
 					ShippingUSD: snapshots.USD(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity, DealScore: &ds, PlatformFreshnessH: l.PlatformFreshnessH})
 			}
-			item["listings"] = rows
-			item["truncated"] = len(kept) > len(rows)
+			listItems = append(listItems, listingsItem{CardID: tg.c.ID, Name: tg.c.Name, ListingsTotal: len(kept), Listings: rows, Truncated: len(kept) > len(rows)})
 		}
-		items = append(items, item)
 	}
-	return map[string]any{"game": game, "mode": a.Mode, "items": items, "unresolved": unres,
-		"note": "asks exclude shipping; deal_score (100 x (1 - ask / fmv)) and platform_freshness_h are experimental"}, nil
+	const note = "asks exclude shipping; deal_score (100 x (1 - ask / fmv)) and platform_freshness_h are experimental"
+	unres = jsontext.NonNil(unres)
+	if a.Mode == "book" {
+		return listingsOut[bookItem]{Game: game, Mode: a.Mode, Items: bookItems, Unresolved: unres, Note: note}, nil
+	}
+	return listingsOut[listingsItem]{Game: game, Mode: a.Mode, Items: listItems, Unresolved: unres, Note: note}, nil
 }
 
 func book(ls []*snapshots.Listing) []bookRow {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/edge/resolve"
@@ -250,19 +251,105 @@ type gradeSummary struct {
 
 var compactColumns = []string{"card_id", "name", "number", "grade", "last_usd", "last_date", "ask_usd", "ask_last_x", "sales_90d"}
 
+// ladderHead is where a ladder's cards came from.
+type ladderHead struct {
+	Game        string       `json:"game"`
+	Source      CohortSource `json:"source"`
+	Unresolved  []unresolved `json:"unresolved"`
+	FilteredOut int          `json:"filtered_out"`
+}
+
+// ladderBody is a ladder's grades and per-grade summary.
+type ladderBody struct {
+	Grades  []string       `json:"grades"`
+	Cards   int            `json:"cards"`
+	Summary []gradeSummary `json:"summary"`
+	Basis   string         `json:"basis"`
+}
+
+// ladderTable is a ladder's cells as rows under one columns header
+// (compact).
+type ladderTable struct {
+	Columns []string    `json:"columns"`
+	Rows    []ladderRow `json:"rows"`
+}
+
+// ladderRow is one cell of a ladder in the order of compactColumns.
+type ladderRow []any
+
+// JSONSchema says what a row holds: strings, numbers and nulls.
+func (ladderRow) JSONSchema() map[string]any {
+	return map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{
+		map[string]any{"type": "string"}, map[string]any{"type": "number"}, map[string]any{"type": "null"}}}}
+}
+
+// ladderItems is a ladder's cards, one object each (compact false).
+type ladderItems struct {
+	Items []ladderCard `json:"items"`
+}
+
+// The data of batch_grade_ladder: a dry run, a compact ladder or a full one.
+type (
+	ladderDryRunOut struct {
+		ladderHead
+		DryRun    bool     `json:"dry_run"`
+		Cards     int      `json:"cards"`
+		WouldCost int      `json:"would_cost"`
+		CardIDs   []string `json:"card_ids"`
+		Note      string   `json:"note"`
+	}
+	ladderCompactOut struct {
+		ladderHead
+		ladderBody
+		ladderTable
+		ResultHandle *string `json:"result_handle"`
+	}
+	ladderFullOut struct {
+		ladderHead
+		ladderBody
+		ladderItems
+		ResultHandle *string `json:"result_handle"`
+	}
+)
+
+// compareHead is the set, finish and cohort of compare_set_finish.
+type compareHead struct {
+	Game            string    `json:"game"`
+	SetID           string    `json:"set_id"`
+	Finish          string    `json:"finish"`
+	FilteredOut     int       `json:"filtered_out"`
+	CohortHandle    string    `json:"cohort_handle"`
+	CohortName      string    `json:"cohort_name"`
+	CohortExpiresAt time.Time `json:"cohort_expires_at"`
+}
+
+// The data of compare_set_finish: a compact ladder or a full one.
+type (
+	compareCompactOut struct {
+		compareHead
+		ladderBody
+		ladderTable
+	}
+	compareFullOut struct {
+		compareHead
+		ladderBody
+		ladderItems
+	}
+)
+
 // ladder computes the grade ladder of the selected cards.
-func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool) (map[string]any, error) {
+func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade) (ladderBody, []ladderCard, error) {
 	cards := make([]ladderCard, 0, len(sel.cards))
 	lastBy := make([][]int64, len(grades))
 	askBy := make([][]int64, len(grades))
 	multBy := make([][]float64, len(grades))
 	for _, c := range sel.cards {
 		if err := t.ctx.Err(); err != nil {
-			return nil, err
+			return ladderBody{}, nil, err
 		}
 		cm, err := pricing.LoadCardMarket(t.src.Reader, c, t.snap.AsOf)
 		if err != nil {
-			return nil, err
+			return ladderBody{}, nil, err
 		}
 		// One printing per card: the one finish names (pricing.PrintingOf),
 		// else the base printing; prices are never blended across printings.
@@ -317,20 +404,23 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade, compact bool)
 		}
 		summary[i] = gs
 	}
-	out := map[string]any{"grades": gradeNames(grades), "cards": len(cards), "summary": summary,
-		"basis": "last = most recent verified sale of the grade (any age, finish-restricted when finish is set); ask = cheapest current listing of the grade (shipping excluded); ask_last_x = ask / last"}
-	if compact {
-		rows := make([][]any, 0, len(cards)*len(grades))
-		for _, c := range cards {
-			for _, cell := range c.Ladder {
-				rows = append(rows, []any{c.CardID, c.Name, c.Number, cell.Grade, cell.LastUSD, cell.LastDate, cell.AskUSD, cell.AskLastX, cell.Sales90d})
-			}
-		}
-		out["columns"], out["rows"] = compactColumns, rows
-	} else {
-		out["items"] = cards
+	body := ladderBody{Grades: gradeNames(grades), Cards: len(cards), Summary: summary,
+		Basis: "last = most recent verified sale of the grade (any age, finish-restricted when finish is set); ask = cheapest current listing of the grade (shipping excluded); ask_last_x = ask / last"}
+	return body, cards, nil
+}
+
+// table lays a ladder's cards out as compact rows.
+func table(cards []ladderCard) ladderTable {
+	var rows []ladderRow
+	if len(cards) > 0 {
+		rows = make([]ladderRow, 0, len(cards)*len(cards[0].Ladder))
 	}
-	return out, nil
+	for _, c := range cards {
+		for _, cell := range c.Ladder {
+			rows = append(rows, ladderRow{c.CardID, c.Name, c.Number, cell.Grade, cell.LastUSD, cell.LastDate, cell.AskUSD, cell.AskLastX, cell.Sales90d})
+		}
+	}
+	return ladderTable{Columns: compactColumns, Rows: rows}
 }
 
 func gradeNames(gs []snapshots.Grade) []string {
@@ -371,14 +461,10 @@ func (s *Server) toolLadder(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	head := map[string]any{"game": sel.game, "source": sel.source, "unresolved": sel.unresolved, "filtered_out": sel.filteredOut}
+	head := ladderHead{Game: sel.game, Source: sel.source, Unresolved: jsontext.NonNil(sel.unresolved), FilteredOut: sel.filteredOut}
 	if a.DryRun {
-		head["dry_run"] = true
-		head["cards"] = len(sel.cards)
-		head["would_cost"] = max(1, len(sel.cards))
-		head["card_ids"] = cardIDs(sel.cards)
-		head["note"] = "dry run: nothing was charged; the same call without dry_run costs would_cost units"
-		return head, nil
+		return ladderDryRunOut{ladderHead: head, DryRun: true, Cards: len(sel.cards), WouldCost: max(1, len(sel.cards)), CardIDs: cardIDs(sel.cards),
+			Note: "dry run: nothing was charged; the same call without dry_run costs would_cost units"}, nil
 	}
 	if len(sel.cards) == 0 {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "no card left to ladder (%d unresolved, %d filtered out by era, rarity or finish); loosen the filters or check the ids", len(sel.unresolved), sel.filteredOut)
@@ -386,15 +472,15 @@ func (s *Server) toolLadder(t *toolCall) (any, error) {
 	if err := t.charge(len(sel.cards)); err != nil {
 		return nil, err
 	}
-	out, err := t.ladder(sel, grades, a.Compact == nil || *a.Compact)
+	body, cards, err := t.ladder(sel, grades)
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range head {
-		out[k] = v
+	handle := nilIfEmpty(s.sessions.addResult(t.session(), "batch_grade_ladder", sel.game, cardIDs(sel.cards)))
+	if a.Compact == nil || *a.Compact {
+		return ladderCompactOut{ladderHead: head, ladderBody: body, ladderTable: table(cards), ResultHandle: handle}, nil
 	}
-	out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "batch_grade_ladder", sel.game, cardIDs(sel.cards)))
-	return out, nil
+	return ladderFullOut{ladderHead: head, ladderBody: body, ladderItems: ladderItems{cards}, ResultHandle: handle}, nil
 }
 
 // ---- compare_set_finish ----
@@ -432,7 +518,7 @@ func (s *Server) toolCompareSetFinish(t *toolCall) (any, error) {
 	if err := t.charge(len(sel.cards)); err != nil {
 		return nil, err
 	}
-	out, err := t.ladder(sel, grades, a.Compact == nil || *a.Compact)
+	body, cards, err := t.ladder(sel, grades)
 	if err != nil {
 		return nil, err
 	}
@@ -446,9 +532,12 @@ func (s *Server) toolCompareSetFinish(t *toolCall) (any, error) {
 		return nil, err
 	}
 	s.sessions.setCohort(t.session(), c.Handle)
-	out["game"], out["set_id"], out["finish"], out["filtered_out"] = sel.game, sel.source.SetID, a.Finish, sel.filteredOut
-	out["cohort_handle"], out["cohort_name"], out["cohort_expires_at"] = c.Handle, c.Name, c.ExpiresAt
-	return out, nil
+	head := compareHead{Game: sel.game, SetID: sel.source.SetID, Finish: a.Finish, FilteredOut: sel.filteredOut,
+		CohortHandle: c.Handle, CohortName: c.Name, CohortExpiresAt: c.ExpiresAt}
+	if a.Compact == nil || *a.Compact {
+		return compareCompactOut{compareHead: head, ladderBody: body, ladderTable: table(cards)}, nil
+	}
+	return compareFullOut{compareHead: head, ladderBody: body, ladderItems: ladderItems{cards}}, nil
 }
 
 // setFinishes lists the finishes of a set's cards (for error messages).

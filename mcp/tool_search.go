@@ -7,6 +7,7 @@ import (
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 type searchArgs struct {
@@ -18,6 +19,46 @@ type searchArgs struct {
 	Rarity   string   `json:"rarity"`
 	Finish   string   `json:"finish"`
 	Limit    int      `json:"limit"`
+}
+
+// searchIDsOut is search's data with ids (a batch resolve).
+type searchIDsOut struct {
+	Mode         string         `json:"mode" enum:"ids"`
+	Game         string         `json:"game"`
+	Items        []idResolution `json:"items"`
+	Resolved     int            `json:"resolved"`
+	Ambiguous    int            `json:"ambiguous"`
+	NotFound     int            `json:"not_found"`
+	UniqueCards  int            `json:"unique_cards"`
+	ResultHandle *string        `json:"result_handle"`
+}
+
+// searchQOut is search's data with q (one lookup): status resolved (with
+// resolved_by and card_id), ambiguous or not_found (with a message).
+type searchQOut struct {
+	Mode         string              `json:"mode" enum:"q"`
+	Game         string              `json:"game"`
+	Query        string              `json:"query"`
+	Status       string              `json:"status" enum:"resolved,ambiguous,not_found"`
+	ResolvedBy   string              `json:"resolved_by,omitempty"`
+	CardID       string              `json:"card_id,omitempty"`
+	Message      string              `json:"message,omitempty"`
+	Total        int                 `json:"total"`
+	Items        []resolve.Candidate `json:"items"`
+	Understood   *resolve.Understood `json:"understood,omitempty"`
+	ResultHandle *string             `json:"result_handle"`
+}
+
+// quoteOut is quote's data.
+type quoteOut struct {
+	Game         string                `json:"game"`
+	Items        []pricing.QuoteResult `json:"items"`
+	Rule         string                `json:"rule"`
+	Resolved     int                   `json:"resolved"`
+	Ambiguous    int                   `json:"ambiguous"`
+	NotFound     int                   `json:"not_found"`
+	UniqueCards  int                   `json:"unique_cards"`
+	ResultHandle *string               `json:"result_handle"`
 }
 
 // idResolution is one batch-resolved reference of search.
@@ -55,22 +96,20 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 		if err := t.charge(len(cards)); err != nil {
 			return nil, err
 		}
-		out := map[string]any{"mode": "ids", "game": game}
-		items := make([]idResolution, len(rs))
+		out := searchIDsOut{Mode: "ids", Game: game, Items: make([]idResolution, len(rs))}
 		n := map[string]int{resolve.Resolved: 0, resolve.Ambiguous: 0, resolve.NotFound: 0}
 		for i, r := range rs {
-			items[i] = idResolution{Ref: r.Ref, Status: r.Status, ResolvedBy: r.ResolvedBy, Candidates: r.Candidates, Message: r.Message}
+			out.Items[i] = idResolution{Ref: r.Ref, Status: r.Status, ResolvedBy: r.ResolvedBy, Candidates: r.Candidates, Message: r.Message}
 			if r.Card != nil {
 				c := resolve.NewCandidate(t.src.Reader, r.Card)
 				c.Play = resolve.NewPlay(r.Card.Play)
-				items[i].Card = &c
+				out.Items[i].Card = &c
 			}
 			n[r.Status]++
 		}
-		out["items"] = items
-		out["resolved"], out["ambiguous"], out["not_found"] = n[resolve.Resolved], n[resolve.Ambiguous], n[resolve.NotFound]
-		out["unique_cards"] = len(cards)
-		out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", game, cardIDs(cards)))
+		out.Resolved, out.Ambiguous, out.NotFound = n[resolve.Resolved], n[resolve.Ambiguous], n[resolve.NotFound]
+		out.UniqueCards = len(cards)
+		out.ResultHandle = nilIfEmpty(s.sessions.addResult(t.session(), "search", game, cardIDs(cards)))
 		return out, nil
 	}
 
@@ -88,7 +127,7 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 	if err := t.charge(1); err != nil {
 		return nil, err
 	}
-	out := map[string]any{"mode": "q", "game": game, "query": q}
+	out := searchQOut{Mode: "q", Game: game, Query: q}
 	filtered := a.Language != "" || a.SetID != "" || a.Rarity != "" || a.Finish != ""
 	// An id (card id, product id, source id) resolves straight to its card;
 	// a q with syntax terms (t:water hp>=300) is a search.
@@ -100,9 +139,9 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 		if r.Status == resolve.Resolved && r.ResolvedBy != resolve.ByText {
 			c := resolve.NewCandidate(t.src.Reader, r.Card)
 			c.Play = resolve.NewPlay(r.Card.Play)
-			out["status"], out["resolved_by"], out["card_id"] = r.Status, r.ResolvedBy, c.CardID
-			out["total"], out["items"] = 1, []resolve.Candidate{c}
-			out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", c.Game, []string{c.CardID}))
+			out.Status, out.ResolvedBy, out.CardID = r.Status, r.ResolvedBy, c.CardID
+			out.Total, out.Items = 1, []resolve.Candidate{c}
+			out.ResultHandle = nilIfEmpty(s.sessions.addResult(t.session(), "search", c.Game, []string{c.CardID}))
 			return out, nil
 		}
 	}
@@ -115,23 +154,21 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 	items := res.Items
 	switch {
 	case len(items) == 0:
-		out["status"] = resolve.NotFound
-		out["message"] = "no card matches; try fewer words, a card id or a partner product id"
+		out.Status = resolve.NotFound
+		out.Message = "no card matches; try fewer words, a card id or a partner product id"
 	case len(items) == 1 || items[0].Score >= resolve.DominanceRatio*items[1].Score:
-		out["status"], out["resolved_by"], out["card_id"] = resolve.Resolved, resolve.ByText, items[0].CardID
+		out.Status, out.ResolvedBy, out.CardID = resolve.Resolved, resolve.ByText, items[0].CardID
 	default:
-		out["status"] = resolve.Ambiguous
-		out["message"] = "several cards match: pick a card_id from items (or add the set name or number to q)"
+		out.Status = resolve.Ambiguous
+		out.Message = "several cards match: pick a card_id from items (or add the set name or number to q)"
 	}
-	out["total"], out["items"] = res.Total, items
-	if res.Understood != nil {
-		out["understood"] = res.Understood // grade, printing, art and set words q said
-	}
+	out.Total, out.Items = res.Total, jsontext.NonNil(items)
+	out.Understood = res.Understood // grade, printing, art and set words q said
 	ids := make([]string, len(items))
 	for i, c := range items {
 		ids[i] = c.CardID
 	}
-	out["result_handle"] = nilIfEmpty(s.sessions.addResult(t.session(), "search", game, ids))
+	out.ResultHandle = nilIfEmpty(s.sessions.addResult(t.session(), "search", game, ids))
 	return out, nil
 }
 
@@ -188,9 +225,9 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 	if a.Grade == "" {
 		rule += "; ungraded: slab:10 first, then raw:near_mint"
 	}
-	return map[string]any{
-		"game": game, "items": quotes, "rule": rule,
-		"resolved": n[resolve.Resolved], "ambiguous": n[resolve.Ambiguous], "not_found": n[resolve.NotFound], "unique_cards": len(cards),
-		"result_handle": nilIfEmpty(s.sessions.addResult(t.session(), "quote", game, cardIDs(cards))),
+	return quoteOut{
+		Game: game, Items: quotes, Rule: rule,
+		Resolved: n[resolve.Resolved], Ambiguous: n[resolve.Ambiguous], NotFound: n[resolve.NotFound], UniqueCards: len(cards),
+		ResultHandle: nilIfEmpty(s.sessions.addResult(t.session(), "quote", game, cardIDs(cards))),
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )
@@ -73,13 +74,12 @@ func idsOption(name string, required bool, desc string) mcpproto.ToolOption {
 	return mcpproto.WithArray(name, opts...)
 }
 
-func readOnly() mcpproto.ToolOption { return mcpproto.WithReadOnlyHintAnnotation(true) }
-
-// tools declares the ten tools. Costs are in each description.
+// tools declares the ten tools: their arguments, annotations (hints) and the
+// Go types of their data (output.go). Costs are in each description.
 func (s *Server) tools() []toolDef {
 	game := s.gameOption()
 	return []toolDef{
-		{mcpproto.NewTool("search",
+		def(mcpproto.NewTool("search",
 			mcpproto.WithDescription("Find cards. Give q for one lookup (a name, card id or partner product id; returns the best matches and whether q resolves to one card), "+
 				"or ids to batch-resolve up to 1000 mixed card ids, partner product ids and names (each resolved, ambiguous with candidates, or not_found). "+
 				"Use the card_id values it returns with the other tools. Cost: 1 unit with q; with ids, 1 unit per unique resolved card (at least 1)."),
@@ -95,9 +95,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description("With q: only cards of this rarity, e.g. \"Rare Holo\".")),
 			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description("With q: only cards that have this finish (a whole variant or one part of one, e.g. \"1st-edition\").")),
 			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(SearchMaxLimit), mcpproto.DefaultNumber(SearchDefaultLimit), mcpproto.Description("With q: most matches returned, 1 to 25 (default 10).")),
-			readOnly(),
-		), s.toolSearch},
-		{mcpproto.NewTool("quote",
+			hints("Search cards", true),
+		), s.toolSearch, searchIDsOut{}, searchQOut{}),
+		def(mcpproto.NewTool("quote",
 			mcpproto.WithDescription("Price cards now. For each id: status resolved (with label, price_usd, price_basis) or ambiguous (with up to 5 candidates) or not_found. "+
 				"Each card is priced in one printing (finish; default its base printing, named in the result). "+
 				"Per grade the price is the Midprice when usable (the printing and grade's fmv with status ok or thin: estimator confidence high or medium, or low; null at none), "+
@@ -108,9 +108,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.Description(descGrade+" Default: ungraded (slab:10, then raw:near_mint).")),
 			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descPrinting)),
 			game,
-			readOnly(),
-		), s.toolQuote},
-		{mcpproto.NewTool("get_prices",
+			hints("Quote cards", true),
+		), s.toolQuote, quoteOut{}),
+		def(mcpproto.NewTool("get_prices",
 			mcpproto.WithDescription("Historical price ledger (oracle prices estimated from verified sales) per card, printing and grade, oldest first, "+
 				"with each series' estimate as of as_of (sample size, last sale, confidence, flags). "+
 				"Bounded by default: with neither limit nor since, each id returns only its newest 30 points and the result says so; pass limit (up to 2000) or since for more. "+
@@ -127,9 +127,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithString("until", mcpproto.MaxLength(10), mcpproto.Description(descUntil)),
 			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descPrinting)),
 			game,
-			readOnly(),
-		), s.toolPrices},
-		{mcpproto.NewTool("get_sales",
+			hints("Price history", true),
+		), s.toolPrices, pricesOut{}),
+		def(mcpproto.NewTool("get_sales",
 			mcpproto.WithDescription("Recent sale records (newest first) or daily aggregates for card ids. Verified sales only unless the include_* flags say otherwise "+
 				"(quality-flagged rows, low-confidence identity matches and partner price-feed medians are hidden by default). "+
 				"since is clamped to the key's history window. Cost: 1 unit per unique resolved card (at least 1)."),
@@ -149,9 +149,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithBoolean("include_untrusted_identity", mcpproto.DefaultBool(false), mcpproto.Description("Include low-confidence identity matches (disagree_medium, disagree_high; default false).")),
 			mcpproto.WithBoolean("include_price_feed", mcpproto.DefaultBool(false), mcpproto.Description("Include partner price-feed rows: daily market medians, not executed sales (default false).")),
 			game,
-			readOnly(),
-		), s.toolSales},
-		{mcpproto.NewTool("get_listings",
+			hints("Recent sales", true),
+		), s.toolSales, salesOut[pricing.SaleRow]{}, salesOut[pricing.DayRow]{}),
+		def(mcpproto.NewTool("get_listings",
 			mcpproto.WithDescription("Current shop listings (asks) for card ids, cheapest first, or per-finish book summaries (count, quantity, min/median/max ask, cheapest per grade). "+
 				"Listings are the current state: no history window applies. deal_score and platform_freshness_h are experimental. "+
 				"Cost: 1 unit per unique resolved card (at least 1)."),
@@ -162,9 +162,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithString("platforms", mcpproto.MaxLength(256), mcpproto.Description("Comma list of platforms (partner, ebay, cardmarket, mercari, yahoo_auctions, courtyard, collector_crypt). Default: all.")),
 			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(ListingsMaxLimit), mcpproto.DefaultNumber(ListingsDefaultLimit), mcpproto.Description("Listings mode: most listings per id, cheapest first (1 to 100, default 20).")),
 			game,
-			readOnly(),
-		), s.toolListings},
-		{mcpproto.NewTool("batch_grade_ladder",
+			hints("Current listings", true),
+		), s.toolListings, listingsOut[listingsItem]{}, listingsOut[bookItem]{}),
+		def(mcpproto.NewTool("batch_grade_ladder",
 			mcpproto.WithDescription("Grade ladder for many cards: per card and grade the last verified sale (price, date), the cheapest current ask, and the ask/last multiple. "+
 				"Cards come from exactly one of ids, queries, set_id or cohort_handle, then era, rarity and finish filter them (finish also restricts sales and asks). "+
 				"At most 1000 cards. Cost: 1 unit per unique card in the ladder; dry_run=true resolves and previews that cost without charging anything. "+
@@ -180,9 +180,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithBoolean("compact", mcpproto.DefaultBool(true), mcpproto.Description(descCompact)),
 			mcpproto.WithBoolean("dry_run", mcpproto.DefaultBool(false), mcpproto.Description("true: resolve and filter only, return the card count and the cost the real call would have; costs nothing.")),
 			game,
-			readOnly(),
-		), s.toolLadder},
-		{mcpproto.NewTool("compare_set_finish",
+			hints("Grade ladder of many cards", true),
+		), s.toolLadder, ladderCompactOut{}, ladderFullOut{}, ladderDryRunOut{}),
+		def(mcpproto.NewTool("compare_set_finish",
 			mcpproto.WithDescription("Grade ladder of one finish across a set: the set's cards that have the finish (optionally one rarity), each with last sale, cheapest ask and "+
 				"ask/last multiple per grade restricted to that finish, plus a per-grade summary. Pins the cohort and returns its cohort_handle (it becomes the session's active cohort). "+
 				"Cost: 1 unit per card in the cohort (at most 1000)."),
@@ -193,8 +193,9 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithBoolean("compact", mcpproto.DefaultBool(true), mcpproto.Description(descCompact)),
 			mcpproto.WithString("name", mcpproto.MaxLength(MaxNameLen), mcpproto.Description("Name of the pinned cohort; default \"<set_id> <finish>\".")),
 			game,
-		), s.toolCompareSetFinish},
-		{mcpproto.NewTool("pin_cohort",
+			hints("Compare a finish across a set", false),
+		), s.toolCompareSetFinish, compareCompactOut{}, compareFullOut{}),
+		def(mcpproto.NewTool("pin_cohort",
 			mcpproto.WithDescription("Pin a named working set of card ids for this conversation: from exactly one of ids, set_id or a prior result_handle (from search, quote, "+
 				"batch_grade_ladder or rank_set_sales in this session), optionally filtered by era and rarity. Returns a cohort_handle for batch_grade_ladder, "+
 				"rank_set_sales and get_cohort; the cohort becomes the session's active cohort. Cohorts belong to the API key, survive server restarts and expire after 7 days "+
@@ -206,15 +207,16 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithString("era", mcpproto.MaxLength(64), mcpproto.Description(descEra)),
 			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description(descRarity)),
 			game,
-		), s.toolPinCohort},
-		{mcpproto.NewTool("get_cohort",
+			hints("Pin a cohort", false),
+		), s.toolPinCohort, pinOut{}),
+		def(mcpproto.NewTool("get_cohort",
 			mcpproto.WithDescription("Read a pinned cohort: the session's active cohort (the last pinned in this session), or the one cohort_handle names (any session of this key, "+
 				"also after a restart). Cost: 1 unit."),
 			mcpproto.WithString("cohort_handle", mcpproto.MaxLength(64), mcpproto.Description(descCohort+" Default: the session's active cohort.")),
 			mcpproto.WithBoolean("include_cards", mcpproto.DefaultBool(false), mcpproto.Description("true: also list each card's name, set and number.")),
-			readOnly(),
-		), s.toolGetCohort},
-		{mcpproto.NewTool("rank_set_sales",
+			hints("Read a cohort", true),
+		), s.toolGetCohort, getCohortOut{}),
+		def(mcpproto.NewTool("rank_set_sales",
 			mcpproto.WithDescription("Flat top-N graded sales (highest price first) of a set or a cohort over a window counted back from the snapshot's as_of: "+
 				"ytd (from January 1 of as_of's year), 90d or 365d. Verified graded sales only (raw conditions are left out). Rows are limited to the key's history window "+
 				"(the result says when). Cost: 1 unit."),
@@ -227,7 +229,7 @@ func (s *Server) tools() []toolDef {
 			mcpproto.WithString("rarity", mcpproto.MaxLength(64), mcpproto.Description(descRarity)),
 			mcpproto.WithString("finish", mcpproto.MaxLength(64), mcpproto.Description(descFinish+" Cards without it are skipped.")),
 			game,
-			readOnly(),
-		), s.toolRankSetSales},
+			hints("Top graded sales of a set or cohort", true),
+		), s.toolRankSetSales, rankOut{}),
 	}
 }

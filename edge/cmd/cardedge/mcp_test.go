@@ -13,17 +13,19 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
+	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/edge/access"
 	main "github.com/cardedge/cardedge/edge/cmd/cardedge"
+	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 const mcpPath = "/api/v3/mcp/"
@@ -167,6 +169,7 @@ func (s *mcpSession) call(name string, args map[string]any) toolResult {
 		s.t.Fatalf("%s: no content: %s", name, truncate(r.body))
 	}
 	tr.text, _ = content[0].(map[string]any)["text"].(string)
+	s.checkStructured(name, tr.isError, tr.text, res)
 	if err := json.Unmarshal([]byte(tr.text), &tr.env); err == nil {
 		if d, ok := tr.env["data"].(map[string]any); ok {
 			tr.data = d
@@ -175,6 +178,65 @@ func (s *mcpSession) call(name string, args map[string]any) toolResult {
 		}
 	}
 	return tr
+}
+
+// outputSchemas are the tools' outputSchemas as tools/list declares them,
+// compiled (JSON Schema 2020-12) on first use.
+var outputSchemas struct {
+	sync.Mutex
+	byTool map[string]*jsonschema.Schema
+}
+
+// checkStructured checks a tools/call result: a success carries
+// structuredContent, the same JSON as its first text block, valid against
+// the tool's outputSchema; an error carries none.
+func (s *mcpSession) checkStructured(name string, isError bool, text string, res map[string]any) {
+	s.t.Helper()
+	sc, has := res["structuredContent"]
+	if isError {
+		if has {
+			s.t.Errorf("%s: an error result with structuredContent", name)
+		}
+		return
+	}
+	if !has {
+		s.t.Errorf("%s: no structuredContent", name)
+		return
+	}
+	var fromText any
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil {
+		s.t.Errorf("%s: text block is not JSON: %v", name, err)
+		return
+	}
+	if !reflect.DeepEqual(fromText, sc) {
+		s.t.Errorf("%s: structuredContent is not the text block's JSON", name)
+	}
+	outputSchemas.Lock()
+	if outputSchemas.byTool == nil {
+		r := s.rpc("tools/list", nil)
+		tools, _ := r.msg["result"].(map[string]any)["tools"].([]any)
+		outputSchemas.byTool = map[string]*jsonschema.Schema{}
+		for _, tl := range tools {
+			m := tl.(map[string]any)
+			b, _ := json.Marshal(m["outputSchema"])
+			sch, err := openapitest.CompileSchema(b)
+			if err != nil {
+				s.t.Errorf("outputSchema of %v: %v", m["name"], err)
+				continue
+			}
+			outputSchemas.byTool[m["name"].(string)] = sch
+		}
+	}
+	sch := outputSchemas.byTool[name]
+	outputSchemas.Unlock()
+	if sch == nil {
+		s.t.Errorf("%s declares no outputSchema", name)
+		return
+	}
+	b, _ := json.Marshal(sc)
+	if err := openapitest.Validate(sch, b); err != nil {
+		s.t.Errorf("%s: structuredContent does not validate against the outputSchema: %v\n%s", name, err, truncate(b))
+	}
 }
 
 // ok calls a tool that must succeed.
@@ -898,56 +960,35 @@ func TestMCP_CohortRestart(t *testing.T) {
 }
 
 // TestMCP_TypeScriptSDK drives the server with the official MCP TypeScript
-// SDK (mcp/testdata/tsclient: npm ci from its lock file, then node).
+// SDK (mcp/testdata/tsclient: installed once from its lock file by
+// tools/npm/install, then node client.mjs). The client checks every tool's
+// outputSchema and annotations, and calls every tool (the SDK validates
+// each result's structuredContent against the tool's outputSchema).
 func TestMCP_TypeScriptSDK(t *testing.T) {
-	node, errNode := exec.LookPath("node")
-	npm, errNpm := exec.LookPath("npm")
-	if errNode != nil || errNpm != nil {
-		t.Skip("node and npm are needed to run the official MCP TypeScript SDK; install Node.js (20+) to run this test")
-	}
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "..", "mcp", "testdata", "tsclient")
-	dir := t.TempDir()
-	for _, f := range []string{"package.json", "package-lock.json", "client.mjs"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	ci := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error")
-	ci.Dir = dir
-	started := time.Now()
-	if out, err := ci.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci: %v\n%s", err, out)
-	}
-	t.Logf("npm ci: %s", time.Since(started).Round(time.Millisecond))
+	tools := npmTools(t, "mcp/testdata/tsclient")
+	dir := npmWorkdir(t, tools, "mcp/testdata/tsclient", "client.mjs")
 	key := mustKey(t, access.Pro, false)
 	before := mcpUsage(t, key)
-	started = time.Now()
-	cmd := exec.CommandContext(ctx, node, "client.mjs", env.base+mcpPath, key)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node client.mjs: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
-	}
-	t.Logf("node client.mjs: %s", time.Since(started).Round(time.Millisecond))
+	out := runNode(t, dir, 3*time.Minute, "node", "client.mjs", env.base+mcpPath, key)
 	var sum struct {
-		Session string         `json:"session"`
-		Tools   []string       `json:"tools"`
-		Calls   map[string]int `json:"calls"`
-		Cost    int            `json:"cost"`
+		Session    string         `json:"session"`
+		Tools      []string       `json:"tools"`
+		Calls      map[string]int `json:"calls"`
+		Cost       int            `json:"cost"`
+		Structured int            `json:"structured"`
 	}
-	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &sum); err != nil {
-		t.Fatalf("client summary: %v: %s", err, stdout.String())
+	if err := json.Unmarshal(bytes.TrimSpace(out), &sum); err != nil {
+		t.Fatalf("client summary: %v: %s", err, out)
 	}
 	if len(sum.Tools) != 10 || len(sum.Calls) != 10 {
 		t.Errorf("client saw %d tools and called %d: %+v", len(sum.Tools), len(sum.Calls), sum)
+	}
+	calls := 0
+	for _, n := range sum.Calls {
+		calls += n
+	}
+	if sum.Structured != calls {
+		t.Errorf("%d of %d successful calls had a validated structuredContent", sum.Structured, calls)
 	}
 	// The session was ended by the client (DELETE).
 	if r := rpcRaw(t, env.base, key, sum.Session, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); r.status != 404 {

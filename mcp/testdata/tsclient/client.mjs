@@ -37,10 +37,18 @@ const names = tools.map((t) => t.name).sort();
 const want = ["batch_grade_ladder", "compare_set_finish", "get_cohort", "get_listings", "get_prices", "get_sales",
   "pin_cohort", "quote", "rank_set_sales", "search"];
 check(JSON.stringify(names) === JSON.stringify(want), "tools " + names.join(","));
+const writers = ["compare_set_finish", "pin_cohort"];
 for (const t of tools) {
   for (const [arg, schema] of Object.entries(t.inputSchema.properties ?? {})) {
     check(typeof schema.description === "string" && schema.description.length > 0, `${t.name}.${arg} has no description`);
   }
+  // Every tool declares an outputSchema (the SDK then validates each
+  // result's structuredContent against it) and honest annotations.
+  check(t.outputSchema?.type === "object" && t.outputSchema.properties?.data, `${t.name}: no outputSchema`);
+  const a = t.annotations ?? {};
+  check(typeof t.title === "string" && t.title.length > 0 && a.title === t.title, `${t.name}: title ${t.title} / ${a.title}`);
+  check(a.readOnlyHint === !writers.includes(t.name) && a.destructiveHint === false && a.idempotentHint === true && a.openWorldHint === false,
+    `${t.name}: annotations ${JSON.stringify(a)}`);
 }
 
 // call runs a tool and returns the parsed JSON of its first text block.
@@ -50,6 +58,10 @@ async function call(name, args, expectError = false) {
   check(Boolean(res.isError) === expectError, `${name}: isError ${res.isError}: ${res.content[0].text.slice(0, 300)}`);
   const body = JSON.parse(res.content[0].text);
   if (!expectError) {
+    // The SDK has validated structuredContent against the tool's
+    // outputSchema (callTool throws when it does not); it is the text's JSON.
+    check(res.structuredContent && JSON.stringify(res.structuredContent) === JSON.stringify(body), `${name}: structuredContent differs from the text`);
+    summary.structured = (summary.structured ?? 0) + 1;
     check(body.contract === `mcp.${name}.v1` && typeof body.as_of === "string" && typeof body.cost === "number", `${name}: envelope ${res.content[0].text.slice(0, 200)}`);
   }
   return body;
@@ -62,7 +74,9 @@ const note = (name, body) => {
   return body.data;
 };
 
-let d = note("search", await call("search", { q: "charizard" }));
+let d = note("search", await call("search", { q: "zzzzqqqq no such card" }));
+check(d.status === "not_found" && d.items.length === 0, "search not found: " + JSON.stringify(d).slice(0, 300));
+d = note("search", await call("search", { q: "charizard" }));
 check(d.status === "resolved" && d.card_id === "en:base1-4", "search q charizard: " + JSON.stringify(d).slice(0, 300));
 d = note("search", await call("search", { ids: ["en:base1-4", "1018118", "zzzz-no-such-card"] }));
 check(d.resolved === 2 && d.not_found === 1 && d.unique_cards === 1, "search ids: " + JSON.stringify(d).slice(0, 300));
@@ -96,6 +110,11 @@ d = note("batch_grade_ladder", await call("batch_grade_ladder", { ids: ["en:base
 check(d.columns.length > 0 && d.rows.length === 4 && d.result_handle, "ladder rows: " + JSON.stringify(d).slice(0, 300));
 const resultHandle = d.result_handle;
 
+d = note("batch_grade_ladder", await call("batch_grade_ladder", { ids: ["en:base1-4"], grades: "slab:10", compact: false }));
+check(d.items.length === 1 && d.items[0].ladder.length === 1, "ladder items: " + JSON.stringify(d).slice(0, 300));
+
+d = note("compare_set_finish", await call("compare_set_finish", { set_id: "en:base1", finish: "1st-edition", rarity: "Rare Holo", compact: false }));
+check(Array.isArray(d.items) && d.items.length > 0, "compare_set_finish items");
 d = note("compare_set_finish", await call("compare_set_finish", { set_id: "en:base1", finish: "1st-edition", rarity: "Rare Holo" }));
 check(typeof d.cohort_handle === "string" && d.cohort_handle.startsWith("coh_") && d.cards > 0, "compare_set_finish");
 const compareHandle = d.cohort_handle;
