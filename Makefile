@@ -137,11 +137,14 @@ lint-openapi:
 #   - the OpenAPI document's examples, a real response of each route on the
 #     tiny snapshot (edge/testdata/examples, TestOpenAPI_Examples), then the
 #     document itself (edge/testdata/openapi.json, TestOpenAPI_Document: a
-#     second run, as the examples are embedded in the binary).
+#     second run, as the examples are embedded in the binary);
+#   - the Go client generated from the document (clients/go: go generate
+#     runs oapi-codegen v2.8.2, fetched by go run on first use).
 golden:
 	$(GO) test ./builder -run '^TestCompile_Feeds$$' -count=1 -update
 	$(GO) test ./edge -run '^TestOpenAPI_Examples$$' -count=1 -update
 	$(GO) test ./edge -run '^TestOpenAPI_Document$$' -count=1 -update
+	$(GO) generate ./clients/go
 
 # The API reference page's renderer (GET /api/v3/docs): Redoc's standalone
 # bundle from npm, pinned, committed under edge/assets/redoc with its license,
