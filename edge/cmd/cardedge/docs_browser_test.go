@@ -88,7 +88,14 @@ func TestDocs_Browser(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.open(edge.DocsPath)
-	b.see("heading", "cardedge market data API (0.3.0)")
+	// Redoc parses the document and renders every operation before the
+	// title shows: seconds, more on a loaded machine.
+	ctxRender, cancelRender := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelRender()
+	if err := chromedp.Do(ctxRender, chromedp.WaitVisible("heading title", byRole("heading", "cardedge market data API (0.3.0)"))); err != nil {
+		t.Fatalf("the reference did not render: %v", err)
+	}
+	t.Logf("rendered in %s", time.Since(start).Round(100*time.Millisecond))
 
 	// Every public route: under its tag in the menu (a person opens each
 	// tag), by its summary; and its method and path on the page (Redoc
