@@ -6,7 +6,7 @@
 // and the history reader are package pricing's, which REST shares.
 //
 // It imports the standard library, mcp-go, snapshots, index, state,
-// edge/access, edge/resolve and pricing; never edge (edge/cmd/cardedge wires
+// edge/access, edge/resolve, edge/schema and pricing; never edge (edge/cmd/cardedge wires
 // it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
 // snapshots.HTTPStatus, the table REST answers with.
 //
@@ -54,8 +54,12 @@
 // A tool failure (bad argument, unknown id, over the cap, quota) is HTTP 200
 // with result.isError true and an error.v1 JSON text whose message says what
 // to change; it has already cost its HTTP unit. At most 1,000 ids
-// (access.MaxJSONIDs) per call. Every result is one text content block with
-// JSON {contract "mcp.<tool>.v1", as_of, snapshot_id, cost, data}.
+// (access.MaxJSONIDs) per call. Every successful result is one text content
+// block with JSON {contract "mcp.<tool>.v1", as_of, snapshot_id, cost, data}
+// and the same JSON as structuredContent, which the tool's outputSchema
+// describes: read off the Go types of its data by edge/schema (output.go).
+// Each tool carries annotations (title, read-only or not, idempotent, not
+// destructive, closed world).
 //
 // History rows (get_sales, get_prices, rank_set_sales) are clamped to the
 // key's tier history window with access.ClampSince, counted back from the
