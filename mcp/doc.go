@@ -6,8 +6,8 @@
 // and the history reader are package pricing's, which REST shares.
 //
 // It imports the standard library, mcp-go, snapshots, index, state,
-// edge/access, edge/resolve, edge/schema and pricing; never edge (edge/cmd/cardedge wires
-// it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
+// edge/access, edge/resolve, edge/schema and pricing; never edge
+// (edge/cmd/cardedge wires it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
 // snapshots.HTTPStatus, the table REST answers with.
 //
 // # Transport
