@@ -96,6 +96,8 @@ func TestDocs_Browser(t *testing.T) {
 		t.Fatalf("the reference did not render: %v", err)
 	}
 	t.Logf("rendered in %s", time.Since(start).Round(100*time.Millisecond))
+	shootViewport(b, "reference", 1280, 800, false)
+	shootViewport(b, "reference", 390, 844, true)
 
 	// Every public route: under its tag in the menu (a person opens each
 	// tag), by its summary; and its method and path on the page (Redoc
@@ -137,8 +139,6 @@ func TestDocs_Browser(t *testing.T) {
 	for tag := range byTag {
 		t.Errorf("operations of tag %s, which the document does not list", tag)
 	}
-	shootViewport(b, "reference", 1280, 800, false)
-
 	// Open one operation as a person would, from the menu: its recorded
 	// example is the sample response.
 	b.click("menuitem", "Cards")
