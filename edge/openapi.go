@@ -68,8 +68,10 @@ var resourceTags = []struct{ name, description string }{
 	{"Market", "Market-wide views: trending leaderboards, volume by set, shop listings."},
 	{"Prices", "Current prices of many cards by source (own, partner, observed), never blended."},
 	{"Imports", "Collection uploads: preview (resolve and value rows), then confirm into the key's collection."},
+	{"Collection", "The caller's collection, valued as of the snapshot."},
 	{"Search", "Full-text search and the typeahead lookup."},
 	{"Quote", "The keyless quote of one free-text card reference."},
+	{"Methodology", "The estimator's rules and thresholds, as the code uses them."},
 	{"Keys", "The calling key's usage and quota."},
 }
 

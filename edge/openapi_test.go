@@ -55,6 +55,8 @@ var exampleRequests = []struct {
 	{"imports_preview", "POST", "/api/v3/me/imports/preview", "application/json",
 		`{"rows":[{"card_id":"en:base1-4","quantity":1,"grade":"slab:9","price_paid":250},{"name":"Pikachu","quantity":2}]}`},
 	{"imports_confirm", "POST", "/api/v3/me/imports/confirm", "application/json", `{"preview_id":"$preview_id"}`},
+	{"collection_get", "GET", "/api/v3/me/collection?limit=2", "", ""},
+	{"methodology", "GET", "/api/v3/methodology", "", ""},
 	{"keys_usage", "GET", "/keys/usage", "", ""},
 }
 

@@ -485,6 +485,51 @@ func (e MarketVolume200JSONResponseBodyContract) Valid() bool {
 	}
 }
 
+// Defines values for CollectionGetParamsSort.
+const (
+	CollectionGetParamsSortAdded     CollectionGetParamsSort = "added"
+	CollectionGetParamsSortChange30d CollectionGetParamsSort = "change_30d"
+	CollectionGetParamsSortGain      CollectionGetParamsSort = "gain"
+	CollectionGetParamsSortName      CollectionGetParamsSort = "name"
+	CollectionGetParamsSortQuantity  CollectionGetParamsSort = "quantity"
+	CollectionGetParamsSortValue     CollectionGetParamsSort = "value"
+)
+
+// Valid indicates whether the value is a known member of the CollectionGetParamsSort enum.
+func (e CollectionGetParamsSort) Valid() bool {
+	switch e {
+	case CollectionGetParamsSortAdded:
+		return true
+	case CollectionGetParamsSortChange30d:
+		return true
+	case CollectionGetParamsSortGain:
+		return true
+	case CollectionGetParamsSortName:
+		return true
+	case CollectionGetParamsSortQuantity:
+		return true
+	case CollectionGetParamsSortValue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectionGet200JSONResponseBodyContract.
+const (
+	CollectionV1 CollectionGet200JSONResponseBodyContract = "collection.v1"
+)
+
+// Valid indicates whether the value is a known member of the CollectionGet200JSONResponseBodyContract enum.
+func (e CollectionGet200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case CollectionV1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ImportsConfirm200JSONResponseBodyContract.
 const (
 	ImportConfirmV1 ImportsConfirm200JSONResponseBodyContract = "import-confirm.v1"
@@ -509,6 +554,21 @@ const (
 func (e ImportsPreview200JSONResponseBodyContract) Valid() bool {
 	switch e {
 	case ImportPreviewV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for Methodology200JSONResponseBodyContract.
+const (
+	MethodologyV1 Methodology200JSONResponseBodyContract = "methodology.v1"
+)
+
+// Valid indicates whether the value is a known member of the Methodology200JSONResponseBodyContract enum.
+func (e Methodology200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case MethodologyV1:
 		return true
 	default:
 		return false
@@ -1169,6 +1229,7 @@ type CardAnalytics struct {
 	ByMarketplace  map[string]int     `json:"by_marketplace"`
 	CardId         string             `json:"card_id"`
 	ChangePct      *float64           `json:"change_pct"`
+	Finish         *string            `json:"finish"`
 	FirstFmvUsd    *float64           `json:"first_fmv_usd"`
 	From           string             `json:"from"`
 	GradeMedianUsd map[string]float64 `json:"grade_median_usd"`
@@ -1210,13 +1271,21 @@ type CardIncludes struct {
 
 // CardMarket defines model for CardMarket.
 type CardMarket struct {
-	Listings     int      `json:"listings"`
-	PriceBasis   string   `json:"price_basis"`
-	PriceDate    *string  `json:"price_date"`
-	PriceUsd     *float64 `json:"price_usd"`
-	Sales30d     int      `json:"sales_30d"`
-	SalesAll     int      `json:"sales_all"`
-	Volume30dUsd float64  `json:"volume_30d_usd"`
+	BaseFinish   bool           `json:"base_finish"`
+	ByFinish     []FinishMarket `json:"by_finish"`
+	Confidence   string         `json:"confidence"`
+	Finish       *string        `json:"finish"`
+	Flags        []string       `json:"flags"`
+	LastSaleDate *string        `json:"last_sale_date"`
+	Listings     int            `json:"listings"`
+	Note         *string        `json:"note,omitempty"`
+	PriceBasis   string         `json:"price_basis"`
+	PriceDate    *string        `json:"price_date"`
+	PriceUsd     *float64       `json:"price_usd"`
+	Sales30d     int            `json:"sales_30d"`
+	SalesAll     int            `json:"sales_all"`
+	SampleSize   int            `json:"sample_size"`
+	Volume30dUsd float64        `json:"volume_30d_usd"`
 }
 
 // CardPage defines model for CardPage.
@@ -1227,8 +1296,43 @@ type CardPage struct {
 	Total  int    `json:"total"`
 }
 
-// CollectionSummary defines model for CollectionSummary.
-type CollectionSummary struct {
+// Collection defines model for Collection.
+type Collection struct {
+	AsOf        string       `json:"as_of"`
+	Basis       string       `json:"basis"`
+	History     []ValuePoint `json:"history"`
+	HistoryFrom *string      `json:"history_from"`
+	Holdings    []HoldingRow `json:"holdings"`
+	Imports     []ImportRow  `json:"imports"`
+	Limit       int          `json:"limit"`
+	Offset      int          `json:"offset"`
+	Owner       string       `json:"owner"`
+	SnapshotId  string       `json:"snapshot_id"`
+	Sort        string       `json:"sort"`
+	Summary     Summary      `json:"summary"`
+	Total       int          `json:"total"`
+	Updated     *string      `json:"updated"`
+}
+
+// CompositeRule defines model for CompositeRule.
+type CompositeRule struct {
+	ClampMaxPct  float64 `json:"clamp_max_pct"`
+	ClampMinPct  float64 `json:"clamp_min_pct"`
+	PriceWeight  float64 `json:"price_weight"`
+	ShrinkSales  float64 `json:"shrink_sales"`
+	VolumeWeight float64 `json:"volume_weight"`
+}
+
+// ConfidenceLevel defines model for ConfidenceLevel.
+type ConfidenceLevel struct {
+	Level      string `json:"level"`
+	MaxAgeDays int    `json:"max_age_days"`
+	MinSample  int    `json:"min_sample"`
+	MinSources int    `json:"min_sources"`
+}
+
+// ConfirmSummary defines model for ConfirmSummary.
+type ConfirmSummary struct {
 	Cards            int      `json:"cards"`
 	Holdings         int      `json:"holdings"`
 	ImportIds        []string `json:"import_ids"`
@@ -1267,6 +1371,52 @@ type ErrorV1 struct {
 
 // ErrorV1Contract defines model for ErrorV1.Contract.
 type ErrorV1Contract string
+
+// EstimateRow defines model for EstimateRow.
+type EstimateRow struct {
+	Confidence   string   `json:"confidence"`
+	Flags        []string `json:"flags"`
+	FmvUsd       *float64 `json:"fmv_usd"`
+	LastSaleDate *string  `json:"last_sale_date"`
+	MedianUsd    *float64 `json:"median_usd"`
+	Note         *string  `json:"note,omitempty"`
+	SampleSize   int      `json:"sample_size"`
+	TvwapUsd     *float64 `json:"tvwap_usd"`
+}
+
+// Estimator defines model for Estimator.
+type Estimator struct {
+	Meaning string `json:"meaning"`
+	Name    string `json:"name"`
+}
+
+// FMVRule defines model for FMVRule.
+type FMVRule struct {
+	MaxMovePerSalePct float64 `json:"max_move_per_sale_pct"`
+	SaleWeight        float64 `json:"sale_weight"`
+}
+
+// FinishMarket defines model for FinishMarket.
+type FinishMarket struct {
+	Base         bool     `json:"base"`
+	Confidence   string   `json:"confidence"`
+	Finish       *string  `json:"finish"`
+	Flags        []string `json:"flags"`
+	LastSaleDate *string  `json:"last_sale_date"`
+	Listings     int      `json:"listings"`
+	Note         *string  `json:"note,omitempty"`
+	PriceUsd     *float64 `json:"price_usd"`
+	Sales30d     int      `json:"sales_30d"`
+	SalesAll     int      `json:"sales_all"`
+	SampleSize   int      `json:"sample_size"`
+	Volume30dUsd float64  `json:"volume_30d_usd"`
+}
+
+// FlagInfo defines model for FlagInfo.
+type FlagInfo struct {
+	Meaning string `json:"meaning"`
+	Name    string `json:"name"`
+}
 
 // GradeRow defines model for GradeRow.
 type GradeRow struct {
@@ -1315,11 +1465,38 @@ type HTTPValidationError_Detail_Loc_Item struct {
 
 // HistorySeries defines model for HistorySeries.
 type HistorySeries struct {
+	Finish *string    `json:"finish"`
 	From   string     `json:"from"`
 	Grade  string     `json:"grade"`
 	Method string     `json:"method"`
 	Points []PointRow `json:"points"`
 	To     string     `json:"to"`
+}
+
+// HoldingRow defines model for HoldingRow.
+type HoldingRow struct {
+	Added        *string  `json:"added"`
+	BasePrinting bool     `json:"base_printing"`
+	CardId       string   `json:"card_id"`
+	Change30dPct *float64 `json:"change_30d_pct"`
+	Change30dUsd *float64 `json:"change_30d_usd"`
+	Confidence   string   `json:"confidence"`
+	Flags        []string `json:"flags"`
+	FmvUsd       *float64 `json:"fmv_usd"`
+	GainUsd      *float64 `json:"gain_usd"`
+	Game         string   `json:"game"`
+	Grade        string   `json:"grade"`
+	Language     string   `json:"language"`
+	Name         string   `json:"name"`
+	Note         *string  `json:"note,omitempty"`
+	Number       string   `json:"number"`
+	PaidQuantity int      `json:"paid_quantity"`
+	PaidUsd      *float64 `json:"paid_usd"`
+	Printing     string   `json:"printing"`
+	Quantity     int      `json:"quantity"`
+	SetId        string   `json:"set_id"`
+	SetName      string   `json:"set_name"`
+	ValueUsd     *float64 `json:"value_usd"`
 }
 
 // ImportCard defines model for ImportCard.
@@ -1335,16 +1512,16 @@ type ImportCard struct {
 
 // ImportConfirm defines model for ImportConfirm.
 type ImportConfirm struct {
-	AlreadyConfirmed bool               `json:"already_confirmed"`
-	Basis            string             `json:"basis"`
-	Collection       *CollectionSummary `json:"collection"`
-	ConfirmedAt      string             `json:"confirmed_at"`
-	ImportId         string             `json:"import_id"`
-	PreviewId        string             `json:"preview_id"`
-	Skipped          []SkippedRow       `json:"skipped"`
-	Status           string             `json:"status"`
-	StoredQuantity   int                `json:"stored_quantity"`
-	StoredRows       int                `json:"stored_rows"`
+	AlreadyConfirmed bool            `json:"already_confirmed"`
+	Basis            string          `json:"basis"`
+	Collection       *ConfirmSummary `json:"collection"`
+	ConfirmedAt      string          `json:"confirmed_at"`
+	ImportId         string          `json:"import_id"`
+	PreviewId        string          `json:"preview_id"`
+	Skipped          []SkippedRow    `json:"skipped"`
+	Status           string          `json:"status"`
+	StoredQuantity   int             `json:"stored_quantity"`
+	StoredRows       int             `json:"stored_rows"`
 }
 
 // ImportPreview defines model for ImportPreview.
@@ -1363,6 +1540,14 @@ type ImportPreview struct {
 	Summary        PreviewSummary    `json:"summary"`
 }
 
+// ImportRow defines model for ImportRow.
+type ImportRow struct {
+	ConfirmedAt string `json:"confirmed_at"`
+	ImportId    string `json:"import_id"`
+	Quantity    int    `json:"quantity"`
+	Rows        int    `json:"rows"`
+}
+
 // KeyUsage defines model for KeyUsage.
 type KeyUsage struct {
 	Days         []DayCount `json:"days"`
@@ -1372,6 +1557,13 @@ type KeyUsage struct {
 	Tier         string     `json:"tier"`
 	Today        TodayUsage `json:"today"`
 	Unmetered    bool       `json:"unmetered"`
+}
+
+// LiquidityRule defines model for LiquidityRule.
+type LiquidityRule struct {
+	MinPriceUsd     float64 `json:"min_price_usd"`
+	MinSales        int     `json:"min_sales"`
+	ShortWindowDays int     `json:"short_window_days"`
 }
 
 // ListingPage defines model for ListingPage.
@@ -1444,6 +1636,8 @@ type MarketVolume struct {
 	Game           string         `json:"game"`
 	Granularity    string         `json:"granularity"`
 	Language       string         `json:"language"`
+	MinPriceUsd    float64        `json:"min_price_usd"`
+	MinSales       int            `json:"min_sales"`
 	Series         []PeriodRow    `json:"series"`
 	Sets           []SetVolumeRow `json:"sets"`
 	To             string         `json:"to"`
@@ -1464,6 +1658,27 @@ type MarketplaceSales struct {
 	Truncated     bool           `json:"truncated"`
 }
 
+// Methodology defines model for Methodology.
+type Methodology struct {
+	BasePrinting       PrintingRule      `json:"base_printing"`
+	Composite          CompositeRule     `json:"composite"`
+	Confidence         []ConfidenceLevel `json:"confidence"`
+	Estimators         []Estimator       `json:"estimators"`
+	Flags              []FlagInfo        `json:"flags"`
+	Fmv                FMVRule           `json:"fmv"`
+	Liquidity          LiquidityRule     `json:"liquidity"`
+	Name               string            `json:"name"`
+	Outlier            OutlierRule       `json:"outlier"`
+	OutlierFlagDays    int               `json:"outlier_flag_days"`
+	SampleDays         int               `json:"sample_days"`
+	Solo               SoloRule          `json:"solo"`
+	StaleDays          int               `json:"stale_days"`
+	Thin               ThinRule          `json:"thin"`
+	TrailDays          int               `json:"trail_days"`
+	Version            string            `json:"version"`
+	VolumeBaselineDays int               `json:"volume_baseline_days"`
+}
+
 // MomentumInclude defines model for MomentumInclude.
 type MomentumInclude struct {
 	Grades     []GradeRow `json:"grades"`
@@ -1478,6 +1693,17 @@ type OnePiecePlay struct {
 	Counter    *int     `json:"counter"`
 	Life       *int     `json:"life"`
 	Power      *int     `json:"power"`
+}
+
+// OutlierRule defines model for OutlierRule.
+type OutlierRule struct {
+	ConfirmDays  int     `json:"confirm_days"`
+	ConfirmSales int     `json:"confirm_sales"`
+	Mads         float64 `json:"mads"`
+	MinHistory   int     `json:"min_history"`
+	MinSpread    float64 `json:"min_spread"`
+	WindowDays   int     `json:"window_days"`
+	WindowSales  int     `json:"window_sales"`
 }
 
 // PartnerDay defines model for PartnerDay.
@@ -1536,9 +1762,12 @@ type PlayModifier struct {
 
 // PointRow defines model for PointRow.
 type PointRow struct {
-	Date     string  `json:"date"`
-	PriceUsd float64 `json:"price_usd"`
-	Sales    int     `json:"sales"`
+	Confidence string   `json:"confidence"`
+	Date       string   `json:"date"`
+	Flags      []string `json:"flags"`
+	PriceUsd   float64  `json:"price_usd"`
+	Sales      int      `json:"sales"`
+	SampleSize int      `json:"sample_size"`
 }
 
 // PokemonPlay defines model for PokemonPlay.
@@ -1625,41 +1854,50 @@ type PriceCard struct {
 
 // PriceHistory defines model for PriceHistory.
 type PriceHistory struct {
-	AvailableGrades []string   `json:"available_grades"`
-	CardId          string     `json:"card_id"`
-	From            *string    `json:"from"`
-	Grade           string     `json:"grade"`
-	Interval        string     `json:"interval"`
-	Items           []PointRow `json:"items"`
-	Language        string     `json:"language"`
-	Limit           int        `json:"limit"`
-	Method          string     `json:"method"`
-	Offset          int        `json:"offset"`
-	Order           string     `json:"order"`
-	PriceBasis      string     `json:"price_basis"`
-	RequestedCardId string     `json:"requested_card_id"`
-	To              string     `json:"to"`
-	Total           int        `json:"total"`
+	AvailableGrades []string    `json:"available_grades"`
+	BaseFinish      bool        `json:"base_finish"`
+	CardId          string      `json:"card_id"`
+	Estimate        EstimateRow `json:"estimate"`
+	Finish          *string     `json:"finish"`
+	From            *string     `json:"from"`
+	Grade           string      `json:"grade"`
+	Interval        string      `json:"interval"`
+	Items           []PointRow  `json:"items"`
+	Language        string      `json:"language"`
+	Limit           int         `json:"limit"`
+	Method          string      `json:"method"`
+	Offset          int         `json:"offset"`
+	Order           string      `json:"order"`
+	PriceBasis      string      `json:"price_basis"`
+	RequestedCardId string      `json:"requested_card_id"`
+	To              string      `json:"to"`
+	Total           int         `json:"total"`
 }
 
 // PriceItem defines model for PriceItem.
 type PriceItem struct {
-	Card    *PriceCard              `json:"card"`
-	Id      string                  `json:"id"`
-	Message *string                 `json:"message,omitempty"`
-	Prices  *map[string]*PriceQuote `json:"prices,omitempty"`
-	Status  string                  `json:"status"`
+	BaseFinish bool                    `json:"base_finish"`
+	Card       *PriceCard              `json:"card"`
+	Finish     *string                 `json:"finish,omitempty"`
+	Id         string                  `json:"id"`
+	Message    *string                 `json:"message,omitempty"`
+	Prices     *map[string]*PriceQuote `json:"prices,omitempty"`
+	Status     string                  `json:"status"`
 }
 
 // PriceQuote defines model for PriceQuote.
 type PriceQuote struct {
-	AgeDays     *int     `json:"age_days"`
-	Date        *string  `json:"date"`
-	Marketplace *string  `json:"marketplace,omitempty"`
-	Note        *string  `json:"note,omitempty"`
-	PriceUsd    *float64 `json:"price_usd"`
-	SaleId      *string  `json:"sale_id,omitempty"`
-	TradeType   *string  `json:"trade_type,omitempty"`
+	AgeDays      *int      `json:"age_days"`
+	Confidence   *string   `json:"confidence,omitempty"`
+	Date         *string   `json:"date"`
+	Flags        *[]string `json:"flags,omitempty"`
+	LastSaleDate *string   `json:"last_sale_date,omitempty"`
+	Marketplace  *string   `json:"marketplace,omitempty"`
+	Note         *string   `json:"note,omitempty"`
+	PriceUsd     *float64  `json:"price_usd"`
+	SaleId       *string   `json:"sale_id,omitempty"`
+	SampleSize   *int      `json:"sample_size,omitempty"`
+	TradeType    *string   `json:"trade_type,omitempty"`
 }
 
 // Prices defines model for Prices.
@@ -1685,6 +1923,12 @@ type PricesSummary struct {
 	Unique    int            `json:"unique"`
 }
 
+// PrintingRule defines model for PrintingRule.
+type PrintingRule struct {
+	Rule          string   `json:"rule"`
+	StandardParts []string `json:"standard_parts"`
+}
+
 // Quote defines model for Quote.
 type Quote struct {
 	Query string      `json:"query"`
@@ -1699,6 +1943,7 @@ type QuoteResult struct {
 
 // QuoteResult0 defines model for QuoteResult.0.
 type QuoteResult0 struct {
+	BaseFinish  bool     `json:"base_finish"`
 	CardId      string   `json:"card_id"`
 	Finish      *string  `json:"finish"`
 	Game        string   `json:"game"`
@@ -1709,8 +1954,13 @@ type QuoteResult0 struct {
 	Message     *string  `json:"message,omitempty"`
 	Midprice    *struct {
 		Basis         string   `json:"basis"`
+		Confidence    string   `json:"confidence"`
+		Flags         []string `json:"flags"`
+		LastSaleDate  *string  `json:"last_sale_date"`
+		Note          *string  `json:"note,omitempty"`
 		PriceUsd      *float64 `json:"price_usd"`
 		SalesInWindow int      `json:"sales_in_window"`
+		SampleSize    int      `json:"sample_size"`
 		Status        string   `json:"status"`
 		WindowDays    int      `json:"window_days"`
 	} `json:"midprice"`
@@ -1724,6 +1974,15 @@ type QuoteResult0 struct {
 	SetId      string   `json:"set_id"`
 	SetName    string   `json:"set_name"`
 	Status     string   `json:"status"`
+	Understood *struct {
+		Art     *string   `json:"art,omitempty"`
+		Finish  *string   `json:"finish,omitempty"`
+		Grade   *string   `json:"grade,omitempty"`
+		Query   string    `json:"query"`
+		Said    []string  `json:"said"`
+		SetIds  *[]string `json:"set_ids,omitempty"`
+		SetName *string   `json:"set_name,omitempty"`
+	} `json:"understood,omitempty"`
 }
 
 // QuoteResult1 defines model for QuoteResult.1.
@@ -1743,9 +2002,18 @@ type QuoteResult1 struct {
 		SetName          *string                        `json:"set_name,omitempty"`
 		Variants         *[]string                      `json:"variants,omitempty"`
 	} `json:"candidates,omitempty"`
-	Message *string `json:"message,omitempty"`
-	Ref     string  `json:"ref"`
-	Status  string  `json:"status"`
+	Message    *string `json:"message,omitempty"`
+	Ref        string  `json:"ref"`
+	Status     string  `json:"status"`
+	Understood *struct {
+		Art     *string   `json:"art,omitempty"`
+		Finish  *string   `json:"finish,omitempty"`
+		Grade   *string   `json:"grade,omitempty"`
+		Query   string    `json:"query"`
+		Said    []string  `json:"said"`
+		SetIds  *[]string `json:"set_ids,omitempty"`
+		SetName *string   `json:"set_name,omitempty"`
+	} `json:"understood,omitempty"`
 }
 
 // QuoteResult1CandidatesPlay0 defines model for QuoteResult.1.Candidates.Play.0.
@@ -1829,6 +2097,7 @@ type SaleRow struct {
 	IdentityConfidence string  `json:"identity_confidence"`
 	Marketplace        string  `json:"marketplace"`
 	OnChain            bool    `json:"on_chain"`
+	Outlier            bool    `json:"outlier"`
 	PriceFeed          bool    `json:"price_feed"`
 	PriceUsd           float64 `json:"price_usd"`
 	QualityFlagged     bool    `json:"quality_flagged"`
@@ -1953,15 +2222,18 @@ type SetTotals struct {
 
 // SetTrendingCards defines model for SetTrendingCards.
 type SetTrendingCards struct {
-	AsOf      string         `json:"as_of"`
-	Direction string         `json:"direction"`
-	Items     []TrendingItem `json:"items"`
-	Limit     int            `json:"limit"`
-	Metric    string         `json:"metric"`
-	Name      string         `json:"name"`
-	SetId     string         `json:"set_id"`
-	Total     int            `json:"total"`
-	Window    string         `json:"window"`
+	AsOf        string         `json:"as_of"`
+	Basis       string         `json:"basis"`
+	Direction   string         `json:"direction"`
+	Items       []TrendingItem `json:"items"`
+	Limit       int            `json:"limit"`
+	Metric      string         `json:"metric"`
+	MinPriceUsd float64        `json:"min_price_usd"`
+	MinSales    int            `json:"min_sales"`
+	Name        string         `json:"name"`
+	SetId       string         `json:"set_id"`
+	Total       int            `json:"total"`
+	Window      string         `json:"window"`
 }
 
 // SetVolumeHistory defines model for SetVolumeHistory.
@@ -1978,12 +2250,15 @@ type SetVolumeHistory struct {
 
 // SetVolumeRow defines model for SetVolumeRow.
 type SetVolumeRow struct {
-	Language  string  `json:"language"`
-	Name      string  `json:"name"`
-	Sales     int     `json:"sales"`
-	SetId     string  `json:"set_id"`
-	SharePct  float64 `json:"share_pct"`
-	VolumeUsd float64 `json:"volume_usd"`
+	AvgPriceUsd float64  `json:"avg_price_usd"`
+	Flags       []string `json:"flags"`
+	Language    string   `json:"language"`
+	Name        string   `json:"name"`
+	Sales       int      `json:"sales"`
+	SampleSize  int      `json:"sample_size"`
+	SetId       string   `json:"set_id"`
+	SharePct    float64  `json:"share_pct"`
+	VolumeUsd   float64  `json:"volume_usd"`
 }
 
 // SkippedRow defines model for SkippedRow.
@@ -1999,6 +2274,32 @@ type SlotsInclude struct {
 	Slots []GradeRow `json:"slots"`
 }
 
+// SoloRule defines model for SoloRule.
+type SoloRule struct {
+	Days    int     `json:"days"`
+	FlatPct float64 `json:"flat_pct"`
+	MovePct float64 `json:"move_pct"`
+}
+
+// Summary defines model for Summary.
+type Summary struct {
+	Cards            int      `json:"cards"`
+	Change30dPct     *float64 `json:"change_30d_pct"`
+	Change30dUsd     *float64 `json:"change_30d_usd"`
+	GainUsd          *float64 `json:"gain_usd"`
+	Holdings         int      `json:"holdings"`
+	PaidUsd          float64  `json:"paid_usd"`
+	Quantity         int      `json:"quantity"`
+	UnvaluedHoldings int      `json:"unvalued_holdings"`
+	ValueUsd         float64  `json:"value_usd"`
+}
+
+// ThinRule defines model for ThinRule.
+type ThinRule struct {
+	Days  int `json:"days"`
+	Sales int `json:"sales"`
+}
+
 // TodayUsage defines model for TodayUsage.
 type TodayUsage struct {
 	Date         string `json:"date"`
@@ -2008,53 +2309,51 @@ type TodayUsage struct {
 	Used         int    `json:"used"`
 }
 
-// TrendExt defines model for TrendExt.
-type TrendExt struct {
-	Composite  *float64 `json:"composite"`
-	PricePct   *float64 `json:"price_pct"`
-	SalesCount float64  `json:"sales_count"`
-	VolumePct  *float64 `json:"volume_pct"`
-	VolumeUsd  float64  `json:"volume_usd"`
-}
-
 // Trending defines model for Trending.
 type Trending struct {
-	AsOf       string         `json:"as_of"`
-	Basis      string         `json:"basis"`
-	Direction  string         `json:"direction"`
-	GradeNum   *float64       `json:"grade_num"`
-	Grader     *string        `json:"grader"`
-	Items      []TrendingItem `json:"items"`
-	Language   string         `json:"language"`
-	Limit      int            `json:"limit"`
-	Metric     string         `json:"metric"`
-	Offset     int            `json:"offset"`
-	Total      int            `json:"total"`
-	Window     *string        `json:"window"`
-	WindowDays int            `json:"window_days"`
+	AsOf        string         `json:"as_of"`
+	Basis       string         `json:"basis"`
+	Direction   string         `json:"direction"`
+	GradeNum    *float64       `json:"grade_num"`
+	Grader      *string        `json:"grader"`
+	Items       []TrendingItem `json:"items"`
+	Language    string         `json:"language"`
+	Limit       int            `json:"limit"`
+	Metric      string         `json:"metric"`
+	MinPriceUsd float64        `json:"min_price_usd"`
+	MinSales    int            `json:"min_sales"`
+	Offset      int            `json:"offset"`
+	Total       int            `json:"total"`
+	Window      *string        `json:"window"`
+	WindowDays  int            `json:"window_days"`
 }
 
 // TrendingItem defines model for TrendingItem.
 type TrendingItem struct {
-	CardId       string    `json:"card_id"`
-	Detail       *TrendExt `json:"detail,omitempty"`
-	Language     string    `json:"language"`
-	Metric       string    `json:"metric"`
-	Name         string    `json:"name"`
-	PriceUsd     *float64  `json:"price_usd"`
-	Rank         int       `json:"rank"`
-	Rarity       *string   `json:"rarity"`
-	Sales30d     int       `json:"sales_30d"`
-	Set          SetRef    `json:"set"`
-	Value        float64   `json:"value"`
-	Volume30dUsd float64   `json:"volume_30d_usd"`
+	BaseFinish   bool     `json:"base_finish"`
+	CardId       string   `json:"card_id"`
+	Finish       *string  `json:"finish"`
+	Flags        []string `json:"flags"`
+	Language     string   `json:"language"`
+	Metric       string   `json:"metric"`
+	Name         string   `json:"name"`
+	PriceUsd     *float64 `json:"price_usd"`
+	Rank         int      `json:"rank"`
+	Rarity       *string  `json:"rarity"`
+	Sales30d     int      `json:"sales_30d"`
+	SampleSize   int      `json:"sample_size"`
+	Set          SetRef   `json:"set"`
+	Value        float64  `json:"value"`
+	Volume30dUsd float64  `json:"volume_30d_usd"`
 }
 
 // VWAP defines model for VWAP.
 type VWAP struct {
+	BaseFinish             bool     `json:"base_finish"`
 	CardId                 string   `json:"card_id"`
 	ClampedToHistoryWindow bool     `json:"clamped_to_history_window"`
 	Condition              *string  `json:"condition"`
+	Finish                 *string  `json:"finish"`
 	From                   string   `json:"from"`
 	GradeNum               *float64 `json:"grade_num"`
 	Grader                 *string  `json:"grader"`
@@ -2066,6 +2365,12 @@ type VWAP struct {
 	VolumeUsd              float64  `json:"volume_usd"`
 	VwapUsd                *float64 `json:"vwap_usd"`
 	WindowDays             int      `json:"window_days"`
+}
+
+// ValuePoint defines model for ValuePoint.
+type ValuePoint struct {
+	Date     string  `json:"date"`
+	ValueUsd float64 `json:"value_usd"`
 }
 
 // VenueRef defines model for VenueRef.
@@ -2169,6 +2474,9 @@ type CardGetParams struct {
 	// Include Comma list of subresources: price_history, tvwap_history, tvwap_slots, grade_momentum, recent_sales, market_summary, grade_breakdown, population_overview, grading_economics.
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 
+	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
+	Finish *string `form:"finish,omitempty" json:"finish,omitempty"`
+
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
 }
@@ -2180,6 +2488,9 @@ type CardGet200JSONResponseBodyContract string
 type CardAnalyticsParams struct {
 	// Window Analytics window, counted back from the snapshot's as_of.
 	Window *CardAnalyticsParamsWindow `form:"window,omitempty" json:"window,omitempty"`
+
+	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
+	Finish *string `form:"finish,omitempty" json:"finish,omitempty"`
 
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
@@ -2288,6 +2599,9 @@ type CardPriceHistoryParams struct {
 
 	// Offset Newest points to skip.
 	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
+	Finish *string `form:"finish,omitempty" json:"finish,omitempty"`
 }
 
 // CardPriceHistoryParamsMethod defines parameters for CardPriceHistory.
@@ -2352,6 +2666,9 @@ type CardVwapParams struct {
 	// WindowDays Days counted back from as_of (clamped to the tier's history window).
 	WindowDays *int `form:"window_days,omitempty" json:"window_days,omitempty"`
 
+	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
+	Finish *string `form:"finish,omitempty" json:"finish,omitempty"`
+
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
 }
@@ -2391,6 +2708,12 @@ type MarketVolumeParams struct {
 	// Granularity Period of the series.
 	Granularity *MarketVolumeParamsGranularity `form:"granularity,omitempty" json:"granularity,omitempty"`
 
+	// MinSales Extension (not in the spec): least verified sales of a row in the window (in the last 30 days for shorter windows); default the methodology's liquidity rule (see /api/v3/methodology, liquidity.min_sales). 0 ranks every row with activity.
+	MinSales *int `form:"min_sales,omitempty" json:"min_sales,omitempty"`
+
+	// MinPriceUsd Extension (not in the spec): least price of a row in USD; default the methodology's liquidity rule (liquidity.min_price_usd). 0 ranks rows of any price.
+	MinPriceUsd *float64 `form:"min_price_usd,omitempty" json:"min_price_usd,omitempty"`
+
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
 }
@@ -2403,6 +2726,33 @@ type MarketVolumeParamsGranularity string
 
 // MarketVolume200JSONResponseBodyContract defines parameters for MarketVolume.
 type MarketVolume200JSONResponseBodyContract string
+
+// CollectionGetParams defines parameters for CollectionGet.
+type CollectionGetParams struct {
+	// Game Only this game's holdings (default: every game).
+	Game *string `form:"game,omitempty" json:"game,omitempty"`
+
+	// Sort Order of the holdings, highest first (name: A to Z).
+	Sort *CollectionGetParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// Limit Holdings per page.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset Holdings to skip.
+	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
+
+	// History Include the value of today's holdings on each day from since to as_of.
+	History *bool `form:"history,omitempty" json:"history,omitempty"`
+
+	// Since First day of the value history (default as_of - 89 days); raised to the start of the tier's history window, at most 365 days back.
+	Since *openapi_types.Date `form:"since,omitempty" json:"since,omitempty"`
+}
+
+// CollectionGetParamsSort defines parameters for CollectionGet.
+type CollectionGetParamsSort string
+
+// CollectionGet200JSONResponseBodyContract defines parameters for CollectionGet.
+type CollectionGet200JSONResponseBodyContract string
 
 // ImportsConfirmJSONBody defines parameters for ImportsConfirm.
 type ImportsConfirmJSONBody = map[string]interface{}
@@ -2425,15 +2775,18 @@ type ImportsPreviewParams struct {
 // ImportsPreview200JSONResponseBodyContract defines parameters for ImportsPreview.
 type ImportsPreview200JSONResponseBodyContract string
 
+// Methodology200JSONResponseBodyContract defines parameters for Methodology.
+type Methodology200JSONResponseBodyContract string
+
 // QuoteParams defines parameters for Quote.
 type QuoteParams struct {
-	// Q Card id, numeric partner product id or free text (name, set, number). Required.
+	// Q Card id, numeric partner product id or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): understood in the answer says how it was read; grade and finish, when given, win. Required.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Grade raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint.
 	Grade *string `form:"grade,omitempty" json:"grade,omitempty"`
 
-	// Finish Only this finish: a variant (holo/1st-edition) or one part of one (reverse).
+	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
 	Finish *string `form:"finish,omitempty" json:"finish,omitempty"`
 
 	// Game Game; one of the snapshot's games, default the first (pokemon).
@@ -2599,6 +2952,12 @@ type SetTrendingCardsParams struct {
 	// Limit Rows to return.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
+	// MinSales Extension (not in the spec): least verified sales of a row in the window (in the last 30 days for shorter windows); default the methodology's liquidity rule (see /api/v3/methodology, liquidity.min_sales). 0 ranks every row with activity.
+	MinSales *int `form:"min_sales,omitempty" json:"min_sales,omitempty"`
+
+	// MinPriceUsd Extension (not in the spec): least price of a row in USD; default the methodology's liquidity rule (liquidity.min_price_usd). 0 ranks rows of any price.
+	MinPriceUsd *float64 `form:"min_price_usd,omitempty" json:"min_price_usd,omitempty"`
+
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
 }
@@ -2692,6 +3051,12 @@ type TrendingParams struct {
 	// GradeNum With grader: rank on this grade only.
 	GradeNum *float64 `form:"grade_num,omitempty" json:"grade_num,omitempty"`
 
+	// MinSales Extension (not in the spec): least verified sales of a row in the window (in the last 30 days for shorter windows); default the methodology's liquidity rule (see /api/v3/methodology, liquidity.min_sales). 0 ranks every row with activity.
+	MinSales *int `form:"min_sales,omitempty" json:"min_sales,omitempty"`
+
+	// MinPriceUsd Extension (not in the spec): least price of a row in USD; default the methodology's liquidity rule (liquidity.min_price_usd). 0 ranks rows of any price.
+	MinPriceUsd *float64 `form:"min_price_usd,omitempty" json:"min_price_usd,omitempty"`
+
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
 }
@@ -2724,6 +3089,9 @@ type PricesGetParams struct {
 
 	// Grade raw:<condition> or <grader>:<number>; default raw:near_mint.
 	Grade *string `form:"grade,omitempty" json:"grade,omitempty"`
+
+	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
+	Finish *string `form:"finish,omitempty" json:"finish,omitempty"`
 
 	// Game Game; one of the snapshot's games, default the first (pokemon).
 	Game *string `form:"game,omitempty" json:"game,omitempty"`
@@ -3144,6 +3512,11 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v3/market/volume (the `MarketVolume` operationId).
 	MarketVolume(ctx context.Context, params *MarketVolumeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CollectionGet The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
+	//
+	// Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
+	CollectionGet(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ImportsConfirmWithBody Confirm a preview: store its resolved rows in the key's collection (idempotent)
 	//
 	// Takes any type of body and a specified content type.
@@ -3171,6 +3544,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v3/me/imports/preview (the `ImportsPreview` operationId).
 	ImportsPreview(ctx context.Context, params *ImportsPreviewParams, body ImportsPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Methodology Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
+	//
+	// Corresponds with GET /api/v3/methodology (the `Methodology` operationId).
+	Methodology(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Quote Keyless quote of a free-text card reference (the MCP quote rule)
 	//
@@ -3232,14 +3610,14 @@ type ClientInterface interface {
 	// Corresponds with GET /prices (the `PricesGet` operationId).
 	PricesGet(ctx context.Context, params *PricesGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PricesPostWithBody Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+	// PricesPostWithBody Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /prices (the `PricesPost` operationId).
 	PricesPostWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PricesPost Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+	// PricesPost Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3446,6 +3824,21 @@ func (c *Client) MarketVolume(ctx context.Context, params *MarketVolumeParams, r
 	return c.Client.Do(req)
 }
 
+// CollectionGet The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
+//
+// Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
+func (c *Client) CollectionGet(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCollectionGetRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ImportsConfirmWithBody Confirm a preview: store its resolved rows in the key's collection (idempotent)
 //
 // Takes any type of body and a specified content type.
@@ -3504,6 +3897,21 @@ func (c *Client) ImportsPreviewWithBody(ctx context.Context, params *ImportsPrev
 // Corresponds with POST /api/v3/me/imports/preview (the `ImportsPreview` operationId).
 func (c *Client) ImportsPreview(ctx context.Context, params *ImportsPreviewParams, body ImportsPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewImportsPreviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Methodology Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
+//
+// Corresponds with GET /api/v3/methodology (the `Methodology` operationId).
+func (c *Client) Methodology(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMethodologyRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -3694,7 +4102,7 @@ func (c *Client) PricesGet(ctx context.Context, params *PricesGetParams, reqEdit
 	return c.Client.Do(req)
 }
 
-// PricesPostWithBody Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+// PricesPostWithBody Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 //
 // Takes any type of body and a specified content type.
 //
@@ -3711,7 +4119,7 @@ func (c *Client) PricesPostWithBody(ctx context.Context, contentType string, bod
 	return c.Client.Do(req)
 }
 
-// PricesPost Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+// PricesPost Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4025,6 +4433,18 @@ func NewCardGetRequest(server string, cardId string, params *CardGetParams) (*ht
 
 		}
 
+		if params.Finish != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "finish", *params.Finish, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Game != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -4089,6 +4509,18 @@ func NewCardAnalyticsRequest(server string, cardId string, params *CardAnalytics
 		if params.Window != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "window", *params.Window, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Finish != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "finish", *params.Finish, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4618,6 +5050,18 @@ func NewCardPriceHistoryRequest(server string, cardId string, params *CardPriceH
 
 		}
 
+		if params.Finish != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "finish", *params.Finish, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -4872,6 +5316,18 @@ func NewCardVwapRequest(server string, cardId string, params *CardVwapParams) (*
 
 		}
 
+		if params.Finish != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "finish", *params.Finish, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Game != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -5052,9 +5508,147 @@ func NewMarketVolumeRequest(server string, params *MarketVolumeParams) (*http.Re
 
 		}
 
+		if params.MinSales != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "min_sales", *params.MinSales, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MinPriceUsd != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "min_price_usd", *params.MinPriceUsd, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Game != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCollectionGetRequest constructs an http.Request for the CollectionGet method
+func NewCollectionGetRequest(server string, params *CollectionGetParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/collection")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Game != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.History != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "history", *params.History, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5193,6 +5787,33 @@ func NewImportsPreviewRequestWithBody(server string, params *ImportsPreviewParam
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewMethodologyRequest constructs an http.Request for the Methodology method
+func NewMethodologyRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/methodology")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -5877,6 +6498,30 @@ func NewSetTrendingCardsRequest(server string, id string, params *SetTrendingCar
 
 		}
 
+		if params.MinSales != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "min_sales", *params.MinSales, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MinPriceUsd != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "min_price_usd", *params.MinPriceUsd, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Game != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -6250,6 +6895,30 @@ func NewTrendingRequest(server string, params *TrendingParams) (*http.Request, e
 
 		}
 
+		if params.MinSales != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "min_sales", *params.MinSales, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MinPriceUsd != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "min_price_usd", *params.MinPriceUsd, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Game != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -6358,6 +7027,18 @@ func NewPricesGetRequest(server string, params *PricesGetParams) (*http.Request,
 		if params.Grade != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "grade", *params.Grade, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Finish != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "finish", *params.Finish, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -6568,6 +7249,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v3/market/volume (the `MarketVolume` operationId).
 	MarketVolumeWithResponse(ctx context.Context, params *MarketVolumeParams, reqEditors ...RequestEditorFn) (*MarketVolumeResponse, error)
 
+	// CollectionGetWithResponse The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
+	CollectionGetWithResponse(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*CollectionGetResponse, error)
+
 	// ImportsConfirmWithBodyWithResponse Confirm a preview: store its resolved rows in the key's collection (idempotent)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6595,6 +7283,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v3/me/imports/preview (the `ImportsPreview` operationId).
 	ImportsPreviewWithResponse(ctx context.Context, params *ImportsPreviewParams, body ImportsPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportsPreviewResponse, error)
+
+	// MethodologyWithResponse Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/methodology (the `Methodology` operationId).
+	MethodologyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MethodologyResponse, error)
 
 	// QuoteWithResponse Keyless quote of a free-text card reference (the MCP quote rule)
 	//
@@ -6680,14 +7375,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /prices (the `PricesGet` operationId).
 	PricesGetWithResponse(ctx context.Context, params *PricesGetParams, reqEditors ...RequestEditorFn) (*PricesGetResponse, error)
 
-	// PricesPostWithBodyWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+	// PricesPostWithBodyWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /prices (the `PricesPost` operationId).
 	PricesPostWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PricesPostResponse, error)
 
-	// PricesPostWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+	// PricesPostWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7686,6 +8381,88 @@ func (r MarketVolumeResponse) ContentType() string {
 	return ""
 }
 
+type CollectionGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract CollectionGet200JSONResponseBodyContract `json:"contract"`
+		Data     Collection                               `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CollectionGetResponse) GetJSON200() *struct {
+	Contract CollectionGet200JSONResponseBodyContract `json:"contract"`
+	Data     Collection                               `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CollectionGetResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CollectionGetResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CollectionGetResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CollectionGetResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CollectionGetResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r CollectionGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CollectionGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CollectionGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CollectionGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ImportsConfirmResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7858,6 +8635,88 @@ func (r ImportsPreviewResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ImportsPreviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type MethodologyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract Methodology200JSONResponseBodyContract `json:"contract"`
+		Data     Methodology                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MethodologyResponse) GetJSON200() *struct {
+	Contract Methodology200JSONResponseBodyContract `json:"contract"`
+	Data     Methodology                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r MethodologyResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r MethodologyResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r MethodologyResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r MethodologyResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r MethodologyResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r MethodologyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MethodologyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MethodologyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MethodologyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9106,6 +9965,19 @@ func (c *ClientWithResponses) MarketVolumeWithResponse(ctx context.Context, para
 	return ParseMarketVolumeResponse(rsp)
 }
 
+// CollectionGetWithResponse The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
+func (c *ClientWithResponses) CollectionGetWithResponse(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*CollectionGetResponse, error) {
+	rsp, err := c.CollectionGet(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCollectionGetResponse(rsp)
+}
+
 // ImportsConfirmWithBodyWithResponse Confirm a preview: store its resolved rows in the key's collection (idempotent)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -9156,6 +10028,19 @@ func (c *ClientWithResponses) ImportsPreviewWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParseImportsPreviewResponse(rsp)
+}
+
+// MethodologyWithResponse Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/methodology (the `Methodology` operationId).
+func (c *ClientWithResponses) MethodologyWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*MethodologyResponse, error) {
+	rsp, err := c.Methodology(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMethodologyResponse(rsp)
 }
 
 // QuoteWithResponse Keyless quote of a free-text card reference (the MCP quote rule)
@@ -9314,7 +10199,7 @@ func (c *ClientWithResponses) PricesGetWithResponse(ctx context.Context, params 
 	return ParsePricesGetResponse(rsp)
 }
 
-// PricesPostWithBodyWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+// PricesPostWithBodyWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9327,7 +10212,7 @@ func (c *ClientWithResponses) PricesPostWithBodyWithResponse(ctx context.Context
 	return ParsePricesPostResponse(rsp)
 }
 
-// PricesPostWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, game}); costs one unit per unique resolved card
+// PricesPostWithResponse Current prices of up to 1,000 cards by source ({ids, source, grade, finish, game}); costs one unit per unique resolved card
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10151,6 +11036,73 @@ func ParseMarketVolumeResponse(rsp *http.Response) (*MarketVolumeResponse, error
 	return response, nil
 }
 
+// ParseCollectionGetResponse parses an HTTP response from a CollectionGetWithResponse call
+func ParseCollectionGetResponse(rsp *http.Response) (*CollectionGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CollectionGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract CollectionGet200JSONResponseBodyContract `json:"contract"`
+			Data     Collection                               `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseImportsConfirmResponse parses an HTTP response from a ImportsConfirmWithResponse call
 func ParseImportsConfirmResponse(rsp *http.Response) (*ImportsConfirmResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10279,6 +11231,73 @@ func ParseImportsPreviewResponse(rsp *http.Response) (*ImportsPreviewResponse, e
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseMethodologyResponse parses an HTTP response from a MethodologyWithResponse call
+func ParseMethodologyResponse(rsp *http.Response) (*MethodologyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MethodologyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract Methodology200JSONResponseBodyContract `json:"contract"`
+			Data     Methodology                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest HTTPValidationError
