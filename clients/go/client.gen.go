@@ -2859,10 +2859,10 @@ type SearchParams struct {
 	// Grader Only cards with verified sales graded by this grader within window.
 	Grader *SearchParamsGrader `form:"grader,omitempty" json:"grader,omitempty"`
 
-	// SlabOnly Only cards with verified slab-graded sales within window.
+	// SlabOnly Only cards with verified slab-graded sales (of any printing) within window.
 	SlabOnly *bool `form:"slab_only,omitempty" json:"slab_only,omitempty"`
 
-	// RawOnly Only cards with verified raw (ungraded) sales within window.
+	// RawOnly Only cards with verified raw (ungraded) sales (of any printing) within window.
 	RawOnly *bool `form:"raw_only,omitempty" json:"raw_only,omitempty"`
 
 	// Window Window of the grader, slab_only and raw_only filters, counted back from as_of.
