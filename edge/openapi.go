@@ -332,6 +332,8 @@ func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
 		"404": map[string]any{"description": "Unknown card, set or game", "content": errRef},
 		"422": map[string]any{"description": "Validation error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/HTTPValidationError"}}}},
 		"429": map[string]any{"description": "Rate or quota limit; see Retry-After", "content": errRef},
+		"default": map[string]any{"description": "Any other error: 400 a malformed request, 500 an internal error, " +
+			"503 the state store cannot be reached (a fleet's Redis down: nothing was changed; see Retry-After)", "content": errRef},
 	}
 }
 

@@ -7408,6 +7408,8 @@ type CardsListResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7441,6 +7443,11 @@ func (r CardsListResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardsListResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardsListResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7492,6 +7499,8 @@ type CardsBatchResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7530,6 +7539,11 @@ func (r CardsBatchResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardsBatchResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardsBatchResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7579,6 +7593,8 @@ type CardGetResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7612,6 +7628,11 @@ func (r CardGetResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardGetResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7661,6 +7682,8 @@ type CardAnalyticsResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7694,6 +7717,11 @@ func (r CardAnalyticsResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardAnalyticsResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardAnalyticsResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7743,6 +7771,8 @@ type CardMarketHistoryResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7776,6 +7806,11 @@ func (r CardMarketHistoryResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardMarketHistoryResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardMarketHistoryResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7825,6 +7860,8 @@ type CardMarketplaceSalesResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7858,6 +7895,11 @@ func (r CardMarketplaceSalesResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardMarketplaceSalesResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardMarketplaceSalesResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7907,6 +7949,8 @@ type CardPartnerHistoryResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7940,6 +7984,11 @@ func (r CardPartnerHistoryResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardPartnerHistoryResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardPartnerHistoryResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7989,6 +8038,8 @@ type CardPriceHistoryResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8022,6 +8073,11 @@ func (r CardPriceHistoryResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardPriceHistoryResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardPriceHistoryResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8071,6 +8127,8 @@ type CardSalesResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8104,6 +8162,11 @@ func (r CardSalesResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardSalesResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardSalesResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8153,6 +8216,8 @@ type CardVwapResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8186,6 +8251,11 @@ func (r CardVwapResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CardVwapResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CardVwapResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8235,6 +8305,8 @@ type LookupResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8268,6 +8340,11 @@ func (r LookupResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r LookupResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r LookupResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8317,6 +8394,8 @@ type MarketVolumeResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8350,6 +8429,11 @@ func (r MarketVolumeResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r MarketVolumeResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r MarketVolumeResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8399,6 +8483,8 @@ type CollectionGetResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8432,6 +8518,11 @@ func (r CollectionGetResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CollectionGetResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CollectionGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8483,6 +8574,8 @@ type ImportsConfirmResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8521,6 +8614,11 @@ func (r ImportsConfirmResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ImportsConfirmResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ImportsConfirmResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8572,6 +8670,8 @@ type ImportsPreviewResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8610,6 +8710,11 @@ func (r ImportsPreviewResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ImportsPreviewResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ImportsPreviewResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8659,6 +8764,8 @@ type MethodologyResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8692,6 +8799,11 @@ func (r MethodologyResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r MethodologyResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r MethodologyResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8741,6 +8853,8 @@ type QuoteResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8774,6 +8888,11 @@ func (r QuoteResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r QuoteResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r QuoteResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8823,6 +8942,8 @@ type SearchResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8856,6 +8977,11 @@ func (r SearchResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SearchResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SearchResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8905,6 +9031,8 @@ type SetsListResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -8938,6 +9066,11 @@ func (r SetsListResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SetsListResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetsListResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -8987,6 +9120,8 @@ type SetGetResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9020,6 +9155,11 @@ func (r SetGetResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SetGetResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9069,6 +9209,8 @@ type SetBreakdownResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9102,6 +9244,11 @@ func (r SetBreakdownResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SetBreakdownResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetBreakdownResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9151,6 +9298,8 @@ type SetPriceDistributionResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9184,6 +9333,11 @@ func (r SetPriceDistributionResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SetPriceDistributionResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetPriceDistributionResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9233,6 +9387,8 @@ type SetTrendingCardsResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9266,6 +9422,11 @@ func (r SetTrendingCardsResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SetTrendingCardsResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetTrendingCardsResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9315,6 +9476,8 @@ type SetVolumeHistoryResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9348,6 +9511,11 @@ func (r SetVolumeHistoryResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SetVolumeHistoryResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r SetVolumeHistoryResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9397,6 +9565,8 @@ type ShopListingsResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9430,6 +9600,11 @@ func (r ShopListingsResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ShopListingsResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ShopListingsResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9479,6 +9654,8 @@ type TrendingResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9512,6 +9689,11 @@ func (r TrendingResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r TrendingResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r TrendingResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9561,6 +9743,8 @@ type KeysUsageResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9594,6 +9778,11 @@ func (r KeysUsageResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r KeysUsageResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r KeysUsageResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9643,6 +9832,8 @@ type PricesGetResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9676,6 +9867,11 @@ func (r PricesGetResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r PricesGetResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PricesGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -9727,6 +9923,8 @@ type PricesPostResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9765,6 +9963,11 @@ func (r PricesPostResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r PricesPostResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r PricesPostResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -10287,6 +10490,13 @@ func ParseCardsListResponse(rsp *http.Response) (*CardsListResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -10361,6 +10571,13 @@ func ParseCardsBatchResponse(rsp *http.Response) (*CardsBatchResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -10427,6 +10644,13 @@ func ParseCardGetResponse(rsp *http.Response) (*CardGetResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -10495,6 +10719,13 @@ func ParseCardAnalyticsResponse(rsp *http.Response) (*CardAnalyticsResponse, err
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -10561,6 +10792,13 @@ func ParseCardMarketHistoryResponse(rsp *http.Response) (*CardMarketHistoryRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -10629,6 +10867,13 @@ func ParseCardMarketplaceSalesResponse(rsp *http.Response) (*CardMarketplaceSale
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -10695,6 +10940,13 @@ func ParseCardPartnerHistoryResponse(rsp *http.Response) (*CardPartnerHistoryRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -10763,6 +11015,13 @@ func ParseCardPriceHistoryResponse(rsp *http.Response) (*CardPriceHistoryRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -10829,6 +11088,13 @@ func ParseCardSalesResponse(rsp *http.Response) (*CardSalesResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -10897,6 +11163,13 @@ func ParseCardVwapResponse(rsp *http.Response) (*CardVwapResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -10963,6 +11236,13 @@ func ParseLookupResponse(rsp *http.Response) (*LookupResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11031,6 +11311,13 @@ func ParseMarketVolumeResponse(rsp *http.Response) (*MarketVolumeResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11097,6 +11384,13 @@ func ParseCollectionGetResponse(rsp *http.Response) (*CollectionGetResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11172,6 +11466,13 @@ func ParseImportsConfirmResponse(rsp *http.Response) (*ImportsConfirmResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11246,6 +11547,13 @@ func ParseImportsPreviewResponse(rsp *http.Response) (*ImportsPreviewResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11312,6 +11620,13 @@ func ParseMethodologyResponse(rsp *http.Response) (*MethodologyResponse, error) 
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11380,6 +11695,13 @@ func ParseQuoteResponse(rsp *http.Response) (*QuoteResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11446,6 +11768,13 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11514,6 +11843,13 @@ func ParseSetsListResponse(rsp *http.Response) (*SetsListResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11580,6 +11916,13 @@ func ParseSetGetResponse(rsp *http.Response) (*SetGetResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11648,6 +11991,13 @@ func ParseSetBreakdownResponse(rsp *http.Response) (*SetBreakdownResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11714,6 +12064,13 @@ func ParseSetPriceDistributionResponse(rsp *http.Response) (*SetPriceDistributio
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11782,6 +12139,13 @@ func ParseSetTrendingCardsResponse(rsp *http.Response) (*SetTrendingCardsRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11848,6 +12212,13 @@ func ParseSetVolumeHistoryResponse(rsp *http.Response) (*SetVolumeHistoryRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11916,6 +12287,13 @@ func ParseShopListingsResponse(rsp *http.Response) (*ShopListingsResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11982,6 +12360,13 @@ func ParseTrendingResponse(rsp *http.Response) (*TrendingResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -12050,6 +12435,13 @@ func ParseKeysUsageResponse(rsp *http.Response) (*KeysUsageResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -12116,6 +12508,13 @@ func ParsePricesGetResponse(rsp *http.Response) (*PricesGetResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -12190,6 +12589,13 @@ func ParsePricesPostResponse(rsp *http.Response) (*PricesPostResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 

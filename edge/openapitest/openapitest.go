@@ -58,7 +58,12 @@ func (d *Document) Raw() map[string]any { return d.raw }
 // Pointer is the JSON pointer of the schema of a response: method and path
 // template of the operation, the status, the media type.
 func Pointer(method, pattern string, status int, mediaType string) string {
-	return "/paths/" + escape(pattern) + "/" + strings.ToLower(method) + "/responses/" + strconv.Itoa(status) +
+	return pointer(method, pattern, strconv.Itoa(status), mediaType)
+}
+
+// pointer is Pointer with the response's key ("200", "default").
+func pointer(method, pattern, response, mediaType string) string {
+	return "/paths/" + escape(pattern) + "/" + strings.ToLower(method) + "/responses/" + response +
 		"/content/" + escape(mediaType) + "/schema"
 }
 
@@ -83,17 +88,29 @@ func (d *Document) Schema(pointer string) (*jsonschema.Schema, error) {
 }
 
 // HasResponse reports whether the document describes a JSON body for the
-// operation's status.
+// operation's status: the status's own response, else (a status the
+// operation does not list) its default response.
 func (d *Document) HasResponse(method, pattern string, status int) bool {
+	_, ok := d.response(method, pattern, status)
+	return ok
+}
+
+// response is the key of the operation's response that describes status
+// (the status, else "default"), if it has an application/json body.
+func (d *Document) response(method, pattern string, status int) (string, bool) {
 	op, _ := d.operation(method, pattern)
 	if op == nil {
-		return false
+		return "", false
 	}
 	rs, _ := op["responses"].(map[string]any)
-	r, _ := rs[strconv.Itoa(status)].(map[string]any)
+	key := strconv.Itoa(status)
+	if _, listed := rs[key]; !listed {
+		key = "default"
+	}
+	r, _ := rs[key].(map[string]any)
 	c, _ := r["content"].(map[string]any)
 	_, ok := c["application/json"]
-	return ok
+	return key, ok
 }
 
 func (d *Document) operation(method, pattern string) (map[string]any, bool) {
@@ -104,13 +121,15 @@ func (d *Document) operation(method, pattern string) (map[string]any, bool) {
 }
 
 // ValidateResponse checks a JSON body against the schema of the operation's
-// response of that status (application/json). A status the operation does
-// not describe is an error.
+// response of that status (application/json; the default response for a
+// status the operation does not list). A status the operation does not
+// describe is an error.
 func (d *Document) ValidateResponse(method, pattern string, status int, body []byte) error {
-	if !d.HasResponse(method, pattern, status) {
+	key, ok := d.response(method, pattern, status)
+	if !ok {
 		return fmt.Errorf("%s %s: the document has no application/json response %d", method, pattern, status)
 	}
-	s, err := d.Schema(Pointer(method, pattern, status, "application/json"))
+	s, err := d.Schema(pointer(method, pattern, key, "application/json"))
 	if err != nil {
 		return err
 	}

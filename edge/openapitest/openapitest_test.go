@@ -14,9 +14,14 @@ const doc = `{
     "/things/{id}": {"get": {"responses": {
       "200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
       "304": {"description": "not modified"}
+    }}},
+    "/others": {"get": {"responses": {
+      "200": {"description": "ok", "content": {"application/json": {"schema": {"type": "array"}}}},
+      "default": {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     }}}
   },
   "components": {"schemas": {
+    "Error": {"type": "object", "required": ["code"], "properties": {"code": {"type": "string"}}},
     "Thing": {"type": "object", "required": ["name", "note", "legacy"], "additionalProperties": false, "properties": {
       "name": {"type": "string"},
       "note": {"type": ["string", "null"]},
@@ -58,6 +63,16 @@ func TestDocument_ValidateResponse(t *testing.T) {
 	}
 	if d.HasResponse("GET", "/things/{id}", 404) || !d.HasResponse("GET", "/things/{id}", 200) {
 		t.Errorf("HasResponse")
+	}
+	// A status an operation does not list is its default response's.
+	if !d.HasResponse("GET", "/others", 503) {
+		t.Errorf("HasResponse of a status the default response describes")
+	}
+	if err := d.ValidateResponse("GET", "/others", 503, []byte(`{"code": "unavailable"}`)); err != nil {
+		t.Errorf("503 under default: %v", err)
+	}
+	if err := d.ValidateResponse("GET", "/others", 503, []byte(`{"message": "no code"}`)); err == nil {
+		t.Errorf("a 503 that is not the default response's schema validated")
 	}
 }
 
