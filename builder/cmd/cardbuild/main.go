@@ -48,6 +48,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runVerify(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "bulk":
+		return runBulk(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
@@ -69,7 +71,10 @@ const usage = `usage:
                                          (credentials, region, endpoint: AWS_* environment and config files)
   cardbuild verify DIR/<snapshot_id>
   cardbuild report DIR/<snapshot_id>     the realism report: liquidity of leaderboards, graded ladders,
-                                         single-sale moves, printings, chase cards`
+                                         single-sale moves, printings, chase cards
+  cardbuild bulk DIR/<snapshot_id> OUTDIR [--workers N] [--quiet]
+                                         write the snapshot's bulk files (per game: cards, sets, prices,
+                                         price-history as gzip JSON Lines, their schemas, index.json) into OUTDIR`
 
 // defaultCatalog finds the shipped catalog from the working directory or
 // beside the binary (bin/../builder/catalog).

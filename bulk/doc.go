@@ -1,0 +1,34 @@
+// Package bulk writes a snapshot's bulk files: per game, the whole catalog
+// and today's prices as gzip JSON Lines, for the people who mirror a
+// dataset instead of paging an API.
+//
+// Per game of the manifest (in order), four files, each with a JSON Schema
+// (2020-12) of its lines beside it:
+//
+//   - <game>-cards: every card with its set, printings, ids, partner product
+//     id, gameplay facts and today's market per printing (raw near-mint fmv
+//     with sample size, confidence and flags);
+//   - <game>-sets: every set;
+//   - <game>-prices: today's estimate of every card x printing x grade;
+//   - <game>-price-history: the daily series of every card x printing x
+//     grade over the last HistoryDays days.
+//
+// index.json lists them with their size, SHA-256, row count and the catalog
+// sources their rows draw on (Sources holds each source's license). The
+// builder writes them into the snapshot's bulk/ directory, so the manifest
+// covers them; cardbuild bulk writes the same files for an existing
+// snapshot.
+//
+// The files are deterministic: the same snapshot gives the same bytes (rows
+// in catalog order, no map iteration, gzip at GzipLevel with no name and no
+// modification time), whatever Options.Workers is.
+//
+// It imports the standard library, estimate, snapshots, snapshots/jsontext
+// and edge/resolve (the API's shape of a card's gameplay facts); it reads a
+// snapshot only through snapshots.Reader.
+//
+// # Caveats
+//
+// Write reads every printing's price series of the snapshot: about a second
+// per 10,000 cards of the default preset on one core, most of it gzip.
+package bulk
