@@ -235,4 +235,3 @@ func TestSchema_Valid(t *testing.T) {
 		t.Error("a schema for an unknown kind")
 	}
 }
-

@@ -134,7 +134,7 @@ func newCardRow(c *snapshots.Card, set *snapshots.Set, ps []snapshots.Printing) 
 		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
 		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), Play: resolve.NewPlay(c.Play), Source: c.Source,
 		MarketSources: jsontext.NonNil(c.MarketSources), Venues: jsontext.NonNil(c.Venues),
-		Market: cardMarket{Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings},
+		Market:    cardMarket{Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings},
 		Printings: make([]printingRow, len(ps)),
 	}
 	if set != nil {
