@@ -28,6 +28,7 @@ import (
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/bulk"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
@@ -664,6 +665,32 @@ func TestCompile_Deterministic(t *testing.T) {
 	}
 	if a.SnapshotID == b.SnapshotID {
 		t.Errorf("both builds are snapshot %s", a.SnapshotID)
+	}
+	// The bulk files are byte for byte the same, and the manifest covers
+	// each of them.
+	var bulkFiles int
+	for name, sum := range a.Files {
+		if !strings.HasPrefix(name, bulk.Dir+"/") {
+			continue
+		}
+		bulkFiles++
+		if b.Files[name] != sum {
+			t.Errorf("same inputs: %s has sha256 %s and %s", name, sum, b.Files[name])
+		}
+		x, err := os.ReadFile(filepath.Join(root, "run1", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(root, "run2", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("same inputs: %s differs between two builds", name)
+		}
+	}
+	if want := 2*len(bulk.Kinds)*len(a.Games) + 1; bulkFiles != want { // files, schemas, index.json
+		t.Errorf("the manifest lists %d bulk files, want %d", bulkFiles, want)
 	}
 	opts = smallOptions(root, "seed8")
 	opts.Seed = testSeed + 1

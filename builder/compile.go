@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/bulk"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
@@ -231,9 +232,12 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		gs.abort()
 		return nil, err
 	}
-	// The gold tables finish (rows, then their indexes) while Bleve builds.
+	// The gold tables finish (rows, then their indexes) and the bulk files
+	// are written from the finished bbolt files while Bleve builds.
 	goldDone := make(chan error, 1)
 	go func() { goldDone <- gs.finish() }()
+	bulkDone := make(chan error, 1)
+	go func() { bulkDone <- b.writeBulk(ctx, games, asOf, marketSource) }()
 	var allSets []*snapshots.Set
 	var allCards []*snapshots.Card
 	for _, g := range games {
@@ -245,8 +249,12 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		ixOpts.BatchSize = 10_000
 	}
 	err = index.Build(ctx, b.tmp, allSets, allCards, ixOpts)
-	if gerr := <-goldDone; gerr != nil {
+	gerr, berr := <-goldDone, <-bulkDone
+	if gerr != nil {
 		return nil, fmt.Errorf("build: gold tables: %w", gerr)
+	}
+	if berr != nil {
+		return nil, fmt.Errorf("build: bulk files: %w", berr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("build: index: %w", err)
@@ -300,6 +308,20 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	}
 	b.progress.done(id, removed, opts.Now().Sub(b.started))
 	return m, nil
+}
+
+// writeBulk writes the bulk files (package bulk) into the snapshot's bulk/
+// directory from its finished bbolt files, read back as the edge reads
+// them: cardbuild bulk writes the same bytes from the published snapshot.
+func (b *build) writeBulk(ctx context.Context, games []string, asOf snapshots.Day, marketSource string) error {
+	m := &snapshots.Manifest{FormatVersion: snapshots.FormatVersion, AsOf: asOf.String(), Games: games, MarketSource: marketSource}
+	r, err := bolt.Open(b.tmp, m)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = bulk.Write(ctx, r, filepath.Join(b.tmp, bulk.Dir), bulk.Options{Workers: 1})
+	return err
 }
 
 // largeCatalog is the catalog size above which the index is built in

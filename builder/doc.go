@@ -15,8 +15,13 @@
 // rows the rankings keep. RealismReport reads a snapshot back and prints the
 // figures a collector checks first (cardbuild report).
 //
+// The bulk files (package bulk) are written into the snapshot's bulk/
+// directory from the finished bbolt files, read back through snapshots/bolt,
+// while the index builds: the manifest covers them, and cardbuild bulk
+// writes the same bytes from a published snapshot.
+//
 // It imports estimate, snapshots, snapshots/bolt, snapshots/gold, index,
-// builder/synth and the standard library; servers never import it.
+// bulk, builder/synth and the standard library; servers never import it.
 //
 // # Caveats
 //

@@ -7,8 +7,9 @@
 //	cardbuild publish DIR/<snapshot_id> s3://BUCKET/PREFIX [--allow-shrink] [--max-shrink F]
 //	cardbuild verify DIR/<snapshot_id>
 //	cardbuild report DIR/<snapshot_id>
+//	cardbuild bulk DIR/<snapshot_id> OUTDIR [--workers N] [--quiet]
 //
-// It imports builder, snapshots, snapshots/bolt, snapshots/s3 and the
+// It imports builder, bulk, snapshots, snapshots/bolt, snapshots/s3 and the
 // standard library;
 // only this command reads the builder's flags and files.
 package main
