@@ -1,6 +1,7 @@
 package connguard
 
 import (
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -173,6 +174,53 @@ func (c *conn) Write(p []byte) (int, error) {
 	}
 	return c.Conn.Write(p)
 }
+
+// fileStep is how many bytes of a body ReadFrom sends per step; each step
+// restarts the writing phase.
+const fileStep = 256 << 10
+
+// ReadFrom sends a streamed body: fasthttp hands file bodies (bulk
+// downloads) here through bufio.Writer.ReadFrom, and the TCP connection
+// underneath sends them with sendfile. It sends fileStep bytes at a time and
+// restarts the writing phase after each, so a long download is bounded by
+// its progress (Write per fileStep bytes), not its whole duration.
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	rf, ok := c.Conn.(io.ReaderFrom)
+	if !ok {
+		return io.Copy(writerOnly{c}, r)
+	}
+	// A LimitedReader's own reader goes below, so that the connection
+	// still sees an *os.File (sendfile) inside the step's LimitedReader.
+	src, left := r, int64(-1)
+	lr, limited := r.(*io.LimitedReader)
+	if limited {
+		src, left = lr.R, lr.N
+	}
+	var total int64
+	for left != 0 {
+		step := int64(fileStep)
+		if left > 0 && left < step {
+			step = left
+		}
+		c.state.Store(c.l.mark(phaseWriting))
+		n, err := rf.ReadFrom(&io.LimitedReader{R: src, N: step})
+		total += n
+		if limited {
+			left -= n
+			lr.N = left
+		}
+		if err != nil {
+			return total, err
+		}
+		if n < step { // the end of src
+			break
+		}
+	}
+	return total, nil
+}
+
+// writerOnly hides a conn's ReadFrom from io.Copy.
+type writerOnly struct{ io.Writer }
 
 func (c *conn) Close() error {
 	c.closeOnce.Do(func() { c.l.forget(c) })

@@ -188,3 +188,78 @@ func TestTickFor(t *testing.T) {
 		}
 	}
 }
+
+// A file sent through ReadFrom (fasthttp's sendfile path) to a client that
+// reads slowly but steadily lives past the write timeout: each step of
+// progress restarts it. A client that stops reading still fails it.
+func TestConn_ReadFrom(t *testing.T) {
+	// The kernel wakes a blocked sender once a third or so of the socket's
+	// buffer (up to 4 MB) has drained, so progress is seen in steps of
+	// about a megabyte: the client reads 3-6 MB/s, the write timeout is a
+	// second, the file takes 3-5 s.
+	to := Timeouts{Read: time.Second, Write: time.Second, Idle: time.Second}
+	data := make([]byte, 16<<20)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	path := t.TempDir() + "/file"
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	send := func(t *testing.T, server net.Conn, r func(*os.File) io.Reader) (int64, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return server.(io.ReaderFrom).ReadFrom(r(f))
+	}
+	t.Run("slow reader", func(t *testing.T) {
+		_, server, client := pair(t, to)
+		got := make(chan []byte, 1)
+		go func() {
+			var b bytes.Buffer
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := client.Read(buf)
+				b.Write(buf[:n])
+				if err != nil || b.Len() == len(data) {
+					got <- b.Bytes()
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		start := time.Now()
+		n, err := send(t, server, func(f *os.File) io.Reader { return f })
+		if err != nil || n != int64(len(data)) {
+			t.Fatalf("ReadFrom sent %d bytes in %s: %v", n, time.Since(start), err)
+		}
+		if b := <-got; !bytes.Equal(b, data) {
+			t.Fatalf("client got %d bytes, not the file", len(b))
+		}
+		if took := time.Since(start); took < 2*to.Write {
+			t.Logf("sent in %s: the test did not outlast the write timeout", took)
+		}
+	})
+	t.Run("range", func(t *testing.T) {
+		_, server, client := pair(t, to)
+		got := make(chan []byte, 1)
+		go func() { b, _ := io.ReadAll(io.LimitReader(client, 700_000)); got <- b }()
+		lr := &io.LimitedReader{N: 700_000}
+		n, err := send(t, server, func(f *os.File) io.Reader { f.Seek(1000, io.SeekStart); lr.R = f; return lr })
+		if err != nil || n != 700_000 || lr.N != 0 {
+			t.Fatalf("ReadFrom sent %d bytes (%d left): %v", n, lr.N, err)
+		}
+		if b := <-got; !bytes.Equal(b, data[1000:701_000]) {
+			t.Fatalf("client got %d bytes, not the range", len(b))
+		}
+	})
+	t.Run("client not reading", func(t *testing.T) {
+		_, server, _ := pair(t, to)
+		took, err := blockedFor(t, func() error { _, err := send(t, server, func(f *os.File) io.Reader { return f }); return err })
+		if !errors.Is(err, os.ErrDeadlineExceeded) || took > to.Write+2*time.Second {
+			t.Fatalf("ReadFrom failed after %s with %v, want a timeout near %s", took, err, to.Write)
+		}
+	})
+}

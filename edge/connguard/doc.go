@@ -17,7 +17,9 @@
 //   - writing: from the response's first write until the connection reads
 //     again (the whole response, streamed ones included, as fasthttp's
 //     WriteTimeout), at most Write. A client that does not read fails the
-//     blocked write.
+//     blocked write. A body sent through ReadFrom (a file: fasthttp's
+//     sendfile path, the bulk downloads) restarts the phase every 256 KiB,
+//     so a large file is bounded by its progress, not its duration.
 //   - idle: from the first read after a response until the next request's
 //     first byte, at most Idle; fasthttp closes the connection.
 //
