@@ -144,6 +144,9 @@ func (s *Server) openAPI() map[string]any {
 			"parameters":  openAPIParams(rt),
 			"responses":   openAPIResponses(rt, refl),
 		}
+		if rt.responses != nil {
+			op["responses"] = rt.responses
+		}
 		if !rt.keyless {
 			op["security"] = []any{map[string]any{"bearer": []any{}}}
 		} else {

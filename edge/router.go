@@ -25,6 +25,14 @@ type route struct {
 	handle func(*request) (any, error)
 	// raw, when set, writes the whole response itself (streams).
 	raw func(*request)
+	// uncharged routes are not charged by serveRoute (it authenticates
+	// and validates): a raw one charges the caller itself after checks of
+	// its own (bulk downloads: 304s are free, downloads have a limit of
+	// their own), the others are free (the bulk listing and schemas).
+	uncharged bool
+	// responses replaces the OpenAPI responses of a route whose body is
+	// not a JSON envelope (bulk files, schemas).
+	responses map[string]any
 	// cost returns the quota units of the request (nil = 1); it may refuse
 	// the request (batch caps) before anything is charged.
 	cost func(*request) (int, error)

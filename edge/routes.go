@@ -22,6 +22,7 @@ func (s *Server) registerRoutes() {
 		{"Search", s.registerSearchRoutes},
 		{"Quote", s.registerQuoteRoutes},
 		{"Methodology", s.registerMethodologyRoutes},
+		{"Bulk", s.registerBulkRoutes},
 		{"Keys", s.registerKeyRoutes},
 	} {
 		n := len(s.router.routes)

@@ -40,6 +40,7 @@ var payloadTypes = map[string]any{
 	"imports_preview":        previewPayload{},
 	"imports_confirm":        confirmPayload{},
 	"collection_get":         collectionPayload{},
+	"bulk_list":              bulkListPayload{},
 }
 
 // reflectType is the type of a payloadTypes value.

@@ -112,6 +112,8 @@ type Server struct {
 	openapiErr  error
 	// docs is the API reference page (docs.go).
 	docs docs
+	// downloads limits bulk file downloads (bulk.go).
+	downloads *access.Downloads
 }
 
 // New opens the live snapshot and prepares the server.
@@ -511,6 +513,10 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	}
 	req.caller, req.limits = caller, access.LimitsOf(caller.Tier)
 	defer s.countRefused(ctx, &req.caller) // before putRequest clears it (defers run last first)
+	if rt.uncharged && rt.raw != nil {
+		rt.raw(req)
+		return
+	}
 
 	// Route-specific checks that need the body before charging (batch sizes).
 	units := 1
@@ -523,11 +529,15 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	}
 
 	// Tier, quota, rate.
-	dec, ok := s.charge(ctx, caller, units)
-	if !ok {
-		return
+	if rt.uncharged {
+		s.writeAccessHeaders(ctx, caller, nil)
+	} else {
+		dec, ok := s.charge(ctx, caller, units)
+		if !ok {
+			return
+		}
+		s.writeAccessHeaders(ctx, caller, &dec)
 	}
-	s.writeAccessHeaders(ctx, caller, &dec)
 
 	// Clamp: the row cap lowers limit before the cache key is made.
 	if rt.hasLimit {
@@ -552,7 +562,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 			return
 		}
 	}
-	if s.memo != nil && ctx.IsGet() && caller.KeyID != "" && rt.cost == nil && entry.Status == fasthttp.StatusOK {
+	if s.memo != nil && ctx.IsGet() && caller.KeyID != "" && rt.cost == nil && !rt.uncharged && entry.Status == fasthttp.StatusOK {
 		s.memo.remember(ctx.RequestURI(), authorization,
 			memoEntry{snapGen: snap.Gen, keyGen: keyGen, route: rt, caller: caller, entry: entry})
 	}

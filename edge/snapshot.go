@@ -36,6 +36,8 @@ type Snapshot struct {
 	// encoded holds each game's cards encoded (card_encode.go), built by warm
 	// and read-only after.
 	encoded map[string]*encodedCards
+	// bulk is the bulk files (bulk.go), loaded by warm.
+	bulk *snapshotBulk
 
 	refs      atomic.Int64
 	retired   atomic.Bool
@@ -96,6 +98,10 @@ func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (
 // encoded cards before the snapshot serves (about 0.6 s for 51k cards), so
 // that the first requests after a start or a swap do not pay for them.
 func (s *Snapshot) warm() error {
+	var err error
+	if s.bulk, err = loadBulk(s.Dir(), s.Manifest()); err != nil {
+		return err
+	}
 	s.encoded = map[string]*encodedCards{}
 	for _, game := range s.Manifest().Games {
 		o, err := s.orders(game)

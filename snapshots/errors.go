@@ -35,6 +35,9 @@ const (
 	ETIMEOUT        = "request_timeout"
 	EMETHOD         = "method_not_allowed"
 	EREMOVED        = "removed"
+	// ERANGE is a Range header no byte of the file satisfies (bulk
+	// downloads).
+	ERANGE = "range_not_satisfiable"
 )
 
 // httpStatus is the one code -> HTTP status table.
@@ -53,6 +56,7 @@ var httpStatus = map[string]int{
 	ETIMEOUT:        408,
 	EMETHOD:         405,
 	EREMOVED:        404,
+	ERANGE:          416,
 }
 
 // HTTPStatus returns the HTTP status of an error code; an unknown code is

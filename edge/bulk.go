@@ -1,0 +1,464 @@
+package edge
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cardedge/cardedge/bulk"
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/valyala/fasthttp"
+)
+
+// Bulk data: the snapshot's bulk files (package bulk) listed at
+// /api/v3/bulk and streamed from the snapshot's files at
+// /api/v3/bulk/{name}, with their schemas at /api/v3/bulk/{name}/schema.
+//
+// The listing and the schemas are free (uncharged: small, and read before
+// every download). A download is a raw route that charges itself: the file's
+// tier (access.CheckTier: price-history needs Elite), then If-None-Match
+// (304, free) and Range (206; 416 for a range no byte satisfies), then the
+// download limit (access.Downloads, not the Playground's per-second rule)
+// and, with a key, one unit of its quota. The bytes go from the file to the
+// socket (fasthttp's sendfile path: bulkStream) and never through the
+// response cache or the front-door memo. The stream holds a reference on
+// its snapshot, so a download that started before a swap finishes from the
+// old snapshot's file.
+
+// bulkFile is one bulk file of an open snapshot.
+type bulkFile struct {
+	bulk.File
+	kind       bulk.Kind
+	tier       access.Tier
+	path       string // absolute
+	etag       []byte // strong: the quoted SHA-256
+	digest     []byte // Repr-Digest: sha-256=:<base64>:
+	schema     []byte // the schema file's bytes
+	schemaETag []byte
+}
+
+// snapshotBulk is the bulk files of an open snapshot (none for a snapshot
+// built before bulk files).
+type snapshotBulk struct {
+	index *bulk.Index
+	files map[string]*bulkFile
+}
+
+// loadBulk reads the snapshot's bulk index and schemas. The manifest has
+// verified every file; the index must agree with it (each file listed with
+// the manifest's SHA-256), or the snapshot is refused. A snapshot without a
+// bulk index serves an empty listing.
+func loadBulk(dir string, m *snapshots.Manifest) (*snapshotBulk, error) {
+	sb := &snapshotBulk{files: map[string]*bulkFile{}}
+	bdir := filepath.Join(dir, bulk.Dir)
+	ix, err := bulk.ReadIndex(bdir)
+	if err != nil {
+		if _, ok := m.Files[bulk.Dir+"/"+bulk.IndexFile]; !ok {
+			return sb, nil // built before bulk files
+		}
+		return nil, err
+	}
+	sb.index = ix
+	for _, f := range ix.Files {
+		if got := m.Files[bulk.Dir+"/"+f.Path]; got != f.SHA256 {
+			return nil, fmt.Errorf("bulk file %s: the index says sha256 %s, the manifest %q", f.Path, f.SHA256, got)
+		}
+		if _, ok := m.Files[bulk.Dir+"/"+f.Schema]; !ok {
+			return nil, fmt.Errorf("bulk schema %s is not in the manifest", f.Schema)
+		}
+		k, ok := bulk.KindOf(f.Kind)
+		if !ok {
+			return nil, fmt.Errorf("bulk file %s: unknown kind %q", f.Path, f.Kind)
+		}
+		tier, err := access.ParseTier(k.Tier)
+		if err != nil {
+			return nil, err
+		}
+		schema, err := os.ReadFile(filepath.Join(bdir, f.Schema))
+		if err != nil {
+			return nil, err
+		}
+		sum, _ := hex.DecodeString(f.SHA256)
+		ssum := sha256.Sum256(schema)
+		sb.files[f.Name] = &bulkFile{File: f, kind: k, tier: tier, path: filepath.Join(bdir, f.Path),
+			etag: []byte(`"` + f.SHA256 + `"`), digest: []byte("sha-256=:" + base64.StdEncoding.EncodeToString(sum) + ":"),
+			schema: schema, schemaETag: []byte(`"` + hex.EncodeToString(ssum[:]) + `"`)}
+	}
+	return sb, nil
+}
+
+// bulkFiles returns the snapshot's bulk files (none when it was not
+// warmed).
+func (s *Snapshot) bulkFiles() *snapshotBulk {
+	if s.bulk == nil {
+		return &snapshotBulk{}
+	}
+	return s.bulk
+}
+
+func (s *Server) registerBulkRoutes() {
+	s.downloads = access.NewDownloads(access.DownloadsPerMinute, nil)
+	s.router.add(&route{method: "GET", pattern: "/api/v3/bulk", name: "bulk_list", contract: "bulk-data.v1", keyless: true, cacheable: true, uncharged: true,
+		summary: "The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, " +
+			"with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses",
+		schema: "BulkList", handle: s.handleBulkList})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/bulk/{name}", name: "bulk_download", keyless: true, uncharged: true,
+		summary: fmt.Sprintf("Download one bulk file (application/gzip): ETag (its SHA-256), If-None-Match (304), Range (206, one range) "+
+			"to resume; %d downloads per minute per client address (per key with one); price-history needs an Elite key", access.DownloadsPerMinute),
+		raw: s.handleBulkDownload, responses: bulkDownloadResponses()})
+	s.router.add(&route{method: "GET", pattern: "/api/v3/bulk/{name}/schema", name: "bulk_schema", keyless: true, uncharged: true,
+		summary: "The JSON Schema (2020-12) of one line of a bulk file", raw: s.handleBulkSchema, responses: bulkSchemaResponses()})
+}
+
+// bulkListPayload is bulk-data.v1.
+type bulkListPayload struct {
+	SnapshotID string `json:"snapshot_id"`
+	AsOf       string `json:"as_of"`
+	// UpdatedAt is when the snapshot (and so every file) was built, RFC 3339.
+	UpdatedAt string `json:"updated_at"`
+	// MarketSource is synthetic (generated market data) or feed.
+	MarketSource  string            `json:"market_source"`
+	DownloadLimit bulkDownloadLimit `json:"download_limit"`
+	Notice        string            `json:"notice"`
+	Items         []bulkItem        `json:"items"`
+}
+
+type bulkDownloadLimit struct {
+	PerMinute int    `json:"per_minute"`
+	Per       string `json:"per"`
+}
+
+// bulkItem is one file of the listing.
+type bulkItem struct {
+	Name        string `json:"name"`
+	Game        string `json:"game"`
+	Kind        string `json:"kind"`
+	Description string `json:"description"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	SHA256      string `json:"sha256"`
+	Rows        int64  `json:"rows"`
+	UpdatedAt   string `json:"updated_at"`
+	DownloadURL string `json:"download_url"`
+	SchemaURL   string `json:"schema_url"`
+	// Tier is the tier a download needs: playground (no key) or elite.
+	Tier string `json:"tier"`
+	// Sources are the catalog sources the rows draw on, with their
+	// licenses; SourcesLicensed is false when one of them declares none.
+	Sources         []bulk.Source `json:"sources"`
+	SourcesLicensed bool          `json:"sources_licensed"`
+}
+
+func (s *Server) handleBulkList(r *request) (any, error) {
+	m := r.snap.Manifest()
+	p := bulkListPayload{SnapshotID: m.SnapshotID, AsOf: m.AsOf, UpdatedAt: m.BuiltAt, MarketSource: m.MarketSource,
+		DownloadLimit: bulkDownloadLimit{PerMinute: s.downloads.PerMinute(), Per: "client address without a key, key with one"},
+		Notice:        bulk.TrademarkNotice, Items: []bulkItem{}}
+	sb := r.snap.bulkFiles()
+	if sb.index == nil {
+		return p, nil
+	}
+	for _, f := range sb.index.Files {
+		bf := sb.files[f.Name]
+		it := bulkItem{Name: f.Name, Game: f.Game, Kind: f.Kind, Description: bf.kind.Description, ContentType: "application/gzip",
+			Size: f.Size, SHA256: f.SHA256, Rows: f.Rows, UpdatedAt: m.BuiltAt,
+			DownloadURL: "/api/v3/bulk/" + f.Name, SchemaURL: "/api/v3/bulk/" + f.Name + "/schema", Tier: bf.kind.Tier,
+			Sources: []bulk.Source{}, SourcesLicensed: true}
+		for _, name := range f.Sources {
+			src := bulk.SourceOf(name)
+			it.Sources = append(it.Sources, src)
+			if src.License == nil && name != "synthetic" {
+				it.SourcesLicensed = false
+			}
+		}
+		p.Items = append(p.Items, it)
+	}
+	return p, nil
+}
+
+// bulkFileOf returns the file a request names, or answers 404.
+func (s *Server) bulkFileOf(r *request) *bulkFile {
+	name := r.vars.list()[0]
+	sb := r.snap.bulkFiles()
+	if f := sb.files[name]; f != nil {
+		return f
+	}
+	var names []string
+	if ix := sb.index; ix != nil {
+		for _, f := range ix.Files {
+			names = append(names, f.Name)
+		}
+	}
+	msg := "no bulk file " + strconv.Quote(name)
+	if len(names) > 0 {
+		msg += "; the files are " + strings.Join(names, ", ")
+	} else {
+		msg += "; this snapshot has none"
+	}
+	s.writeError(r.ctx, snapshots.Errorf(snapshots.ENOTFOUND, "%s", msg))
+	return nil
+}
+
+func (s *Server) handleBulkSchema(r *request) {
+	f := s.bulkFileOf(r)
+	if f == nil {
+		return
+	}
+	ctx := r.ctx
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrETag, f.schemaETag)
+	h.SetCanonical(hdrCacheControl, bulkCacheControl)
+	if inm := r.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, f.schemaETag) {
+		ctx.SetStatusCode(fasthttp.StatusNotModified)
+		ctx.Response.SkipBody = true
+		return
+	}
+	h.SetContentType("application/schema+json")
+	ctx.Response.SetBodyRaw(f.schema)
+}
+
+var (
+	bulkCacheControl        = []byte("public, max-age=300")
+	bulkCacheControlPrivate = []byte("private, max-age=300")
+	mimeGzip                = []byte("application/gzip")
+	hdrAcceptRanges         = []byte("Accept-Ranges")
+	bytesUnit               = []byte("bytes")
+)
+
+func (s *Server) handleBulkDownload(r *request) {
+	ctx := r.ctx
+	f := s.bulkFileOf(r)
+	if f == nil {
+		return
+	}
+	if err := access.CheckTier(r.caller, f.tier, f.Name); err != nil {
+		s.metrics.limited.Add("unauthorized", 1)
+		s.writeAccessHeaders(ctx, r.caller, nil)
+		s.writeError(ctx, err)
+		return
+	}
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrETag, f.etag)
+	h.SetCanonical(hdrAcceptRanges, bytesUnit)
+	if f.tier == access.Playground {
+		h.SetCanonical(hdrCacheControl, bulkCacheControl)
+	} else {
+		h.SetCanonical(hdrCacheControl, bulkCacheControlPrivate)
+		h.SetCanonical(hdrVary, []byte("Authorization"))
+	}
+	if inm := r.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, f.etag) {
+		s.writeAccessHeaders(ctx, r.caller, nil)
+		ctx.SetStatusCode(fasthttp.StatusNotModified)
+		ctx.Response.SkipBody = true
+		return
+	}
+	start, n, partial, err := bulkRange(&ctx.Request.Header, f.etag, f.Size)
+	if err != nil {
+		h.Set("Content-Range", "bytes */"+strconv.FormatInt(f.Size, 10))
+		s.writeAccessHeaders(ctx, r.caller, nil)
+		s.writeError(ctx, err)
+		return
+	}
+	if wait, err := s.downloads.Take(r.caller); err != nil {
+		s.metrics.limited.Add(snapshots.EQUOTA, 1)
+		s.writeAccessHeaders(ctx, r.caller, nil)
+		h.Set("Retry-After", strconv.Itoa(wait))
+		s.writeError(ctx, err)
+		return
+	}
+	if r.caller.KeyID != "" {
+		dec, ok := s.charge(ctx, r.caller, 1)
+		if !ok {
+			return
+		}
+		s.writeAccessHeaders(ctx, r.caller, &dec)
+	} else {
+		s.writeAccessHeaders(ctx, r.caller, nil)
+	}
+	file, err := os.Open(f.path)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = file.Stat(); err == nil && fi.Size() != f.Size {
+			err = fmt.Errorf("%s: %d bytes, the index says %d", f.path, fi.Size(), f.Size)
+		}
+		if err == nil && start > 0 {
+			_, err = file.Seek(start, io.SeekStart)
+		}
+		if err != nil {
+			file.Close()
+		}
+	}
+	if err != nil {
+		s.writeError(ctx, fmt.Errorf("bulk download: %w", err))
+		return
+	}
+	h.SetContentTypeBytes(mimeGzip)
+	h.Set("Content-Disposition", `attachment; filename="`+f.Path+`"`)
+	h.SetCanonical([]byte("Repr-Digest"), f.digest)
+	h.Set("Last-Modified", bulkLastModified(r.snap.Manifest().BuiltAt))
+	if partial {
+		ctx.SetStatusCode(fasthttp.StatusPartialContent)
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, f.Size))
+	}
+	r.snap.refs.Add(1) // the stream's: released when fasthttp closes it
+	ctx.Response.SetBodyStream(&bulkStream{file: file, lr: io.LimitedReader{R: file, N: n}, release: r.snap.release}, int(n))
+}
+
+// bulkLastModified formats the snapshot's build time as an HTTP date.
+func bulkLastModified(builtAt string) string {
+	t, err := time.Parse(time.RFC3339, builtAt)
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format(http.TimeFormat)
+}
+
+// bulkRange reads the request's Range (and If-Range) for a file of size
+// bytes whose strong ETag is etag: the first byte and the length to send,
+// and whether it is a part (206). A Range of another unit, or an If-Range
+// that does not match, is ignored (the whole file, 200); a bytes range no
+// byte satisfies, several ranges, or a malformed one is ERANGE (416).
+func bulkRange(h *fasthttp.RequestHeader, etag []byte, size int64) (start, n int64, partial bool, err error) {
+	rng := h.Peek("Range")
+	if len(rng) == 0 {
+		return 0, size, false, nil
+	}
+	if ir := h.Peek("If-Range"); len(ir) > 0 && !bytes.Equal(bytes.TrimSpace(ir), etag) {
+		return 0, size, false, nil // the file changed since the part the client has: all of it
+	}
+	spec, ok := bytes.CutPrefix(bytes.TrimSpace(rng), []byte("bytes="))
+	if !ok {
+		return 0, size, false, nil
+	}
+	bad := func(why string) (int64, int64, bool, error) {
+		return 0, 0, false, snapshots.Errorf(snapshots.ERANGE, "Range %q: %s (the file has %d bytes; one range of bytes=FIRST-[LAST] or bytes=-SUFFIX)", rng, why, size)
+	}
+	if bytes.IndexByte(spec, ',') >= 0 {
+		return bad("one range only")
+	}
+	first, last, ok := bytes.Cut(bytes.TrimSpace(spec), []byte("-"))
+	if !ok {
+		return bad("malformed")
+	}
+	if len(first) == 0 { // suffix: the last N bytes
+		k, err := strconv.ParseInt(string(last), 10, 64)
+		if err != nil || k <= 0 {
+			return bad("malformed suffix")
+		}
+		k = min(k, size)
+		if k == 0 {
+			return bad("the file is empty")
+		}
+		return size - k, k, true, nil
+	}
+	a, err := strconv.ParseInt(string(first), 10, 64)
+	if err != nil || a < 0 {
+		return bad("malformed first byte")
+	}
+	b := size - 1
+	if len(last) > 0 {
+		if b, err = strconv.ParseInt(string(last), 10, 64); err != nil || b < a {
+			return bad("malformed last byte")
+		}
+		b = min(b, size-1)
+	}
+	if a >= size {
+		return bad("starts after the end")
+	}
+	return a, b - a + 1, true, nil
+}
+
+// bulkStream is a download's body: a range of the file. fasthttp copies
+// it with WriteTo (BodyWriterTo), which empties the response's write buffer
+// and hands the file to the connection's ReadFrom, so the bytes go from the
+// file to the socket with sendfile (through connguard's ReadFrom, which
+// keeps the write timeout per step of progress). Close, which fasthttp
+// calls once the response is written or dropped, closes the file and
+// releases the snapshot.
+type bulkStream struct {
+	file    *os.File
+	lr      io.LimitedReader
+	release func()
+	once    sync.Once
+}
+
+func (b *bulkStream) Read(p []byte) (int, error) { return b.lr.Read(p) }
+
+// SupportsBodyWriteTo lets fasthttp call WriteTo.
+func (b *bulkStream) SupportsBodyWriteTo() bool { return true }
+
+// WriteTo sends the range to w: fasthttp's *bufio.Writer over the
+// connection.
+func (b *bulkStream) WriteTo(w io.Writer) (int64, error) {
+	if f, ok := w.(interface{ Flush() error }); ok {
+		if err := f.Flush(); err != nil { // an empty buffer: bufio.Writer.ReadFrom hands the file to the connection
+			return 0, err
+		}
+	}
+	if rf, ok := w.(io.ReaderFrom); ok {
+		return rf.ReadFrom(&b.lr)
+	}
+	return io.Copy(w, &b.lr)
+}
+
+func (b *bulkStream) Close() error {
+	b.once.Do(func() {
+		b.file.Close()
+		b.release()
+	})
+	return nil
+}
+
+// OpenAPI responses of the download and schema routes (not JSON envelopes).
+
+func errorV1Content() map[string]any {
+	return map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
+}
+
+func bulkDownloadResponses() map[string]any {
+	str := func(desc string) map[string]any {
+		return map[string]any{"description": desc, "schema": map[string]any{"type": "string"}}
+	}
+	fileHeaders := map[string]any{
+		"ETag":                str("The file's SHA-256, quoted: a strong validator for If-None-Match and If-Range."),
+		"Accept-Ranges":       str("bytes"),
+		"Content-Disposition": str("attachment; filename=<name>.jsonl.gz"),
+		"Repr-Digest":         str("sha-256 of the whole file (RFC 9530), base64."),
+		"Last-Modified":       str("When the snapshot was built."),
+	}
+	partHeaders := map[string]any{"Content-Range": str("bytes FIRST-LAST/SIZE")}
+	for k, v := range fileHeaders {
+		partHeaders[k] = v
+	}
+	gzip := map[string]any{"application/gzip": map[string]any{}}
+	return map[string]any{
+		"200": map[string]any{"description": "The whole file: gzip JSON Lines, one row per line (see the schema URL)", "headers": fileHeaders, "content": gzip},
+		"206": map[string]any{"description": "One range of the file (Range: bytes=FIRST-[LAST], to resume a download)", "headers": partHeaders, "content": gzip},
+		"304": map[string]any{"description": "Not modified (If-None-Match matched the ETag); not counted as a download"},
+		"401": map[string]any{"description": "Missing or invalid key (price-history needs an Elite key)", "content": errorV1Content()},
+		"403": map[string]any{"description": "The key's tier may not download this file (price-history: Elite)", "content": errorV1Content()},
+		"404": map[string]any{"description": "No such bulk file", "content": errorV1Content()},
+		"416": map[string]any{"description": "Range not satisfiable (Content-Range: bytes */SIZE)", "headers": map[string]any{"Content-Range": str("bytes */SIZE")}, "content": errorV1Content()},
+		"429": map[string]any{"description": "Download limit or quota reached; see Retry-After", "content": errorV1Content()},
+	}
+}
+
+func bulkSchemaResponses() map[string]any {
+	return map[string]any{
+		"200": map[string]any{"description": "JSON Schema (2020-12) of one line of the file", "content": map[string]any{
+			"application/schema+json": map[string]any{"schema": map[string]any{"type": "object"}}}},
+		"304": map[string]any{"description": "Not modified (If-None-Match matched the ETag)"},
+		"404": map[string]any{"description": "No such bulk file", "content": errorV1Content()},
+	}
+}
