@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -188,10 +189,12 @@ func buildBleve(ctx context.Context, path string, in *input, opts BuildOptions) 
 	if err != nil {
 		return err
 	}
-	idx, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, map[string]interface{}{"unsafe_batch": true})
+	idx, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, map[string]interface{}{"unsafe_batch": true,
+		"asyncErrorCallbackName": persistErrorCallback})
 	if err != nil {
 		return err
 	}
+	defer persistErrs.Delete(filepath.Join(path, "store"))
 	closed := false
 	defer func() {
 		if !closed {
@@ -221,7 +224,7 @@ func buildBleve(ctx context.Context, path string, in *input, opts BuildOptions) 
 			}
 		}
 	}
-	if err := forceMerge(ctx, idx); err != nil {
+	if err := forceMerge(ctx, idx, filepath.Join(path, "store")); err != nil {
 		return err
 	}
 	if n, err := idx.DocCount(); err != nil || n != uint64(total) {
@@ -293,7 +296,11 @@ func pruneSegments(path string) error {
 // to persist the merged root. It counts segments
 // on the current root snapshot: scorch's segment statistics are computed
 // on the root *before* each introduction, so they lag one batch behind.
-func forceMerge(ctx context.Context, idx bleve.Index) error {
+//
+// A segment scorch cannot persist (the disk is full) is retried forever
+// and only reported to the index's async error callback: forceMerge returns
+// the first such error of the store at path instead of waiting.
+func forceMerge(ctx context.Context, idx bleve.Index, path string) error {
 	adv, err := idx.Advanced()
 	if err != nil {
 		return err
@@ -306,6 +313,9 @@ func forceMerge(ctx context.Context, idx bleve.Index) error {
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if err, ok := persistErrs.Load(path); ok {
+			return err.(error)
 		}
 		mem, files, err := countSegments(s)
 		if err != nil {
@@ -333,6 +343,18 @@ func forceMerge(ctx context.Context, idx bleve.Index) error {
 		if err := s.ForceMerge(ctx, &opts); err != nil {
 			return err
 		}
+	}
+}
+
+// persistErrs holds the first error scorch's persister reported for each
+// store being built (by the store's path), through persistErrorCallback.
+var persistErrs sync.Map
+
+const persistErrorCallback = "cardedge-index-build"
+
+func init() {
+	scorch.RegistryAsyncErrorCallbacks[persistErrorCallback] = func(err error, path string) {
+		persistErrs.LoadOrStore(filepath.Clean(path), err)
 	}
 }
 
