@@ -228,16 +228,26 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		gs.abort()
 		return nil, fmt.Errorf("build: %w", err)
 	}
-	if err := b.stage("index"); err != nil {
+	if err := b.stage("bulk"); err != nil {
 		gs.abort()
 		return nil, err
 	}
-	// The gold tables finish (rows, then their indexes) and the bulk files
-	// are written from the finished bbolt files while Bleve builds.
+	// The gold tables finish (rows, then their indexes) while the bulk
+	// files are written from the finished bbolt files, then while Bleve
+	// builds. The bulk files are written before Bleve, not beside it: a
+	// disk that fills up while Bleve persists its segments stalls the
+	// build (the persister retries), where a full disk under the bulk
+	// files fails it.
 	goldDone := make(chan error, 1)
 	go func() { goldDone <- gs.finish() }()
-	bulkDone := make(chan error, 1)
-	go func() { bulkDone <- b.writeBulk(ctx, games, asOf, marketSource) }()
+	if err := b.writeBulk(ctx, games, asOf, marketSource); err != nil {
+		<-goldDone
+		return nil, fmt.Errorf("build: bulk files: %w", err)
+	}
+	if err := b.stage("index"); err != nil {
+		<-goldDone
+		return nil, err
+	}
 	var allSets []*snapshots.Set
 	var allCards []*snapshots.Card
 	for _, g := range games {
@@ -249,12 +259,8 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		ixOpts.BatchSize = 10_000
 	}
 	err = index.Build(ctx, b.tmp, allSets, allCards, ixOpts)
-	gerr, berr := <-goldDone, <-bulkDone
-	if gerr != nil {
+	if gerr := <-goldDone; gerr != nil {
 		return nil, fmt.Errorf("build: gold tables: %w", gerr)
-	}
-	if berr != nil {
-		return nil, fmt.Errorf("build: bulk files: %w", berr)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("build: index: %w", err)
