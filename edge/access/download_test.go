@@ -32,6 +32,14 @@ func TestDownloads_Take(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	t.Run("Unmetered", func(t *testing.T) {
+		u := access.Caller{KeyID: "k_u", Tier: access.Elite, Unmetered: true}
+		for i := 0; i < 20; i++ {
+			if _, err := d.Take(u); err != nil {
+				t.Fatalf("unmetered download %d: %v", i+1, err)
+			}
+		}
+	})
 	t.Run("Refill", func(t *testing.T) {
 		now = now.Add(10 * time.Second)
 		if _, err := d.Take(a); err != nil {
