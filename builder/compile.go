@@ -228,26 +228,26 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		gs.abort()
 		return nil, fmt.Errorf("build: %w", err)
 	}
+	// The bulk files are written from the finished bbolt files, alone (on
+	// every worker), before Bleve: a disk that fills up while Bleve
+	// persists its segments is only seen when its persister gives up, where
+	// a full disk under the bulk files fails the build at once with the
+	// file's name.
 	if err := b.stage("bulk"); err != nil {
 		gs.abort()
 		return nil, err
 	}
-	// The gold tables finish (rows, then their indexes) while the bulk
-	// files are written from the finished bbolt files, then while Bleve
-	// builds. The bulk files are written before Bleve, not beside it: a
-	// disk that fills up while Bleve persists its segments stalls the
-	// build (the persister retries), where a full disk under the bulk
-	// files fails it.
-	goldDone := make(chan error, 1)
-	go func() { goldDone <- gs.finish() }()
 	if err := b.writeBulk(ctx, games, asOf, marketSource); err != nil {
-		<-goldDone
+		gs.abort()
 		return nil, fmt.Errorf("build: bulk files: %w", err)
 	}
 	if err := b.stage("index"); err != nil {
-		<-goldDone
+		gs.abort()
 		return nil, err
 	}
+	// The gold tables finish (rows, then their indexes) while Bleve builds.
+	goldDone := make(chan error, 1)
+	go func() { goldDone <- gs.finish() }()
 	var allSets []*snapshots.Set
 	var allCards []*snapshots.Card
 	for _, g := range games {
@@ -326,7 +326,7 @@ func (b *build) writeBulk(ctx context.Context, games []string, asOf snapshots.Da
 		return err
 	}
 	defer r.Close()
-	_, err = bulk.Write(ctx, r, filepath.Join(b.tmp, bulk.Dir), bulk.Options{Workers: 1})
+	_, err = bulk.Write(ctx, r, filepath.Join(b.tmp, bulk.Dir), bulk.Options{Workers: b.opts.Workers})
 	return err
 }
 

@@ -17,7 +17,7 @@
 //
 // The bulk files (package bulk) are written into the snapshot's bulk/
 // directory from the finished bbolt files, read back through snapshots/bolt,
-// beside the gold tables' indexes and before Bleve: the manifest covers them, and cardbuild bulk
+// before Bleve and the gold tables' indexes (stage bulk): the manifest covers them, and cardbuild bulk
 // writes the same bytes from a published snapshot.
 //
 // It imports estimate, snapshots, snapshots/bolt, snapshots/gold, index,
