@@ -28,9 +28,10 @@ import (
 // The listing and the schemas are free (uncharged: small, and read before
 // every download). A download is a raw route that charges itself: the file's
 // tier (access.CheckTier: price-history needs Elite), then If-None-Match
-// (304, free) and Range (206; 416 for a range no byte satisfies), then the
-// download limit (access.Downloads, not the Playground's per-second rule)
-// and, with a key, one unit of its quota. The bytes go from the file to the
+// (304, free) and Range (206; 416 for a range no byte satisfies); a HEAD
+// gets the headers and is free; a GET then takes the download limit
+// (access.Downloads, not the Playground's per-second rule) and, with a key,
+// one unit of its quota. The bytes go from the file to the
 // socket (fasthttp's sendfile path: bulkStream) and never through the
 // response cache or the front-door memo. The stream holds a reference on
 // its snapshot, so a download that started before a swap finishes from the
@@ -270,6 +271,12 @@ func (s *Server) handleBulkDownload(r *request) {
 		s.writeError(ctx, err)
 		return
 	}
+	if ctx.IsHead() { // the headers a GET would have; not a download
+		s.writeAccessHeaders(ctx, r.caller, nil)
+		s.writeBulkHeaders(r, f, start, n, partial)
+		h.SetContentLength(int(n))
+		return
+	}
 	if wait, err := s.downloads.Take(r.caller); err != nil {
 		s.metrics.limited.Add(snapshots.EQUOTA, 1)
 		s.writeAccessHeaders(ctx, r.caller, nil)
@@ -303,16 +310,22 @@ func (s *Server) handleBulkDownload(r *request) {
 		s.writeError(ctx, fmt.Errorf("bulk download: %w", err))
 		return
 	}
+	s.writeBulkHeaders(r, f, start, n, partial)
+	r.snap.refs.Add(1) // the stream's: released when fasthttp closes it
+	ctx.Response.SetBodyStream(&bulkStream{file: file, lr: io.LimitedReader{R: file, N: n}, release: r.snap.release}, int(n))
+}
+
+// writeBulkHeaders writes the status and headers of a file's (part's) body.
+func (s *Server) writeBulkHeaders(r *request, f *bulkFile, start, n int64, partial bool) {
+	h := &r.ctx.Response.Header
 	h.SetContentTypeBytes(mimeGzip)
 	h.Set("Content-Disposition", `attachment; filename="`+f.Path+`"`)
 	h.SetCanonical([]byte("Repr-Digest"), f.digest)
 	h.Set("Last-Modified", bulkLastModified(r.snap.Manifest().BuiltAt))
 	if partial {
-		ctx.SetStatusCode(fasthttp.StatusPartialContent)
+		r.ctx.SetStatusCode(fasthttp.StatusPartialContent)
 		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, start+n-1, f.Size))
 	}
-	r.snap.refs.Add(1) // the stream's: released when fasthttp closes it
-	ctx.Response.SetBodyStream(&bulkStream{file: file, lr: io.LimitedReader{R: file, N: n}, release: r.snap.release}, int(n))
 }
 
 // bulkLastModified formats the snapshot's build time as an HTTP date.

@@ -288,9 +288,21 @@ func TestBulk_ErrLimit(t *testing.T) {
 	if r.status != 429 || r.json["contract"] != "error.v1" || r.header.Get("Retry-After") == "" {
 		t.Fatalf("download %d: %d %s (Retry-After %q)", access.DownloadsPerMinute+1, r.status, truncate(r.body), r.header.Get("Retry-After"))
 	}
-	// The listing is not a download.
-	if l := do(t, c, "GET", "/api/v3/bulk", "", nil); l.status != 200 {
+	// The listing is not a download, nor is a HEAD (the headers a GET
+	// would get).
+	l := do(t, c, "GET", "/api/v3/bulk", "", nil)
+	if l.status != 200 {
 		t.Errorf("listing after the limit: %d", l.status)
+	}
+	it := decodeBulkList(t, l.body)["pokemon-sets"]
+	req, _ := http.NewRequest("HEAD", env.base+it.DownloadURL, nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ContentLength != it.Size || resp.Header.Get("ETag") != `"`+it.SHA256+`"` || resp.Header.Get("Content-Type") != "application/gzip" {
+		t.Errorf("HEAD after the limit: %d, Content-Length %d, headers %v", resp.StatusCode, resp.ContentLength, resp.Header)
 	}
 	if r := download(t, freshClient(), "pokemon-sets", ""); r.status != 200 {
 		t.Errorf("another address: %d", r.status)
