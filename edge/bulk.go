@@ -117,9 +117,9 @@ func (s *Server) registerBulkRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/bulk/{name}", name: "bulk_download", keyless: true, uncharged: true,
 		summary: fmt.Sprintf("Download one bulk file (application/gzip): ETag (its SHA-256), If-None-Match (304), Range (206, one range) "+
 			"to resume; %d downloads per minute per client address (per key with one); price-history needs an Elite key", access.DownloadsPerMinute),
-		raw: s.handleBulkDownload, responses: bulkDownloadResponses()})
+		raw: s.handleBulkDownload, responses: bulkDownloadResponses})
 	s.router.add(&route{method: "GET", pattern: "/api/v3/bulk/{name}/schema", name: "bulk_schema", keyless: true, uncharged: true,
-		summary: "The JSON Schema (2020-12) of one line of a bulk file", raw: s.handleBulkSchema, responses: bulkSchemaResponses()})
+		summary: "The JSON Schema (2020-12) of one line of a bulk file", raw: s.handleBulkSchema, responses: bulkSchemaResponses})
 }
 
 // bulkListPayload is bulk-data.v1.
@@ -433,45 +433,72 @@ func (b *bulkStream) Close() error {
 	return nil
 }
 
-// OpenAPI responses of the download and schema routes (not JSON envelopes).
+// OpenAPI responses of the download and schema routes (not JSON
+// envelopes). Each call makes new maps: the document adds the recorded
+// examples to them.
 
 func errorV1Content() map[string]any {
 	return map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
 }
 
+// docHeaders describes response headers: name, description pairs.
+func docHeaders(nameDesc ...string) map[string]any {
+	out := map[string]any{}
+	for i := 0; i+1 < len(nameDesc); i += 2 {
+		schema := map[string]any{"type": "string"}
+		if nameDesc[i] == "Content-Length" || nameDesc[i] == "Retry-After" {
+			schema = map[string]any{"type": "integer", "minimum": 0}
+		}
+		out[nameDesc[i]] = map[string]any{"description": nameDesc[i+1], "schema": schema}
+	}
+	return out
+}
+
+const (
+	docETag         = "The file's SHA-256 in quotes: a strong validator for If-None-Match and If-Range."
+	docCacheControl = "public, max-age=300 (price-history: private, as it needs a key)."
+)
+
 func bulkDownloadResponses() map[string]any {
-	str := func(desc string) map[string]any {
-		return map[string]any{"description": desc, "schema": map[string]any{"type": "string"}}
+	fileHeaders := func(extra ...string) map[string]any {
+		return docHeaders(append([]string{
+			"Content-Length", "The bytes of the body.",
+			"ETag", docETag,
+			"Accept-Ranges", "bytes: a download resumes with Range.",
+			"Cache-Control", docCacheControl,
+			"Content-Disposition", "attachment; filename=\"<name>.jsonl.gz\".",
+			"Repr-Digest", "The SHA-256 of the whole file (RFC 9530), base64: sha-256=:<base64>:.",
+			"Last-Modified", "When the snapshot (and so the file) was built.",
+		}, extra...)...)
 	}
-	fileHeaders := map[string]any{
-		"ETag":                str("The file's SHA-256, quoted: a strong validator for If-None-Match and If-Range."),
-		"Accept-Ranges":       str("bytes"),
-		"Content-Disposition": str("attachment; filename=<name>.jsonl.gz"),
-		"Repr-Digest":         str("sha-256 of the whole file (RFC 9530), base64."),
-		"Last-Modified":       str("When the snapshot was built."),
-	}
-	partHeaders := map[string]any{"Content-Range": str("bytes FIRST-LAST/SIZE")}
-	for k, v := range fileHeaders {
-		partHeaders[k] = v
-	}
-	gzip := map[string]any{"application/gzip": map[string]any{}}
+	gzip := func() map[string]any { return map[string]any{"application/gzip": map[string]any{}} }
 	return map[string]any{
-		"200": map[string]any{"description": "The whole file: gzip JSON Lines, one row per line (see the schema URL)", "headers": fileHeaders, "content": gzip},
-		"206": map[string]any{"description": "One range of the file (Range: bytes=FIRST-[LAST], to resume a download)", "headers": partHeaders, "content": gzip},
-		"304": map[string]any{"description": "Not modified (If-None-Match matched the ETag); not counted as a download"},
+		"200": map[string]any{"description": "The whole file: gzip JSON Lines, one row per line, each valid against the schema at schema_url.",
+			"headers": fileHeaders(), "content": gzip()},
+		"206": map[string]any{"description": "One range of the file (Range: bytes=FIRST-[LAST] or bytes=-SUFFIX; If-Range with the ETag): how a download resumes.",
+			"headers": fileHeaders("Content-Range", "bytes FIRST-LAST/SIZE."), "content": gzip()},
+		"304": map[string]any{"description": "Not modified: If-None-Match matched the ETag. Not counted as a download.",
+			"headers": docHeaders("ETag", docETag, "Accept-Ranges", "bytes.", "Cache-Control", docCacheControl)},
 		"401": map[string]any{"description": "Missing or invalid key (price-history needs an Elite key)", "content": errorV1Content()},
 		"403": map[string]any{"description": "The key's tier may not download this file (price-history: Elite)", "content": errorV1Content()},
 		"404": map[string]any{"description": "No such bulk file", "content": errorV1Content()},
-		"416": map[string]any{"description": "Range not satisfiable (Content-Range: bytes */SIZE)", "headers": map[string]any{"Content-Range": str("bytes */SIZE")}, "content": errorV1Content()},
-		"429": map[string]any{"description": "Download limit or quota reached; see Retry-After", "content": errorV1Content()},
+		"416": map[string]any{"description": "Range not satisfiable: no byte of the range exists, or several ranges, or a malformed one.",
+			"headers": docHeaders("Content-Range", "bytes */SIZE: the file's size.", "ETag", docETag, "Accept-Ranges", "bytes.",
+				"Cache-Control", docCacheControl),
+			"content": errorV1Content()},
+		"429": map[string]any{"description": fmt.Sprintf("The download limit (%d a minute per client address, per key with one) or the key's quota; see Retry-After", access.DownloadsPerMinute),
+			"headers": docHeaders("Retry-After", "Seconds until a download is allowed."), "content": errorV1Content()},
 	}
 }
 
 func bulkSchemaResponses() map[string]any {
+	schemaHeaders := func() map[string]any {
+		return docHeaders("ETag", "The schema's SHA-256 in quotes.", "Cache-Control", "public, max-age=300.")
+	}
 	return map[string]any{
-		"200": map[string]any{"description": "JSON Schema (2020-12) of one line of the file", "content": map[string]any{
+		"200": map[string]any{"description": "The JSON Schema (2020-12) of one line of the file", "headers": schemaHeaders(), "content": map[string]any{
 			"application/schema+json": map[string]any{"schema": map[string]any{"type": "object"}}}},
-		"304": map[string]any{"description": "Not modified (If-None-Match matched the ETag)"},
+		"304": map[string]any{"description": "Not modified: If-None-Match matched the ETag.", "headers": schemaHeaders()},
 		"404": map[string]any{"description": "No such bulk file", "content": errorV1Content()},
 	}
 }

@@ -3,9 +3,11 @@ package edge
 import (
 	"embed"
 	"encoding/json"
+	"maps"
 	"net"
 	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +47,19 @@ var exampleFiles embed.FS
 type example struct {
 	Request  string          `json:"request"`
 	Body     json.RawMessage `json:"body,omitempty"`
-	Response json.RawMessage `json:"response"`
+	Response json.RawMessage `json:"response,omitempty"`
+	// Responses are the recorded responses, by status, of a route whose
+	// body is not a JSON envelope (route.responses: bulk files, schemas).
+	Responses map[string]rawResponse `json:"responses,omitempty"`
+}
+
+// rawResponse is one recorded response of a route with route.responses:
+// the request headers that asked for it, the response headers the document
+// describes, and the body when it is JSON (a file's bytes are not kept).
+type rawResponse struct {
+	RequestHeaders map[string]string `json:"request_headers,omitempty"`
+	Headers        map[string]string `json:"headers"`
+	Body           json.RawMessage   `json:"body,omitempty"`
 }
 
 // routeExample returns the recorded example of a route (false when none).
@@ -72,6 +86,7 @@ var resourceTags = []struct{ name, description string }{
 	{"Search", "Full-text search and the typeahead lookup."},
 	{"Quote", "The keyless quote of one free-text card reference."},
 	{"Methodology", "The estimator's rules and thresholds, as the code uses them."},
+	{"Bulk", "The snapshot's data as files: per game cards, sets, prices and price history as gzip JSON Lines, with SHA-256, row counts, resumable downloads and a JSON Schema each."},
 	{"Keys", "The calling key's usage and quota."},
 }
 
@@ -142,10 +157,11 @@ func (s *Server) openAPI() map[string]any {
 			"summary":     rt.summary,
 			"tags":        []any{rt.tag},
 			"parameters":  openAPIParams(rt),
-			"responses":   openAPIResponses(rt, refl),
 		}
 		if rt.responses != nil {
-			op["responses"] = rt.responses
+			op["responses"] = rawResponses(rt)
+		} else {
+			op["responses"] = openAPIResponses(rt, refl)
 		}
 		if !rt.keyless {
 			op["security"] = []any{map[string]any{"bearer": []any{}}}
@@ -338,6 +354,55 @@ func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
 		"default": map[string]any{"description": "Any other error: 400 a malformed request, 500 an internal error, " +
 			"503 the state store cannot be reached (a fleet's Redis down: nothing was changed; see Retry-After)", "content": errRef},
 	}
+}
+
+// rawResponses makes the responses of a route with route.responses and
+// adds its recorded example: each recorded header's value as the header's
+// example, each JSON body as its media type's example.
+func rawResponses(rt *route) map[string]any {
+	resps := rt.responses()
+	ex, ok := routeExample(rt.name)
+	if !ok {
+		return resps
+	}
+	for status, rec := range ex.Responses {
+		r, _ := resps[status].(map[string]any)
+		if r == nil {
+			continue
+		}
+		headers, _ := r["headers"].(map[string]any)
+		for name, v := range rec.Headers {
+			if h, ok := headers[name].(map[string]any); ok {
+				var example any = v
+				if n, err := strconv.Atoi(v); err == nil && (name == "Content-Length" || name == "Retry-After") {
+					example = n
+				}
+				h["example"] = example
+			}
+		}
+		if len(rec.Body) == 0 {
+			continue
+		}
+		content, _ := r["content"].(map[string]any)
+		for mt, m := range content {
+			if m, ok := m.(map[string]any); ok && isJSONMediaType(mt) {
+				summary := rt.method + " " + ex.Request
+				for _, name := range slices.Sorted(maps.Keys(rec.RequestHeaders)) {
+					summary += ", " + name + ": " + rec.RequestHeaders[name]
+				}
+				m["examples"] = map[string]any{"tiny": map[string]any{"summary": summary,
+					"description": "A real response of this route on the tiny test snapshot (recorded by the edge's tests, edge/testdata/examples).",
+					"value":       rec.Body}}
+			}
+		}
+	}
+	return resps
+}
+
+// isJSONMediaType reports whether a media type is JSON (application/json,
+// application/*+json).
+func isJSONMediaType(mt string) bool {
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
 // sortedRouteNames lists the public routes' names, sorted (tests).

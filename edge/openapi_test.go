@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +61,30 @@ var exampleRequests = []struct {
 	{"collection_get", "GET", "/api/v3/me/collection?limit=2", "", ""},
 	{"methodology", "GET", "/api/v3/methodology", "", ""},
 	{"keys_usage", "GET", "/keys/usage", "", ""},
+	{"bulk_list", "GET", "/api/v3/bulk", "", ""},
 }
+
+// rawExampleRequests are the requests whose responses are the examples of
+// the routes whose bodies are not JSON envelopes (route.responses): one
+// per status the example shows, made with the same key. $etag is the ETag
+// of the route's 200.
+var rawExampleRequests = []struct {
+	route, target string
+	status        int
+	headers       []string
+}{
+	{"bulk_download", "/api/v3/bulk/pokemon-sets", 200, nil},
+	{"bulk_download", "/api/v3/bulk/pokemon-sets", 206, []string{"Range", "bytes=100-199"}},
+	{"bulk_download", "/api/v3/bulk/pokemon-sets", 304, []string{"If-None-Match", "$etag"}},
+	{"bulk_download", "/api/v3/bulk/pokemon-sets", 416, []string{"Range", "bytes=100000000-"}},
+	{"bulk_schema", "/api/v3/bulk/pokemon-sets/schema", 200, nil},
+	{"bulk_schema", "/api/v3/bulk/pokemon-sets/schema", 304, []string{"If-None-Match", "$etag"}},
+}
+
+// rawExampleHeaders are the response headers a raw example records (those
+// the response has).
+var rawExampleHeaders = []string{"Content-Length", "ETag", "Accept-Ranges", "Content-Range", "Cache-Control",
+	"Content-Disposition", "Repr-Digest", "Last-Modified", "Retry-After"}
 
 // examplesDir holds the recorded examples; openapiGolden the document.
 const (
@@ -140,6 +166,7 @@ func TestOpenAPI_Examples(t *testing.T) {
 				x.route, file, firstDiff(want, got))
 		}
 	}
+	files = append(files, recordRawExamples(t, e, doc, secret, norm, seen)...)
 	for _, name := range e.srv.sortedRouteNames() {
 		if !seen[name] {
 			t.Errorf("public route %s has no example request in exampleRequests", name)
@@ -154,6 +181,145 @@ func TestOpenAPI_Examples(t *testing.T) {
 			}
 			t.Errorf("%s/%s is the example of no route (run make golden)", examplesDir, ent.Name())
 		}
+	}
+}
+
+// recordRawExamples makes rawExampleRequests and compares (or, with
+// -update, writes) each route's example: the status is the one asked for,
+// every recorded header and the body's media type are in the document's
+// response, and a JSON body validates against its schema. It returns the
+// example files.
+func recordRawExamples(t *testing.T, e *memoEnv, doc *openapitest.Document, secret string, norm normalizer, seen map[string]bool) []string {
+	t.Helper()
+	var files []string
+	examples := map[string]*example{}
+	etags := map[string]string{}
+	for _, x := range rawExampleRequests {
+		seen[x.route] = true
+		rt, _, _ := e.srv.router.match("GET", x.target)
+		if rt == nil || rt.name != x.route || rt.responses == nil {
+			t.Errorf("GET %s is not route %s with raw responses", x.target, x.route)
+			continue
+		}
+		hdr := []string{"Authorization", "Bearer " + secret}
+		reqHeaders := map[string]string{}
+		for i := 0; i+1 < len(x.headers); i += 2 {
+			v := strings.ReplaceAll(x.headers[i+1], "$etag", etags[x.route])
+			hdr = append(hdr, x.headers[i], v)
+			reqHeaders[x.headers[i]] = v
+		}
+		resp := e.doResponse(t, "GET", x.target, hdr...)
+		if got := resp.StatusCode(); got != x.status {
+			t.Errorf("GET %s %v: %d, want %d: %.300s", x.target, x.headers, got, x.status, resp.Body())
+			continue
+		}
+		if x.status == 200 {
+			etags[x.route] = headerValue(resp, "ETag")
+		}
+		status := strconv.Itoa(x.status)
+		opResp := docResponse(doc, "GET", rt.pattern, status)
+		if opResp == nil {
+			t.Errorf("%s: the document has no response %s", x.route, status)
+			continue
+		}
+		rec := rawResponse{Headers: map[string]string{}}
+		if len(reqHeaders) > 0 {
+			rec.RequestHeaders = reqHeaders
+		}
+		docHeaders, _ := opResp["headers"].(map[string]any)
+		for _, name := range rawExampleHeaders {
+			v := headerValue(resp, name)
+			if _, ok := docHeaders[name]; v == "" || (name == "Content-Length" && !ok) { // framing, described where it is the file's
+				continue
+			}
+			if _, ok := docHeaders[name]; !ok {
+				t.Errorf("%s %s: the response has %s, which the document does not describe", x.route, status, name)
+			}
+			if name == "Last-Modified" {
+				v = "Tue, 01 Jan 2030 00:00:00 GMT"
+			}
+			rec.Headers[name] = v
+		}
+		body := resp.Body()
+		if len(body) > 0 {
+			mt, _, _ := strings.Cut(string(resp.Header.ContentType()), ";")
+			content, _ := opResp["content"].(map[string]any)
+			if _, ok := content[mt]; !ok {
+				t.Errorf("%s %s: Content-Type %s is not in the document", x.route, status, mt)
+			}
+			if isJSONMediaType(mt) {
+				rec.Body = norm.normalize(body)
+				s, err := doc.Schema(openapitest.Pointer("GET", rt.pattern, x.status, mt))
+				if err == nil {
+					err = openapitest.Validate(s, body)
+				}
+				if err != nil {
+					t.Errorf("%s %s: the body does not validate against the document: %v", x.route, status, err)
+				}
+			}
+		}
+		ex := examples[x.route]
+		if ex == nil {
+			ex = &example{Request: x.target, Responses: map[string]rawResponse{}}
+			examples[x.route] = ex
+		}
+		ex.Responses[status] = rec
+	}
+	for _, route := range slices.Sorted(maps.Keys(examples)) {
+		files = append(files, route+".json")
+		compareExample(t, route, examples[route])
+	}
+	return files
+}
+
+// headerValue is a response header's value, its name in any case (the
+// edge sets ETag canonically; Peek would look for Etag).
+func headerValue(resp *fasthttp.Response, name string) string {
+	if name == "Content-Length" {
+		return strconv.Itoa(resp.Header.ContentLength())
+	}
+	for k, v := range resp.Header.All() {
+		if strings.EqualFold(string(k), name) {
+			return string(v)
+		}
+	}
+	return ""
+}
+
+// docResponse is the response object of an operation's status.
+func docResponse(doc *openapitest.Document, method, pattern, status string) map[string]any {
+	paths, _ := doc.Raw()["paths"].(map[string]any)
+	item, _ := paths[pattern].(map[string]any)
+	op, _ := item[strings.ToLower(method)].(map[string]any)
+	resps, _ := op["responses"].(map[string]any)
+	r, _ := resps[status].(map[string]any)
+	return r
+}
+
+// compareExample compares a route's example with its file (-update
+// writes it).
+func compareExample(t *testing.T, route string, ex *example) {
+	t.Helper()
+	got, err := json.MarshalIndent(ex, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	file := filepath.Join(examplesDir, route+".json")
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Errorf("route %s has no example: %v (run make golden)", route, err)
+		return
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the example of %s (%s) differs from its response; if the change is meant, run make golden and review the diff\n%s",
+			route, file, firstDiff(want, got))
 	}
 }
 
@@ -200,6 +366,10 @@ func TestOpenAPI_Document(t *testing.T) {
 		if tags, _ := op["tags"].([]any); len(tags) != 1 || !slices.ContainsFunc(resourceTags, func(x struct{ name, description string }) bool { return x.name == tags[0] }) {
 			t.Errorf("route %s: tags %v", rt.name, op["tags"])
 		}
+		if rt.responses != nil {
+			checkRawExamples(t, doc, rt, op)
+			continue
+		}
 		mt := op["responses"].(map[string]any)["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)
 		exs, _ := mt["examples"].(map[string]any)
 		tiny, _ := exs["tiny"].(map[string]any)
@@ -219,6 +389,59 @@ func TestOpenAPI_Document(t *testing.T) {
 	// Servers: the public URL, else the listening address, never the Host header.
 	if s := doc.Raw()["servers"].([]any)[0].(map[string]any)["url"]; s != goldenURL {
 		t.Errorf("servers %v", s)
+	}
+}
+
+// checkRawExamples checks the document's examples of a route with
+// route.responses: each recorded status is described, with the recorded
+// headers as its headers' examples and a JSON body as its media type's
+// example, valid against its schema.
+func checkRawExamples(t *testing.T, doc *openapitest.Document, rt *route, op map[string]any) {
+	t.Helper()
+	ex, ok := routeExample(rt.name)
+	if !ok || len(ex.Responses) == 0 || ex.Responses["200"].Headers == nil {
+		t.Errorf("route %s has no recorded responses (a 200 at least)", rt.name)
+		return
+	}
+	resps, _ := op["responses"].(map[string]any)
+	for status, rec := range ex.Responses {
+		r, _ := resps[status].(map[string]any)
+		if r == nil {
+			t.Errorf("route %s: the document has no response %s", rt.name, status)
+			continue
+		}
+		headers, _ := r["headers"].(map[string]any)
+		for name, v := range rec.Headers {
+			h, _ := headers[name].(map[string]any)
+			if got := fmt.Sprint(h["example"]); got != v {
+				t.Errorf("route %s %s: header %s example %q, recorded %q", rt.name, status, name, got, v)
+			}
+		}
+		if len(rec.Body) == 0 {
+			continue
+		}
+		found := false
+		content, _ := r["content"].(map[string]any)
+		for mt, m := range content {
+			exs, _ := m.(map[string]any)["examples"].(map[string]any)
+			tiny, _ := exs["tiny"].(map[string]any)
+			if tiny == nil {
+				continue
+			}
+			found = true
+			code, _ := strconv.Atoi(status)
+			b, _ := json.Marshal(tiny["value"])
+			s, err := doc.Schema(openapitest.Pointer(rt.method, rt.pattern, code, mt))
+			if err == nil {
+				err = openapitest.Validate(s, b)
+			}
+			if err != nil {
+				t.Errorf("the example of %s %s (%s) does not validate: %v", rt.name, status, mt, err)
+			}
+		}
+		if !found {
+			t.Errorf("route %s %s: the recorded body is no example of the document", rt.name, status)
+		}
 	}
 }
 
@@ -269,6 +492,25 @@ func mustServedDocument(t *testing.T, srv *Server) *openapitest.Document {
 		t.Fatal(err)
 	}
 	return doc
+}
+
+// doResponse makes one request in-process and returns the response (its
+// body read, a stream's included).
+func (e *memoEnv) doResponse(t *testing.T, method, uri string, headers ...string) *fasthttp.Response {
+	t.Helper()
+	var req fasthttp.Request
+	req.Header.SetMethod(method)
+	req.SetRequestURI("http://edge" + uri)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
+	e.srv.handle(&ctx)
+	var resp fasthttp.Response
+	ctx.Response.CopyTo(&resp)
+	resp.SetBody(ctx.Response.Body()) // reads and closes a body stream
+	return &resp
 }
 
 // do makes one request in-process and returns the status and body.

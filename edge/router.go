@@ -30,9 +30,11 @@ type route struct {
 	// its own (bulk downloads: 304s are free, downloads have a limit of
 	// their own), the others are free (the bulk listing and schemas).
 	uncharged bool
-	// responses replaces the OpenAPI responses of a route whose body is
-	// not a JSON envelope (bulk files, schemas).
-	responses map[string]any
+	// responses, when set, makes the OpenAPI responses of a route whose
+	// body is not a JSON envelope (bulk files, schemas) instead of the
+	// envelope's; its recorded example (example.Responses) fills in the
+	// examples of headers and JSON bodies.
+	responses func() map[string]any
 	// cost returns the quota units of the request (nil = 1); it may refuse
 	// the request (batch caps) before anything is charged.
 	cost func(*request) (int, error)

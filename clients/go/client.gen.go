@@ -32,6 +32,21 @@ func (e ErrorV1Contract) Valid() bool {
 	}
 }
 
+// Defines values for BulkList200JSONResponseBodyContract.
+const (
+	BulkDataV1 BulkList200JSONResponseBodyContract = "bulk-data.v1"
+)
+
+// Valid indicates whether the value is a known member of the BulkList200JSONResponseBodyContract enum.
+func (e BulkList200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case BulkDataV1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardsListParamsLanguage.
 const (
 	CardsListParamsLanguageEn   CardsListParamsLanguage = "en"
@@ -1192,6 +1207,41 @@ type BreakdownInclude struct {
 	Grades []GradeRow `json:"grades"`
 }
 
+// BulkDownloadLimit defines model for BulkDownloadLimit.
+type BulkDownloadLimit struct {
+	Per       string `json:"per"`
+	PerMinute int    `json:"per_minute"`
+}
+
+// BulkItem defines model for BulkItem.
+type BulkItem struct {
+	ContentType     string   `json:"content_type"`
+	Description     string   `json:"description"`
+	DownloadUrl     string   `json:"download_url"`
+	Game            string   `json:"game"`
+	Kind            string   `json:"kind"`
+	Name            string   `json:"name"`
+	Rows            int      `json:"rows"`
+	SchemaUrl       string   `json:"schema_url"`
+	Sha256          string   `json:"sha256"`
+	Size            int      `json:"size"`
+	Sources         []Source `json:"sources"`
+	SourcesLicensed bool     `json:"sources_licensed"`
+	Tier            string   `json:"tier"`
+	UpdatedAt       string   `json:"updated_at"`
+}
+
+// BulkList defines model for BulkList.
+type BulkList struct {
+	AsOf          string            `json:"as_of"`
+	DownloadLimit BulkDownloadLimit `json:"download_limit"`
+	Items         []BulkItem        `json:"items"`
+	MarketSource  string            `json:"market_source"`
+	Notice        string            `json:"notice"`
+	SnapshotId    string            `json:"snapshot_id"`
+	UpdatedAt     string            `json:"updated_at"`
+}
+
 // Card defines model for Card.
 type Card struct {
 	CardId           string        `json:"card_id"`
@@ -2281,6 +2331,16 @@ type SoloRule struct {
 	MovePct float64 `json:"move_pct"`
 }
 
+// Source defines model for Source.
+type Source struct {
+	Attribution string  `json:"attribution"`
+	License     *string `json:"license"`
+	LicenseNote string  `json:"license_note"`
+	Name        string  `json:"name"`
+	Title       string  `json:"title"`
+	Url         string  `json:"url"`
+}
+
 // Summary defines model for Summary.
 type Summary struct {
 	Cards            int      `json:"cards"`
@@ -2377,6 +2437,9 @@ type ValuePoint struct {
 type VenueRef struct {
 	Marketplace string `json:"marketplace"`
 }
+
+// BulkList200JSONResponseBodyContract defines parameters for BulkList.
+type BulkList200JSONResponseBodyContract string
 
 // CardsListParams defines parameters for CardsList.
 type CardsListParams struct {
@@ -3443,6 +3506,21 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// BulkList The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses
+	//
+	// Corresponds with GET /api/v3/bulk (the `BulkList` operationId).
+	BulkList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BulkDownload Download one bulk file (application/gzip): ETag (its SHA-256), If-None-Match (304), Range (206, one range) to resume; 6 downloads per minute per client address (per key with one); price-history needs an Elite key
+	//
+	// Corresponds with GET /api/v3/bulk/{name} (the `BulkDownload` operationId).
+	BulkDownload(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BulkSchema The JSON Schema (2020-12) of one line of a bulk file
+	//
+	// Corresponds with GET /api/v3/bulk/{name}/schema (the `BulkSchema` operationId).
+	BulkSchema(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CardsList Paginated card list
 	//
 	// Corresponds with GET /api/v3/cards (the `CardsList` operationId).
@@ -3623,6 +3701,51 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /prices (the `PricesPost` operationId).
 	PricesPost(ctx context.Context, body PricesPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// BulkList The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses
+//
+// Corresponds with GET /api/v3/bulk (the `BulkList` operationId).
+func (c *Client) BulkList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBulkListRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BulkDownload Download one bulk file (application/gzip): ETag (its SHA-256), If-None-Match (304), Range (206, one range) to resume; 6 downloads per minute per client address (per key with one); price-history needs an Elite key
+//
+// Corresponds with GET /api/v3/bulk/{name} (the `BulkDownload` operationId).
+func (c *Client) BulkDownload(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBulkDownloadRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BulkSchema The JSON Schema (2020-12) of one line of a bulk file
+//
+// Corresponds with GET /api/v3/bulk/{name}/schema (the `BulkSchema` operationId).
+func (c *Client) BulkSchema(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBulkSchemaRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CardsList Paginated card list
@@ -4134,6 +4257,101 @@ func (c *Client) PricesPost(ctx context.Context, body PricesPostJSONRequestBody,
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewBulkListRequest constructs an http.Request for the BulkList method
+func NewBulkListRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/bulk")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBulkDownloadRequest constructs an http.Request for the BulkDownload method
+func NewBulkDownloadRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/bulk/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBulkSchemaRequest constructs an http.Request for the BulkSchema method
+func NewBulkSchemaRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/bulk/%s/schema", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewCardsListRequest constructs an http.Request for the CardsList method
@@ -7158,6 +7376,27 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// BulkListWithResponse The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/bulk (the `BulkList` operationId).
+	BulkListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*BulkListResponse, error)
+
+	// BulkDownloadWithResponse Download one bulk file (application/gzip): ETag (its SHA-256), If-None-Match (304), Range (206, one range) to resume; 6 downloads per minute per client address (per key with one); price-history needs an Elite key
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/bulk/{name} (the `BulkDownload` operationId).
+	BulkDownloadWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*BulkDownloadResponse, error)
+
+	// BulkSchemaWithResponse The JSON Schema (2020-12) of one line of a bulk file
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/bulk/{name}/schema (the `BulkSchema` operationId).
+	BulkSchemaWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*BulkSchemaResponse, error)
+
 	// CardsListWithResponse Paginated card list
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -7388,6 +7627,274 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /prices (the `PricesPost` operationId).
 	PricesPostWithResponse(ctx context.Context, body PricesPostJSONRequestBody, reqEditors ...RequestEditorFn) (*PricesPostResponse, error)
+}
+
+type BulkListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract BulkList200JSONResponseBodyContract `json:"contract"`
+		Data     BulkList                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BulkListResponse) GetJSON200() *struct {
+	Contract BulkList200JSONResponseBodyContract `json:"contract"`
+	Data     BulkList                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BulkListResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BulkListResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BulkListResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r BulkListResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r BulkListResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r BulkListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BulkListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BulkListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BulkListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BulkDownloadResponse200Headers the declared response headers of an HTTP 200 response for BulkDownload
+type BulkDownloadResponse200Headers struct {
+	AcceptRanges       *string
+	CacheControl       *string
+	ContentDisposition *string
+	ContentLength      *int
+	ETag               *string
+	LastModified       *string
+	ReprDigest         *string
+}
+
+// BulkDownloadResponse206Headers the declared response headers of an HTTP 206 response for BulkDownload
+type BulkDownloadResponse206Headers struct {
+	AcceptRanges       *string
+	CacheControl       *string
+	ContentDisposition *string
+	ContentLength      *int
+	ContentRange       *string
+	ETag               *string
+	LastModified       *string
+	ReprDigest         *string
+}
+
+// BulkDownloadResponse304Headers the declared response headers of an HTTP 304 response for BulkDownload
+type BulkDownloadResponse304Headers struct {
+	AcceptRanges *string
+	CacheControl *string
+	ETag         *string
+}
+
+// BulkDownloadResponse416Headers the declared response headers of an HTTP 416 response for BulkDownload
+type BulkDownloadResponse416Headers struct {
+	AcceptRanges *string
+	CacheControl *string
+	ContentRange *string
+	ETag         *string
+}
+
+// BulkDownloadResponse429Headers the declared response headers of an HTTP 429 response for BulkDownload
+type BulkDownloadResponse429Headers struct {
+	RetryAfter *int
+}
+
+type BulkDownloadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON416 the response for an HTTP 416 `application/json` response
+	JSON416 *ErrorV1
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BulkDownloadResponse200Headers
+	// Headers206 the parsed response headers for an HTTP 206 response
+	Headers206 *BulkDownloadResponse206Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *BulkDownloadResponse304Headers
+	// Headers416 the parsed response headers for an HTTP 416 response
+	Headers416 *BulkDownloadResponse416Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BulkDownloadResponse429Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r BulkDownloadResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r BulkDownloadResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BulkDownloadResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON416 returns the response for an HTTP 416 `application/json` response
+func (r BulkDownloadResponse) GetJSON416() *ErrorV1 {
+	return r.JSON416
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r BulkDownloadResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r BulkDownloadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BulkDownloadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BulkDownloadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BulkDownloadResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BulkSchemaResponse200Headers the declared response headers of an HTTP 200 response for BulkSchema
+type BulkSchemaResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+// BulkSchemaResponse304Headers the declared response headers of an HTTP 304 response for BulkSchema
+type BulkSchemaResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type BulkSchemaResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationschemaJSON200 the response for an HTTP 200 `application/schema+json` response
+	ApplicationschemaJSON200 *map[string]interface{}
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BulkSchemaResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *BulkSchemaResponse304Headers
+}
+
+// GetApplicationschemaJSON200 returns the response for an HTTP 200 `application/schema+json` response
+func (r BulkSchemaResponse) GetApplicationschemaJSON200() *map[string]interface{} {
+	return r.ApplicationschemaJSON200
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r BulkSchemaResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r BulkSchemaResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BulkSchemaResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BulkSchemaResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BulkSchemaResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type CardsListResponse struct {
@@ -9999,6 +10506,45 @@ func (r PricesPostResponse) ContentType() string {
 	return ""
 }
 
+// BulkListWithResponse The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/bulk (the `BulkList` operationId).
+func (c *ClientWithResponses) BulkListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*BulkListResponse, error) {
+	rsp, err := c.BulkList(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBulkListResponse(rsp)
+}
+
+// BulkDownloadWithResponse Download one bulk file (application/gzip): ETag (its SHA-256), If-None-Match (304), Range (206, one range) to resume; 6 downloads per minute per client address (per key with one); price-history needs an Elite key
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/bulk/{name} (the `BulkDownload` operationId).
+func (c *ClientWithResponses) BulkDownloadWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*BulkDownloadResponse, error) {
+	rsp, err := c.BulkDownload(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBulkDownloadResponse(rsp)
+}
+
+// BulkSchemaWithResponse The JSON Schema (2020-12) of one line of a bulk file
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/bulk/{name}/schema (the `BulkSchema` operationId).
+func (c *ClientWithResponses) BulkSchemaWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*BulkSchemaResponse, error) {
+	rsp, err := c.BulkSchema(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBulkSchemaResponse(rsp)
+}
+
 // CardsListWithResponse Paginated card list
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10426,6 +10972,382 @@ func (c *ClientWithResponses) PricesPostWithResponse(ctx context.Context, body P
 		return nil, err
 	}
 	return ParsePricesPostResponse(rsp)
+}
+
+// ParseBulkListResponse parses an HTTP response from a BulkListWithResponse call
+func ParseBulkListResponse(rsp *http.Response) (*BulkListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BulkListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract BulkList200JSONResponseBodyContract `json:"contract"`
+			Data     BulkList                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseBulkDownloadResponse parses an HTTP response from a BulkDownloadWithResponse call
+func ParseBulkDownloadResponse(rsp *http.Response) (*BulkDownloadResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BulkDownloadResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 416:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON416 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BulkDownloadResponse200Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		if values := rsp.Header.Values("Repr-Digest"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Repr-Digest", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReprDigest = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 206:
+		var headers BulkDownloadResponse206Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		if values := rsp.Header.Values("Repr-Digest"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Repr-Digest", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ReprDigest = &value
+		}
+		response.Headers206 = &headers
+	case rsp.StatusCode == 304:
+		var headers BulkDownloadResponse304Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers304 = &headers
+	case rsp.StatusCode == 416:
+		var headers BulkDownloadResponse416Headers
+		if values := rsp.Header.Values("Accept-Ranges"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Accept-Ranges", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.AcceptRanges = &value
+		}
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Content-Range"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Range", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentRange = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers416 = &headers
+	case rsp.StatusCode == 429:
+		var headers BulkDownloadResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBulkSchemaResponse parses an HTTP response from a BulkSchemaWithResponse call
+func ParseBulkSchemaResponse(rsp *http.Response) (*BulkSchemaResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BulkSchemaResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationschemaJSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BulkSchemaResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers BulkSchemaResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers304 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseCardsListResponse parses an HTTP response from a CardsListWithResponse call
