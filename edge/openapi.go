@@ -344,16 +344,23 @@ func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
 	}
 	errRef := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
 	return map[string]any{
-		"200": map[string]any{"description": "OK, contract " + rt.contract, "content": map[string]any{"application/json": ok}},
-		"304": map[string]any{"description": "Not modified (If-None-Match matched the ETag)"},
-		"401": map[string]any{"description": "Missing or invalid key", "content": errRef},
-		"403": map[string]any{"description": "Tier not allowed", "content": errRef},
-		"404": map[string]any{"description": "Unknown card, set or game", "content": errRef},
-		"422": map[string]any{"description": "Validation error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/HTTPValidationError"}}}},
-		"429": map[string]any{"description": "Rate or quota limit; see Retry-After", "content": errRef},
-		"default": map[string]any{"description": "Any other error: 400 a malformed request, 500 an internal error, " +
-			"503 the state store cannot be reached (a fleet's Redis down: nothing was changed; see Retry-After)", "content": errRef},
+		"200":     map[string]any{"description": "OK, contract " + rt.contract, "content": map[string]any{"application/json": ok}},
+		"304":     map[string]any{"description": "Not modified (If-None-Match matched the ETag)"},
+		"401":     map[string]any{"description": "Missing or invalid key", "content": errRef},
+		"403":     map[string]any{"description": "Tier not allowed", "content": errRef},
+		"404":     map[string]any{"description": "Unknown card, set or game", "content": errRef},
+		"422":     map[string]any{"description": "Validation error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/HTTPValidationError"}}}},
+		"429":     map[string]any{"description": "Rate or quota limit; see Retry-After", "content": errRef},
+		"default": defaultResponse(),
 	}
+}
+
+// defaultResponse is every operation's default response: the errors of any
+// route that the document does not list per status.
+func defaultResponse() map[string]any {
+	return map[string]any{"description": "Any other error: 400 a malformed request, 500 an internal error, " +
+		"503 the state store cannot be reached (a fleet's Redis down: nothing was changed; see Retry-After)",
+		"content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}}
 }
 
 // rawResponses makes the responses of a route with route.responses and
@@ -361,6 +368,7 @@ func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
 // example, each JSON body as its media type's example.
 func rawResponses(rt *route) map[string]any {
 	resps := rt.responses()
+	resps["default"] = defaultResponse()
 	ex, ok := routeExample(rt.name)
 	if !ok {
 		return resps

@@ -7647,6 +7647,8 @@ type BulkListResponse struct {
 	JSON422 *HTTPValidationError
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7680,6 +7682,11 @@ func (r BulkListResponse) GetJSON422() *HTTPValidationError {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r BulkListResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r BulkListResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7767,6 +7774,8 @@ type BulkDownloadResponse struct {
 	JSON416 *ErrorV1
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *BulkDownloadResponse200Headers
 	// Headers206 the parsed response headers for an HTTP 206 response
@@ -7802,6 +7811,11 @@ func (r BulkDownloadResponse) GetJSON416() *ErrorV1 {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r BulkDownloadResponse) GetJSON429() *ErrorV1 {
 	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r BulkDownloadResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -7852,6 +7866,8 @@ type BulkSchemaResponse struct {
 	ApplicationschemaJSON200 *map[string]interface{}
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *BulkSchemaResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -7866,6 +7882,11 @@ func (r BulkSchemaResponse) GetApplicationschemaJSON200() *map[string]interface{
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r BulkSchemaResponse) GetJSON404() *ErrorV1 {
 	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r BulkSchemaResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
@@ -11036,6 +11057,13 @@ func ParseBulkListResponse(rsp *http.Response) (*BulkListResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil
@@ -11092,6 +11120,13 @@ func ParseBulkDownloadResponse(rsp *http.Response) (*BulkDownloadResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
@@ -11307,6 +11342,13 @@ func ParseBulkSchemaResponse(rsp *http.Response) (*BulkSchemaResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
 
 	}
 
