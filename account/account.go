@@ -72,7 +72,8 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	hashing  chan struct{}
-	dummy    string // a hash of nothing, checked for unknown emails
+	dummy    string       // a hash of nothing, checked for unknown emails
+	checked  atomic.Int64 // Argon2id checks run by verify, real or dummy
 	throttle *throttle
 
 	background chan struct{} // slots of background audit writes

@@ -176,6 +176,7 @@ func (s *Service) verify(ctx context.Context, password, stored string) (ok, reha
 		return false, false, err
 	}
 	defer release()
+	s.checked.Add(1)
 	if stored == "" {
 		verifyPassword(password, s.dummy, s.opts.Hash)
 		return false, false, nil
