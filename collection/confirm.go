@@ -125,6 +125,9 @@ func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices
 	conf := &importConfirmation{ImportID: p.ID, ConfirmedAt: now, Skipped: []skippedRow{}}
 	idx := coll.index()
 	for _, row := range p.Rows {
+		if row.Status == "blank" {
+			continue
+		}
 		id, printing := row.CardID, row.Printing
 		if row.Status == "ambiguous" {
 			id = picked[row.Row]

@@ -274,3 +274,33 @@ func stateOf(t *testing.T, _ *collection.Service) state.Store {
 }
 
 var _ = time.Second
+
+// TestService_ShowPreview: a preview shown again is the preview, confirmed
+// once it was; another owner's is not found.
+func TestService_ShowPreview(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newService(t)
+	o := collection.AccountOwner("a_show")
+	p, err := s.Preview(ctx, src, collection.PreviewRequest{Owner: o, Game: "pokemon", Body: []byte(upload), ContentType: "text/csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.ShowPreview(ctx, src, o, p.PreviewID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := json.Marshal(p)
+	b2, _ := json.Marshal(again)
+	if string(b1) != string(b2) {
+		t.Errorf("shown again:\n%s\nwant\n%s", b2, b1)
+	}
+	if _, err := s.ShowPreview(ctx, src, collection.AccountOwner("a_other"), p.PreviewID); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		t.Errorf("another owner's preview: %v", err)
+	}
+	if _, err := s.Confirm(ctx, src, o, collection.ConfirmRequest{PreviewID: p.PreviewID}); err != nil {
+		t.Fatal(err)
+	}
+	if again, err = s.ShowPreview(ctx, src, o, p.PreviewID); err != nil || !again.Confirmed {
+		t.Errorf("after confirm: %v %v", again.Confirmed, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,6 +41,9 @@ type previewRow struct {
 	FMVUSD       *float64          `json:"fmv_usd,omitempty"`        // per copy, fmv of the grade
 	ValueUSD     *float64          `json:"value_usd,omitempty"`      // fmv x quantity
 	ValueNote    string            `json:"value_note,omitempty"`
+	// Printing is the printing the row is of (matched: the card's variant;
+	// ambiguous: as written, read against the candidate picked).
+	Printing string `json:"printing,omitempty"`
 }
 
 type previewSummary struct {
@@ -68,15 +72,21 @@ type Preview struct {
 	AsOf       string            `json:"as_of"`
 	Basis      string            `json:"basis"`
 	Next       string            `json:"next"`
+	// Confirmed is set once the preview was confirmed (ShowPreview).
+	Confirmed bool `json:"confirmed"`
 }
 
-// storedPreview is what confirm needs of a preview.
+// storedPreview is a preview as the state store keeps it: what Confirm
+// needs and what ShowPreview shows again.
 type storedPreview struct {
 	ID         string              `json:"id"`
 	Owner      string              `json:"owner,omitempty"`  // the owner's id (Owner.id)
 	KeyID      string              `json:"key_id,omitempty"` // previews made before owners: the key's id
 	Game       string              `json:"game"`
 	SnapshotID string              `json:"snapshot_id"`
+	Format     string              `json:"format,omitempty"`
+	Columns    map[string]string   `json:"columns,omitempty"`
+	Ignored    []string            `json:"ignored,omitempty"`
 	Created    time.Time           `json:"created"`
 	Expires    time.Time           `json:"expires"`
 	Rows       []storedRow         `json:"rows"`
@@ -97,6 +107,12 @@ type storedRow struct {
 	PaidCents  int64    `json:"paid_cents,omitempty"`
 	HasPaid    bool     `json:"has_paid,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
+	// What the preview shows of the row again.
+	Line     int               `json:"line,omitempty"`
+	Input    map[string]string `json:"input,omitempty"`
+	Match    string            `json:"match,omitempty"`
+	Errors   []rowIssue        `json:"errors,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
 }
 
 // ownedBy reports whether o may confirm p: the owner that made it (a
@@ -164,32 +180,33 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 		return nil, err
 	}
 	now := s.clock()
-	out := &Preview{PreviewID: id, ExpiresAt: now.Add(PreviewTTL).Format(time.RFC3339), Game: req.Game, Format: up.Format,
-		Columns: up.Columns, Ignored: jsontext.NonNil(up.Ignored), Rows: make([]previewRow, 0, len(up.Rows)),
-		SnapshotID: src.Reader.Manifest().SnapshotID, AsOf: src.AsOf.String(),
-		Basis: "value_usd = fmv of the row's grade (as of the snapshot) x quantity; price_paid is per copy",
-		Next:  "POST /api/v3/me/imports/confirm {\"preview_id\": \"" + id + "\"} stores the matched rows (and ambiguous rows you pick with \"choices\": {\"<row>\": \"<card_id>\"}) within 24 hours"}
-	stored := storedPreview{ID: id, Owner: req.Owner.id(), Game: req.Game, SnapshotID: out.SnapshotID, Created: now, Expires: now.Add(PreviewTTL)}
+	stored := storedPreview{ID: id, Owner: req.Owner.id(), Game: req.Game, SnapshotID: src.Reader.Manifest().SnapshotID,
+		Format: up.Format, Columns: up.Columns, Ignored: up.Ignored, Created: now, Expires: now.Add(PreviewTTL)}
 	var strictErrs snapshots.FieldErrors
-	var sum previewSummary
-	var paidCents, valueCents int64
+	resolved := 0
 	for _, row := range up.Rows {
-		sum.Rows++
-		pr := previewRow{Row: row.Row, Input: row.Values}
-		if row.Line > 0 {
-			line := row.Line
-			pr.Line = &line
-		}
+		st := storedRow{Row: row.Row, Line: row.Line, Input: row.Values}
 		if row.blank() {
-			sum.Blank++
-			pr.Status = "blank"
-			out.Rows = append(out.Rows, pr)
+			st.Status = "blank"
+			stored.Rows = append(stored.Rows, st)
 			continue
 		}
 		chk := checkRow(row)
+		rctx, cancel := context.WithTimeout(ctx, rowTimeout)
+		var res resolve.Match
+		if len(chk.issues) == 0 {
+			res = cols.Resolve(rctx, resolve.Fields{CardID: row.get("card_id"), Name: row.get("name"), Set: row.get("set"), Number: row.get("number"), Language: chk.language})
+		}
+		cancel()
+		if len(chk.issues) == 0 && res.Status == resolve.Resolved {
+			printing, err := printingOf(res.Card, chk.printing)
+			if err != nil {
+				chk.issues = append(chk.issues, rowIssue{Column: "printing", Message: snapshots.ErrorMessage(err)})
+			}
+			st.CardID, st.Printing = res.Card.ID, printing
+		}
 		if len(chk.issues) > 0 {
-			sum.Invalid++
-			pr.Status, pr.Errors = "invalid", chk.issues
+			st = storedRow{Row: row.Row, Line: row.Line, Input: row.Values, Status: "invalid", Reason: chk.issues[0].Message, Errors: chk.issues}
 			for _, is := range chk.issues {
 				where := fmt.Sprintf("row %d", row.Row)
 				if row.Line > 0 {
@@ -197,66 +214,27 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 				}
 				strictErrs = append(strictErrs, snapshots.FieldError{Loc: []any{"body", "row", row.Row, is.Column}, Msg: where + ", column " + is.Column + ": " + is.Message, Type: "value_error"})
 			}
-			out.Rows = append(out.Rows, pr)
-			stored.Rows = append(stored.Rows, storedRow{Row: row.Row, Status: "invalid", Reason: chk.issues[0].Message})
+			stored.Rows = append(stored.Rows, st)
 			continue
 		}
-		pr.Grade, pr.Quantity = chk.grade.String(), chk.quantity
-		if chk.hasPaid {
-			v := snapshots.USD(chk.paid)
-			pr.PricePaidUSD = &v
-		}
-		rctx, cancel := context.WithTimeout(ctx, rowTimeout)
-		res := cols.Resolve(rctx, resolve.Fields{CardID: row.get("card_id"), Name: row.get("name"), Set: row.get("set"), Number: row.get("number"), Language: chk.language})
-		cancel()
-		pr.Status, pr.Reason, pr.Warnings = rowStatus[res.Status], res.Reason, res.Warnings
-		st := storedRow{Row: row.Row, Status: pr.Status, Grade: pr.Grade, Quantity: chk.quantity, PaidCents: chk.paid, HasPaid: chk.hasPaid, Reason: res.Reason}
-		switch pr.Status {
+		resolved++
+		st.Status, st.Reason, st.Warnings = rowStatus[res.Status], res.Reason, res.Warnings
+		st.Grade, st.Quantity, st.PaidCents, st.HasPaid = chk.grade.String(), chk.quantity, chk.paid, chk.hasPaid
+		switch st.Status {
 		case "matched":
-			printing, err := printingOf(res.Card, chk.printing)
-			if err != nil {
-				issue := rowIssue{Column: "printing", Message: snapshots.ErrorMessage(err)}
-				sum.Invalid++
-				pr = previewRow{Row: pr.Row, Line: pr.Line, Input: pr.Input, Status: "invalid", Errors: []rowIssue{issue}}
-				strictErrs = append(strictErrs, snapshots.FieldError{Loc: []any{"body", "row", row.Row, "printing"}, Msg: fmt.Sprintf("row %d, column printing: %s", row.Row, issue.Message), Type: "value_error"})
-				out.Rows = append(out.Rows, pr)
-				stored.Rows = append(stored.Rows, storedRow{Row: row.Row, Status: "invalid", Reason: issue.Message})
-				continue
-			}
-			sum.Matched++
-			sum.Quantity += chk.quantity
-			by := res.By
-			pr.Match = &by
-			ic := newImportCard(src.Reader, res.Card)
-			pr.Card = &ic
-			st.CardID, st.Printing = res.Card.ID, printing
-			if hr := valueHolding(src, holding{Game: req.Game, CardID: res.Card.ID, Printing: printing, Grade: pr.Grade, Quantity: chk.quantity}, snapshots.NoDay); hr.valued {
-				pr.FMVUSD, pr.ValueUSD = hr.FMVUSD, hr.ValueUSD
-				valueCents += hr.valueCents
-			} else {
-				sum.Unvalued++
-				pr.ValueNote = hr.Note
-			}
-			if chk.hasPaid {
-				paidCents += chk.paid * int64(chk.quantity)
-			}
+			st.Match = res.By
 		case "ambiguous":
 			st.Printing = chk.printing
-			sum.Ambiguous++
 			for _, c := range res.Candidates {
-				pr.Candidates = append(pr.Candidates, newImportCard(src.Reader, c))
 				st.Candidates = append(st.Candidates, c.ID)
 			}
-		default:
-			sum.Unmatched++
 		}
-		out.Rows = append(out.Rows, pr)
 		stored.Rows = append(stored.Rows, st)
 	}
 	if req.Strict && len(strictErrs) > 0 {
 		return nil, strictErrs
 	}
-	if sum.Matched+sum.Ambiguous+sum.Unmatched == 0 {
+	if resolved == 0 {
 		if len(strictErrs) > 50 {
 			strictErrs = strictErrs[:50]
 		}
@@ -265,15 +243,119 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 		}
 		return nil, strictErrs
 	}
-	sum.ValueUSD, sum.PaidUSD = snapshots.USD(valueCents), snapshots.USD(paidCents)
-	out.Summary = sum
 	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
 	defer cancel()
 	err = s.state.Update(sctx, func(tx state.Tx) error { return previews.Put(tx, id, stored, PreviewTTL) })
 	if err != nil {
 		return nil, fmt.Errorf("imports: keep preview: %w", err)
 	}
-	return out, nil
+	return stored.view(src), nil
+}
+
+// ShowPreview returns o's preview id again, as Preview returned it (valued
+// as of src), with Confirmed set once it was confirmed. ENOTFOUND: no such
+// preview of this owner (or it expired).
+func (s *Service) ShowPreview(ctx context.Context, src resolve.Source, o Owner, id string) (*Preview, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	var p storedPreview
+	sctx, cancel := context.WithTimeout(ctx, stateTimeout)
+	defer cancel()
+	err := s.state.View(sctx, func(tx state.Tx) error {
+		var err error
+		p, err = previews.Get(tx, id)
+		return err
+	})
+	if errors.Is(err, state.ErrNotFound) || (err == nil && !p.ownedBy(o)) || len(id) > 64 {
+		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "no preview %s for this collection: previews are kept 24 hours; upload the file again", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("imports: preview %s: %w", id, err)
+	}
+	return p.view(src), nil
+}
+
+// view is the preview as the API shows it, its matched rows valued as of
+// src and its candidates read from src.
+func (p *storedPreview) view(src resolve.Source) *Preview {
+	out := &Preview{PreviewID: p.ID, ExpiresAt: p.Expires.UTC().Format(time.RFC3339), Game: p.Game, Format: p.Format,
+		Columns: p.Columns, Ignored: jsontext.NonNil(p.Ignored), Rows: make([]previewRow, 0, len(p.Rows)),
+		SnapshotID: src.Reader.Manifest().SnapshotID, AsOf: src.AsOf.String(), Confirmed: p.Confirmed != nil,
+		Basis: "value_usd = fmv of the row's printing and grade (as of the snapshot) x quantity; price_paid is per copy",
+		Next:  "POST /api/v3/me/imports/confirm {\"preview_id\": \"" + p.ID + "\"} stores the matched rows (and ambiguous rows you pick with \"choices\": {\"<row>\": \"<card_id>\"}) within 24 hours"}
+	if out.Columns == nil {
+		out.Columns = map[string]string{}
+	}
+	var sum previewSummary
+	var paidCents, valueCents int64
+	for _, st := range p.Rows {
+		sum.Rows++
+		pr := previewRow{Row: st.Row, Input: st.Input, Status: st.Status, Reason: st.Reason, Errors: st.Errors, Warnings: st.Warnings}
+		if pr.Input == nil {
+			pr.Input = map[string]string{}
+		}
+		if st.Line > 0 {
+			line := st.Line
+			pr.Line = &line
+		}
+		switch st.Status {
+		case "blank":
+			sum.Blank++
+			out.Rows = append(out.Rows, pr)
+			continue
+		case "invalid":
+			sum.Invalid++
+			pr.Reason = ""
+			out.Rows = append(out.Rows, pr)
+			continue
+		}
+		pr.Grade, pr.Quantity = st.Grade, st.Quantity
+		if st.HasPaid {
+			v := snapshots.USD(st.PaidCents)
+			pr.PricePaidUSD = &v
+		}
+		switch st.Status {
+		case "matched":
+			sum.Matched++
+			sum.Quantity += st.Quantity
+			by := st.Match
+			pr.Match = &by
+			if c, err := src.Reader.Card(p.Game, st.CardID); err == nil {
+				ic := newImportCard(src.Reader, c)
+				pr.Card = &ic
+				if st.Printing != "" {
+					pr.Printing = st.Printing
+				} else if b := snapshots.BasePrinting(c); b < len(c.Variants) {
+					pr.Printing = c.Variants[b]
+				}
+			}
+			if hr := valueHolding(src, holding{Game: p.Game, CardID: st.CardID, Printing: st.Printing, Grade: st.Grade, Quantity: st.Quantity}, snapshots.NoDay); hr.valued {
+				pr.FMVUSD, pr.ValueUSD = hr.FMVUSD, hr.ValueUSD
+				valueCents += hr.valueCents
+			} else {
+				sum.Unvalued++
+				pr.ValueNote = hr.Note
+			}
+			if st.HasPaid {
+				paidCents += st.PaidCents * int64(st.Quantity)
+			}
+		case "ambiguous":
+			sum.Ambiguous++
+			pr.Printing = st.Printing
+			for _, id := range st.Candidates {
+				if c, err := src.Reader.Card(p.Game, id); err == nil {
+					pr.Candidates = append(pr.Candidates, newImportCard(src.Reader, c))
+				}
+			}
+		default:
+			sum.Unmatched++
+		}
+		out.Rows = append(out.Rows, pr)
+	}
+	sum.ValueUSD, sum.PaidUSD = snapshots.USD(valueCents), snapshots.USD(paidCents)
+	out.Summary = sum
+	return out
 }
 
 // Cost is what previewing an upload costs, read before anything is charged

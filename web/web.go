@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -44,6 +45,19 @@ type Options struct {
 	// 40.
 	RatePerSec float64
 	Burst      int
+
+	// Snapshot returns the live snapshot with a reference held, and the
+	// function that releases it (the edge's): the cards, sets, movers and
+	// collection pages read it. nil: those pages say market data is not
+	// available.
+	Snapshot func() (Snapshot, func())
+	// Collections keeps the accounts' collections (the edge's service, so
+	// that pages, keys and chat share them); nil: the collection pages say
+	// collections are not available.
+	Collections *collection.Service
+	// Charge charges each market page to the account's daily quota; nil
+	// charges nothing.
+	Charge Charger
 }
 
 // Handler serves the dashboard under /dashboard.
