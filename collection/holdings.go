@@ -52,32 +52,19 @@ func (ch Change) target(src resolve.Source) (c *snapshots.Card, printing string,
 	return c, printing, g, nil
 }
 
-// printingOf returns the printing of c that finish names, as a holding
-// stores it: "" for the base printing, else the variant as the catalog
-// spells it. EINVALID for a finish c does not have.
+// printingOf returns the printing of c that finish names (pricing.PrintingOf:
+// a variant, or parts of one, in collectors' words), as a holding stores
+// it: "" for the base printing, else the variant as the catalog spells it.
+// EINVALID for a finish c does not have.
 func printingOf(c *snapshots.Card, finish string) (string, error) {
-	finish = strings.TrimSpace(finish)
-	if finish == "" {
-		return "", nil
-	}
-	f, err := pricing.MatchFinish(c, finish)
+	i, err := pricing.PrintingOf(c, finish)
 	if err != nil {
 		return "", err
 	}
-	// Of the variants that have every part asked, the one with the fewest
-	// other parts, the base printing first on a tie.
-	base := snapshots.BasePrinting(c)
-	best, bestParts := "", 0
-	for _, v := range f.Variants {
-		n := strings.Count(v, "/")
-		if best == "" || n < bestParts || (n == bestParts && len(c.Variants) > base && v == c.Variants[base]) {
-			best, bestParts = v, n
-		}
-	}
-	if len(c.Variants) > base && best == c.Variants[base] {
+	if i == snapshots.BasePrinting(c) || i >= len(c.Variants) {
 		return "", nil
 	}
-	return best, nil
+	return c.Variants[i], nil
 }
 
 // printingIndex is the index in c.Variants of a stored printing (the base

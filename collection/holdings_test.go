@@ -30,7 +30,7 @@ func TestService_AddRemove(t *testing.T) {
 	}
 	// The same card in another printing is another holding; the base
 	// printing named is the base printing.
-	if _, err := s.Add(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Printing: "1st-edition", Quantity: 1}); err != nil {
+	if _, err := s.Add(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Printing: "1st edition", Quantity: 1}); err != nil {
 		t.Fatal(err)
 	}
 	h, err = s.Add(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Printing: "holo/unlimited", Grade: "slab:10", Quantity: 1})

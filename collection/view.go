@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -267,9 +268,9 @@ func valueHolding(src resolve.Source, h holding, _ snapshots.Day) HoldingRow {
 		row.Note = "no price series of this printing in " + h.Grade + ": no verified sale of it"
 		return row
 	}
-	row.Confidence, row.Flags = e.Confidence.String(), flagNames(e.Flags)
-	if e.Confidence == estimate.ConfidenceNone || e.FMVCents == 0 {
-		row.Note = "no value: no accepted verified " + h.Grade + " sale of this printing in the estimate's window (confidence none)"
+	row.Confidence, row.Flags = e.Confidence.String(), pricing.FlagNames(e.Flags)
+	if _, note := pricing.Shown(e); note != "" || e.FMVCents == 0 {
+		row.Note = cmp.Or(note, "no value: no fmv")
 		return row
 	}
 	row.valued, row.valueCents = true, e.FMVCents*int64(h.Quantity)
@@ -288,23 +289,11 @@ func valueHolding(src resolve.Source, h holding, _ snapshots.Day) HoldingRow {
 	return row
 }
 
-// estimateOf is printing finish's estimate of grade g as of the snapshot.
+// estimateOf is printing finish's estimate of grade g as of the snapshot
+// (false when that grade has no series there).
 func estimateOf(r snapshots.Reader, c *snapshots.Card, finish int, g snapshots.Grade) (snapshots.Estimate, bool) {
-	ps, err := r.Printings(c.Game, c.ID)
-	if err != nil {
-		return snapshots.Estimate{}, false
-	}
-	for _, p := range ps {
-		if int(p.Finish) != finish {
-			continue
-		}
-		for _, e := range p.Estimates {
-			if e.Grade == g {
-				return e, true
-			}
-		}
-	}
-	return snapshots.Estimate{}, false
+	e, ok, err := pricing.PrintingEstimate(r, c, finish, g)
+	return e, ok && err == nil
 }
 
 // seriesOf is printing finish's price series of grade g (nil when none).
@@ -437,11 +426,4 @@ func usd(cents int64) *float64 {
 func pct(a, b int64) *float64 {
 	v := math.Round(float64(a)/float64(b)*10000) / 100
 	return &v
-}
-
-func flagNames(f estimate.Flags) []string {
-	if n := f.Names(); n != nil {
-		return n
-	}
-	return []string{}
 }
