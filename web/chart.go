@@ -22,6 +22,10 @@ type BarChart struct {
 	XLabels []chartLabel
 	Legend  []Series
 	Empty   bool // every value is zero
+	// EmptyNote is what the chart says when Empty.
+	EmptyNote string
+
+	total, max int64 // the sum of the values, the tallest bar
 }
 
 // SVGHeight is the height of the whole chart: the plot and the date labels.
@@ -54,8 +58,20 @@ type Series struct {
 // newBarChart stacks series over labels (x axis: every label a bar). unit
 // names what the values count, in the singular ("call").
 func newBarChart(id, title, unit string, labels []string, series []Series) BarChart {
+	c := newBars(id, title, labels, series, formatInt)
+	c.EmptyNote = "No calls in this period."
+	if n := len(labels); n > 0 {
+		c.Desc = formatInt(c.total) + " " + plural(c.total, unit) + " over " + strconv.Itoa(n) + " days, " + labels[0] + " to " + labels[n-1] +
+			"; the busiest day had " + formatInt(c.max) + "."
+	}
+	return c
+}
+
+// newBars stacks series over labels (x axis: every label a bar), the value
+// axis written with format; the caller writes Desc.
+func newBars(id, title string, labels []string, series []Series, format func(int64) string) BarChart {
 	const height = 180
-	c := BarChart{ID: id, Title: title, Height: height, Legend: series}
+	c := BarChart{ID: id, Title: title, Height: height, Legend: series, EmptyNote: "Nothing in this period."}
 	n := len(labels)
 	if n == 0 {
 		c.Empty = true
@@ -83,7 +99,7 @@ func newBarChart(id, title, unit string, labels []string, series []Series) BarCh
 		var parts []string
 		for _, s := range series {
 			v := s.Values[i]
-			parts = append(parts, formatInt(v)+" "+s.Name)
+			parts = append(parts, format(v)+" "+s.Name)
 			if v == 0 {
 				continue
 			}
@@ -109,7 +125,7 @@ func newBarChart(id, title, unit string, labels []string, series []Series) BarCh
 	}
 	for _, v := range ticks {
 		y := height - float64(v)/float64(top)*height
-		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: formatInt(v)})
+		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: format(v)})
 	}
 	c.XLabels = []chartLabel{{X: "0%", Anchor: "start", Label: labels[0]}}
 	if n > 2 {
@@ -118,8 +134,7 @@ func newBarChart(id, title, unit string, labels []string, series []Series) BarCh
 	if n > 1 {
 		c.XLabels = append(c.XLabels, chartLabel{X: "100%", Anchor: "end", Label: labels[n-1]})
 	}
-	c.Desc = formatInt(total) + " " + plural(total, unit) + " over " + strconv.Itoa(n) + " days, " + labels[0] + " to " + labels[n-1] +
-		"; the busiest day had " + formatInt(max) + "."
+	c.total, c.max = total, max
 	return c
 }
 
