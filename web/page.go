@@ -45,6 +45,9 @@ type navItem struct {
 
 // nav is the navigation, in order.
 var nav = []navItem{
+	{"cards", "Cards", Base + "/cards"},
+	{"movers", "Movers", Base + "/movers"},
+	{"collection", "Collection", Base + "/collection"},
 	{"keys", "Keys", Base + "/keys"},
 	{"usage", "Usage", Base + "/usage"},
 	{"account", "Account", Base + "/account"},
@@ -111,6 +114,7 @@ func parsePages() (*pages, error) {
 		"datetime": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 		"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"num":      formatInt,
+		"int":      func(n int) string { return formatInt(int64(n)) },
 	}
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {

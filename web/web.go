@@ -110,6 +110,9 @@ func New(o Options) (*Handler, error) {
 	h.registerKeyRoutes()
 	h.registerUsageRoutes()
 	h.registerAccountRoutes()
+	h.registerCardRoutes()
+	h.registerMarketRoutes()
+	h.registerCollectionRoutes()
 	h.registerAssetRoutes()
 	h.mux.HandleFunc("GET "+Base, h.handleHome)
 	h.mux.HandleFunc("GET "+Base+"/{$}", h.handleHome)
@@ -140,7 +143,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.renderError(w, r, http.StatusForbidden, msg)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		limit := int64(64 << 10)
+		if r.URL.Path == Base+"/collection/upload" {
+			limit = uploadLimit // a file
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	h.mux.ServeHTTP(w, r)
 }

@@ -27,8 +27,8 @@
     var show = function (ev) {
       var label = ev.target.getAttribute && ev.target.getAttribute("data-label");
       if (!label) return;
-      fig.querySelectorAll("rect.active").forEach(function (r) { r.classList.remove("active"); });
-      fig.querySelectorAll("rect").forEach(function (r) {
+      fig.querySelectorAll(".active").forEach(function (r) { r.classList.remove("active"); });
+      fig.querySelectorAll("rect, circle").forEach(function (r) {
         if (r.getAttribute("data-label") === label) r.classList.add("active");
       });
       out.textContent = label;
@@ -42,5 +42,91 @@
     f.querySelectorAll("select").forEach(function (s) {
       s.addEventListener("change", function () { f.submit(); });
     });
+  });
+
+  // Typeahead: a search box (form[data-typeahead]) asks data-lookup for
+  // suggestions as the user types (debounced), shown as a listbox; arrow keys
+  // move through them, Enter opens the one selected (or submits the search),
+  // Escape closes them. Without scripts the form searches.
+  document.querySelectorAll("form[data-typeahead]").forEach(function (form) {
+    var input = form.querySelector("[role=combobox]");
+    var list = form.querySelector("[role=listbox]");
+    if (!input || !list || !window.fetch) return;
+    var url = form.getAttribute("data-lookup");
+    var game = form.querySelector("select[name=game]");
+    var items = [], active = -1, timer = null, seq = 0;
+    var close = function () {
+      list.hidden = true;
+      input.setAttribute("aria-expanded", "false");
+      input.removeAttribute("aria-activedescendant");
+      active = -1;
+    };
+    var select = function (i) {
+      var opts = list.querySelectorAll("[role=option]");
+      opts.forEach(function (o, j) { o.setAttribute("aria-selected", j === i ? "true" : "false"); });
+      active = i;
+      if (i >= 0 && opts[i]) {
+        input.setAttribute("aria-activedescendant", opts[i].id);
+        opts[i].scrollIntoView({ block: "nearest" });
+      } else {
+        input.removeAttribute("aria-activedescendant");
+      }
+    };
+    var show = function (data) {
+      items = data.items || [];
+      list.textContent = "";
+      items.forEach(function (it, i) {
+        var li = document.createElement("li");
+        li.id = "sg-" + i;
+        li.setAttribute("role", "option");
+        li.setAttribute("aria-selected", "false");
+        var label = document.createElement("span");
+        label.className = "sg-label";
+        label.textContent = it.label + (it.kind === "set" ? " (set)" : "");
+        var detail = document.createElement("span");
+        detail.className = "sg-detail";
+        detail.textContent = [it.detail, (it.language || "").toUpperCase(), it.id].filter(Boolean).join(" · ");
+        li.appendChild(label);
+        li.appendChild(detail);
+        li.addEventListener("mousedown", function (ev) { ev.preventDefault(); window.location.assign(it.href); });
+        list.appendChild(li);
+      });
+      if (items.length === 0) { close(); return; }
+      list.hidden = false;
+      input.setAttribute("aria-expanded", "true");
+      select(-1);
+    };
+    var ask = function () {
+      var q = input.value.trim();
+      if (q === "") { close(); return; }
+      var n = ++seq;
+      var u = url + "?q=" + encodeURIComponent(q) + (game ? "&game=" + encodeURIComponent(game.value) : "");
+      fetch(u, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+        .then(function (r) { return r.ok ? r.json() : { items: [] }; })
+        .then(function (data) { if (n === seq && document.activeElement === input) show(data); })
+        .catch(function () { if (n === seq) close(); });
+    };
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(ask, 150);
+    });
+    input.addEventListener("keydown", function (ev) {
+      var open = !list.hidden && items.length > 0;
+      if (ev.key === "ArrowDown") {
+        if (!open) { ask(); return; }
+        ev.preventDefault();
+        select((active + 1) % items.length);
+      } else if (ev.key === "ArrowUp" && open) {
+        ev.preventDefault();
+        select(active <= 0 ? items.length - 1 : active - 1);
+      } else if (ev.key === "Enter" && open && active >= 0) {
+        ev.preventDefault();
+        window.location.assign(items[active].href);
+      } else if (ev.key === "Escape" && open) {
+        ev.preventDefault();
+        close();
+      }
+    });
+    input.addEventListener("blur", function () { setTimeout(close, 100); });
   });
 })();

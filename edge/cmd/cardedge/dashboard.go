@@ -49,7 +49,15 @@ func mountDashboard(srv *edge.Server, cfg ServeConfig, st state.Store, acc *acce
 	if err != nil {
 		return nil, err
 	}
-	h, err := web.New(web.Options{Accounts: accts, Usage: acc, PublicURL: cfg.PublicURL, Signup: open, Logger: log})
+	h, err := web.New(web.Options{Accounts: accts, Usage: acc, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
+		// The market pages read the live snapshot the REST routes serve, and
+		// the collection the account's keys and chat share.
+		Snapshot: func() (web.Snapshot, func()) {
+			s := srv.Snapshot()
+			return web.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
+		},
+		Collections: srv.Collections(),
+	})
 	if err != nil {
 		accts.Close()
 		return nil, err

@@ -1,0 +1,482 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// Cards in the browser: a search box whose typeahead asks /dashboard/lookup
+// (the index's lookup, as GET /api/v3/lookup answers it, for the signed-in
+// page: same origin, the session's cookie, no key), a results page (the
+// index's search with the search syntax, as /api/v3/search), and a card
+// page: the card, a printing selector, its market summary with confidence
+// and flags, the price history of a printing and grade within the account's
+// history window, the grade ladder, recent sales with outliers marked and
+// listings.
+
+func (h *Handler) registerCardRoutes() {
+	h.mux.HandleFunc("GET "+Base+"/cards", h.requireSession(h.handleCards))
+	h.mux.HandleFunc("GET "+Base+"/cards/{id}", h.requireSession(h.handleCard))
+	h.mux.HandleFunc("GET "+Base+"/lookup", h.handleLookup)
+}
+
+// lookupItem is one typeahead suggestion: the index's, and the page it
+// opens. No price: the typeahead is not charged to the account's quota, so
+// it shows the catalog only.
+type lookupItem struct {
+	Kind     string `json:"kind"` // card or set
+	ID       string `json:"id"`
+	Label    string `json:"label"`
+	Detail   string `json:"detail,omitempty"`
+	Language string `json:"language"`
+	Href     string `json:"href"`
+}
+
+type lookupAnswer struct {
+	Query string       `json:"query"`
+	Items []lookupItem `json:"items"`
+}
+
+// lookupLimit is how many suggestions the typeahead shows.
+const lookupLimit = 8
+
+// handleLookup answers the search box's typeahead with JSON: the index's
+// suggestions for q (AppendLookup, the code of GET /api/v3/lookup). It needs
+// a session (401 JSON without one) and is not charged; the dashboard's
+// per-address rate limit applies.
+func (h *Handler) handleLookup(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if _, _, _, ok := h.session(r); !ok {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":"sign in to search"}`))
+		return
+	}
+	if h.opts.Snapshot == nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte(`{"error":"market data is not available"}`))
+		return
+	}
+	q := r.URL.Query()
+	text := q.Get("q")
+	if len(text) > 256 {
+		text = text[:256]
+	}
+	s, release := h.opts.Snapshot()
+	defer release()
+	game := q.Get("game")
+	if !s.Reader.Manifest().HasGame(game) {
+		game = s.Reader.Manifest().Games[0]
+	}
+	out := lookupAnswer{Query: text, Items: []lookupItem{}}
+	if strings.TrimSpace(text) != "" {
+		for _, sg := range s.Index.AppendLookup(nil, game, text, "", lookupLimit) {
+			it := lookupItem{Kind: sg.Kind, ID: sg.ID, Label: sg.Label, Detail: sg.Detail, Language: sg.Language}
+			if sg.Kind == "set" {
+				it.Href = setHref(game, sg.ID)
+			} else {
+				it.Href = cardHref(gameParamOf(game, s), sg.ID, "", "")
+			}
+			out.Items = append(out.Items, it)
+		}
+	}
+	b, _ := json.Marshal(out)
+	w.Write(b)
+}
+
+// gameParamOf is game as a link names it: "" for the first game (the
+// default).
+func gameParamOf(game string, s Snapshot) string {
+	if gs := s.Reader.Manifest().Games; len(gs) > 0 && gs[0] == game {
+		return ""
+	}
+	return game
+}
+
+func setHref(game, id string) string {
+	u := Base + "/sets/" + url.PathEscape(id)
+	if game != "" {
+		u += "?game=" + url.QueryEscape(game)
+	}
+	return u
+}
+
+type resultRow struct {
+	Name, Href, Detail, Price, Rarity string
+	SetHref, SetName                  string
+}
+
+type cardsData struct {
+	Q, Game    string
+	Games      []string
+	Results    []resultRow
+	Total      int
+	Searched   bool
+	Prev, Next string
+	From, To   int
+	Error      string
+}
+
+const resultsPageSize = 25
+
+// handleCards is the search page: the search box (with the typeahead when
+// scripts run) and, for a q, the index's results as /api/v3/search ranks
+// them (the search syntax's fields work).
+func (h *Handler) handleCards(w http.ResponseWriter, r *http.Request, si signedIn) {
+	q := r.URL.Query()
+	text := strings.TrimSpace(q.Get("q"))
+	units := 0
+	if text != "" {
+		units = 1
+	}
+	m, ok := h.openMarket(w, r, si, units)
+	if !ok {
+		return
+	}
+	defer m.done()
+	d := cardsData{Q: text, Game: m.game, Games: m.Reader.Manifest().Games}
+	status := http.StatusOK
+	if text != "" {
+		d.Searched = true
+		if err := h.search(r, m, text, &d); err != nil {
+			var se *syntax.Error
+			if !errors.As(err, &se) {
+				h.fail(w, r, err)
+				return
+			}
+			d.Error, status = "The search could not be read: "+se.Error()+".", http.StatusUnprocessableEntity
+		}
+	}
+	p := si.page("Cards", "cards", d)
+	p.Error = d.Error
+	h.render(w, r, status, "cards", p)
+}
+
+func (h *Handler) search(r *http.Request, m *market, text string, d *cardsData) error {
+	parsed, err := syntax.Parse(text)
+	if err != nil {
+		return err
+	}
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	offset = max(0, min(offset, 10000))
+	req := index.SearchRequest{Game: m.game, Q: text, MinPriceCents: -1, MaxPriceCents: -1, Offset: offset, Limit: resultsPageSize}
+	if parsed.Structured() {
+		req.Query = parsed
+	}
+	res, err := m.Index.Search(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	d.Total = res.Total
+	game := gameParamOf(m.game, m.Snapshot)
+	for _, hit := range res.Hits {
+		c, err := m.Reader.Card(m.game, hit.CardID)
+		if err != nil {
+			continue
+		}
+		row := resultRow{Name: c.Name, Href: cardHref(game, c.ID, "", ""), Rarity: c.Rarity, SetHref: setHref(game, c.SetID), SetName: c.SetID,
+			Detail: "#" + c.Number + " · " + strings.ToUpper(c.Language) + " · " + c.ID, Price: "no price"}
+		if s, err := m.Reader.Set(c.Game, c.SetID); err == nil {
+			row.SetName = s.Name
+		}
+		if cents, err := snapshots.ShownPrice(m.Reader, c); err == nil && cents > 0 {
+			row.Price = money(cents)
+		}
+		d.Results = append(d.Results, row)
+	}
+	link := func(off int) string {
+		v := url.Values{"q": {text}}
+		if game != "" {
+			v.Set("game", game)
+		}
+		if off > 0 {
+			v.Set("offset", strconv.Itoa(off))
+		}
+		return Base + "/cards?" + v.Encode()
+	}
+	if offset > 0 {
+		d.Prev = link(max(0, offset-resultsPageSize))
+	}
+	if offset+len(res.Hits) < res.Total {
+		d.Next = link(offset + resultsPageSize)
+	}
+	d.From, d.To = offset+1, offset+len(res.Hits)
+	return nil
+}
+
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+type estimateView struct {
+	Grade, GradeHref string
+	Price            string
+	Confidence       string
+	Flags            string
+	Sample           int
+	LastSale         string
+	Note             string
+	Selected         bool
+}
+
+type printingView struct {
+	Name, Href         string
+	Base, Selected     bool
+	Price, Confidence  string
+	Flags, Note        string
+	Sales30d, Listings int
+	Volume30d          string
+}
+
+type saleView struct {
+	Date, Price, Grade, Marketplace, TradeType string
+	Outlier, Flagged                           bool
+}
+
+type listingView struct {
+	Platform, Grade, Ask, Shipping, Listed string
+	Quantity                               int
+}
+
+type cardPageData struct {
+	Card        *snapshots.Card
+	SetName     string
+	SetHref     string
+	Game        string // the game parameter of links ("" for the default)
+	Printings   []option
+	Grades      []option
+	Ranges      []option
+	HasChoice   bool
+	Printing    string // the printing shown ("" for a card without variants)
+	Grade       string
+	Market      estimateView // raw near mint of the printing
+	Summary     printingView
+	ByPrinting  []printingView
+	Chart       LineChart
+	Changes     int
+	Ladder      []estimateView
+	Sales       []saleView
+	SalesTotal  int
+	Listings    []listingView
+	Window      string
+	RangeText   string
+	Methodology string
+}
+
+// Ranges of the price history, in days (0: the whole history window).
+var historyRanges = []struct {
+	Value string
+	Days  int
+	Label string
+}{{"30", 30, "30 days"}, {"90", 90, "90 days"}, {"365", 365, "1 year"}, {"all", 0, "All history"}}
+
+// handleCard is a card's page for one printing (?printing=, default the
+// base printing) and grade (?grade=, default raw near mint) over a range
+// (?range=) within the account's history window.
+func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn) {
+	m, ok := h.openMarket(w, r, si, 1)
+	if !ok {
+		return
+	}
+	defer m.done()
+	q := r.URL.Query()
+	c, err := m.Reader.Card(m.game, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	finish, err := pricing.PrintingOf(c, q.Get("printing"))
+	if err != nil {
+		finish = snapshots.BasePrinting(c) // a stale link: the base printing, said on the page
+	}
+	grade, err := snapshots.ReadGradeOr(q.Get("grade"), snapshots.RawNearMint)
+	if err != nil {
+		grade = snapshots.RawNearMint
+	}
+	game := gameParamOf(m.game, m.Snapshot)
+	d := cardPageData{Card: c, Game: game, SetHref: setHref(game, c.SetID), SetName: c.SetID, Printing: pricing.PrintingName(c, finish),
+		Grade: grade.String(), Window: m.windowText(), HasChoice: len(c.Variants) > 1,
+		Methodology: "/api/v3/methodology"}
+	if s, err := m.Reader.Set(c.Game, c.SetID); err == nil {
+		d.SetName = s.Name
+	}
+	printings, err := m.Reader.Printings(c.Game, c.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	var cur *snapshots.Printing
+	for i := range printings {
+		p := &printings[i]
+		if int(p.Finish) == finish {
+			cur = p
+		}
+		d.Printings = append(d.Printings, option{Value: p.Name, Label: printingLabel(p), Selected: int(p.Finish) == finish})
+		pv := newPrintingView(p)
+		pv.Selected = int(p.Finish) == finish
+		pv.Href = cardHref(game, c.ID, p.Name, grade.String())
+		d.ByPrinting = append(d.ByPrinting, pv)
+	}
+	if cur == nil {
+		cur = &snapshots.Printing{Finish: uint8(finish)}
+	}
+	d.Summary = newPrintingView(cur)
+	e, _ := pricing.EstimateOf(cur, snapshots.RawNearMint)
+	d.Market = newEstimateView(e)
+
+	// The grade ladder: every grade of the printing with a series.
+	series, err := m.Reader.PrintingSeries(c.Game, c.ID, finish)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hasGrade := false
+	for _, e := range cur.Estimates {
+		ev := newEstimateView(e)
+		ev.Selected = e.Grade == grade
+		ev.GradeHref = cardHref(game, c.ID, d.Printing, e.Grade.String()) + "#history"
+		hasGrade = hasGrade || ev.Selected
+		d.Ladder = append(d.Ladder, ev)
+		d.Grades = append(d.Grades, option{Value: e.Grade.String(), Label: e.Grade.String(), Selected: e.Grade == grade})
+	}
+	if !hasGrade {
+		d.Grades = append([]option{{Value: grade.String(), Label: grade.String() + " (no sales)", Selected: true}}, d.Grades...)
+	}
+
+	// The price history of the printing and grade: a point per change in
+	// the range, the range within the history window (as GET
+	// /api/v3/cards/{id}/price-history?interval=change).
+	rng := q.Get("range")
+	days := 90
+	for _, hr := range historyRanges {
+		if hr.Value == rng {
+			days = hr.Days
+		}
+	}
+	if rng == "" {
+		rng = "90"
+	}
+	for _, hr := range historyRanges {
+		d.Ranges = append(d.Ranges, option{Value: hr.Value, Label: hr.Label, Selected: hr.Value == rng})
+	}
+	from, fromSet := snapshots.Day(0), false
+	if days > 0 {
+		from, fromSet = m.AsOf-snapshots.Day(days)+1, true
+	}
+	from, fromSet = m.since(from, fromSet)
+	ps := snapshots.SeriesOf(series, grade)
+	pts := pricing.Points(ps, from, m.AsOf, fromSet, pricing.IntervalChange)
+	var line []DayValue
+	if fromSet {
+		if p, ok := snapshots.PointAt(ps, from-1); ok { // the price in force when the range starts
+			line = append(line, DayValue{Day: p.Day, Cents: p.FMVCents})
+		}
+	}
+	for _, p := range pts {
+		line = append(line, DayValue{Day: p.Day, Cents: p.Price.FMVCents})
+	}
+	start := from
+	if !fromSet {
+		start = m.AsOf
+		if len(pts) > 0 {
+			start = pts[0].Day
+		}
+	}
+	d.RangeText = start.String() + " to " + m.AsOf.String()
+	title := "Price history of " + c.Name + ", " + printingWords(d.Printing) + grade.String() + ", " + d.RangeText
+	d.Chart = newLineChart("history", title, "The "+grade.String()+" fmv", start, m.AsOf, line, true,
+		"No "+grade.String()+" price of this printing in this range.")
+	d.Changes = len(pts)
+
+	// Recent sales of the printing (every grade) within the window.
+	sales, err := m.Reader.Sales(c.Game, c.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	wfrom, wset := m.since(0, false)
+	f := pricing.SaleFilter{From: wfrom, FromSet: wset, To: m.AsOf, Finish: pricing.OnePrinting(c, finish)}
+	for s := range f.Sales(sales) {
+		d.SalesTotal++
+		if len(d.Sales) < 25 {
+			row := pricing.NewSaleRow(c, *s)
+			d.Sales = append(d.Sales, saleView{Date: row.SaleDate, Price: money(s.PriceCents), Grade: row.Grade, Marketplace: row.Marketplace,
+				TradeType: strings.ReplaceAll(row.TradeType, "_", " "), Outlier: row.Outlier, Flagged: row.QualityFlagged})
+		}
+	}
+
+	// Listings of the printing, cheapest first.
+	ls, err := m.Reader.Listings(c.Game, c.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	for i := range ls {
+		l := &ls[i]
+		if pricing.ListingPrinting(c, l) != finish || len(d.Listings) == 20 {
+			continue
+		}
+		d.Listings = append(d.Listings, listingView{Platform: l.Platform, Grade: l.Grade, Ask: money(l.AskCents), Shipping: money(l.ShippingCents),
+			Listed: l.ListedDay.String(), Quantity: l.Quantity})
+	}
+	p := si.page(c.Name, "cards", d)
+	if q.Get("printing") != "" && !strings.EqualFold(q.Get("printing"), d.Printing) {
+		p.Error = "This card has no printing “" + q.Get("printing") + "”: showing " + d.Printing + "."
+	}
+	h.render(w, r, http.StatusOK, "card", p)
+}
+
+func printingWords(name string) string {
+	if name == "" {
+		return ""
+	}
+	return name + ", "
+}
+
+func printingLabel(p *snapshots.Printing) string {
+	if p.Name == "" {
+		return "The only printing"
+	}
+	if p.Base {
+		return p.Name + " (base printing)"
+	}
+	return p.Name
+}
+
+func newPrintingView(p *snapshots.Printing) printingView {
+	e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
+	ev := newEstimateView(e)
+	name := p.Name
+	if name == "" {
+		name = "—"
+	}
+	return printingView{Name: name, Base: p.Base, Price: ev.Price, Confidence: ev.Confidence, Flags: ev.Flags, Note: ev.Note,
+		Sales30d: p.Sales30d, Listings: p.Listings, Volume30d: money(p.Volume30dCents)}
+}
+
+func newEstimateView(e snapshots.Estimate) estimateView {
+	v := estimateView{Grade: e.Grade.String(), Confidence: e.Confidence.String(), Sample: int(e.SampleSize), Price: "—",
+		Flags: strings.Join(pricing.FlagNames(e.Flags), ", "), LastSale: "—"}
+	if e.Confidence == estimate.ConfidenceNone && e.SampleSize == 0 && e.FMVCents == 0 {
+		v.Confidence = "none"
+	}
+	cents, note := pricing.Shown(e)
+	if cents > 0 {
+		v.Price = money(cents)
+	}
+	v.Note = note
+	if d := pricing.LastSaleDate(e); d != nil {
+		v.LastSale = *d
+	}
+	return v
+}
