@@ -295,13 +295,18 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		h.fail(w, r, err)
 		return
 	}
+	// A printing, grade or range the page cannot show is a form error (422):
+	// the page shows the defaults and says what was wrong.
+	var formErrs []string
 	finish, err := pricing.PrintingOf(c, q.Get("printing"))
 	if err != nil {
-		finish = snapshots.BasePrinting(c) // a stale link: the base printing, said on the page
+		finish = snapshots.BasePrinting(c)
+		formErrs = append(formErrs, "There is no printing “"+q.Get("printing")+"” of this card: showing "+printingOr(pricing.PrintingName(c, finish))+".")
 	}
 	grade, err := snapshots.ReadGradeOr(q.Get("grade"), snapshots.RawNearMint)
 	if err != nil {
 		grade = snapshots.RawNearMint
+		formErrs = append(formErrs, "“"+q.Get("grade")+"” is not a grade (raw:near_mint, slab:10, psa:9.5…): showing raw:near_mint.")
 	}
 	game := gameParamOf(m.game, m.Snapshot)
 	d := cardPageData{Card: c, Game: game, SetHref: setHref(game, c.SetID), SetName: c.SetID, Printing: pricing.PrintingName(c, finish),
@@ -356,15 +361,17 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	// The price history of the printing and grade: a point per change in
 	// the range, the range within the history window (as GET
 	// /api/v3/cards/{id}/price-history?interval=change).
-	rng := q.Get("range")
-	days := 90
-	for _, hr := range historyRanges {
-		if hr.Value == rng {
-			days = hr.Days
+	rng, days := "90", 90
+	if v := q.Get("range"); v != "" {
+		found := false
+		for _, hr := range historyRanges {
+			if hr.Value == v {
+				rng, days, found = v, hr.Days, true
+			}
 		}
-	}
-	if rng == "" {
-		rng = "90"
+		if !found {
+			formErrs = append(formErrs, "“"+v+"” is not a history range (30, 90, 365 or all): showing 90 days.")
+		}
 	}
 	for _, hr := range historyRanges {
 		d.Ranges = append(d.Ranges, option{Value: hr.Value, Label: hr.Label, Selected: hr.Value == rng})
@@ -426,14 +433,27 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		if pricing.ListingPrinting(c, l) != finish || len(d.Listings) == 20 {
 			continue
 		}
-		d.Listings = append(d.Listings, listingView{Platform: l.Platform, Grade: l.Grade, Ask: money(l.AskCents), Shipping: money(l.ShippingCents),
-			Listed: l.ListedDay.String(), Quantity: l.Quantity})
+		lv := listingView{Platform: l.Platform, Grade: l.Grade, Ask: money(l.AskCents), Shipping: "free", Listed: l.ListedDay.String(), Quantity: l.Quantity}
+		if l.ShippingCents > 0 {
+			lv.Shipping = money(l.ShippingCents)
+		}
+		d.Listings = append(d.Listings, lv)
 	}
 	p := si.page(c.Name, "cards", d)
-	if q.Get("printing") != "" && !strings.EqualFold(q.Get("printing"), d.Printing) {
-		p.Error = "This card has no printing “" + q.Get("printing") + "”: showing " + d.Printing + "."
+	status := http.StatusOK
+	if len(formErrs) > 0 {
+		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity
 	}
-	h.render(w, r, http.StatusOK, "card", p)
+	h.render(w, r, status, "card", p)
+}
+
+// printingOr is a printing's name, or "the only printing" for a card
+// without variants.
+func printingOr(name string) string {
+	if name == "" {
+		return "the only printing"
+	}
+	return name
 }
 
 func printingWords(name string) string {

@@ -46,6 +46,7 @@ type chartTick struct {
 
 type chartLabel struct {
 	X, Anchor, Label string
+	Minor            bool // hidden on narrow screens (every other label of a crowded axis)
 }
 
 // Series is one stacked series of a bar chart: its name (legend), CSS class

@@ -95,14 +95,12 @@ func (h *Handler) handleCollection(w http.ResponseWriter, r *http.Request, si si
 	}
 	defer m.done()
 	q := r.URL.Query()
-	sort := q.Get("sort")
-	valid := false
+	var formErrs []string
+	var sorts []string
 	for _, s := range collectionSorts {
-		valid = valid || s.Value == sort
+		sorts = append(sorts, s.Value)
 	}
-	if !valid {
-		sort = "value"
-	}
+	sort := pick("sort", q.Get("sort"), sorts, "value", &formErrs)
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(0, offset)
 	since, _ := m.since(m.AsOf-collection.HistoryDays+1, true)
@@ -151,7 +149,11 @@ func (h *Handler) handleCollection(w http.ResponseWriter, r *http.Request, si si
 	}
 	p := si.page("Collection", "collection", d)
 	p.Notice = collectionNotices[q.Get("done")]
-	h.render(w, r, http.StatusOK, "collection", p)
+	status := http.StatusOK
+	if len(formErrs) > 0 {
+		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity
+	}
+	h.render(w, r, status, "collection", p)
 }
 
 func collectionLink(sort string, offset int) string {
@@ -371,7 +373,7 @@ func (h *Handler) handleImportPreview(w http.ResponseWriter, r *http.Request, si
 
 func newPreviewData(p *collection.Preview) previewData {
 	d := previewData{P: p, Value: money(cents(p.Summary.ValueUSD)), Paid: money(cents(p.Summary.PaidUSD)),
-		Action: Base + "/collection/imports/" + url.PathEscape(p.PreviewID) + "/confirm", Expires: strings.Replace(p.ExpiresAt, "T", " ", 1),
+		Action: Base + "/collection/imports/" + url.PathEscape(p.PreviewID) + "/confirm", Expires: p.ExpiresAt,
 		Ignored: strings.Join(p.Ignored, ", ")}
 	for _, row := range p.Rows {
 		v := previewRowView{Row: row.Row, Input: inputText(row.Input), Grade: row.Grade, Quantity: row.Quantity, Reason: row.Reason,

@@ -100,7 +100,7 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 	c.Line = string(line)
 	for v := bottom; v <= top; v += step {
 		y := yOf(v)
-		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: money(v)})
+		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: shortMoney(v)})
 	}
 	c.XLabels = dayLabels(from, to)
 	last := points[len(points)-1]
@@ -143,18 +143,33 @@ func moneyScale(lo, hi int64) (bottom, top, step int64) {
 	return bottom, top, step
 }
 
-// money writes cents as dollars: $1,234.56 (whole dollars from $10,000).
+// money writes cents as dollars: $1,234.56 (whole dollars, rounded, from
+// $10,000).
 func money(cents int64) string {
 	neg := cents < 0
 	if neg {
 		cents = -cents
 	}
-	s := "$" + formatInt(cents/100)
+	var s string
 	if cents < 1000000 {
-		s += "." + strconv.FormatInt(100+cents%100, 10)[1:]
+		s = "$" + formatInt(cents/100) + "." + strconv.FormatInt(100+cents%100, 10)[1:]
+	} else {
+		s = "$" + formatInt((cents+50)/100)
 	}
 	if neg {
 		return "−" + s
 	}
 	return s
+}
+
+// shortMoney writes a round amount of cents for an axis: $0, $2.50, $5,
+// $1k, $2.5k.
+func shortMoney(cents int64) string {
+	switch {
+	case cents >= 100000 && cents%10000 == 0:
+		return "$" + strconv.FormatFloat(float64(cents)/100000, 'f', -1, 64) + "k"
+	case cents%100 == 0:
+		return "$" + formatInt(cents/100)
+	}
+	return money(cents)
 }

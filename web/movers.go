@@ -67,10 +67,11 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 	}
 	defer m.done()
 	q := r.URL.Query()
-	metric := pick(q.Get("metric"), snapshots.TrendingMetrics, "composite")
-	window := pick(q.Get("window"), pricing.TrendingWindowNames(), "7d")
-	lang := pick(q.Get("language"), []string{"all", "en", "ja", "zh-cn", "zh-tw"}, "all")
-	dir := pick(q.Get("direction"), []string{"desc", "asc"}, "desc")
+	var formErrs []string
+	metric := pick("metric", q.Get("metric"), snapshots.TrendingMetrics, "composite", &formErrs)
+	window := pick("window", q.Get("window"), pricing.TrendingWindowNames(), "7d", &formErrs)
+	lang := pick("language", q.Get("language"), []string{"all", "en", "ja", "zh-cn", "zh-tw"}, "all", &formErrs)
+	dir := pick("direction", q.Get("direction"), []string{"desc", "asc"}, "desc", &formErrs)
 	d := moversData{Metric: metric, Window: window, Language: lang, MetricLabel: metricLabels[metric], WindowLabel: windowLabels[window],
 		Game: m.game, Games: m.Reader.Manifest().Games}
 	for _, x := range snapshots.TrendingMetrics {
@@ -100,7 +101,12 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 	for _, it := range items {
 		d.Items = append(d.Items, newMoverView(game, it))
 	}
-	h.render(w, r, http.StatusOK, "movers", si.page("Movers", "movers", d))
+	p := si.page("Movers", "movers", d)
+	status := http.StatusOK
+	if len(formErrs) > 0 {
+		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity
+	}
+	h.render(w, r, status, "movers", p)
 }
 
 func newMoverView(game string, it pricing.TrendingItem) moverView {
@@ -125,27 +131,35 @@ func newMoverView(game string, it pricing.TrendingItem) moverView {
 // metricValue writes a trending value in the metric's unit.
 func metricValue(metric string, v float64) (string, string) {
 	class := ""
+	if v > 0 {
+		class = "up"
+	} else if v < 0 {
+		class = "down"
+	}
 	switch {
-	case strings.HasSuffix(metric, "_pct") || strings.HasSuffix(metric, "composite"):
-		if v > 0 {
-			class = "up"
-		} else if v < 0 {
-			class = "down"
-		}
+	case strings.HasSuffix(metric, "_pct"):
 		return signedPct(v), class
+	case strings.HasSuffix(metric, "composite"): // a score: weighted, clamped percentages
+		return strings.TrimSuffix(signedPct(v), "%"), class
 	case strings.HasSuffix(metric, "_usd"):
 		return money(int64(math.Round(v * 100))), ""
 	}
 	return formatInt(int64(math.Round(v))), ""
 }
 
-// pick returns v when it is one of values, else def.
-func pick(v string, values []string, def string) string {
+// pick returns the value of a page's parameter name: v when it is one of
+// values, def when v is empty; otherwise def, and errs says what was wrong
+// (the page is then a form error, 422).
+func pick(name, v string, values []string, def string, errs *[]string) string {
+	if v == "" {
+		return def
+	}
 	for _, x := range values {
 		if x == v {
 			return v
 		}
 	}
+	*errs = append(*errs, "“"+v+"” is not a "+name+" ("+strings.Join(values, ", ")+"): showing "+def+".")
 	return def
 }
 
@@ -234,6 +248,19 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 	d.Histogram = newBars("dist", "Price distribution of "+set.Name+": priced cards per raw near-mint price range", labels,
 		[]Series{{Name: "cards", Class: "bar-calls", Values: counts}}, formatInt)
 	d.Histogram.Desc = formatInt(int64(t.PricedCards)) + " priced cards of " + formatInt(int64(t.Cards)) + "; median " + d.Median + "."
+	if n := len(agg.Distribution); n > 0 { // the axis: the buckets' bounds, under the bars' edges
+		d.Histogram.XLabels = nil
+		for i, b := range agg.Distribution {
+			x, anchor := pct(float64(i)*100/float64(n)), "middle"
+			if i == 0 {
+				anchor = "start"
+			}
+			d.Histogram.XLabels = append(d.Histogram.XLabels, chartLabel{X: x, Anchor: anchor, Label: shortMoney(b.MinCents), Minor: i%2 == 1})
+		}
+		if last := agg.Distribution[n-1]; last.MaxCents > 0 {
+			d.Histogram.XLabels = append(d.Histogram.XLabels, chartLabel{X: "100%", Anchor: "end", Label: shortMoney(last.MaxCents), Minor: n%2 == 1})
+		}
+	}
 
 	// Trending cards of the set: the game's composite leaderboard over 30
 	// days, the set's rows.
@@ -264,10 +291,9 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 
 	// Volume history: verified sales of the set's cards per week (per day
 	// over 30 days), over the range asked.
-	d.Days = 90
-	if n, err := strconv.Atoi(r.URL.Query().Get("days")); err == nil && (n == 30 || n == 90 || n == 365) {
-		d.Days = n
-	}
+	var formErrs []string
+	days := pick("period in days", r.URL.Query().Get("days"), []string{"30", "90", "365"}, "90", &formErrs)
+	d.Days, _ = strconv.Atoi(days)
 	for _, n := range []int{30, 90, 365} {
 		d.Ranges = append(d.Ranges, option{Value: strconv.Itoa(n), Label: "Last " + strconv.Itoa(n) + " days", Selected: n == d.Days})
 	}
@@ -281,6 +307,9 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 		return
 	}
 	from := m.AsOf - snapshots.Day(d.Days) + 1
+	if d.Granularity == "weekly" { // whole weeks: from the Monday of the first
+		from -= snapshots.Day((int(from.Time().Weekday()) + 6) % 7)
+	}
 	var vlabels []string
 	var vols []int64
 	idx := map[snapshots.Day]int{}
@@ -319,8 +348,13 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 	}
 	d.Volume = newBars("volume", "Verified sales volume of "+set.Name+" per "+unit+", last "+strconv.Itoa(d.Days)+" days", vlabels,
 		[]Series{{Name: "volume", Class: "bar-calls", Values: vols}}, money)
-	d.Volume.Desc = money(total) + " of verified sales over " + strconv.Itoa(d.Days) + " days to " + m.AsOf.String() + "."
-	h.render(w, r, http.StatusOK, "set", si.page(set.Name, "cards", d))
+	d.Volume.Desc = money(total) + " of verified sales from " + from.String() + " to " + m.AsOf.String() + "."
+	p := si.page(set.Name, "cards", d)
+	status := http.StatusOK
+	if len(formErrs) > 0 {
+		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity
+	}
+	h.render(w, r, status, "set", p)
 }
 
 func moneyOr(cents int64) string {

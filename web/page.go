@@ -115,6 +115,7 @@ func parsePages() (*pages, error) {
 		"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"num":      formatInt,
 		"int":      func(n int) string { return formatInt(int64(n)) },
+		"stamp":    stamp,
 	}
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
@@ -206,4 +207,14 @@ func formatInt(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// stamp writes an RFC 3339 time as pages show times (2006-01-02 15:04 UTC);
+// anything else as it is.
+func stamp(s string) string {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
 }

@@ -73,6 +73,8 @@
       }
     };
     var show = function (data) {
+      if (data.query !== input.value.trim()) return; // typed on since: a newer answer comes
+      list.setAttribute("data-query", data.query);
       items = data.items || [];
       list.textContent = "";
       items.forEach(function (it, i) {
@@ -99,6 +101,14 @@
     var ask = function () {
       var q = input.value.trim();
       if (q === "") { close(); return; }
+      if (q === list.getAttribute("data-query") && items.length > 0) { // the answer is here already
+        if (list.hidden) {
+          list.hidden = false;
+          input.setAttribute("aria-expanded", "true");
+          select(-1);
+        }
+        return;
+      }
       var n = ++seq;
       var u = url + "?q=" + encodeURIComponent(q) + (game ? "&game=" + encodeURIComponent(game.value) : "");
       fetch(u, { credentials: "same-origin", headers: { "Accept": "application/json" } })
@@ -125,6 +135,14 @@
       } else if (ev.key === "Escape" && open) {
         ev.preventDefault();
         close();
+      }
+    });
+    // Enter's keypress may still reach the form (a synthetic key event):
+    // a suggestion picked wins over the search.
+    form.addEventListener("submit", function (ev) {
+      if (!list.hidden && active >= 0 && items[active]) {
+        ev.preventDefault();
+        window.location.assign(items[active].href);
       }
     });
     input.addEventListener("blur", function () { setTimeout(close, 100); });

@@ -161,6 +161,7 @@ func (b *browser) shoot(name string) {
 		if v.mobile {
 			if over := b.eval(`document.documentElement.scrollWidth - document.documentElement.clientWidth`); over.(float64) > 0 {
 				b.t.Errorf("%s scrolls sideways by %v px at 390 px", name, over)
+				b.t.Logf("what overflows:\n%v", b.eval(`Array.from(document.querySelectorAll("main *")).filter(e => e.getBoundingClientRect().right > 391).slice(0, 12).map(e => e.tagName + "." + e.className + " " + Math.round(e.getBoundingClientRect().right) + " " + (e.textContent||"").slice(0,40)).join("\n")`))
 			}
 		}
 		png, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
