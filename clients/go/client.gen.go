@@ -1579,6 +1579,7 @@ type ImportPreview struct {
 	AsOf           string            `json:"as_of"`
 	Basis          string            `json:"basis"`
 	Columns        map[string]string `json:"columns"`
+	Confirmed      bool              `json:"confirmed"`
 	ExpiresAt      string            `json:"expires_at"`
 	Format         string            `json:"format"`
 	Game           string            `json:"game"`
@@ -1862,6 +1863,7 @@ type PreviewRow struct {
 	Line         *int              `json:"line,omitempty"`
 	Match        *string           `json:"match,omitempty"`
 	PricePaidUsd *float64          `json:"price_paid_usd,omitempty"`
+	Printing     *string           `json:"printing,omitempty"`
 	Quantity     *int              `json:"quantity,omitempty"`
 	Reason       *string           `json:"reason,omitempty"`
 	Row          int               `json:"row"`
