@@ -306,7 +306,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	grade, err := snapshots.ReadGradeOr(q.Get("grade"), snapshots.RawNearMint)
 	if err != nil {
 		grade = snapshots.RawNearMint
-		formErrs = append(formErrs, "“"+q.Get("grade")+"” is not a grade (raw:near_mint, slab:10, psa:9.5…): showing raw:near_mint.")
+		formErrs = append(formErrs, "“"+q.Get("grade")+"” is not a grade (raw:near_mint, slab:10, bgs:9.5…): showing raw:near_mint.")
 	}
 	game := gameParamOf(m.game, m.Snapshot)
 	d := cardPageData{Card: c, Game: game, SetHref: setHref(game, c.SetID), SetName: c.SetID, Printing: pricing.PrintingName(c, finish),

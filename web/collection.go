@@ -94,8 +94,14 @@ func (h *Handler) handleCollection(w http.ResponseWriter, r *http.Request, si si
 		return
 	}
 	defer m.done()
+	h.showCollection(w, r, si, m, http.StatusOK, nil)
+}
+
+// showCollection renders the collection page of si (its sort and offset
+// from the query) with status; formErrs (a bad sort, a file that could not
+// be read) are said above it, and make a 200 a 422.
+func (h *Handler) showCollection(w http.ResponseWriter, r *http.Request, si signedIn, m *market, status int, formErrs []string) {
 	q := r.URL.Query()
-	var formErrs []string
 	var sorts []string
 	for _, s := range collectionSorts {
 		sorts = append(sorts, s.Value)
@@ -149,9 +155,11 @@ func (h *Handler) handleCollection(w http.ResponseWriter, r *http.Request, si si
 	}
 	p := si.page("Collection", "collection", d)
 	p.Notice = collectionNotices[q.Get("done")]
-	status := http.StatusOK
 	if len(formErrs) > 0 {
-		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity
+		p.Error = strings.Join(formErrs, " ")
+		if status == http.StatusOK {
+			status = http.StatusUnprocessableEntity
+		}
 	}
 	h.render(w, r, status, "collection", p)
 }
@@ -250,7 +258,7 @@ func (h *Handler) handleCollectionUpload(w http.ResponseWriter, r *http.Request,
 	}
 	f, hdr, err := r.FormFile("file")
 	if err != nil {
-		h.renderError(w, r, http.StatusUnprocessableEntity, "Choose a CSV or JSON file to upload.")
+		h.uploadFailed(w, r, si, nil, snapshots.Errorf(snapshots.EINVALID, "choose a CSV or JSON file to upload"))
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(f, collection.MaxBytes+1))
@@ -274,7 +282,7 @@ func (h *Handler) handleCollectionUpload(w http.ResponseWriter, r *http.Request,
 	}
 	units, err := collection.Cost(body, ctype)
 	if err != nil {
-		h.uploadFailed(w, r, err)
+		h.uploadFailed(w, r, si, nil, err)
 		return
 	}
 	m, ok := h.openMarket(w, r, si, units)
@@ -288,33 +296,46 @@ func (h *Handler) handleCollectionUpload(w http.ResponseWriter, r *http.Request,
 	}
 	p, err := h.opts.Collections.Preview(context.WithoutCancel(r.Context()), m.source(), collection.PreviewRequest{Owner: si.owner(), Game: game, Body: body, ContentType: ctype})
 	if err != nil {
-		h.uploadFailed(w, r, err)
+		h.uploadFailed(w, r, si, m, err)
 		return
 	}
 	http.Redirect(w, r, Base+"/collection/imports/"+url.PathEscape(p.PreviewID), http.StatusSeeOther)
 }
 
-// uploadFailed says why a file could not be read: each problem the
-// collection package found (row, line and column), as a list.
-func (h *Handler) uploadFailed(w http.ResponseWriter, r *http.Request, err error) {
+// uploadFailed answers an upload that could not be read with the
+// collection page and, above its form, each problem the collection package
+// found (row, line and column); m is the page's market, nil when none was
+// opened yet (none is charged then). Other errors are fail's.
+func (h *Handler) uploadFailed(w http.ResponseWriter, r *http.Request, si signedIn, m *market, err error) {
+	status, msg := 0, ""
 	var verrs snapshots.FieldErrors
-	if errors.As(err, &verrs) {
+	switch {
+	case errors.As(err, &verrs):
 		var msgs []string
 		for i, e := range verrs {
 			if i == 10 {
-				msgs = append(msgs, "and "+strconv.Itoa(len(verrs)-10)+" more")
+				msgs = append(msgs, "And "+strconv.Itoa(len(verrs)-10)+" more.")
 				break
 			}
 			msgs = append(msgs, sentence(e.Msg))
 		}
-		h.renderError(w, r, http.StatusUnprocessableEntity, "The file could not be read: "+strings.Join(msgs, " "))
+		status, msg = http.StatusUnprocessableEntity, "The file could not be read: "+strings.Join(msgs, " ")
+	case snapshots.ErrorCode(err) == snapshots.EINVALID:
+		status, msg = http.StatusUnprocessableEntity, sentence(snapshots.ErrorMessage(err))
+	case snapshots.ErrorCode(err) == snapshots.ETOOLARGE:
+		status, msg = http.StatusRequestEntityTooLarge, sentence(snapshots.ErrorMessage(err))
+	default:
+		h.fail(w, r, err)
 		return
 	}
-	if snapshots.ErrorCode(err) == snapshots.ETOOLARGE {
-		h.renderError(w, r, http.StatusRequestEntityTooLarge, sentence(snapshots.ErrorMessage(err)))
-		return
+	if m == nil {
+		var ok bool
+		if m, ok = h.openMarket(w, r, si, 0); !ok {
+			return
+		}
+		defer m.done()
 	}
-	h.fail(w, r, err)
+	h.showCollection(w, r, si, m, status, []string{msg})
 }
 
 type previewRowView struct {
@@ -458,12 +479,23 @@ func (h *Handler) handleImportConfirm(w http.ResponseWriter, r *http.Request, si
 	}
 	defer m.done()
 	if _, err := h.opts.Collections.Confirm(context.WithoutCancel(r.Context()), m.source(), si.owner(), req); err != nil {
+		// A choice that is not a candidate (a form not of this page): the
+		// preview again, with what was wrong.
 		var verrs snapshots.FieldErrors
+		msg := ""
 		if errors.As(err, &verrs) {
-			h.renderError(w, r, http.StatusUnprocessableEntity, sentence(verrs[0].Msg))
+			msg = sentence(verrs[0].Msg)
+		} else if snapshots.ErrorCode(err) == snapshots.EINVALID {
+			msg = sentence(snapshots.ErrorMessage(err))
+		}
+		p, perr := h.opts.Collections.ShowPreview(r.Context(), m.source(), si.owner(), req.PreviewID)
+		if msg == "" || perr != nil {
+			h.fail(w, r, err)
 			return
 		}
-		h.fail(w, r, err)
+		page := si.page("Import preview", "collection", newPreviewData(p))
+		page.Error = msg
+		h.render(w, r, http.StatusUnprocessableEntity, "import", page)
 		return
 	}
 	http.Redirect(w, r, Base+"/collection?done=imported", http.StatusSeeOther)

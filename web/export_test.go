@@ -5,3 +5,9 @@ var NewBarChartForTest = newBarChart
 
 // SafeNext exposes safeNext to the tests.
 var SafeNext = safeNext
+
+// NewLineChartForTest exposes newLineChart to the tests.
+var NewLineChartForTest = newLineChart
+
+// MoneyForTest exposes money to the tests.
+var MoneyForTest = money
