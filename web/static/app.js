@@ -3,6 +3,7 @@
 // nothing else).
 (function () {
   "use strict";
+  document.documentElement.classList.add("js"); // the script ran (tests read it)
 
   // Copy buttons: <button data-copy="ID" hidden> copies the text of #ID.
   document.querySelectorAll("button[data-copy]").forEach(function (b) {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -244,6 +246,28 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	if !strings.HasPrefix(got, "200 text/csv") || !strings.Contains(got, "en:base1-4") || !strings.Contains(got, "en:sv3pt5-6") {
 		t.Fatalf("the export:\n%s", got)
 	}
+
+	// Without scripts every page but the typeahead works: the search
+	// form searches, the selectors' Show button shows.
+	if !b.eval(`document.documentElement.classList.contains("js")`).(bool) {
+		t.Fatal("app.js did not run")
+	}
+	b.run("no scripts", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return chromedp.Void{}, err
+	})
+	b.open("/dashboard/cards")
+	if b.eval(`document.documentElement.classList.contains("js")`).(bool) {
+		t.Fatal("app.js ran with scripts disabled")
+	}
+	b.typeInto("combobox", "Search cards", "chari")
+	b.click("button", "Search")
+	b.seeText("5 cards for “chari”")
+	b.click("link", "Charizard")
+	b.see("heading", "Price history: raw:near_mint, holo/unlimited")
+	b.choose("Printing", "holo/shadowless")
+	b.click("button", "Show")
+	b.see("heading", "Price history: raw:near_mint, holo/shadowless")
 
 	if n, m := dialogs.Load(), exceptions.Load(); n != 0 || m != 0 {
 		t.Fatalf("%d dialogs opened, %d script exceptions", n, m)
