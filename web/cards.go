@@ -383,14 +383,22 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	from, fromSet = m.since(from, fromSet)
 	ps := snapshots.SeriesOf(series, grade)
 	pts := pricing.Points(ps, from, m.AsOf, fromSet, pricing.IntervalChange)
+	// Today's value of the grade, or why none is shown (confidence none): the
+	// line then ends at its last change instead of holding it to today.
+	est, _ := pricing.EstimateOf(cur, grade)
+	_, noneNote := pricing.Shown(est)
+	empty := "No " + grade.String() + " price of this printing in this range."
 	var line []DayValue
-	if fromSet {
+	if fromSet && (noneNote == "" || len(pts) > 0) {
 		if p, ok := snapshots.PointAt(ps, from-1); ok { // the price in force when the range starts
 			line = append(line, DayValue{Day: p.Day, Cents: p.FMVCents})
 		}
 	}
 	for _, p := range pts {
 		line = append(line, DayValue{Day: p.Day, Cents: p.Price.FMVCents})
+	}
+	if noneNote != "" {
+		empty = strings.TrimSuffix(empty, ".") + "; " + noneNote + "."
 	}
 	start := from
 	if !fromSet {
@@ -401,8 +409,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	}
 	d.RangeText = start.String() + " to " + m.AsOf.String()
 	title := "Price history of " + c.Name + ", " + printingWords(d.Printing) + grade.String() + ", " + d.RangeText
-	d.Chart = newLineChart("history", title, "The "+grade.String()+" fmv", start, m.AsOf, line, true,
-		"No "+grade.String()+" price of this printing in this range.")
+	d.Chart = newLineChart("history", title, "The "+grade.String()+" fmv", start, m.AsOf, line, true, noneNote == "", empty)
 	d.Changes = len(pts)
 
 	// Recent sales of the printing (every grade) within the window.

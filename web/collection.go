@@ -150,7 +150,7 @@ func (h *Handler) showCollection(w http.ResponseWriter, r *http.Request, si sign
 			}
 		}
 		first, _ := snapshots.ParseDay(v.History[0].Date)
-		d.Chart = newLineChart("value", "The collection’s value, "+v.History[0].Date+" to "+v.AsOf, "The value of today’s holdings", first, m.AsOf, pts, false, "")
+		d.Chart = newLineChart("value", "The collection’s value, "+v.History[0].Date+" to "+v.AsOf, "The value of today’s holdings", first, m.AsOf, pts, false, true, "")
 		d.Chart.Class = "line-value"
 	}
 	p := si.page("Collection", "collection", d)

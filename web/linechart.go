@@ -46,10 +46,12 @@ type DayValue struct {
 
 // newLineChart draws points (day order, one per change) over the days
 // from..to: the line starts at the first point (or at from, when a point in
-// force before the range is given first with Day < from) and holds the last
-// value to the end of the range. what names the series in the description
-// ("the raw:near_mint fmv"); markers false draws no circles (a daily series).
-func newLineChart(id, title, what string, from, to snapshots.Day, points []DayValue, markers bool, empty string) LineChart {
+// force before the range is given first with Day < from) and, when hold,
+// holds the last value to the end of the range (false: it ends at the last
+// point, a value no longer shown today). what names the series in the
+// description ("the raw:near_mint fmv"); markers false draws no circles (a
+// daily series).
+func newLineChart(id, title, what string, from, to snapshots.Day, points []DayValue, markers, hold bool, empty string) LineChart {
 	const height = 200
 	c := LineChart{ID: id, Title: title, Height: height, Class: "line-price", Note: empty}
 	if to < from {
@@ -96,7 +98,9 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 			c.Points = append(c.Points, linePoint{X: pct(x * 100), Y: px(y), Label: p.Day.String() + ": " + money(p.Cents)})
 		}
 	}
-	add(xOf(to)+0.5/span, yOf(points[len(points)-1].Cents))
+	if hold {
+		add(xOf(to)+0.5/span, yOf(points[len(points)-1].Cents))
+	}
 	c.Line = string(line)
 	for v := bottom; v <= top; v += step {
 		y := yOf(v)
@@ -104,7 +108,11 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 	}
 	c.XLabels = dayLabels(from, to)
 	last := points[len(points)-1]
-	c.Desc = what + " from " + from.String() + " to " + to.String() + ": " + money(last.Cents) + " at the end, between " + money(lo) + " and " + money(hi)
+	end := " at the end"
+	if !hold {
+		end = " on " + last.Day.String() + ", the last shown"
+	}
+	c.Desc = what + " from " + from.String() + " to " + to.String() + ": " + money(last.Cents) + end + ", between " + money(lo) + " and " + money(hi)
 	if markers {
 		n := len(c.Points)
 		c.Desc += "; " + formatInt(int64(n)) + " " + plural(int64(n), "change") + " in range"

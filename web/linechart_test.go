@@ -13,7 +13,7 @@ func TestNewLineChart(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		// A price in force before the range (day 95), then two changes in it.
 		pts := []web.DayValue{{Day: 95, Cents: 1000}, {Day: 102, Cents: 1500}, {Day: 107, Cents: 1200}}
-		c := web.NewLineChartForTest("h", "title", "The fmv", from, to, pts, true, "none")
+		c := web.NewLineChartForTest("h", "title", "The fmv", from, to, pts, true, true, "none")
 		if c.Empty || len(c.Points) != 2 {
 			t.Fatalf("empty %v, %d points, want 2 (the one before the range has none)", c.Empty, len(c.Points))
 		}
@@ -37,14 +37,24 @@ func TestNewLineChart(t *testing.T) {
 			}
 		}
 	})
+	t.Run("NotHeld", func(t *testing.T) {
+		// Today's value is not shown (confidence none): the line ends at
+		// its last change.
+		pts := []web.DayValue{{Day: 102, Cents: 1500}, {Day: 104, Cents: 1200}}
+		c := web.NewLineChartForTest("h", "title", "The fmv", from, to, pts, true, false, "")
+		v := strings.Fields(c.Line)
+		if len(v) != 3 || !strings.HasPrefix(v[2], "450.0,") || !strings.Contains(c.Desc, "$12.00 on "+snapshots.Day(104).String()+", the last shown") {
+			t.Fatalf("line %q, desc %q", c.Line, c.Desc)
+		}
+	})
 	t.Run("Empty", func(t *testing.T) {
-		c := web.NewLineChartForTest("h", "title", "The fmv", from, to, nil, true, "No price in this range.")
+		c := web.NewLineChartForTest("h", "title", "The fmv", from, to, nil, true, true, "No price in this range.")
 		if !c.Empty || c.Line != "" || len(c.Points) != 0 || c.Desc != "No price in this range." || len(c.XLabels) != 3 {
 			t.Fatalf("%+v", c)
 		}
 	})
 	t.Run("OneDay", func(t *testing.T) {
-		c := web.NewLineChartForTest("h", "title", "The fmv", to, to, []web.DayValue{{Day: to, Cents: 100}}, true, "")
+		c := web.NewLineChartForTest("h", "title", "The fmv", to, to, []web.DayValue{{Day: to, Cents: 100}}, true, true, "")
 		if len(c.Points) != 1 || c.Points[0].X != "50.000%" {
 			t.Fatalf("%+v", c.Points)
 		}

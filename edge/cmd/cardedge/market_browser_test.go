@@ -192,6 +192,19 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 		t.Fatal("no movers by volume over 30 days")
 	}
 
+	// Empty states and an error: a card with no price, a leaderboard with
+	// nobody on it, a card that does not exist.
+	b.open("/dashboard/cards/en:base1-101")
+	b.seeText("No raw:near_mint price of this printing in this range; no value: ")
+	b.shoot("card-no-price")
+	b.open("/dashboard/movers?metric=slab_price_pct&window=1d&language=zh-cn")
+	b.seeText("No printing is liquid enough to rank for this metric and window.")
+	b.shoot("movers-empty")
+	b.open("/dashboard/cards/en:nope-1")
+	b.see("heading", "Not Found")
+	b.seeText("Card \"en:nope-1\" not found in pokemon.")
+	b.shoot("card-not-found")
+
 	// The collection: empty, then an upload with a matched, an ambiguous,
 	// an unmatched and an invalid row.
 	b.click("link", "Collection")
