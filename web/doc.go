@@ -1,12 +1,19 @@
 // Package web is the dashboard: server-rendered pages under /dashboard where
 // people sign up, sign in, manage their API keys (create, roll, revoke),
-// read their usage and look after their account. It is an http.Handler
-// (net/http, html/template, assets embedded with embed) that package edge
-// mounts into its fasthttp server, as it mounts MCP.
+// read their usage and look after their account; and the market pages of a
+// signed-in account: card search with suggestions, card pages (printings,
+// market summary, price history, grade ladder, sales, listings), set pages,
+// movers, and the account's collection with file imports. It is an
+// http.Handler (net/http, html/template, assets embedded with embed) that
+// package edge mounts into its fasthttp server, as it mounts MCP.
 //
 // It imports the standard library, account (the domain: accounts, sessions,
-// keys), edge/access (keys, tiers and their activity) and snapshots (error
-// codes). It knows nothing of fasthttp or of the state file.
+// keys), edge/access (keys, tiers, history windows and their activity),
+// snapshots (domain types, error codes), index and index/syntax (search and
+// lookup), pricing, estimate and edge/resolve (what REST's market routes
+// compute) and collection (the accounts' collections). It knows nothing of
+// fasthttp or of the state file; the live snapshot and the collections come
+// from the edge (Options.Snapshot, Options.Collections).
 //
 // # Security
 //
@@ -30,5 +37,6 @@
 //   - A new key's secret travels in the session's sealed flash to the page
 //     after the redirect, which shows it once: never in a URL.
 //
-// Page conventions are in page.go; charts in chart.go.
+// Page conventions are in page.go; bar charts in chart.go, line charts in
+// linechart.go; how market pages read the snapshot in market.go.
 package web
