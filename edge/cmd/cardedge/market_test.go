@@ -205,4 +205,18 @@ func TestDashboard_MarketPages(t *testing.T) {
 	if p := d.get("/dashboard/collection/export.csv"); p.status != 200 || strings.Count(p.body, "en:sv3pt5-6") != 1 || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
 		t.Errorf("export: %d %s", p.status, p.body)
 	}
+
+	// Remove: a holding that is not there is a 404; the one that is goes.
+	remove := func(id string) dashPage {
+		return d.post("/dashboard/collection/remove", url.Values{"csrf": {csrf}, "game": {"pokemon"}, "card_id": {id}, "grade": {"raw:near_mint"}})
+	}
+	if p := remove("en:base1-4"); p.status != 404 {
+		t.Errorf("remove a card not held: %d %q", p.status, pageError(p))
+	}
+	if p := remove("en:sv3pt5-6"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/collection?done=removed" {
+		t.Fatalf("remove: %d %q", p.status, pageError(p))
+	}
+	if p := d.get("/dashboard/collection?done=removed"); !strings.Contains(p.body, "Removed from your collection.") || !strings.Contains(p.body, "Your collection is empty.") {
+		t.Errorf("after the remove: %s", pageError(p))
+	}
 }
