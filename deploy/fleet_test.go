@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -152,22 +153,38 @@ func TestFleet(t *testing.T) {
 	// Publish B while a client sends 200 requests/s through HAProxy: every
 	// replica serves B within 30 s of publishing, with 0 failed requests.
 	t.Run("D_SwapUnderLoad", func(t *testing.T) {
-		l := f.startLoad(unmetered, 40*time.Second)
-		time.Sleep(5 * time.Second)
+		// Windows of scheduled time: warm-up (connections through HAProxy,
+		// first hits of each path on each replica: left out), steady before,
+		// publishing (cardbuild publish hashes and uploads on this same
+		// machine: reported apart), the swap (from CURRENT replaced in the
+		// bucket until every replica serves the new snapshot, plus a second),
+		// steady after. Steady windows are 10 s (2,000 requests): a p99 over
+		// a few hundred is one stall of the shared machine.
+		const warm, steady = 3 * time.Second, 10 * time.Second
+		l := f.startLoad(unmetered, warm+2*steady+45*time.Second)
+		time.Sleep(warm + steady)
 		start := time.Since(l.t0)
 		f.publishClone(t, "s0002")
 		published := time.Since(l.t0)
 		took := f.waitServing(t, "s0002", 30*time.Second)
+		swapped := published + took + time.Second
 		f.figure("publish_to_every_replica_serving_s", took.Seconds())
-		time.Sleep(5 * time.Second)
+		time.Sleep(time.Until(l.t0.Add(swapped + steady + 500*time.Millisecond)))
 		samples := l.stop()
 		all := load.Summarize(samples, 0, 0)
-		before := load.Summarize(samples, 2*time.Second, start) // after the first connections
-		during := load.Summarize(samples, start, published+took+time.Second)
-		after := load.Summarize(samples, published+took+time.Second, 0)
+		before := load.Summarize(samples, warm, start)
+		publishing := load.Summarize(samples, start, published)
+		during := load.Summarize(samples, published, swapped)
+		after := load.Summarize(samples, swapped, swapped+steady)
 		f.figure("swap_requests", all.Requests)
 		f.figure("swap_failed", all.Errors)
 		f.figure("swap_p99_ms_before_during_after", []float64{before.P99Ms, during.P99Ms, after.P99Ms})
+		f.figure("swap_p50_ms_before_during_after", []float64{before.P50Ms, during.P50Ms, after.P50Ms})
+		f.figure("swap_p99_ms_while_publishing", publishing.P99Ms)
+		f.figure("swap_p99_during_over_before", math.Round(load.Ratio(during.P99Ms, before.P99Ms)*100)/100)
+		f.figure("swap_p99_ms_by_second", bySecond(samples))
+		f.figure("swap_windows_s", map[string]float64{"steady_from": warm.Seconds(), "publish_from": start.Seconds(),
+			"swap_from": published.Seconds(), "swap_to": swapped.Seconds()})
 		if all.Errors != 0 {
 			t.Fatalf("%d of %d requests failed during the swap: %v", all.Errors, all.Requests, all.ErrorKinds)
 		}
@@ -643,6 +660,19 @@ func (f *fleet) startLoad(key string, d time.Duration) *loadRun {
 		l.done <- load.OpenLoop{Addr: f.lb, MaxConns: 64, Timeout: 5 * time.Second, Grace: 5 * time.Second}.Run(ctx, shots)
 	}()
 	return l
+}
+
+// bySecond returns the p99 (ms) of the requests scheduled in each second
+// of a run.
+func bySecond(samples []load.Sample) []float64 {
+	var out []float64
+	for sec := time.Duration(0); ; sec += time.Second {
+		f := load.Summarize(samples, sec, sec+time.Second)
+		if f.Requests == 0 {
+			return out
+		}
+		out = append(out, math.Round(f.P99Ms*10)/10)
+	}
 }
 
 // stop ends the load and returns the samples of the requests sent.
