@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,50 +16,62 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// chargeScript applies the token bucket and the day quota of one key
-// atomically, in one round trip (EVALSHA, EVAL on a cold script cache).
+// chargeScript applies the token bucket and the day quota of one key, for
+// each of a batch of charges in turn, atomically, in one round trip
+// (EVALSHA, EVAL on a cold script cache).
 //
-// KEYS[1] day counter, KEYS[2] bucket hash {t: tokens, ts: ms}.
-// ARGV now_ms, rate/s, burst, quota, units, floor, counter TTL s, bucket TTL ms.
-// Returns {status, used, tokens*1000}: status 0 quota refused, 1 rate refused,
-// 2 allowed (used and tokens after the charge). floor, the state store's count
-// of the day, seeds a missing counter (a Redis that lost its data).
+// Charge i (from 0) has KEYS[2i+1] day counter, KEYS[2i+2] bucket hash
+// {t: tokens, ts: ms} and ARGV[8i+1..8i+8] now_ms, rate/s, burst, quota,
+// units, floor, counter TTL s, bucket TTL ms. It returns, per charge,
+// status, used, tokens*1000: status 0 quota refused, 1 rate refused, 2
+// allowed (used and tokens after the charge). floor, the state store's
+// count of the day, seeds a missing counter (a Redis that lost its data).
+// The keys of one batch span hash slots: one Redis (or Sentinel), not
+// Redis Cluster, as for the state store.
 const chargeScript = `
-local now = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local quota = tonumber(ARGV[4])
-local units = tonumber(ARGV[5])
-local floor = tonumber(ARGV[6])
-local v = redis.call('GET', KEYS[1])
-local used = tonumber(v or '0')
-if not v and floor > 0 then
-  redis.call('SET', KEYS[1], floor, 'EX', ARGV[7])
-  used = floor
+local out = {}
+for i = 0, #KEYS / 2 - 1 do
+  local qk, bk, a = KEYS[2*i+1], KEYS[2*i+2], 8*i
+  local now = tonumber(ARGV[a+1])
+  local rate = tonumber(ARGV[a+2])
+  local burst = tonumber(ARGV[a+3])
+  local quota = tonumber(ARGV[a+4])
+  local units = tonumber(ARGV[a+5])
+  local floor = tonumber(ARGV[a+6])
+  local v = redis.call('GET', qk)
+  local used = tonumber(v or '0')
+  if not v and floor > 0 then
+    redis.call('SET', qk, floor, 'EX', ARGV[a+7])
+    used = floor
+  end
+  local b = redis.call('HMGET', bk, 't', 'ts')
+  local tokens = tonumber(b[1])
+  local ts = tonumber(b[2])
+  if tokens == nil or ts == nil then
+    tokens = burst
+    ts = now
+  end
+  if now > ts then
+    tokens = math.min(burst, tokens + (now - ts) * rate / 1000)
+    ts = now
+  end
+  local status = 2
+  if used + units > quota then
+    status = 0
+  elseif tokens < 1 then
+    status = 1
+  else
+    tokens = tokens - 1
+    redis.call('HSET', bk, 't', tostring(tokens), 'ts', tostring(ts))
+    redis.call('PEXPIRE', bk, ARGV[a+8])
+    used = redis.call('INCRBY', qk, units)
+    redis.call('EXPIRE', qk, ARGV[a+7])
+  end
+  out[3*i+1] = status
+  out[3*i+2] = used
+  out[3*i+3] = math.floor(tokens * 1000)
 end
-local b = redis.call('HMGET', KEYS[2], 't', 'ts')
-local tokens = tonumber(b[1])
-local ts = tonumber(b[2])
-if tokens == nil or ts == nil then
-  tokens = burst
-  ts = now
-end
-if now > ts then
-  tokens = math.min(burst, tokens + (now - ts) * rate / 1000)
-  ts = now
-end
-if used + units > quota then
-  return {0, used, math.floor(tokens * 1000)}
-end
-if tokens < 1 then
-  return {1, used, math.floor(tokens * 1000)}
-end
-tokens = tokens - 1
-redis.call('HSET', KEYS[2], 't', tostring(tokens), 'ts', tostring(ts))
-redis.call('PEXPIRE', KEYS[2], ARGV[8])
-used = redis.call('INCRBY', KEYS[1], units)
-redis.call('EXPIRE', KEYS[1], ARGV[7])
-return {2, used, math.floor(tokens * 1000)}
+return out
 `
 
 // reconcileScript adds what a replica admitted while Redis was down: INCRBY
@@ -101,6 +114,7 @@ type redisBackend struct {
 	prefix string
 	log    *slog.Logger
 	down   atomic.Bool
+	batch  batcher
 }
 
 func newRedis(url, prefix string, timeout time.Duration, log *slog.Logger) (*redisBackend, error) {
@@ -152,21 +166,119 @@ func (st *keyState) admittedFloor(d snapshots.Day) int64 {
 	return st.floor + st.pend.on(d)
 }
 
-// charge runs the script for key st.
+// charge runs the script for key st. Charges that arrive while another
+// round trip of this replica is in flight wait for it and then go together,
+// in one script run (see batcher): under load, one command carries many
+// charges; alone, a charge makes its round trip at once.
 func (r *redisBackend) charge(st *keyState, today snapshots.Day, nowNs int64, lim Limits, n int64) (redisResult, error) {
+	c := callPool.Get().(*chargeCall)
 	st.mu.Lock()
 	var floor int64
 	if st.day == today {
 		floor = st.admittedFloor(today)
 	}
-	keys := []string{r.qkey(st, today), st.bkey}
+	c.keys[0], c.keys[1] = r.qkey(st, today), st.bkey
 	st.mu.Unlock()
 	bttl := int64(math.Ceil(lim.Burst/lim.RatePerSec*1000)) + 1000
-	v, err := r.script.Run(context.Background(), r.c, keys,
-		nowNs/1e6, lim.RatePerSec, lim.Burst, lim.DailyQuota, n, floor, counterTTL, bttl).Slice()
-	if err != nil {
-		return redisResult{}, err
+	c.args = append(c.args[:0], nowNs/1e6, lim.RatePerSec, lim.Burst, lim.DailyQuota, n, floor, counterTTL, bttl)
+	r.batch.do(c, r.run)
+	res, err := c.res, c.err
+	c.res, c.err = redisResult{}, nil
+	callPool.Put(c)
+	return res, err
+}
+
+// chargeCall is one charge waiting for, or carried by, a round trip.
+type chargeCall struct {
+	keys [2]string
+	args []any
+	res  redisResult
+	err  error
+	lead chan bool // true: carry the next batch; false: res and err are set
+}
+
+var callPool = sync.Pool{New: func() any { return &chargeCall{args: make([]any, 0, 8), lead: make(chan bool, 1)} }}
+
+// maxBatch bounds the charges of one round trip.
+const maxBatch = 128
+
+// batcher lets one charge at a time talk to Redis (the leader) and queues
+// the others meanwhile; the leader carries its own charge and the queued
+// ones (up to maxBatch) in one pipeline, then hands the lead to the first
+// charge queued since, and wakes the ones it carried. No goroutine of its
+// own, and nothing added to a charge that finds no round trip in flight.
+type batcher struct {
+	mu    sync.Mutex
+	busy  bool
+	queue []*chargeCall
+}
+
+// do runs c through run, alone or with others.
+func (b *batcher) do(c *chargeCall, run func([]*chargeCall)) {
+	b.mu.Lock()
+	if b.busy {
+		b.queue = append(b.queue, c)
+		b.mu.Unlock()
+		if !<-c.lead {
+			return
+		}
+		b.mu.Lock()
 	}
+	b.busy = true
+	n := min(len(b.queue), maxBatch-1)
+	batch := make([]*chargeCall, 0, n+1)
+	batch = append(append(batch, c), b.queue[:n]...)
+	b.queue = append(b.queue[:0], b.queue[n:]...)
+	b.mu.Unlock()
+
+	run(batch)
+
+	b.mu.Lock()
+	if len(b.queue) > 0 {
+		next := b.queue[0]
+		b.queue = append(b.queue[:0], b.queue[1:]...)
+		next.lead <- true
+	} else {
+		b.busy = false
+	}
+	b.mu.Unlock()
+	for _, x := range batch[1:] {
+		x.lead <- false
+	}
+}
+
+// run charges a batch in one script run: one round trip, one command.
+func (r *redisBackend) run(batch []*chargeCall) {
+	if !r.up() { // tripped while this batch waited: count locally at once
+		for _, c := range batch {
+			c.err = errDown
+		}
+		return
+	}
+	keys := make([]string, 0, 2*len(batch))
+	args := make([]any, 0, 8*len(batch))
+	for _, c := range batch {
+		keys = append(keys, c.keys[:]...)
+		args = append(args, c.args...)
+	}
+	v, err := r.script.Run(context.Background(), r.c, keys, args...).Slice()
+	if err == nil && len(v) != 3*len(batch) {
+		err = errors.New("access: Redis script: unexpected reply")
+	}
+	for i, c := range batch {
+		if err != nil {
+			c.err = err
+			continue
+		}
+		c.res, c.err = result(v[3*i : 3*i+3])
+	}
+}
+
+// errDown is a charge not sent: the breaker opened while it waited.
+var errDown = errors.New("access: Redis is down (breaker open)")
+
+// result decodes the script's reply to one charge.
+func result(v []any) (redisResult, error) {
 	if len(v) != 3 {
 		return redisResult{}, errors.New("access: Redis script: unexpected reply")
 	}

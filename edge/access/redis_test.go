@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -166,6 +168,80 @@ func TestRedis_SharedQuota(t *testing.T) {
 	}
 	if allowed != 40 {
 		t.Fatalf("allowed %d of 60 at one instant, want the burst of 40", allowed)
+	}
+}
+
+// Charges made at once on two replicas share round trips (each replica
+// batches the charges that wait for one in flight): the quota stays exact
+// and each charge gets its own answer.
+func TestRedis_ConcurrentCharges(t *testing.T) {
+	rs := StartRedis(t, false)
+	path := StatePath(t)
+	free, fk := MustKey(t, path, access.Free, false, false)
+	clock := NewClock(t, "2026-11-05T08:00:00Z")
+	clock.step = 10 * time.Second // every bucket full: only the quota refuses
+	open := func() *access.Service {
+		s, err := access.Open(access.Options{State: Store(t, path, clock), RedisURL: rs.URL(), RedisPrefix: "batch:",
+			RedisTimeout: 5 * time.Second, Now: clock.Now, SyncInterval: -1, LockTimeout: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	replicas := []*access.Service{open(), open()}
+	callers := []access.Caller{MustAuth(t, replicas[0], free), MustAuth(t, replicas[1], free)}
+
+	const n = 300
+	type answer struct {
+		remaining int
+		err       error
+	}
+	answers := make(chan answer, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := replicas[i%2].Charge(callers[i%2], 1)
+			answers <- answer{d.Remaining, err}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(answers)
+	seen := map[int]bool{}
+	refused := 0
+	for a := range answers {
+		switch {
+		case a.err == nil:
+			if seen[a.remaining] {
+				t.Fatalf("two allowed charges answered Remaining %d: answers crossed", a.remaining)
+			}
+			seen[a.remaining] = true
+		case code(a.err) == snapshots.EQUOTA:
+			refused++
+		default:
+			t.Fatalf("charge: %v", a.err)
+		}
+	}
+	if len(seen) != 100 || refused != n-100 {
+		t.Fatalf("%d allowed and %d refused of %d, want 100 allowed (the quota)", len(seen), refused, n)
+	}
+	for r := range 100 {
+		if !seen[r] {
+			t.Fatalf("no allowed charge answered Remaining %d", r)
+		}
+	}
+	for _, s := range replicas {
+		if !s.RedisUp() {
+			t.Fatal("the breaker opened: the charges were counted locally")
+		}
+	}
+	if got := rs.Counter("batch:", fk.ID, clock.Now()); got != 100 {
+		t.Fatalf("Redis counter = %d, want 100", got)
 	}
 }
 
@@ -349,5 +425,41 @@ func TestRedis_Hung(t *testing.T) {
 	// be one above the 51 charges, never below.
 	if got := rs.Counter("hung:", k.ID, clock.Now()); got != 51 && got != 52 {
 		t.Fatalf("counter = %d, want 51 (or 52)", got)
+	}
+}
+
+// BenchmarkAuthenticateCharge_RedisParallel is the same charge from 64
+// goroutines at once, as an edge under load makes them: charges in flight
+// together share round trips (the batcher).
+func BenchmarkAuthenticateCharge_RedisParallel(b *testing.B) {
+	rs := StartRedis(b, false)
+	path := StatePath(b)
+	secret, _ := MustKey(b, path, access.Elite, false, false)
+	clock := NewClock(b, "2026-11-05T00:00:00Z")
+	clock.step = 10 * time.Second
+	s, err := access.Open(access.Options{State: Store(b, path, clock), RedisURL: rs.URL(), RedisPrefix: "bench:",
+		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hdr := bearer(secret)
+	b.ReportAllocs()
+	b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			c, err := s.Authenticate(hdr, "192.0.2.1")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := s.Charge(c, 1); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if !s.RedisUp() {
+		b.Fatal("the breaker opened: this measured local counting")
 	}
 }

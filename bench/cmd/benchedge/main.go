@@ -11,13 +11,16 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
+	stateredis "github.com/cardedge/cardedge/state/redis"
 )
 
 func main() {
@@ -36,24 +39,45 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("benchedge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	snaps := fs.String("snapshots", "", "snapshots root with CURRENT (required)")
-	state := fs.String("state", "", "state file (required)")
+	statePath := fs.String("state", "", "state file (required)")
 	addr := fs.String("addr", "127.0.0.1:8081", "listen address (loopback)")
+	redisURL := fs.String("redis", "", "redis://host:port/db: the state store and the quota counters in Redis, as cardedge serve --redis (in place of --state)")
 	cacheMB := fs.Int("cache-mb", 256, "response cache in MiB")
+	step := fs.Duration("clock-step", time.Second, "how far the access clock moves on each reading")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *snaps == "" || *state == "" {
-		return errors.New("--snapshots and --state are required")
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *snaps == "" || (*statePath == "") == (*redisURL == "") {
+		return errors.New("--snapshots and one of --state and --redis are required")
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	base := time.Now()
 	var ticks atomic.Int64
-	st, err := statebolt.Open(*state, statebolt.Options{})
+	var st state.Store
+	var err error
+	if *redisURL != "" {
+		st, err = stateredis.Open(*redisURL, stateredis.Options{})
+	} else {
+		st, err = statebolt.Open(*statePath, statebolt.Options{})
+	}
 	if err != nil {
 		return err
 	}
-	acc, err := access.Open(access.Options{State: st, Logger: log, Now: func() time.Time {
-		return base.Add(time.Duration(ticks.Add(1)) * time.Second)
+	defer st.Close()
+	acc, err := access.Open(access.Options{State: st, RedisURL: *redisURL, Logger: log, Now: func() time.Time {
+		return base.Add(time.Duration(ticks.Add(1)) * *step)
 	}})
 	if err != nil {
 		return err
