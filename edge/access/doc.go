@@ -124,9 +124,13 @@
 // Without Redis, each process enforces quotas and rates from its own memory;
 // processes sharing one state store see each other's counts at every sync, so
 // a key may overshoot its quota by what the other processes admit within about
-// a second. With Options.RedisURL, each charge of a metered key is one Lua
-// script run (EVALSHA) doing the token bucket and the day counter atomically,
-// so all replicas share one quota and one bucket. Redis calls have short
+// a second. With Options.RedisURL, each charge of a metered key runs in a Lua
+// script (EVALSHA) doing the token bucket and the day counter atomically, so
+// all replicas share one quota and one bucket. A charge that finds no round
+// trip of its process in flight makes one at once; the charges that arrive
+// meanwhile wait for it, then go together in one script run (up to 128):
+// under load one command carries many charges, each with its own answer.
+// Redis calls have short
 // timeouts (50 ms) and sit behind a circuit breaker: the first failure opens
 // it, and calls then count locally, with the same limits applied to the local
 // counters (which follow Redis's while it answers), adding no latency. Each
@@ -141,7 +145,8 @@
 // address and per replica (route a client to one replica, or accept N/s for N
 // replicas). Usage reads per-day history from the state store and today's
 // count as the highest of the store, this process and Redis. Redis mode allocates per
-// charge (go-redis) and costs one round trip.
+// charge (go-redis) and waits for a round trip, shared by the charges batched
+// with it.
 //
 // # Caveats
 //
