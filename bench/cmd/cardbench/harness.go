@@ -86,6 +86,7 @@ func (h *harness) Run(ctx context.Context) error {
 	}{
 		{"carddetail", h.runCardDetail},
 		{"access", h.runAccess},
+		{"shared", h.runShared},
 		{"mix", h.runMix},
 		{"typeahead", h.runTypeahead},
 		{"lookup", h.runLookup},

@@ -31,6 +31,7 @@ type Report struct {
 	Groups       []*Group       `json:"groups"`
 	MixKinds     []MixKind      `json:"mix_kinds,omitempty"`
 	Access       *AccessFigure  `json:"access,omitempty"`
+	Shared       *SharedFigs    `json:"shared,omitempty"`
 	Typeahead    *TypeaheadFigs `json:"typeahead,omitempty"`
 	Lookup       *LookupFigs    `json:"lookup,omitempty"`
 	MCP          *MCPFigs       `json:"mcp,omitempty"`
@@ -234,6 +235,10 @@ func (h *harness) checks() []Check {
 		cs = append(cs, Check{Name: "access layer: keyed / keyless cached (req/s)", Want: ">= 0.9", Got: a.Ratio, OK: a.Ratio >= 0.9,
 			Also: fmt.Sprintf("CPU ratio %.2f", a.CPURatio)})
 	}
+	if s := h.report.Shared; s != nil {
+		cs = append(cs, Check{Name: "shared state: edge CPU per keyed cached read, Redis / state file - 1", Want: "<= 0.2", Got: s.Overhead, OK: s.Overhead <= 0.2,
+			Also: fmt.Sprintf("%.2f vs %.2f us; redis-server %.2f us per charge, %.1f charges per round trip", s.RedisCPUUs, s.LocalCPUUs, s.ServerCPUUsPerCharge, s.ChargesPerRoundTrip)})
+	}
 	if t := h.report.Typeahead; t != nil && t.Edge != nil {
 		cs = append(cs, Check{Name: "typeahead p99 per keystroke (cached edge)", Want: "<= 5", Unit: "ms", Got: t.Edge.P99Ms, OK: t.Edge.P99Ms <= 5,
 			Also: t.also()})
@@ -387,6 +392,7 @@ func (h *harness) printTable() {
 		fmt.Fprintf(w, "\n-- access layer on a cached hit: keyed %s req/s vs keyless %s req/s = %.3f (target >= %.1f); CPU per request %.2f vs %.2f us = %.3f\n",
 			f0(a.KeyedRPS), f0(a.KeylessRPS), a.Ratio, a.Target, a.KeyedCPUUs, a.KeylessCPUUs, a.CPURatio)
 	}
+	h.printShared()
 	h.printTypeahead()
 	h.printLookup()
 	h.printMCP()
