@@ -51,15 +51,20 @@ type Snapshot struct {
 // too, so a bad snapshot is refused instead of taking the watcher, and the
 // process, down.
 func openSnapshot(root, id string, gen uint64) (*Snapshot, error) {
-	return openSnapshotWith(root, id, gen, func(dir, _ string) (*snapshots.Manifest, error) { return snapshots.Verify(dir) })
+	return openSnapshotWith(root, id, gen, func(dir, _ string) (*snapshots.Manifest, error) { return snapshots.Verify(dir) }, nil)
 }
 
-func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (*snapshots.Manifest, error)) (_ *Snapshot, err error) {
+// openSnapshotWith verifies root/<id> with verify and opens it; pacer (nil:
+// full speed) paces the loading of its catalog and the warm-up, as verify
+// paces the hashing, when it opens beside the live snapshot.
+func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (*snapshots.Manifest, error), pacer *snapshots.Pacer) (_ *Snapshot, err error) {
 	dir := filepath.Join(root, id)
 	m, err := verify(dir, id)
 	if err != nil {
 		return nil, err
 	}
+	meter := pacer.Begin()
+	defer meter.End()
 	var r *bolt.Reader
 	var ix *index.Index
 	defer func() {
@@ -73,7 +78,7 @@ func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (
 			err = fmt.Errorf("%w: %s: damaged: %v", snapshots.ErrVerify, dir, v)
 		}
 	}()
-	if r, err = bolt.Open(dir, m); err != nil {
+	if r, err = bolt.OpenMetered(dir, m, meter); err != nil {
 		return nil, err
 	}
 	if ix, err = index.Open(dir); err != nil {
@@ -87,7 +92,7 @@ func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (
 		return nil, fmt.Errorf("open gold tables of %s: %w", id, err)
 	}
 	s := &Snapshot{Reader: r, Index: ix, Gold: g, AsOf: m.AsOfDay(), Gen: gen, opened: time.Now()}
-	if err := s.warm(); err != nil {
+	if err := s.warm(meter); err != nil {
 		s.close()
 		return nil, fmt.Errorf("%w: %s: %v", snapshots.ErrVerify, dir, err)
 	}
@@ -97,7 +102,7 @@ func openSnapshotWith(root, id string, gen uint64, verify func(dir, id string) (
 // warm builds the per-game card and set orders of the list routes and the
 // encoded cards before the snapshot serves (about 0.6 s for 51k cards), so
 // that the first requests after a start or a swap do not pay for them.
-func (s *Snapshot) warm() error {
+func (s *Snapshot) warm(meter *snapshots.Meter) error {
 	var err error
 	if s.bulk, err = loadBulk(s.Dir(), s.Manifest()); err != nil {
 		return err
@@ -108,7 +113,10 @@ func (s *Snapshot) warm() error {
 		if err != nil {
 			return fmt.Errorf("card orders of %s: %w", game, err)
 		}
-		if s.encoded[game], err = encodeCards(o.cards, s.setOf, func(c *snapshots.Card) (*cardMarket, error) { return defaultMarket(s.Reader, c) }); err != nil {
+		if s.encoded[game], err = encodeCards(o.cards, s.setOf, func(c *snapshots.Card) (*cardMarket, error) {
+			meter.Tick()
+			return defaultMarket(s.Reader, c)
+		}); err != nil {
 			return err
 		}
 		if _, err := s.setOrders(game); err != nil {
@@ -186,7 +194,7 @@ func newLiveSnapshot(root string, log *slog.Logger, m *metrics, source snapshots
 	if err != nil {
 		return nil, err
 	}
-	s, err := openSnapshotWith(root, id, l.gen.Add(1), l.verifyAtStart)
+	s, err := openSnapshotWith(root, id, l.gen.Add(1), l.verifyAtStart, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open snapshot %s: %w", id, err)
 	}
@@ -263,7 +271,7 @@ func (l *liveSnapshot) check() error {
 	if id == old.Manifest().SnapshotID || id == l.rejected {
 		return nil
 	}
-	s, err := openSnapshotWith(l.root, id, l.gen.Add(1), l.verify)
+	s, err := openSnapshotWith(l.root, id, l.gen.Add(1), l.verify, l.pacer)
 	if err != nil {
 		l.rejected = id
 		reason := "open"

@@ -21,6 +21,9 @@ import (
 // a Pacer run one at a time, so parallel downloads together stay within the
 // share.
 //
+// Work that cannot be cut into steps is paced by a Meter (Begin, Tick, End)
+// against the same budget.
+//
 // The zero Pacer, and a nil one, do not pace: steps run at full speed.
 type Pacer struct {
 	// Share is the fraction of one CPU the steps may take, in (0, 1);
@@ -61,6 +64,71 @@ func (p *Pacer) Step(fn func() error) error {
 		p.debt -= time.Since(s) // overshoot is credit
 	}
 	return err
+}
+
+// Meter paces, with its Pacer's share and budget, a stretch of work that
+// cannot be cut into Steps: a library's callback loop (decoding every card
+// of a bbolt bucket) or a long computation. The work calls Tick often (after
+// each item: Tick is a clock read when nothing is owed), and Tick sleeps what
+// the pacing owes for the CPU time the thread used since the last one. Begin
+// locks the goroutine to its thread (so that the thread's CPU time is the
+// work's) until End.
+//
+// A nil Meter (Begin of a nil or zero Pacer) does nothing.
+type Meter struct {
+	p    *Pacer
+	last time.Duration
+	n    int
+}
+
+// tickEvery is how many Ticks make one reading of the thread's clock (a
+// system call): items are small.
+const tickEvery = 8
+
+// Begin starts a metered stretch of work on the calling goroutine; call End
+// on the same goroutine.
+func (p *Pacer) Begin() *Meter {
+	if p == nil || p.Share <= 0 || p.Share >= 1 {
+		return nil
+	}
+	runtime.LockOSThread()
+	return &Meter{p: p, last: threadCPU()}
+}
+
+// Tick accounts for the work done since the last Tick and sleeps what the
+// pacing owes.
+func (m *Meter) Tick() {
+	if m == nil {
+		return
+	}
+	if m.n++; m.n%tickEvery != 0 {
+		return
+	}
+	now := threadCPU()
+	d := now - m.last
+	m.last = now
+	p := m.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.busy += d
+	p.debt += time.Duration(float64(d) * (1 - p.Share) / p.Share)
+	if p.debt >= minSleep {
+		s := time.Now()
+		time.Sleep(p.debt)
+		p.debt -= time.Since(s)
+		m.last = threadCPU() // the sleep itself is not work
+	}
+}
+
+// End accounts for the last of the work and unlocks the goroutine from its
+// thread.
+func (m *Meter) End() {
+	if m == nil {
+		return
+	}
+	m.n = tickEvery - 1
+	m.Tick()
+	runtime.UnlockOSThread()
 }
 
 // Busy returns the total CPU time the steps took (without the sleeps).

@@ -33,3 +33,27 @@ func TestPacer_Step(t *testing.T) {
 		t.Fatal("zero Pacer")
 	}
 }
+
+func TestPacer_Meter(t *testing.T) {
+	work := func(m *snapshots.Meter) time.Duration {
+		start := time.Now()
+		for range 400 { // 400 items of 50 us: 20 ms of work
+			for s := time.Now(); time.Since(s) < 50*time.Microsecond; {
+			}
+			m.Tick()
+		}
+		m.End()
+		return time.Since(start)
+	}
+	work(nil) // a nil Meter does nothing
+	if m := (&snapshots.Pacer{}).Begin(); m != nil {
+		t.Fatal("the zero Pacer's Meter is not nil")
+	}
+	paced := snapshots.NewPacer(0.25)
+	d := work(paced.Begin())
+	// At a quarter of a CPU, the work's CPU time is at most a quarter of
+	// the wall time (less the last sleep owed, under 1 ms).
+	if paced.Busy() <= 0 || d < 3*paced.Busy() {
+		t.Fatalf("metered work took %s for %s of CPU: not paced", d, paced.Busy())
+	}
+}

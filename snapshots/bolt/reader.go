@@ -87,7 +87,14 @@ type gameCatalog struct {
 // (damaged before its manifest was written, so the hashes match), is an
 // ErrVerify error naming the file, not a panic or a fault: bbolt panics on
 // such pages, and pages past the end of a memory-mapped file fault.
-func Open(dir string, m *snapshots.Manifest) (_ *Reader, err error) {
+func Open(dir string, m *snapshots.Manifest) (*Reader, error) {
+	return OpenMetered(dir, m, nil)
+}
+
+// OpenMetered is Open with the loading of the catalog paced by meter (a
+// snapshot opened beside the live one): every card, set, row and listing
+// decoded is a Tick. A nil meter is Open.
+func OpenMetered(dir string, m *snapshots.Manifest, meter *snapshots.Meter) (_ *Reader, err error) {
 	r := &Reader{dir: dir, manifest: m, games: map[string]*gameCatalog{}}
 	var catalog *bbolt.DB
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
@@ -116,7 +123,7 @@ func Open(dir string, m *snapshots.Manifest) (_ *Reader, err error) {
 		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
 	for _, game := range m.Games {
-		g, err := loadGame(catalog, r.marketTx, game)
+		g, err := loadGame(catalog, r.marketTx, game, meter)
 		if err != nil {
 			r.Close()
 			return nil, fmt.Errorf("open %s: game %s: %w", dir, game, err)
@@ -147,7 +154,7 @@ func openDB(path string) (*bbolt.DB, error) {
 	return db, nil
 }
 
-func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, error) {
+func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string, meter *snapshots.Meter) (*gameCatalog, error) {
 	g := &gameCatalog{
 		byID:      map[string]*snapshots.Card{},
 		byPartner: map[int64]*snapshots.Card{},
@@ -160,6 +167,7 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, e
 			return fmt.Errorf("no sets")
 		}
 		err := orderB.ForEach(func(_, id []byte) error {
+			meter.Tick()
 			var s snapshots.Set
 			if err := json.Unmarshal(setsB.Get(id), &s); err != nil {
 				return fmt.Errorf("decode set %s: %w", id, err)
@@ -176,6 +184,7 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, e
 			return fmt.Errorf("no cards")
 		}
 		return cardsB.ForEach(func(k, v []byte) error {
+			meter.Tick()
 			c := new(snapshots.Card)
 			if err := json.Unmarshal(v, c); err != nil {
 				return fmt.Errorf("decode card %x: %w", k, err)
@@ -198,7 +207,7 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, e
 		return nil, err
 	}
 	for i, name := range cardBucketNames {
-		if g.cardRows[i], err = cardRows(market, name+"/"+game, len(g.cards)); err != nil {
+		if g.cardRows[i], err = cardRows(market, name+"/"+game, len(g.cards), meter); err != nil {
 			return nil, err
 		}
 	}
@@ -206,6 +215,7 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, e
 		if v == nil {
 			continue
 		}
+		meter.Tick()
 		var ls []snapshots.Listing
 		if err := json.Unmarshal(v, &ls); err != nil {
 			return nil, fmt.Errorf("decode listings of card %d: %w", ord, err)
@@ -220,13 +230,14 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string) (*gameCatalog, e
 
 // cardRows indexes the values of one per-card bucket by card ordinal; a
 // missing bucket is no rows.
-func cardRows(tx *bbolt.Tx, bucket string, cards int) ([][]byte, error) {
+func cardRows(tx *bbolt.Tx, bucket string, cards int, meter *snapshots.Meter) ([][]byte, error) {
 	rows := make([][]byte, cards)
 	b := tx.Bucket([]byte(bucket))
 	if b == nil {
 		return rows, nil
 	}
 	err := b.ForEach(func(k, v []byte) error {
+		meter.Tick()
 		if len(k) != 4 || v == nil {
 			return fmt.Errorf("%s: key %x is not a card ordinal", bucket, k)
 		}

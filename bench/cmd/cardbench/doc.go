@@ -5,13 +5,15 @@
 // them from the other CPU, and prints a table and writes a JSON report with
 // the commit, the machine and every figure to bench/out/.
 //
-//	cardbench [--mode quick|full] [--only carddetail,access,shared,mix,typeahead,lookup,mcp,swap,build] [--no-nginx] [--large]
+//	cardbench [--mode quick|full] [--only carddetail,access,shared,mix,typeahead,lookup,mcp,swap,pull,build] [--no-nginx] [--large]
 //
 // Workloads: card detail (cached, uncached, access layer keyed vs keyless,
 // shared state: a metered key charged in memory vs in Redis),
 // the REST read mix at 16/64/256 connections, typeahead keystrokes, HTTP
 // lookup at a fixed rate (5,000/s over 64 connections, open loop), MCP
-// agents, a snapshot swap under load, the nightly build. Run from the
+// agents, a snapshot swap under load, one replica fed from S3 (publish,
+// first fetch, a swap under load: needs versitygw, make fleet-test installs
+// it), the nightly build. Run from the
 // repository root after make build (make bench does both).
 //
 // It imports bench/load, snapshots, snapshots/bolt, go-redis and the standard library,

@@ -92,6 +92,7 @@ func (h *harness) Run(ctx context.Context) error {
 		{"lookup", h.runLookup},
 		{"mcp", h.runMCP},
 		{"swap", h.runSwap},
+		{"pull", h.runPull},
 		{"build", h.runBuild},
 	}
 	errs := append([]error(nil), h.probeErrs...)

@@ -36,6 +36,7 @@ type Report struct {
 	Lookup       *LookupFigs    `json:"lookup,omitempty"`
 	MCP          *MCPFigs       `json:"mcp,omitempty"`
 	Swap         *SwapFigs      `json:"swap,omitempty"`
+	Pull         *PullFigs      `json:"pull,omitempty"`
 	Builds       []BuildFigure  `json:"builds,omitempty"`
 	Checks       []Check        `json:"checks"`
 	NotAvailable []string       `json:"not_available,omitempty"`
@@ -251,6 +252,11 @@ func (h *harness) checks() []Check {
 	if s := h.report.Swap; s != nil {
 		cs = append(cs, Check{Name: "failed requests during the swap", Want: "0", Got: float64(s.Failed), OK: s.Failed == 0 && s.SwapSeen})
 	}
+	if p := h.report.Pull; p != nil && p.Requests > 0 {
+		cs = append(cs, Check{Name: "failed requests during a swap from S3", Want: "0", Got: float64(p.Failed), OK: p.Failed == 0})
+		cs = append(cs, Check{Name: "p99 during a swap from S3 / before", Want: "<= 2", Got: p.BumpP99, OK: p.BumpP99 <= 2,
+			Also: fmt.Sprintf("%.2f vs %.2f ms; paced fetch %.1f s/GiB, first fetch %.1f s/GiB", p.Swap.P99Ms, p.Before.P99Ms, p.PacedFetchSecPerGiB, p.FirstFetchSecPerGiB)})
+	}
 	return cs
 }
 
@@ -397,6 +403,7 @@ func (h *harness) printTable() {
 	h.printLookup()
 	h.printMCP()
 	h.printSwap()
+	h.printPull()
 	if len(r.Builds) > 0 {
 		fmt.Fprintln(w, "\n-- nightly build")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
