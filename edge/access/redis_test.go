@@ -373,6 +373,7 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 	defer s.Close()
 	hdr := bearer(secret)
 	b.ReportAllocs()
+	cpu0 := processCPU()
 	for b.Loop() {
 		c, err := s.Authenticate(hdr, "192.0.2.1")
 		if err != nil {
@@ -382,6 +383,7 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	if !s.RedisUp() {
 		b.Fatal("the breaker opened: this measured local counting")
 	}
@@ -428,6 +430,14 @@ func TestRedis_Hung(t *testing.T) {
 	}
 }
 
+// processCPU is this process's CPU time (user and system), not its
+// children's (redis-server).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkAuthenticateCharge_RedisParallel is the same charge from 64
 // goroutines at once, as an edge under load makes them: charges in flight
 // together share round trips (the batcher).
@@ -446,6 +456,8 @@ func BenchmarkAuthenticateCharge_RedisParallel(b *testing.B) {
 	hdr := bearer(secret)
 	b.ReportAllocs()
 	b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			c, err := s.Authenticate(hdr, "192.0.2.1")
