@@ -321,6 +321,9 @@ type lastUsedDelta struct {
 func takeLastUsed(states []*keyState, all bool) []lastUsedDelta {
 	var out []lastUsedDelta
 	for _, st := range states {
+		if st.account {
+			continue
+		}
 		st.mu.Lock()
 		last := st.last
 		st.mu.Unlock()

@@ -165,6 +165,9 @@ func parseBearer(h []byte) ([]byte, string) {
 			return nil, msgSpace
 		}
 	}
+	if LooksLikeJWT(rest[1:]) {
+		return nil, msgChatOnly
+	}
 	return nil, msgMalformed
 }
 

@@ -105,6 +105,9 @@ func (c *dayCounts) on(d snapshots.Day) int64 {
 type keyState struct {
 	id   string
 	bkey string // Redis key of the token bucket
+	// account marks the chat usage of an account (accountState): no
+	// last-used time is kept for it.
+	account bool
 
 	mu     sync.Mutex
 	bucket bucket

@@ -47,16 +47,24 @@ type Options struct {
 	// RetainDays is how many days of per-key usage the state store keeps;
 	// zero means 90.
 	RetainDays int
+	// Chat verifies the chat-user tokens AuthenticateChat accepts (package
+	// chattoken); nil refuses them (401).
+	Chat ChatVerifier
 }
 
 // Caller is who is calling, as Authenticate found it. The zero Caller is a
 // Playground caller with no address.
 type Caller struct {
-	KeyID      string // "" for Playground
+	// KeyID is the id usage is counted under: the key's, "" for
+	// Playground, the account's for a chat-user token (see Account).
+	KeyID      string
 	Tier       Tier
 	SQL        bool   // on the SQL allowlist
 	Unmetered  bool   // no quota or rate limit
 	ClientAddr string // client address, the Playground rate-limit key
+	// Account is set for a chat-user token (AuthenticateChat): the account
+	// it was minted for, also its KeyID. "" for an API key.
+	Account string
 
 	st *keyState // cached state of KeyID
 }
