@@ -50,11 +50,6 @@ type Options struct {
 	Now func() time.Time
 	// TTL is how long a token works; zero means DefaultTTL (15 minutes).
 	TTL time.Duration
-	// Grace is how long a key retired by Rotate still verifies tokens;
-	// zero means DefaultGrace (30 minutes: every token it signed has
-	// expired by then, with room for clocks that differ). Rotate drops
-	// keys retired longer ago.
-	Grace time.Duration
 	// Logger receives reload problems; nil means discard.
 	Logger *slog.Logger
 }
@@ -64,9 +59,10 @@ type signingKey struct {
 	ID      string    `json:"kid"`
 	Secret  []byte    `json:"secret"` // secretBytes from crypto/rand
 	Created time.Time `json:"created"`
-	// Retired is when Rotate replaced the key (zero: the current key). It
-	// verifies until Retired + Grace.
+	// Retired is when Rotate replaced the key (zero: the current key);
+	// it verifies tokens until Until, the end of the rotation's grace.
 	Retired time.Time `json:"retired,omitzero"`
+	Until   time.Time `json:"until,omitzero"`
 }
 
 // keySet is the stored record: the current key first.
@@ -102,9 +98,6 @@ func New(ctx context.Context, opts Options) (*Service, error) {
 	}
 	if opts.TTL <= 0 {
 		opts.TTL = DefaultTTL
-	}
-	if opts.Grace <= 0 {
-		opts.Grace = DefaultGrace
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -156,8 +149,8 @@ func newKey(now time.Time) (signingKey, error) {
 }
 
 // Rotate makes a new current signing key in st and retires the current one:
-// tokens it signed keep verifying for grace (0: DefaultGrace), and keys
-// retired longer ago are dropped. Running services pick the new key up
+// tokens it signed keep verifying for grace (0: DefaultGrace: 30 minutes,
+// twice a token's life), and keys whose grace has ended are dropped. Running services pick the new key up
 // within a minute (before minting) or at the first token it signed. It
 // returns the new key's id.
 func Rotate(ctx context.Context, st state.Store, now time.Time, grace time.Duration) (string, error) {
@@ -177,9 +170,9 @@ func Rotate(ctx context.Context, st state.Store, now time.Time, grace time.Durat
 		out := keySet{Keys: []signingKey{k}}
 		for _, old := range set.Keys {
 			if old.Retired.IsZero() {
-				old.Retired = now.UTC()
+				old.Retired, old.Until = now.UTC(), now.Add(grace).UTC()
 			}
-			if now.Before(old.Retired.Add(grace)) {
+			if now.Before(old.Until) {
 				out.Keys = append(out.Keys, old)
 			}
 		}
@@ -320,7 +313,7 @@ func (s *Service) verifyKey(kid string, now time.Time) ([]byte, bool) {
 			return nil, false
 		}
 	}
-	if !k.Retired.IsZero() && !now.Before(k.Retired.Add(s.opts.Grace)) {
+	if !k.Retired.IsZero() && !now.Before(k.Until) {
 		return nil, false
 	}
 	return k.Secret, true

@@ -140,8 +140,8 @@ func TestService_MintVerify(t *testing.T) {
 func TestRotate(t *testing.T) {
 	st := statetest.MustOpen(t)
 	clock := statetest.NewClock(t0)
-	a := mustService(t, chattoken.Options{State: st, Now: clock.Now, Grace: 20 * time.Minute})
-	b := mustService(t, chattoken.Options{State: st, Now: clock.Now, Grace: 20 * time.Minute})
+	a := mustService(t, chattoken.Options{State: st, Now: clock.Now})
+	b := mustService(t, chattoken.Options{State: st, Now: clock.Now})
 	old, _ := a.Mint("a_1", access.Elite)
 	if _, err := b.VerifyChat([]byte(old.Value)); err != nil {
 		t.Fatalf("another service on the store: %v", err)
@@ -187,7 +187,7 @@ func TestRotate(t *testing.T) {
 func TestRotate_Grace(t *testing.T) {
 	st := statetest.MustOpen(t)
 	clock := statetest.NewClock(t0)
-	s := mustService(t, chattoken.Options{State: st, Now: clock.Now, TTL: 2 * time.Hour, Grace: time.Hour})
+	s := mustService(t, chattoken.Options{State: st, Now: clock.Now, TTL: 2 * time.Hour})
 	tok, _ := s.Mint("a_1", access.Pro)
 	if _, err := chattoken.Rotate(context.Background(), st, clock.Now(), time.Hour); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@
 //	         "tier": "free|pro|elite", "iat": ..., "exp": iat + TTL, "jti": "<random>"}
 //
 // Verification accepts only HS256, requires exp, the issuer and the audience
-// "chat", and a kid naming a key that is current or retired for less than
-// Options.Grace. Anything else is an EUNAUTHORIZED *snapshots.Error (401)
+// "chat", and a kid naming a key that is current or within the grace of
+// the rotation that retired it. Anything else is an EUNAUTHORIZED *snapshots.Error (401)
 // whose message says why: expired, wrong audience, or invalid (a bad
 // signature, an unknown key, a malformed token: they are not told apart).
 //
@@ -22,7 +22,8 @@
 // verifies on every other process of the store (every replica of a fleet
 // sharing it). New creates the first key; Rotate (cardedge secrets rotate
 // chat-token) makes a new current key and retires the old one, which keeps
-// verifying for Options.Grace; keys retired longer than that are dropped. A
+// verifying for the rotation's grace (30 minutes by default); keys whose
+// grace has ended are dropped. A
 // Service reloads the keys when a token names a key it does not know (at
 // most once a second) and when its copy is over a minute old, so a rotation
 // made elsewhere reaches it within a minute.

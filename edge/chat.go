@@ -29,9 +29,13 @@ import (
 //
 // Every event has an id (1, 2, ...) and one JSON data line; end is always
 // the last event. Each event is flushed as it is written.
+//
+// Besides API keys, the route takes chat-user tokens (package chattoken:
+// the dashboard's web chat), charged to the account's chat quota
+// (access.AuthenticateChat).
 
 func (s *Server) registerChatRoutes() {
-	s.router.add(&route{method: "POST", pattern: "/api/v3/agent/chat", name: "agent_chat", contract: "agent-chat.v1", hasGame: true, internal: true,
+	s.router.add(&route{method: "POST", pattern: "/api/v3/agent/chat", name: "agent_chat", contract: "agent-chat.v1", hasGame: true, internal: true, chatToken: true,
 		summary: "Agent chat for the web chat UI: server-sent events (start, tool_call, tool_result, token, error, end)",
 		params:  []paramSpec{gameParam()},
 		cost:    chatCost, raw: s.handleChat})

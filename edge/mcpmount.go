@@ -26,7 +26,8 @@ func (s *Server) MountMCP(h http.Handler) { s.mcp = s.mcpHandler(h) }
 //     Host's own host, or a loopback host when Host is one ("null" and
 //     other origins are refused). mcp-go's own guard cannot see the local
 //     address behind the adaptor, so it runs here.
-//  2. A valid Bearer key is required (401 error.v1, no anonymous access).
+//  2. A valid Bearer key or chat-user token is required (401 error.v1, no
+//     anonymous access; access.AuthenticateChat).
 //  3. Headers are copied out of fasthttp's reused buffers: mcp-go keeps
 //     header strings (the session id) beyond the request.
 //
@@ -39,7 +40,7 @@ func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 			writeCode(ctx, snapshots.EFORBIDDEN, msg)
 			return
 		}
-		caller, err := s.access.Authenticate(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
+		caller, err := s.access.AuthenticateChat(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
 		if err == nil {
 			err = access.RequireKey(caller)
 		}

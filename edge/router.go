@@ -17,6 +17,9 @@ type route struct {
 	envelopeHead []byte
 	summary      string
 	keyless      bool // usable without a key (Playground)
+	// chatToken routes also take a chat-user token (AuthenticateChat): the
+	// agent chat. Every other route refuses one (401).
+	chatToken bool
 	cacheable    bool
 	hasGame      bool // takes the shared game parameter
 	hasLimit     bool // has a limit parameter the Playground row cap lowers

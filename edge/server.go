@@ -501,7 +501,13 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		addr = clientAddr(ctx)
 	}
 	keyGen := s.access.KeyTableGen() // before Authenticate: a reload in between only drops the memo entry
-	caller, err := s.access.Authenticate(authorization, addr)
+	var caller access.Caller
+	var err error
+	if rt.chatToken {
+		caller, err = s.access.AuthenticateChat(authorization, addr)
+	} else {
+		caller, err = s.access.Authenticate(authorization, addr)
+	}
 	if err == nil && !rt.keyless {
 		err = access.RequireKey(caller)
 	}

@@ -111,9 +111,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if peek.Method == string(mcpproto.MethodToolsCall) && !(peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true) {
 			// Requests mcp-go refuses before any tool runs (unknown session,
-			// unsupported protocol version, wrong content type) cost nothing.
+			// unsupported protocol version, wrong content type, a chat tool
+			// the caller does not have) cost nothing.
 			if sid != "" && !s.sessions.valid(sid, caller.KeyID) {
 				break
+			}
+			if chatTools[peek.Params.Name] && !(caller.Chat() && access.AppsAccess(caller.Tier)) {
+				break // mcp-go's tool filter refuses it: a tool this caller does not have
 			}
 			if v := r.Header.Get(mcpproto.HeaderProtocolVersion); v != "" && !mcpproto.IsValidProtocolVersion(v) {
 				break

@@ -85,7 +85,8 @@ type Server struct {
 	cohorts  *cohortStore
 }
 
-// New builds the server and its ten tools.
+// New builds the server: its ten public tools, and the chat tools that only
+// chat-user tokens with Apps access see (tool_chat.go).
 func New(opts Options) (*Server, error) {
 	if opts.Snapshot == nil || opts.Access == nil || opts.State == nil {
 		return nil, errors.New("mcp: Options.Snapshot, Access and State are required")
@@ -117,8 +118,9 @@ func New(opts Options) (*Server, error) {
 		server.WithToolCapabilities(false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithInstructions(instructions),
+		server.WithToolFilter(chatToolFilter),
 	)
-	for _, t := range s.tools() {
+	for _, t := range append(s.tools(), s.chatToolDefs()...) {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
 	s.http = server.NewStreamableHTTPServer(s.mcp,

@@ -50,6 +50,7 @@ var nav = []navItem{
 	{"collection", "Collection", Base + "/collection"},
 	{"keys", "Keys", Base + "/keys"},
 	{"usage", "Usage", Base + "/usage"},
+	{"chat", "Chat", Base + "/chat"},
 	{"account", "Account", Base + "/account"},
 }
 

@@ -58,6 +58,9 @@ type Options struct {
 	// Charge charges each market page to the account's daily quota; nil
 	// charges nothing.
 	Charge Charger
+	// ChatTokens mints the web chat's chat-user tokens (package chattoken);
+	// nil leaves the chat page without a chat (it says so).
+	ChatTokens ChatTokens
 }
 
 // Handler serves the dashboard under /dashboard.
@@ -113,6 +116,7 @@ func New(o Options) (*Handler, error) {
 	h.registerCardRoutes()
 	h.registerMarketRoutes()
 	h.registerCollectionRoutes()
+	h.registerChatRoutes()
 	h.registerAssetRoutes()
 	h.mux.HandleFunc("GET "+Base, h.handleHome)
 	h.mux.HandleFunc("GET "+Base+"/{$}", h.handleHome)

@@ -38,9 +38,9 @@ func signupOpen(mode, addr string) (bool, error) {
 }
 
 // mountDashboard builds the account service and the dashboard over st and
-// mounts it at /dashboard. The returned function closes the account service
+// mounts it at /dashboard; tokens mints the web chat's chat-user tokens. The returned function closes the account service
 // (it waits for its background audit writes).
-func mountDashboard(srv *edge.Server, cfg ServeConfig, st state.Store, acc *access.Service, log *slog.Logger) (func(), error) {
+func mountDashboard(srv *edge.Server, cfg ServeConfig, st state.Store, acc *access.Service, tokens web.ChatTokens, log *slog.Logger) (func(), error) {
 	open, err := signupOpen(cfg.Signup, cfg.Addr)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func mountDashboard(srv *edge.Server, cfg ServeConfig, st state.Store, acc *acce
 	if err != nil {
 		return nil, err
 	}
-	h, err := web.New(web.Options{Accounts: accts, Usage: acc, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
+	h, err := web.New(web.Options{Accounts: accts, Usage: acc, PublicURL: cfg.PublicURL, Signup: open, Logger: log, ChatTokens: tokens,
 		// The market pages read the live snapshot the REST routes serve, and
 		// the collection the account's keys and chat share.
 		Snapshot: func() (web.Snapshot, func()) {

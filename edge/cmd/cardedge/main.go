@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cardedge/cardedge/chattoken"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/state"
@@ -58,6 +59,8 @@ const usage = `usage:
   cardedge keys|accounts ... --redis URL                     (in place of --state FILE)
   cardedge state migrate --from FILE --to redis://host:port/db   (move a node's state into Redis, exactly)
   cardedge state check --state FILE | --redis URL
+  cardedge secrets rotate --state FILE chat-token [--grace 30m]
+                 (a new key signs chat-user tokens; the old one verifies for the grace)
   cardedge demo --state FILE [--addr ADDR]`
 
 // Main runs one cardedge command until ctx ends.
@@ -75,6 +78,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runAccounts(ctx, args[1:], stdout, stderr)
 	case "state":
 		return runState(ctx, args[1:], stdout, stderr)
+	case "secrets":
+		return runSecrets(ctx, args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(ctx, args[1:], stdout, stderr)
 	case "version":
@@ -161,7 +166,11 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 		return fmt.Errorf("serve: %w", err)
 	}
 	defer st.Close()
-	acc, err := access.Open(access.Options{State: st, RedisURL: counters, Logger: log})
+	tokens, err := chattoken.New(ctx, chattoken.Options{State: st, Logger: log})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	acc, err := access.Open(access.Options{State: st, RedisURL: counters, Logger: log, Chat: tokens})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -198,7 +207,7 @@ func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error
 	if h := newMCP(srv, acc, st, log); h != nil {
 		srv.MountMCP(h)
 	}
-	closeDashboard, err := mountDashboard(srv, cfg, st, acc, log)
+	closeDashboard, err := mountDashboard(srv, cfg, st, acc, tokens, log)
 	if err != nil {
 		srv.Shutdown(context.Background())
 		return fmt.Errorf("serve: %w", err)

@@ -1,0 +1,305 @@
+package main_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/state"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Chat-user tokens against the real program (env): a signed-in page obtains
+// one (POST /dashboard/chat/token), the agent chat and MCP accept it, every
+// other route refuses it; with a Pro account's token MCP lists the chat
+// tools, with a Free account's or an API key only the ten public tools.
+
+// publicTools are the ten tools every key sees.
+var publicTools = []string{"batch_grade_ladder", "compare_set_finish", "get_cohort", "get_listings", "get_prices", "get_sales",
+	"pin_cohort", "quote", "rank_set_sales", "search"}
+
+// chatToolNames are the chat tools of Apps access.
+var chatToolNames = []string{"price_card", "show_cards"}
+
+// chatSession is a signed-in dashboard client of a fresh account of tier
+// (free, pro, elite) and its account id.
+func chatSession(t *testing.T, tier string) (*dash, string) {
+	t.Helper()
+	d := newDash(t)
+	email := uniqueEmail(t)
+	d.signUp(email)
+	if tier != "free" {
+		if out, err := runMain(t, "accounts", "set-tier", "--state", env.state, email, tier); err != nil {
+			t.Fatalf("set-tier: %v %s", err, out)
+		}
+	}
+	out, err := runMain(t, "accounts", "list", "--state", env.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, email) {
+			return d, strings.Fields(line)[0]
+		}
+	}
+	t.Fatalf("account %s not listed:\n%s", email, out)
+	return nil, ""
+}
+
+// chatToken obtains a chat-user token as the chat page's script does.
+func (d *dash) chatToken() (string, map[string]any) {
+	d.t.Helper()
+	p := d.post("/dashboard/chat/token", url.Values{"csrf": {d.csrf("/dashboard/chat")}})
+	if p.status != 200 || !strings.HasPrefix(p.header.Get("Content-Type"), "application/json") {
+		d.t.Fatalf("chat token: %d %s %.300s", p.status, p.header.Get("Content-Type"), p.body)
+	}
+	if cc := p.header.Get("Cache-Control"); cc != "no-store" {
+		d.t.Errorf("chat token Cache-Control %q", cc)
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(p.body), &j); err != nil {
+		d.t.Fatal(err)
+	}
+	tok, _ := j["token"].(string)
+	if strings.Count(tok, ".") != 2 {
+		d.t.Fatalf("token %q", tok)
+	}
+	return tok, j
+}
+
+// toolNames lists the tools a session sees, sorted.
+func toolNames(t *testing.T, s *mcpSession) []string {
+	t.Helper()
+	r := s.rpc("tools/list", map[string]any{})
+	if r.status != 200 {
+		t.Fatalf("tools/list: %d %s", r.status, r.body)
+	}
+	var names []string
+	for _, x := range r.msg["result"].(map[string]any)["tools"].([]any) {
+		names = append(names, x.(map[string]any)["name"].(string))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// signingKey reads the current chat-token signing key from the state file.
+func signingKey(t *testing.T) (kid string, secret []byte) {
+	t.Helper()
+	var set struct {
+		Keys []struct {
+			ID      string    `json:"kid"`
+			Secret  []byte    `json:"secret"`
+			Retired time.Time `json:"retired"`
+		} `json:"keys"`
+	}
+	err := stateAt(t, env.state).View(context.Background(), func(tx state.Tx) error {
+		b, err := tx.Get(state.Secrets, "chat-token")
+		if err != nil {
+			return err
+		}
+		return json.Unmarshal(b, &set)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range set.Keys {
+		if k.Retired.IsZero() {
+			return k.ID, k.Secret
+		}
+	}
+	t.Fatal("no current chat-token key")
+	return "", nil
+}
+
+// forge signs claims with the server's own key: tokens the dashboard never
+// mints (expired, another audience).
+func forge(t *testing.T, claims jwt.MapClaims) string {
+	t.Helper()
+	kid, secret := signingKey(t)
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestChatToken_Tools(t *testing.T) {
+	pro, proID := chatSession(t, "pro")
+	proTok, j := pro.chatToken()
+	if j["tier"] != "pro" || j["apps_access"] != true || j["chat_url"] != "/api/v3/agent/chat" || j["mcp_url"] != mcpPath {
+		t.Errorf("token answer %v", j)
+	}
+	if exp, err := time.Parse(time.RFC3339, j["expires_at"].(string)); err != nil || exp.Sub(time.Now()) > 15*time.Minute || exp.Sub(time.Now()) < 14*time.Minute {
+		t.Errorf("expires_at %v (%v): want 15 minutes from now", j["expires_at"], err)
+	}
+
+	// A Pro account's token: the ten public tools and the chat tools.
+	s := openSession(t, proTok)
+	want := slices.Sorted(slices.Values(append(slices.Clone(publicTools), chatToolNames...)))
+	if got := toolNames(t, s); !slices.Equal(got, want) {
+		t.Errorf("Pro token tools %v, want %v", got, want)
+	}
+	d := s.ok("show_cards", map[string]any{"ids": []string{"en:base1-4", "no-such-card-zz"}}).data
+	cards := items(t, d["cards"])
+	if len(cards) != 1 || cards[0]["card_id"] != "en:base1-4" || cards[0]["url"] != "/dashboard/cards/en:base1-4" || cards[0]["name"] != "Charizard" {
+		t.Fatalf("show_cards: %s", truncate(mustJSON(d)))
+	}
+	if len(items(t, cards[0]["printings"])) == 0 || cards[0]["confidence"] == nil || len(items(t, d["unresolved"])) != 1 {
+		t.Errorf("show_cards card: %s", truncate(mustJSON(d)))
+	}
+	pc := s.ok("price_card", map[string]any{"card": "en:base1-4", "grade": "raw:near_mint"})
+	if pc.env["cost"] != 1.0 || pc.data["grade"] != "raw:near_mint" || pc.data["confidence"] == nil || pc.data["quote"] == nil {
+		t.Errorf("price_card: %s", truncate([]byte(pc.text)))
+	}
+	s.fails("price_card", map[string]any{"card": "en:base1-4", "printing": "gold-star"}, "not a printing of card en:base1-4")
+	// The public tools answer as for a key.
+	if q := s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}}).data; len(items(t, q["items"])) != 1 {
+		t.Errorf("quote with a token: %v", q)
+	}
+	// Charged to the account's chat quota (its tier's: 2,000 a day).
+	if rl := pc.header.Get("RateLimit"); !strings.Contains(rl, `"daily";r=`) {
+		t.Errorf("RateLimit %q", rl)
+	}
+	if got := pc.header.Get("X-Service-Tier"); got != "pro" {
+		t.Errorf("X-Service-Tier %q", got)
+	}
+	// show_cards 1 (one card), price_card 1, the failed price_card 1 (the
+	// HTTP layer's unit), quote 1.
+	waitUsage(t, proID, 4)
+	if n := chatUsage(t, proID); n != 4 {
+		t.Errorf("the account's chat usage is %d units, want 4", n)
+	}
+
+	// A Free account's token: the ten public tools; a chat tool is refused
+	// and costs nothing.
+	free, freeID := chatSession(t, "free")
+	freeTok, j := free.chatToken()
+	if j["apps_access"] != false {
+		t.Errorf("free token answer %v", j)
+	}
+	fs := openSession(t, freeTok)
+	if got := toolNames(t, fs); !slices.Equal(got, publicTools) {
+		t.Errorf("Free token tools %v", got)
+	}
+	r := fs.rpc("tools/call", map[string]any{"name": "show_cards", "arguments": map[string]any{"ids": []string{"en:base1-4"}}})
+	if r.status != 200 || (r.msg["error"] == nil && r.msg["result"].(map[string]any)["isError"] != true) {
+		t.Errorf("show_cards with a Free token: %d %s", r.status, r.body)
+	}
+	if n := chatUsage(t, freeID); n != 0 {
+		t.Errorf("the refused chat tool cost %d units", n)
+	}
+
+	// An API key (even a Pro key) sees the ten public tools only.
+	ks := openSession(t, env.keys["pro"])
+	if got := toolNames(t, ks); !slices.Equal(got, publicTools) {
+		t.Errorf("API key tools %v", got)
+	}
+	ks.close()
+	s.close()
+	fs.close()
+
+	// The session of a token is the account's: another account's token
+	// cannot use it.
+	if r := rpcRaw(t, env.base, freeTok, s.id, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); r.status != 404 {
+		t.Errorf("another account's session: %d", r.status)
+	}
+}
+
+// chatUsage reads an account's chat usage of today from the state file.
+func chatUsage(t *testing.T, account string) int64 {
+	t.Helper()
+	var n int64
+	err := stateAt(t, env.state).View(context.Background(), func(tx state.Tx) (err error) {
+		n, err = tx.Count(state.Usage, account+"/"+time.Now().UTC().Format("2006-01-02"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// waitUsage waits for the access sync (once a second) to store at least
+// min units of the account's chat usage.
+func waitUsage(t *testing.T, account string, min int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := chatUsage(t, account)
+		if n >= min {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("usage of %s: %d units stored, want at least %d", account, n, min)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestChatToken_Refused(t *testing.T) {
+	d, id := chatSession(t, "pro")
+	tok, _ := d.chatToken()
+	now := time.Now()
+	claims := func(kv ...any) jwt.MapClaims {
+		c := jwt.MapClaims{"iss": "cardedge", "aud": []string{"chat"}, "sub": id, "tier": "pro", "iat": now.Unix(), "exp": now.Add(10 * time.Minute).Unix()}
+		for i := 0; i+1 < len(kv); i += 2 {
+			c[kv[i].(string)] = kv[i+1]
+		}
+		return c
+	}
+	if s := openSession(t, forge(t, claims())); len(toolNames(t, s)) != len(publicTools)+len(chatToolNames) {
+		t.Fatal("a forged token with the right claims does not work: the test's forging is wrong")
+	}
+	parts := strings.Split(tok, ".")
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	elite := base64.RawURLEncoding.EncodeToString([]byte(strings.Replace(string(payload), `"tier":"pro"`, `"tier":"elite"`, 1)))
+	for _, tc := range []struct{ name, token, msg string }{
+		{"expired", forge(t, claims("iat", now.Add(-20*time.Minute).Unix(), "exp", now.Add(-5*time.Minute).Unix())), "chat token expired"},
+		{"tampered", parts[0] + "." + elite + "." + parts[2], "invalid chat token"},
+		{"bad signature", parts[0] + "." + parts[1] + "." + strings.Repeat("A", len(parts[2])), "invalid chat token"},
+		{"wrong audience", forge(t, claims("aud", []string{"api"})), "not a chat token"},
+		{"no audience", forge(t, jwt.MapClaims{"iss": "cardedge", "sub": id, "tier": "pro", "iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}), "not a chat token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := rpcRaw(t, env.base, tc.token, "", initializeMsg(0)); r.status != 401 || !strings.Contains(string(r.body), tc.msg) {
+				t.Errorf("MCP initialize: %d %s", r.status, r.body)
+			}
+			if r := do(t, keyedClient, "POST", "/api/v3/agent/chat", tc.token, []byte(`{"message": "top movers this week"}`)); r.status != 401 || !strings.Contains(string(r.body), tc.msg) {
+				t.Errorf("agent chat: %d %s", r.status, r.body)
+			}
+		})
+	}
+
+	// A valid token works on the agent chat and MCP only: a REST data route
+	// is a 401 that says where it works.
+	events, _ := readSSE(t, env.base, tok, `{"message": "top movers this week"}`)
+	if text, calls := checkStream(t, events); calls["trending"] == nil || !strings.Contains(text, "7 days") {
+		t.Errorf("agent chat with a token: %q %v", text, calls)
+	}
+	for _, path := range []string{"/api/v3/cards?limit=1", "/api/v3/cards/en:base1-4", "/keys/usage", "/api/v3/search?q=charizard"} {
+		r := do(t, keyedClient, "GET", path, tok, nil)
+		if r.status != 401 || !strings.Contains(string(r.body), "accepted only by the agent chat") {
+			t.Errorf("GET %s with a chat token: %d %s", path, r.status, r.body)
+		}
+	}
+	if r := do(t, keyedClient, "POST", "/prices", tok, []byte(`{"ids": ["en:base1-4"]}`)); r.status != 401 {
+		t.Errorf("POST /prices with a chat token: %d %s", r.status, r.body)
+	}
+
+	// The token endpoint needs the session and its CSRF token.
+	if p := d.post("/dashboard/chat/token", url.Values{"csrf": {"nope"}}); p.status != http.StatusForbidden {
+		t.Errorf("token without the CSRF token: %d", p.status)
+	}
+	if p := newDash(t).post("/dashboard/chat/token", url.Values{}); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/dashboard/signin") {
+		t.Errorf("token without a session: %d %s", p.status, p.header.Get("Location"))
+	}
+}

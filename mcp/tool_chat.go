@@ -1,0 +1,372 @@
+package mcp
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/snapshots"
+	mcpproto "github.com/mark3labs/mcp-go/mcp"
+)
+
+// The chat tools: what the web chat (and an app built on a chat-user token)
+// shows a person. They are listed and callable only with a chat-user token
+// of an account with Apps access (Pro, Elite: access.AppsAccess); an API key,
+// or a Free account's token, sees the ten public tools only (chatToolFilter).
+
+// Bounds of the chat tools.
+const (
+	ShowCardsMaxIDs       = 25
+	ShowCardsDefaultLimit = 5
+	ShowCardsMaxLimit     = 10
+)
+
+// CardPagePath is where a card's page is (the dashboard's card pages), + the
+// card id: the url the chat tools give each card.
+const CardPagePath = "/dashboard/cards/"
+
+// chatTools are the names of the chat tools.
+var chatTools = map[string]bool{
+	"show_cards": true, "price_card": true,
+	"list_collection": true, "add_to_collection": true, "remove_from_collection": true,
+}
+
+// appsCaller reports whether the call's caller may use the chat tools.
+func appsCaller(ctx context.Context) bool {
+	c := callFrom(ctx)
+	return c != nil && c.caller.Chat() && access.AppsAccess(c.caller.Tier)
+}
+
+// chatToolFilter is the server's tool filter (tools/list and tools/call):
+// the chat tools only for appsCaller.
+func chatToolFilter(ctx context.Context, tools []mcpproto.Tool) []mcpproto.Tool {
+	if appsCaller(ctx) {
+		return tools
+	}
+	out := make([]mcpproto.Tool, 0, len(tools))
+	for _, t := range tools {
+		if !chatTools[t.Name] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// chatToolDefs declares show_cards and price_card (the collection tools are
+// in tool_collection.go).
+func (s *Server) chatToolDefs() []toolDef {
+	game := s.gameOption()
+	return []toolDef{
+		{mcpproto.NewTool("show_cards",
+			mcpproto.WithDescription("Cards as a UI shows them: name, set, number, language, rarity, the page url, the raw near-mint price of the base printing "+
+				"with its confidence and flags, every printing with its own raw near-mint price, 30-day sales and listings. "+
+				"Give ids (card ids, partner product ids or names; up to 25) or q (a search, best matches first). "+
+				"Chat-user tokens with Apps access only. Cost: 1 unit per unique card shown (at least 1)."),
+			idsOption("ids", false, "Cards to show, 1 to 25: card ids (\"en:base1-4\"), numeric partner product ids or card names. Ambiguous or unknown references are reported. Give ids or q, not both."),
+			mcpproto.WithString("q", mcpproto.MaxLength(256), mcpproto.Description("A search (card name, set, number; the search syntax of search's q): the best matches are shown. Give q or ids, not both.")),
+			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(ShowCardsMaxLimit), mcpproto.DefaultNumber(ShowCardsDefaultLimit), mcpproto.Description("With q: most cards shown, 1 to 10 (default 5).")),
+			game,
+			readOnly(),
+		), s.toolShowCards},
+		{mcpproto.NewTool("price_card",
+			mcpproto.WithDescription("Price one card in one grade and printing: the estimate (fmv, tvwap, median; null at confidence none, with a note), its sample size, last sale, "+
+				"confidence (none, low, medium, high) and flags (thin, solo, outlier_excluded, stale), and the quote rule's price (Midprice, else Last verified sale, else Ask) with its basis. "+
+				"Chat-user tokens with Apps access only. Cost: 1 unit."),
+			mcpproto.WithString("card", mcpproto.Required(), mcpproto.MinLength(1), mcpproto.MaxLength(256), mcpproto.Description("The card: a card id (\"en:base1-4\"), a numeric partner product id or a name that resolves to one card.")),
+			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint.")),
+			mcpproto.WithString("printing", mcpproto.MaxLength(64), mcpproto.Description("The printing: one of the card's variants (\"holo/shadowless\") or parts of one (\"1st-edition\", \"reverse\"). Default: the card's base printing.")),
+			game,
+			readOnly(),
+		), s.toolPriceCard},
+	}
+}
+
+// cardURL is the page of card id.
+func cardURL(id string) string { return CardPagePath + strings.ReplaceAll(url.PathEscape(id), "%3A", ":") }
+
+// printingPrice is one printing's raw near-mint price.
+type printingPrice struct {
+	Printing   string   `json:"printing"` // the variant ("" for a card without variants)
+	Base       bool     `json:"base"`
+	PriceUSD   *float64 `json:"price_usd"`
+	Confidence string   `json:"confidence"`
+	Sales30d   int      `json:"sales_30d"`
+	Listings   int      `json:"listings"`
+	LowAskUSD  *float64 `json:"low_ask_usd"`
+}
+
+// shownCard is one card of show_cards.
+type shownCard struct {
+	CardID     string          `json:"card_id"`
+	Game       string          `json:"game"`
+	Name       string          `json:"name"`
+	SetID      string          `json:"set_id"`
+	SetName    string          `json:"set_name"`
+	Number     string          `json:"number"`
+	Language   string          `json:"language"`
+	Rarity     string          `json:"rarity,omitempty"`
+	URL        string          `json:"url"`
+	Grade      string          `json:"grade"`
+	Printing   string          `json:"printing"`
+	PriceUSD   *float64        `json:"price_usd"`
+	PriceDate  *string         `json:"price_date"`
+	Confidence string          `json:"confidence"`
+	Flags      []string        `json:"flags"`
+	Sales30d   int             `json:"sales_30d"`
+	Listings   int             `json:"listings"`
+	Printings  []printingPrice `json:"printings"`
+}
+
+// estimateOf returns printing p's estimate of grade g (ok false: no series).
+func estimateOf(p *snapshots.Printing, g snapshots.Grade) (snapshots.Estimate, bool) {
+	for _, e := range p.Estimates {
+		if e.Grade == g {
+			return e, true
+		}
+	}
+	return snapshots.Estimate{Grade: g}, false
+}
+
+// shownUSD is an estimate's fmv as shown: none at confidence none.
+func shownUSD(e snapshots.Estimate) *float64 {
+	if e.Confidence == estimate.ConfidenceNone {
+		return nil
+	}
+	return snapshots.USDOrNil(e.FMVCents)
+}
+
+func flagNames(f estimate.Flags) []string {
+	if n := f.Names(); n != nil {
+		return n
+	}
+	return []string{}
+}
+
+// showCard describes card c.
+func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
+	r := t.src.Reader
+	cand := resolve.NewCandidate(r, c)
+	out := shownCard{CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, SetName: cand.SetName, Number: c.Number, Language: c.Language,
+		Rarity: c.Rarity, URL: cardURL(c.ID), Grade: snapshots.RawNearMint.String(), Sales30d: c.Sales30d, Listings: c.Listings,
+		Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, Printings: []printingPrice{}}
+	ps, err := r.Printings(c.Game, c.ID)
+	if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		return out, err
+	}
+	base := snapshots.BasePrinting(c)
+	for i := range ps {
+		p := &ps[i]
+		e, _ := estimateOf(p, snapshots.RawNearMint)
+		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: shownUSD(e), Confidence: e.Confidence.String(),
+			Sales30d: p.Sales30d, Listings: p.Listings, LowAskUSD: snapshots.USDOrNil(p.LowAskCents)}
+		out.Printings = append(out.Printings, pp)
+		if pp.Base {
+			out.Printing, out.PriceUSD, out.Confidence, out.Flags = p.Name, pp.PriceUSD, pp.Confidence, flagNames(e.Flags)
+			if out.PriceUSD != nil && c.PriceDay != 0 {
+				d := c.PriceDay.String()
+				out.PriceDate = &d
+			}
+		}
+	}
+	return out, nil
+}
+
+type showCardsArgs struct {
+	IDs   []string `json:"ids"`
+	Q     *string  `json:"q"`
+	Limit int      `json:"limit"`
+	Game  string   `json:"game"`
+}
+
+func (s *Server) toolShowCards(t *toolCall) (any, error) {
+	var a showCardsArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	var cards []*snapshots.Card
+	out := map[string]any{"game": game}
+	switch {
+	case a.Q != nil && a.IDs != nil:
+		return nil, snapshots.Errorf(snapshots.EINVALID, "give ids (cards to show) or q (a search), not both")
+	case a.IDs != nil:
+		if len(a.IDs) > ShowCardsMaxIDs {
+			return nil, snapshots.Errorf(snapshots.EINVALID, "too many ids: %d, at most %d per call", len(a.IDs), ShowCardsMaxIDs)
+		}
+		rs, cs, err := t.resolveIDs("ids", game, explicit, a.IDs)
+		if err != nil {
+			return nil, err
+		}
+		cards = cs
+		out["unresolved"] = unresolvedOf(rs)
+	case a.Q != nil && strings.TrimSpace(*a.Q) != "":
+		limit := a.Limit
+		if limit == 0 {
+			limit = ShowCardsDefaultLimit
+		}
+		res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{Game: game, Q: strings.TrimSpace(*a.Q), Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range res.Items {
+			if c, err := t.src.Reader.Card(it.Game, it.CardID); err == nil {
+				cards = append(cards, c)
+			}
+		}
+		out["q"], out["total"] = strings.TrimSpace(*a.Q), res.Total
+	default:
+		return nil, snapshots.Errorf(snapshots.EINVALID, "give ids (cards to show) or q (a search)")
+	}
+	if err := t.charge(len(cards)); err != nil {
+		return nil, err
+	}
+	shown := make([]shownCard, 0, len(cards))
+	for _, c := range cards {
+		sc, err := t.showCard(c)
+		if err != nil {
+			return nil, err
+		}
+		shown = append(shown, sc)
+	}
+	out["cards"] = shown
+	out["basis"] = "price_usd: the raw:near_mint fmv of each printing as of the snapshot (null at confidence none: no accepted verified sale in the sample window); see /api/v3/methodology"
+	return out, nil
+}
+
+// printingIndex picks the printing of c that finish names (an index into
+// c.Variants): "" is the base printing, else the whole variant (any case),
+// else of the variants with every part asked the one with the fewest other
+// parts, the base printing first on a tie. EINVALID names the card's
+// variants.
+func printingIndex(c *snapshots.Card, finish string) (int, error) {
+	finish = strings.TrimSpace(finish)
+	base := snapshots.BasePrinting(c)
+	if finish == "" {
+		return base, nil
+	}
+	if len(c.Variants) == 0 {
+		return 0, snapshots.Errorf(snapshots.EINVALID, "printing %q: card %s has one printing (no known variants); leave printing out", finish, c.ID)
+	}
+	for i, v := range c.Variants {
+		if strings.EqualFold(v, finish) {
+			return i, nil
+		}
+	}
+	f, err := pricing.MatchFinish(c, finish)
+	if err != nil {
+		return 0, snapshots.Errorf(snapshots.EINVALID, "printing %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
+	}
+	best, bestParts := -1, 0
+	for i, v := range c.Variants {
+		if !slices.Contains(f.Variants, v) {
+			continue
+		}
+		n := strings.Count(v, "/")
+		if best < 0 || n < bestParts || (n == bestParts && i == base) {
+			best, bestParts = i, n
+		}
+	}
+	if best < 0 {
+		return 0, snapshots.Errorf(snapshots.EINVALID, "printing %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
+	}
+	return best, nil
+}
+
+type priceCardArgs struct {
+	Card     string `json:"card"`
+	Grade    string `json:"grade"`
+	Printing string `json:"printing"`
+	Game     string `json:"game"`
+}
+
+func (s *Server) toolPriceCard(t *toolCall) (any, error) {
+	var a priceCardArgs
+	if err := t.bind(&a); err != nil {
+		return nil, err
+	}
+	game, explicit, err := t.game(a.Game)
+	if err != nil {
+		return nil, err
+	}
+	g, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
+	if err != nil {
+		return nil, snapshots.Errorf(snapshots.EINVALID, "grade %q: %s", a.Grade, snapshots.ErrorMessage(err))
+	}
+	r, err := resolve.Resolve(t.ctx, t.src, game, explicit, a.Card)
+	if err != nil {
+		return nil, err
+	}
+	if r.Status != resolve.Resolved {
+		msg := r.Message
+		if msg == "" {
+			msg = "card " + a.Card + " is " + r.Status
+		}
+		if len(r.Candidates) > 0 {
+			ids := make([]string, len(r.Candidates))
+			for i, c := range r.Candidates {
+				ids[i] = c.CardID + " (" + c.Name + ", " + c.SetName + " #" + c.Number + ")"
+			}
+			msg += "; candidates: " + strings.Join(ids, "; ")
+		}
+		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "%s", msg)
+	}
+	c := r.Card
+	finish, err := printingIndex(c, a.Printing)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.charge(1); err != nil {
+		return nil, err
+	}
+	sc, err := t.showCard(c)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"card_id": c.ID, "game": c.Game, "name": c.Name, "set_id": c.SetID, "set_name": sc.SetName, "number": c.Number,
+		"language": c.Language, "url": sc.URL, "grade": g.String(), "printings": sc.Printings}
+	name := ""
+	if finish < len(c.Variants) {
+		name = c.Variants[finish]
+	}
+	out["printing"], out["base_printing"] = name, finish == snapshots.BasePrinting(c)
+	ps, err := t.src.Reader.Printings(c.Game, c.ID)
+	if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		return nil, err
+	}
+	e := snapshots.Estimate{Grade: g}
+	for i := range ps {
+		if int(ps[i].Finish) == finish {
+			e, _ = estimateOf(&ps[i], g)
+		}
+	}
+	est := map[string]any{"fmv_usd": nil, "tvwap_usd": nil, "median_usd": nil, "sample_size": int(e.SampleSize),
+		"last_sale_date": nil, "confidence": e.Confidence.String(), "flags": flagNames(e.Flags)}
+	if e.LastSaleDay != 0 && e.LastSaleDay != snapshots.NoDay {
+		est["last_sale_date"] = e.LastSaleDay.String()
+	}
+	if e.Confidence == estimate.ConfidenceNone {
+		est["note"] = "no value: no accepted verified " + g.String() + " sale of this printing in the sample window (confidence none; see /api/v3/methodology)"
+	} else {
+		est["fmv_usd"], est["tvwap_usd"], est["median_usd"] = snapshots.USDOrNil(e.FMVCents), snapshots.USDOrNil(e.TVWAPCents), snapshots.USDOrNil(e.MedianCents)
+	}
+	out["price_usd"], out["confidence"], out["flags"] = est["fmv_usd"], est["confidence"], est["flags"]
+	out["estimate"] = est
+	q, err := pricing.QuoteCard(t.src, c, []snapshots.Grade{g}, name)
+	if err != nil {
+		return nil, err
+	}
+	quote := map[string]any{"label": nil, "price_usd": nil, "price_date": nil, "price_basis": "no price: no usable midprice, verified sale or current ask for " + g.String()}
+	if p := q.Price; p != nil {
+		quote["label"], quote["price_usd"], quote["price_date"], quote["price_basis"] = p.Label, snapshots.USD(p.Cents), p.Day.String(), p.Basis
+	}
+	out["quote"] = quote
+	return out, nil
+}
