@@ -20,10 +20,10 @@ type route struct {
 	// chatToken routes also take a chat-user token (AuthenticateChat): the
 	// agent chat. Every other route refuses one (401).
 	chatToken bool
-	cacheable    bool
-	hasGame      bool // takes the shared game parameter
-	hasLimit     bool // has a limit parameter the Playground row cap lowers
-	params       []paramSpec
+	cacheable bool
+	hasGame   bool // takes the shared game parameter
+	hasLimit  bool // has a limit parameter the Playground row cap lowers
+	params    []paramSpec
 	// handle returns the payload (data of the envelope).
 	handle func(*request) (any, error)
 	// raw, when set, writes the whole response itself (streams).

@@ -87,7 +87,9 @@ func (s *Server) chatToolDefs() []toolDef {
 }
 
 // cardURL is the page of card id.
-func cardURL(id string) string { return CardPagePath + strings.ReplaceAll(url.PathEscape(id), "%3A", ":") }
+func cardURL(id string) string {
+	return CardPagePath + strings.ReplaceAll(url.PathEscape(id), "%3A", ":")
+}
 
 // printingPrice is one printing's raw near-mint price.
 type printingPrice struct {
