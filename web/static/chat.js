@@ -162,6 +162,11 @@
     a.root.insertBefore(p, a.meta);
   }
 
+  // answerNote says how an answer ended when that was no failure (Stop).
+  function answerNote(a, msg) {
+    a.root.insertBefore(el("p", "msg-note", msg), a.meta);
+  }
+
   // finish ends an answer: the text with its card links, the figures, and
   // the turn added to the conversation.
   function finish(a, note) {
@@ -208,11 +213,18 @@
     var j = null;
     try { j = JSON.parse(body); } catch (e) { /* not JSON */ }
     var msg = (j && j.error && j.error.message) || (j && j.detail && j.detail[0] && j.detail[0].msg) || body.slice(0, 300) || res.statusText;
+    msg = msg.replace(/ \(see Retry-After\)/, "."); // the header is said below, in words
     if (res.status === 429) {
       var wait = parseInt(res.headers.get("Retry-After") || "0", 10);
       return "Too many requests: " + msg + (wait > 0 ? " Try again in " + duration(wait) + "." : "");
     }
     return "The chat refused the question (" + res.status + "): " + msg;
+  }
+
+  // took says a duration in milliseconds: "27 ms", "1.4 s".
+  function took(ms) {
+    ms = Math.round(ms);
+    return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s";
   }
 
   function duration(s) {
@@ -281,8 +293,8 @@
         var ms = Math.round(performance.now() - began);
         var note = "";
         if (end) {
-          note = end.tool_calls + (end.tool_calls === 1 ? " tool call" : " tool calls") + " · " + end.tokens + " tokens · " +
-            (ms / 1000).toFixed(1) + " s" + (firstToken ? " (first words after " + (Math.round(firstToken - began) / 1000).toFixed(1) + " s)" : "");
+          note = end.tool_calls + (end.tool_calls === 1 ? " tool call" : " tool calls") + " · " + end.tokens + (end.tokens === 1 ? " token · " : " tokens · ") +
+            took(ms) + (firstToken ? " (first words after " + took(firstToken - began) + ")" : "");
         }
         finish(a, note);
         a.root.setAttribute("data-first-token-ms", firstToken ? String(Math.round(firstToken - began)) : "");
@@ -291,7 +303,7 @@
       });
     }).catch(function (err) {
       if (run.stopped) {
-        answerError(a, "Stopped: you ended the answer.");
+        answerNote(a, "Stopped: you ended the answer.");
         finish(a, "");
         say("Stopped.");
         return;

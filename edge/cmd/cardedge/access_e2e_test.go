@@ -264,13 +264,16 @@ func buildEdgeBinary(t *testing.T) string {
 // edgeProcess is the cardedge binary serving env.root as a child process.
 type edgeProcess struct{ base string }
 
-func startEdgeProcess(t *testing.T, bin, state, redis string) *edgeProcess {
+// startEdgeProcess starts the binary on state (and redis, when not ""),
+// with extra flags of serve.
+func startEdgeProcess(t *testing.T, bin, state, redis string, extra ...string) *edgeProcess {
 	t.Helper()
 	port := freePort(t)
 	args := []string{"serve", "--snapshots", env.root, "--state", state, "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error", "--cache-mb", "16"}
 	if redis != "" {
 		args = append(args, "--redis", redis)
 	}
+	args = append(args, extra...)
 	cmd := exec.Command(bin, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

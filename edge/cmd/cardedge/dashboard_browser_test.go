@@ -44,6 +44,9 @@ type browser struct {
 	base  string
 	shots string
 	n     int // screenshots taken, for their order
+	// prepare, when set, runs after shoot sets each viewport, before the
+	// screenshot (the chat scrolls to its newest message).
+	prepare func()
 }
 
 // byRole selects the first element whose ARIA role and accessible name are
@@ -158,6 +161,9 @@ func (b *browser) shoot(name string) {
 			opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
 		}
 		b.run("viewport", chromedp.EmulateViewport(v.w, v.h, opts...))
+		if b.prepare != nil {
+			b.prepare()
+		}
 		if v.mobile {
 			if over := b.eval(`document.documentElement.scrollWidth - document.documentElement.clientWidth`); over.(float64) > 0 {
 				b.t.Errorf("%s scrolls sideways by %v px at 390 px", name, over)
