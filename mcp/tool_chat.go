@@ -185,6 +185,16 @@ type showCardsArgs struct {
 	Game  string   `json:"game"`
 }
 
+// showCardsOut is show_cards' data.
+type showCardsOut struct {
+	Game       string       `json:"game"`
+	Q          *string      `json:"q"`     // the search (null with ids)
+	Total      *int         `json:"total"` // cards matching q (null with ids)
+	Cards      []shownCard  `json:"cards"`
+	Unresolved []unresolved `json:"unresolved"` // references of ids that did not resolve
+	Basis      string       `json:"basis"`
+}
+
 func (s *Server) toolShowCards(t *toolCall) (any, error) {
 	var a showCardsArgs
 	if err := t.bind(&a); err != nil {
@@ -195,7 +205,8 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 		return nil, err
 	}
 	var cards []*snapshots.Card
-	out := map[string]any{"game": game}
+	out := showCardsOut{Game: game, Unresolved: []unresolved{},
+		Basis: "price_usd: the raw:near_mint fmv of each printing as of the snapshot (null at confidence none: no accepted verified sale in the sample window); see /api/v3/methodology"}
 	switch {
 	case a.Q != nil && a.IDs != nil:
 		return nil, snapshots.Errorf(snapshots.EINVALID, "give ids (cards to show) or q (a search), not both")
@@ -208,13 +219,14 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 			return nil, err
 		}
 		cards = cs
-		out["unresolved"] = unresolvedOf(rs)
+		out.Unresolved = unresolvedOf(rs)
 	case a.Q != nil && strings.TrimSpace(*a.Q) != "":
 		limit := a.Limit
 		if limit == 0 {
 			limit = ShowCardsDefaultLimit
 		}
-		res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{Game: game, Q: strings.TrimSpace(*a.Q), Limit: limit})
+		q := strings.TrimSpace(*a.Q)
+		res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{Game: game, Q: q, Limit: limit})
 		if err != nil {
 			return nil, err
 		}
@@ -223,23 +235,21 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 				cards = append(cards, c)
 			}
 		}
-		out["q"], out["total"] = strings.TrimSpace(*a.Q), res.Total
+		out.Q, out.Total = &q, &res.Total
 	default:
 		return nil, snapshots.Errorf(snapshots.EINVALID, "give ids (cards to show) or q (a search)")
 	}
 	if err := t.charge(len(cards)); err != nil {
 		return nil, err
 	}
-	shown := make([]shownCard, 0, len(cards))
+	out.Cards = make([]shownCard, 0, len(cards))
 	for _, c := range cards {
 		sc, err := t.showCard(c)
 		if err != nil {
 			return nil, err
 		}
-		shown = append(shown, sc)
+		out.Cards = append(out.Cards, sc)
 	}
-	out["cards"] = shown
-	out["basis"] = "price_usd: the raw:near_mint fmv of each printing as of the snapshot (null at confidence none: no accepted verified sale in the sample window); see /api/v3/methodology"
 	return out, nil
 }
 
@@ -289,6 +299,48 @@ type priceCardArgs struct {
 	Game     string `json:"game"`
 }
 
+// estimateOut is an estimate as price_card shows it: the values null at
+// confidence none, with a note.
+type estimateOut struct {
+	FMVUSD       *float64 `json:"fmv_usd"`
+	TVWAPUSD     *float64 `json:"tvwap_usd"`
+	MedianUSD    *float64 `json:"median_usd"`
+	SampleSize   int      `json:"sample_size"`
+	LastSaleDate *string  `json:"last_sale_date"`
+	Confidence   string   `json:"confidence"`
+	Flags        []string `json:"flags"`
+	Note         string   `json:"note,omitempty"`
+}
+
+// quoteRuleOut is the quote rule's price of one grade and printing.
+type quoteRuleOut struct {
+	Label      *string  `json:"label"` // Midprice, Last or Ask; null when nothing prices it
+	PriceUSD   *float64 `json:"price_usd"`
+	PriceDate  *string  `json:"price_date"`
+	PriceBasis string   `json:"price_basis"`
+}
+
+// priceCardOut is price_card's data.
+type priceCardOut struct {
+	CardID       string          `json:"card_id"`
+	Game         string          `json:"game"`
+	Name         string          `json:"name"`
+	SetID        string          `json:"set_id"`
+	SetName      string          `json:"set_name"`
+	Number       string          `json:"number"`
+	Language     string          `json:"language"`
+	URL          string          `json:"url"`
+	Grade        string          `json:"grade"`
+	Printing     string          `json:"printing"` // the variant priced ("" for a card without variants)
+	BasePrinting bool            `json:"base_printing"`
+	PriceUSD     *float64        `json:"price_usd"` // the estimate's fmv (null at confidence none)
+	Confidence   string          `json:"confidence"`
+	Flags        []string        `json:"flags"`
+	Estimate     estimateOut     `json:"estimate"`
+	Quote        quoteRuleOut    `json:"quote"`
+	Printings    []printingPrice `json:"printings"`
+}
+
 func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	var a priceCardArgs
 	if err := t.bind(&a); err != nil {
@@ -332,13 +384,11 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"card_id": c.ID, "game": c.Game, "name": c.Name, "set_id": c.SetID, "set_name": sc.SetName, "number": c.Number,
-		"language": c.Language, "url": sc.URL, "grade": g.String(), "printings": sc.Printings}
-	name := ""
+	out := priceCardOut{CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, SetName: sc.SetName, Number: c.Number,
+		Language: c.Language, URL: sc.URL, Grade: g.String(), Printings: sc.Printings, BasePrinting: finish == snapshots.BasePrinting(c)}
 	if finish < len(c.Variants) {
-		name = c.Variants[finish]
+		out.Printing = c.Variants[finish]
 	}
-	out["printing"], out["base_printing"] = name, finish == snapshots.BasePrinting(c)
 	ps, err := t.src.Reader.Printings(c.Game, c.ID)
 	if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
 		return nil, err
@@ -349,26 +399,25 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 			e, _ = estimateOf(&ps[i], g)
 		}
 	}
-	est := map[string]any{"fmv_usd": nil, "tvwap_usd": nil, "median_usd": nil, "sample_size": int(e.SampleSize),
-		"last_sale_date": nil, "confidence": e.Confidence.String(), "flags": flagNames(e.Flags)}
+	est := estimateOut{SampleSize: int(e.SampleSize), Confidence: e.Confidence.String(), Flags: flagNames(e.Flags)}
 	if e.LastSaleDay != 0 && e.LastSaleDay != snapshots.NoDay {
-		est["last_sale_date"] = e.LastSaleDay.String()
+		d := e.LastSaleDay.String()
+		est.LastSaleDate = &d
 	}
 	if e.Confidence == estimate.ConfidenceNone {
-		est["note"] = "no value: no accepted verified " + g.String() + " sale of this printing in the sample window (confidence none; see /api/v3/methodology)"
+		est.Note = "no value: no accepted verified " + g.String() + " sale of this printing in the sample window (confidence none; see /api/v3/methodology)"
 	} else {
-		est["fmv_usd"], est["tvwap_usd"], est["median_usd"] = snapshots.USDOrNil(e.FMVCents), snapshots.USDOrNil(e.TVWAPCents), snapshots.USDOrNil(e.MedianCents)
+		est.FMVUSD, est.TVWAPUSD, est.MedianUSD = snapshots.USDOrNil(e.FMVCents), snapshots.USDOrNil(e.TVWAPCents), snapshots.USDOrNil(e.MedianCents)
 	}
-	out["price_usd"], out["confidence"], out["flags"] = est["fmv_usd"], est["confidence"], est["flags"]
-	out["estimate"] = est
-	q, err := pricing.QuoteCard(t.src, c, []snapshots.Grade{g}, name)
+	out.PriceUSD, out.Confidence, out.Flags, out.Estimate = est.FMVUSD, est.Confidence, est.Flags, est
+	q, err := pricing.QuoteCard(t.src, c, []snapshots.Grade{g}, out.Printing)
 	if err != nil {
 		return nil, err
 	}
-	quote := map[string]any{"label": nil, "price_usd": nil, "price_date": nil, "price_basis": "no price: no usable midprice, verified sale or current ask for " + g.String()}
+	out.Quote = quoteRuleOut{PriceBasis: "no price: no usable midprice, verified sale or current ask for " + g.String()}
 	if p := q.Price; p != nil {
-		quote["label"], quote["price_usd"], quote["price_date"], quote["price_basis"] = p.Label, snapshots.USD(p.Cents), p.Day.String(), p.Basis
+		label, usd, day := p.Label, snapshots.USD(p.Cents), p.Day.String()
+		out.Quote = quoteRuleOut{Label: &label, PriceUSD: &usd, PriceDate: &day, PriceBasis: p.Basis}
 	}
-	out["quote"] = quote
 	return out, nil
 }
