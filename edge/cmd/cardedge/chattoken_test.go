@@ -1,14 +1,21 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -301,5 +308,116 @@ func TestChatToken_Refused(t *testing.T) {
 	}
 	if p := newDash(t).post("/dashboard/chat/token", url.Values{}); p.status != http.StatusSeeOther || !strings.HasPrefix(p.header.Get("Location"), "/dashboard/signin") {
 		t.Errorf("token without a session: %d %s", p.status, p.header.Get("Location"))
+	}
+}
+
+// tsClientDir is mcp/testdata/tsclient installed once per test run (npm ci
+// from its lock file, npm's cache preferred).
+var tsClientDir struct {
+	once      sync.Once
+	node, dir string
+	err       error
+	skip      string
+}
+
+// tsClient returns node and a directory holding the official MCP
+// TypeScript SDK and the clients of mcp/testdata/tsclient; it skips the test
+// without node and npm.
+func tsClient(t *testing.T) (node, dir string) {
+	t.Helper()
+	tsClientDir.once.Do(func() {
+		node, errNode := exec.LookPath("node")
+		npm, errNpm := exec.LookPath("npm")
+		if errNode != nil || errNpm != nil {
+			tsClientDir.skip = "node and npm are needed to run the official MCP TypeScript SDK; install Node.js (20+) to run this test"
+			return
+		}
+		_, file, _, _ := runtime.Caller(0)
+		src := filepath.Join(filepath.Dir(file), "..", "..", "..", "mcp", "testdata", "tsclient")
+		dir, err := os.MkdirTemp("", "cardedge-tsclient-")
+		if err != nil {
+			tsClientDir.err = err
+			return
+		}
+		for _, f := range []string{"package.json", "package-lock.json", "client.mjs", "chat.mjs"} {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err == nil {
+				err = os.WriteFile(filepath.Join(dir, f), b, 0o644)
+			}
+			if err != nil {
+				tsClientDir.err = err
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		ci := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error")
+		ci.Dir = dir
+		if out, err := ci.CombinedOutput(); err != nil {
+			tsClientDir.err = fmt.Errorf("npm ci: %v\n%s", err, out)
+			return
+		}
+		tsClientDir.node, tsClientDir.dir = node, dir
+	})
+	if tsClientDir.skip != "" {
+		t.Skip(tsClientDir.skip)
+	}
+	if tsClientDir.err != nil {
+		t.Fatal(tsClientDir.err)
+	}
+	return tsClientDir.node, tsClientDir.dir
+}
+
+// runTSChat runs chat.mjs with token in mode and returns its summary.
+func runTSChat(t *testing.T, token, mode string) map[string]any {
+	t.Helper()
+	node, dir := tsClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "chat.mjs", env.base+mcpPath, token, mode)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node chat.mjs %s: %v\nstdout: %s\nstderr: %s", mode, err, stdout.String(), stderr.String())
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &sum); err != nil {
+		t.Fatalf("chat.mjs summary: %v: %s", err, stdout.String())
+	}
+	return sum
+}
+
+// TestMCP_TypeScriptSDK_ChatToken: the official TypeScript SDK with chat
+// tokens: a Pro account's lists the public and the chat tools and calls the
+// chat tools; a Free account's and an API key list the ten public tools;
+// expired, tampered and wrong-audience tokens are refused (401) when the
+// client connects.
+func TestMCP_TypeScriptSDK_ChatToken(t *testing.T) {
+	pro, proID := chatSession(t, "pro")
+	tok, _ := pro.chatToken()
+	sum := runTSChat(t, tok, "apps")
+	t.Logf("TypeScript SDK with a Pro token: chat tools %v, calls %v, cost %v", sum["chat_tools"], sum["calls"], sum["cost"])
+	waitUsage(t, proID, int64(sum["cost"].(float64)))
+
+	free, _ := chatSession(t, "free")
+	freeTok, _ := free.chatToken()
+	if sum := runTSChat(t, freeTok, "public"); len(sum["tools"].([]any)) != len(publicTools) {
+		t.Errorf("Free token: %v", sum["tools"])
+	}
+	if sum := runTSChat(t, env.keys["pro"], "public"); len(sum["tools"].([]any)) != len(publicTools) {
+		t.Errorf("API key: %v", sum["tools"])
+	}
+
+	now := time.Now()
+	parts := strings.Split(tok, ".")
+	for name, bad := range map[string]string{
+		"expired":        forge(t, jwt.MapClaims{"iss": "cardedge", "aud": "chat", "sub": proID, "tier": "pro", "iat": now.Add(-time.Hour).Unix(), "exp": now.Add(-time.Minute).Unix()}),
+		"tampered":       parts[0] + "." + parts[1] + "x." + parts[2],
+		"wrong audience": forge(t, jwt.MapClaims{"iss": "cardedge", "aud": "api", "sub": proID, "tier": "pro", "iat": now.Unix(), "exp": now.Add(time.Minute).Unix()}),
+	} {
+		if sum := runTSChat(t, bad, "refused"); sum["status"] != 401.0 {
+			t.Errorf("%s token: %v", name, sum)
+		}
 	}
 }
