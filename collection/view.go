@@ -422,8 +422,12 @@ func usd(cents int64) *float64 {
 	return &v
 }
 
-// pct is a/b in percent, to two decimals.
+// pct is a/b in percent, to two decimals; nil when b is 0 (a holding
+// emptied by Remove: JSON has no NaN).
 func pct(a, b int64) *float64 {
+	if b == 0 {
+		return nil
+	}
 	v := math.Round(float64(a)/float64(b)*10000) / 100
 	return &v
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
@@ -54,6 +55,10 @@ type Options struct {
 	// State is the state store, where cohorts are kept (bucket
 	// state.Cohorts; required).
 	State state.Store
+	// Collections is the collections service of the collection tools
+	// (list_collection, add_to_collection, remove_from_collection: chat
+	// tools); nil leaves them out.
+	Collections *collection.Service
 	// Logger receives internal errors of tools; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of cohort expiry (as the cohorts report it; the

@@ -57,11 +57,11 @@ func chatToolFilter(ctx context.Context, tools []mcpproto.Tool) []mcpproto.Tool 
 	return out
 }
 
-// chatToolDefs declares show_cards and price_card (the collection tools are
-// in tool_collection.go).
+// chatToolDefs declares show_cards and price_card, and the collection tools
+// (tool_collection.go).
 func (s *Server) chatToolDefs() []toolDef {
 	game := s.gameOption()
-	return []toolDef{
+	return append([]toolDef{
 		{mcpproto.NewTool("show_cards",
 			mcpproto.WithDescription("Cards as a UI shows them: name, set, number, language, rarity, the page url, the raw near-mint price of the base printing "+
 				"with its confidence and flags, every printing with its own raw near-mint price, 30-day sales and listings. "+
@@ -83,7 +83,7 @@ func (s *Server) chatToolDefs() []toolDef {
 			game,
 			readOnly(),
 		), s.toolPriceCard},
-	}
+	}, s.collectionToolDefs()...)
 }
 
 // cardURL is the page of card id.
@@ -354,25 +354,10 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, snapshots.Errorf(snapshots.EINVALID, "grade %q: %s", a.Grade, snapshots.ErrorMessage(err))
 	}
-	r, err := resolve.Resolve(t.ctx, t.src, game, explicit, a.Card)
+	c, err := t.resolveOne(game, explicit, a.Card)
 	if err != nil {
 		return nil, err
 	}
-	if r.Status != resolve.Resolved {
-		msg := r.Message
-		if msg == "" {
-			msg = "card " + a.Card + " is " + r.Status
-		}
-		if len(r.Candidates) > 0 {
-			ids := make([]string, len(r.Candidates))
-			for i, c := range r.Candidates {
-				ids[i] = c.CardID + " (" + c.Name + ", " + c.SetName + " #" + c.Number + ")"
-			}
-			msg += "; candidates: " + strings.Join(ids, "; ")
-		}
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "%s", msg)
-	}
-	c := r.Card
 	finish, err := printingIndex(c, a.Printing)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ var publicTools = []string{"batch_grade_ladder", "compare_set_finish", "get_coho
 	"pin_cohort", "quote", "rank_set_sales", "search"}
 
 // chatToolNames are the chat tools of Apps access.
-var chatToolNames = []string{"price_card", "show_cards"}
+var chatToolNames = []string{"add_to_collection", "list_collection", "price_card", "remove_from_collection", "show_cards"}
 
 // chatSession is a signed-in dashboard client of a fresh account of tier
 // (free, pro, elite) and its account id.
@@ -168,6 +168,20 @@ func TestChatToken_Tools(t *testing.T) {
 		t.Errorf("price_card: %s", truncate([]byte(pc.text)))
 	}
 	s.fails("price_card", map[string]any{"card": "en:base1-4", "printing": "gold-star"}, "not a printing of card en:base1-4")
+	// The collection tools change the account's collection.
+	if l := s.ok("list_collection", nil).data; l["total"] != 0.0 || l["owner"] != "account" {
+		t.Errorf("a new account's collection: %s", truncate(mustJSON(l)))
+	}
+	add := s.ok("add_to_collection", map[string]any{"card": "en:base1-4", "grade": "slab:10", "quantity": 3, "price_paid_usd": 200}).data
+	if h := add["holding"].(map[string]any); h["quantity"] != 3.0 || h["paid_usd"] != 600.0 || add["collection"].(map[string]any)["quantity"] != 3.0 {
+		t.Errorf("add_to_collection: %s", truncate(mustJSON(add)))
+	}
+	s.fails("add_to_collection", map[string]any{"card": "pikachu"}, "candidates")
+	s.fails("remove_from_collection", map[string]any{"card": "en:base1-4", "grade": "slab:10", "quantity": 4}, "holds 3 copies")
+	rm := s.ok("remove_from_collection", map[string]any{"card": "en:base1-4", "grade": "slab:10", "quantity": 0}).data
+	if rm["holding"].(map[string]any)["quantity"] != 0.0 || rm["collection"].(map[string]any)["holdings"] != 0.0 {
+		t.Errorf("remove_from_collection of every copy: %s", truncate(mustJSON(rm)))
+	}
 	// The public tools answer as for a key.
 	if q := s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}}).data; len(items(t, q["items"])) != 1 {
 		t.Errorf("quote with a token: %v", q)
@@ -180,10 +194,11 @@ func TestChatToken_Tools(t *testing.T) {
 		t.Errorf("X-Service-Tier %q", got)
 	}
 	// show_cards 1 (one card), price_card 1, the failed price_card 1 (the
-	// HTTP layer's unit), quote 1.
-	waitUsage(t, proID, 4)
-	if n := chatUsage(t, proID); n != 4 {
-		t.Errorf("the account's chat usage is %d units, want 4", n)
+	// HTTP layer's unit), list, add, remove 1 each, the failed add and
+	// remove 1 each, quote 1.
+	waitUsage(t, proID, 9)
+	if n := chatUsage(t, proID); n != 9 {
+		t.Errorf("the account's chat usage is %d units, want 9", n)
 	}
 
 	// A Free account's token: the ten public tools; a chat tool is refused
@@ -398,7 +413,27 @@ func TestMCP_TypeScriptSDK_ChatToken(t *testing.T) {
 	tok, _ := pro.chatToken()
 	sum := runTSChat(t, tok, "apps")
 	t.Logf("TypeScript SDK with a Pro token: chat tools %v, calls %v, cost %v", sum["chat_tools"], sum["calls"], sum["cost"])
+	if got := fmt.Sprint(sum["chat_tools"]); got != fmt.Sprint(chatToolNames) {
+		t.Errorf("chat tools %s, want %v", got, chatToolNames)
+	}
 	waitUsage(t, proID, int64(sum["cost"].(float64)))
+
+	// add_to_collection changed the account's collection: its keys read it
+	// (GET /api/v3/me/collection, collection.v1).
+	secret, _ := pro.createKey("collection-reader")
+	waitStatus(t, "/api/v3/cards?limit=1", secret, 200) // the key table reloads within a second
+	r := do(t, keyedClient, "GET", "/api/v3/me/collection?history=false", secret, nil)
+	if r.status != 200 {
+		t.Fatalf("GET /api/v3/me/collection: %d %s", r.status, r.body)
+	}
+	coll := data(t, r)
+	var held []string
+	for _, h := range items(t, coll["holdings"]) {
+		held = append(held, fmt.Sprintf("%s %s %v", h["card_id"], h["grade"], h["quantity"]))
+	}
+	if fmt.Sprint(held) != "[en:base1-4 slab:9 1]" || coll["owner"] != "account" {
+		t.Errorf("the account's collection after the SDK's add and remove: %v (owner %v)", held, coll["owner"])
+	}
 
 	free, _ := chatSession(t, "free")
 	freeTok, _ := free.chatToken()
