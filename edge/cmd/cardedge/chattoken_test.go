@@ -145,7 +145,7 @@ func TestChatToken_Tools(t *testing.T) {
 	if j["tier"] != "pro" || j["apps_access"] != true || j["chat_url"] != "/api/v3/agent/chat" || j["mcp_url"] != mcpPath {
 		t.Errorf("token answer %v", j)
 	}
-	if exp, err := time.Parse(time.RFC3339, j["expires_at"].(string)); err != nil || exp.Sub(time.Now()) > 15*time.Minute || exp.Sub(time.Now()) < 14*time.Minute {
+	if exp, err := time.Parse(time.RFC3339, j["expires_at"].(string)); err != nil || time.Until(exp) > 15*time.Minute || time.Until(exp) < 14*time.Minute {
 		t.Errorf("expires_at %v (%v): want 15 minutes from now", j["expires_at"], err)
 	}
 
