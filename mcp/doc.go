@@ -76,6 +76,17 @@
 // it with a message that names the argument). There is no SQL tool
 // (execute_sql, describe_schema and query_gold_sql do not exist).
 //
+// The chat tools (tool_chat.go, tool_collection.go): show_cards, price_card,
+// list_collection, add_to_collection and remove_from_collection are listed
+// and callable only when the caller is a chat-user token (access.Caller.Chat:
+// the dashboard's web chat) of an account with Apps access (Pro, Elite:
+// access.AppsAccess); mcp-go's tool filter (chatToolFilter) hides them from
+// everyone else in tools/list and refuses them in tools/call, and the HTTP
+// layer does not charge such a refused call. The collection tools act on the
+// token's account's collection (package collection, Options.Collections).
+// A token's calls are charged to the account's chat quota (its KeyID is the
+// account id), and its sessions and cohorts belong to the account.
+//
 // # Cohorts and result handles
 //
 // A cohort is a named set of at most 1,000 card ids pinned by pin_cohort or

@@ -25,6 +25,10 @@ const (
 	// retained days (access.Options.RetainDays, 90 by default). Owner:
 	// edge/access, which adds its in-memory counts once a second.
 	//
+	// "<account id>/<YYYY-MM-DD>" counts an account's chat quota: the calls
+	// of its chat-user tokens (access.AuthenticateChat), apart from its
+	// keys'.
+	//
 	// "<key id>/<YYYY-MM-DD>/<reason>" counts the calls refused that day by
 	// reason ("401", "403", "422", "429"; access.Refusal), with the same
 	// expiry, so that one prefix scan of "<key id>/" reads a key's whole
@@ -52,8 +56,10 @@ const (
 	Cohorts Bucket = "cohorts"
 
 	// Secrets holds server secrets shared by every process of the store:
-	// name -> JSON bytes. "cursor" is the 32-byte HMAC key of sales cursors.
-	// No expiry. Owner: edge/cmd/cardedge (it creates them once).
+	// name -> JSON bytes. "cursor" is the 32-byte HMAC key of sales cursors
+	// (owner: edge/cmd/cardedge, which creates it once); "chat-token" the
+	// signing keys of chat-user tokens, the current one and those retired
+	// within their grace (owner: chattoken). No expiry.
 	Secrets Bucket = "secrets"
 )
 

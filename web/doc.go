@@ -1,19 +1,23 @@
 // Package web is the dashboard: server-rendered pages under /dashboard where
 // people sign up, sign in, manage their API keys (create, roll, revoke),
-// read their usage and look after their account; and the market pages of a
-// signed-in account: card search with suggestions, card pages (printings,
-// market summary, price history, grade ladder, sales, listings), set pages,
-// movers, and the account's collection with file imports. It is an
+// read their usage, talk with the market assistant (the web chat, chat.go:
+// the page's script calls the agent chat with a chat-user token it gets
+// from POST /dashboard/chat/token) and look after their account; and the
+// market pages of a signed-in account: card search with suggestions, card
+// pages (printings, market summary, price history, grade ladder, sales,
+// listings), set pages, movers, and the account's collection with file
+// imports. It is an
 // http.Handler (net/http, html/template, assets embedded with embed) that
 // package edge mounts into its fasthttp server, as it mounts MCP.
 //
 // It imports the standard library, account (the domain: accounts, sessions,
 // keys), edge/access (keys, tiers, history windows and their activity),
-// snapshots (domain types, error codes), index and index/syntax (search and
-// lookup), pricing, estimate and edge/resolve (what REST's market routes
-// compute) and collection (the accounts' collections). It knows nothing of
-// fasthttp or of the state file; the live snapshot and the collections come
-// from the edge (Options.Snapshot, Options.Collections).
+// chattoken (the type of a minted token), snapshots (domain types, error
+// codes), index and index/syntax (search and lookup), pricing, estimate and
+// edge/resolve (what REST's market routes compute) and collection (the
+// accounts' collections). It knows nothing of fasthttp or of the state file;
+// the live snapshot and the collections come from the edge
+// (Options.Snapshot, Options.Collections).
 //
 // # Security
 //

@@ -56,6 +56,21 @@
 // Playground caller (an empty or absent header are the same to fasthttp's
 // Peek).
 //
+// # Chat-user tokens
+//
+// The dashboard's web chat authenticates with a short-lived JWT (package
+// chattoken mints and verifies it; Options.Chat). Only the agent chat and
+// MCP call AuthenticateChat, which verifies a Bearer credential shaped like
+// a JWT (LooksLikeJWT: three base64url segments, the first "eyJ") and
+// otherwise is Authenticate; every other route calls Authenticate, which
+// answers a token with a 401 saying where it works, from its error path
+// only: the key path is unchanged. A token's Caller has Account set and
+// KeyID the account id: it is charged to the account's chat quota, its
+// tier's quota and rate counted under "<account id>/<day>" beside the keys'
+// counters (read back from the store when an account first calls, synced
+// like a key's, no last-used time). AppsAccess (Pro, Elite) decides whether
+// a token also gets MCP's chat tools.
+//
 // # Response headers
 //
 // SetHeaders writes X-Service-Tier, X-Service-History-Days, Retry-After on a
