@@ -69,14 +69,28 @@ func declared(data any, outs []any) bool {
 
 // hints are a tool's annotations: a title, and what it does to the world.
 // Every tool reads only this server's snapshot and state (openWorldHint
-// false) and destroys nothing; the tools that pin a cohort write one
-// (readOnlyHint false) but the same call again pins the same cohort
-// (idempotentHint true). Charging the key's quota is not counted as
-// modifying the environment.
+// false); the public tools destroy nothing, and those that pin a cohort
+// write one (readOnlyHint false) but the same call again pins the same
+// cohort (idempotentHint true). Charging the key's quota is not counted as
+// modifying the environment. The collection's chat tools that change it
+// take changeHints.
 func hints(title string, readOnly bool) mcpproto.ToolOption {
-	f, t := false, true
+	return annotate(title, readOnly, false, true)
+}
+
+// changeHints are the annotations of a chat tool that changes the account's
+// collection so that the same call again changes it again (not idempotent):
+// add_to_collection adds copies, remove_from_collection removes some
+// (destructive).
+func changeHints(title string, destructive bool) mcpproto.ToolOption {
+	return annotate(title, false, destructive, false)
+}
+
+func annotate(title string, readOnly, destructive, idempotent bool) mcpproto.ToolOption {
+	openWorld := false
 	return func(tool *mcpproto.Tool) {
 		tool.Title = title
-		tool.Annotations = mcpproto.ToolAnnotation{Title: title, ReadOnlyHint: &readOnly, DestructiveHint: &f, IdempotentHint: &t, OpenWorldHint: &f}
+		tool.Annotations = mcpproto.ToolAnnotation{Title: title, ReadOnlyHint: &readOnly, DestructiveHint: &destructive,
+			IdempotentHint: &idempotent, OpenWorldHint: &openWorld}
 	}
 }

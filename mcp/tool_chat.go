@@ -62,7 +62,7 @@ func chatToolFilter(ctx context.Context, tools []mcpproto.Tool) []mcpproto.Tool 
 func (s *Server) chatToolDefs() []toolDef {
 	game := s.gameOption()
 	return append([]toolDef{
-		{mcpproto.NewTool("show_cards",
+		def(mcpproto.NewTool("show_cards",
 			mcpproto.WithDescription("Cards as a UI shows them: name, set, number, language, rarity, the page url, the raw near-mint price of the base printing "+
 				"with its confidence and flags, every printing with its own raw near-mint price, 30-day sales and listings. "+
 				"Give ids (card ids, partner product ids or names; up to 25) or q (a search, best matches first). "+
@@ -71,9 +71,9 @@ func (s *Server) chatToolDefs() []toolDef {
 			mcpproto.WithString("q", mcpproto.MaxLength(256), mcpproto.Description("A search (card name, set, number; the search syntax of search's q): the best matches are shown. Give q or ids, not both.")),
 			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(ShowCardsMaxLimit), mcpproto.DefaultNumber(ShowCardsDefaultLimit), mcpproto.Description("With q: most cards shown, 1 to 10 (default 5).")),
 			game,
-			readOnly(),
-		), s.toolShowCards},
-		{mcpproto.NewTool("price_card",
+			hints("Show cards", true),
+		), s.toolShowCards, showCardsOut{}),
+		def(mcpproto.NewTool("price_card",
 			mcpproto.WithDescription("Price one card in one grade and printing: the estimate (fmv, tvwap, median; null at confidence none, with a note), its sample size, last sale, "+
 				"confidence (none, low, medium, high) and flags (thin, solo, outlier_excluded, stale), and the quote rule's price (Midprice, else Last verified sale, else Ask) with its basis. "+
 				"Chat-user tokens with Apps access only. Cost: 1 unit."),
@@ -81,8 +81,8 @@ func (s *Server) chatToolDefs() []toolDef {
 			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint.")),
 			mcpproto.WithString("printing", mcpproto.MaxLength(64), mcpproto.Description("The printing: one of the card's variants (\"holo/shadowless\") or parts of one (\"1st-edition\", \"reverse\"). Default: the card's base printing.")),
 			game,
-			readOnly(),
-		), s.toolPriceCard},
+			hints("Price a card", true),
+		), s.toolPriceCard, priceCardOut{}),
 	}, s.collectionToolDefs()...)
 }
 

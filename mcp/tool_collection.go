@@ -31,7 +31,7 @@ func (s *Server) collectionToolDefs() []toolDef {
 	grade := mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint."))
 	printing := mcpproto.WithString("printing", mcpproto.MaxLength(64), mcpproto.Description("The printing: one of the card's variants (\"holo/shadowless\") or parts of one (\"1st-edition\", \"reverse\"). Default: the card's base printing."))
 	return []toolDef{
-		{mcpproto.NewTool("list_collection",
+		def(mcpproto.NewTool("list_collection",
 			mcpproto.WithDescription("The account's collection (shared by its keys, dashboard pages and chat): a summary (holdings, cards, copies, value, paid, gain, 30-day change) "+
 				"and its holdings by card, printing and grade, each valued with its printing's and grade's estimate (fmv, confidence, flags), gain and 30-day change. "+
 				"Chat-user tokens with Apps access only. Cost: 1 unit."),
@@ -39,24 +39,25 @@ func (s *Server) collectionToolDefs() []toolDef {
 			mcpproto.WithInteger("limit", mcpproto.Min(1), mcpproto.Max(CollectionMaxLimit), mcpproto.DefaultNumber(CollectionDefaultLimit), mcpproto.Description("Most holdings returned, 1 to 200 (default 50); the summary counts them all.")),
 			mcpproto.WithInteger("offset", mcpproto.Min(0), mcpproto.DefaultNumber(0), mcpproto.Description("Holdings to skip (paging).")),
 			mcpproto.WithString("game", mcpproto.MaxLength(32), mcpproto.Description("Only this game's holdings. Default: every game.")),
-			readOnly(),
-		), s.toolListCollection},
-		{mcpproto.NewTool("add_to_collection",
+			hints("List the collection", true),
+		), s.toolListCollection, collection.View{}),
+		def(mcpproto.NewTool("add_to_collection",
 			mcpproto.WithDescription("Add copies of one card, printing and grade to the account's collection (merged with the holding of the same three). Returns the holding after the change, valued, "+
 				"and the collection's summary. Chat-user tokens with Apps access only. Cost: 1 unit."),
 			card, grade, printing,
 			mcpproto.WithInteger("quantity", mcpproto.Min(1), mcpproto.Max(collection.MaxQuantity), mcpproto.DefaultNumber(1), mcpproto.Description("Copies to add, 1 to 100000 (default 1).")),
 			mcpproto.WithNumber("price_paid_usd", mcpproto.Min(0), mcpproto.Max(1e9), mcpproto.Description("Price paid per copy in USD (optional: the gain counts only copies with a price paid).")),
 			game,
-		), s.toolAddToCollection},
-		{mcpproto.NewTool("remove_from_collection",
+			changeHints("Add to the collection", false),
+		), s.toolAddToCollection, collectionChangeOut{}),
+		def(mcpproto.NewTool("remove_from_collection",
 			mcpproto.WithDescription("Remove copies of one card, printing and grade from the account's collection. Returns the holding after the change (quantity 0 when none is left) "+
 				"and the collection's summary. A holding the collection does not have is a tool error. Chat-user tokens with Apps access only. Cost: 1 unit."),
 			card, grade, printing,
 			mcpproto.WithInteger("quantity", mcpproto.Min(0), mcpproto.Max(collection.MaxQuantity), mcpproto.DefaultNumber(1), mcpproto.Description("Copies to remove (default 1); 0 removes every copy of the holding.")),
 			game,
-			mcpproto.WithDestructiveHintAnnotation(true),
-		), s.toolRemoveFromCollection},
+			changeHints("Remove from the collection", true),
+		), s.toolRemoveFromCollection, collectionChangeOut{}),
 	}
 }
 

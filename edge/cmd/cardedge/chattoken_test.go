@@ -8,18 +8,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/chattoken"
+	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/state"
+	stateredis "github.com/cardedge/cardedge/state/redis"
+	"github.com/cardedge/cardedge/state/redis/redistest"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -326,79 +326,17 @@ func TestChatToken_Refused(t *testing.T) {
 	}
 }
 
-// tsClientDir is mcp/testdata/tsclient installed once per test run (npm ci
-// from its lock file, npm's cache preferred).
-var tsClientDir struct {
-	once      sync.Once
-	node, dir string
-	err       error
-	skip      string
-}
-
-// tsClient returns node and a directory holding the official MCP
-// TypeScript SDK and the clients of mcp/testdata/tsclient; it skips the test
-// without node and npm.
-func tsClient(t *testing.T) (node, dir string) {
-	t.Helper()
-	tsClientDir.once.Do(func() {
-		node, errNode := exec.LookPath("node")
-		npm, errNpm := exec.LookPath("npm")
-		if errNode != nil || errNpm != nil {
-			tsClientDir.skip = "node and npm are needed to run the official MCP TypeScript SDK; install Node.js (20+) to run this test"
-			return
-		}
-		_, file, _, _ := runtime.Caller(0)
-		src := filepath.Join(filepath.Dir(file), "..", "..", "..", "mcp", "testdata", "tsclient")
-		dir, err := os.MkdirTemp("", "cardedge-tsclient-")
-		if err != nil {
-			tsClientDir.err = err
-			return
-		}
-		for _, f := range []string{"package.json", "package-lock.json", "client.mjs", "chat.mjs"} {
-			b, err := os.ReadFile(filepath.Join(src, f))
-			if err == nil {
-				err = os.WriteFile(filepath.Join(dir, f), b, 0o644)
-			}
-			if err != nil {
-				tsClientDir.err = err
-				return
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-		defer cancel()
-		ci := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error")
-		ci.Dir = dir
-		if out, err := ci.CombinedOutput(); err != nil {
-			tsClientDir.err = fmt.Errorf("npm ci: %v\n%s", err, out)
-			return
-		}
-		tsClientDir.node, tsClientDir.dir = node, dir
-	})
-	if tsClientDir.skip != "" {
-		t.Skip(tsClientDir.skip)
-	}
-	if tsClientDir.err != nil {
-		t.Fatal(tsClientDir.err)
-	}
-	return tsClientDir.node, tsClientDir.dir
-}
-
-// runTSChat runs chat.mjs with token in mode and returns its summary.
+// runTSChat runs chat.mjs (mcp/testdata/tsclient, the official MCP
+// TypeScript SDK installed once by tools/npm/install) with token in mode and
+// returns its summary; it skips the test without Node.js 20.19+ and npm.
 func runTSChat(t *testing.T, token, mode string) map[string]any {
 	t.Helper()
-	node, dir := tsClient(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "chat.mjs", env.base+mcpPath, token, mode)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node chat.mjs %s: %v\nstdout: %s\nstderr: %s", mode, err, stdout.String(), stderr.String())
-	}
+	tools := npmTools(t, "mcp/testdata/tsclient")
+	dir := npmWorkdir(t, tools, "mcp/testdata/tsclient", "chat.mjs")
+	out := runNode(t, dir, 2*time.Minute, "node", "chat.mjs", env.base+mcpPath, token, mode)
 	var sum map[string]any
-	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &sum); err != nil {
-		t.Fatalf("chat.mjs summary: %v: %s", err, stdout.String())
+	if err := json.Unmarshal(bytes.TrimSpace(out), &sum); err != nil {
+		t.Fatalf("chat.mjs summary: %v: %s", err, out)
 	}
 	return sum
 }
@@ -415,6 +353,13 @@ func TestMCP_TypeScriptSDK_ChatToken(t *testing.T) {
 	t.Logf("TypeScript SDK with a Pro token: chat tools %v, calls %v, cost %v", sum["chat_tools"], sum["calls"], sum["cost"])
 	if got := fmt.Sprint(sum["chat_tools"]); got != fmt.Sprint(chatToolNames) {
 		t.Errorf("chat tools %s, want %v", got, chatToolNames)
+	}
+	calls := 0
+	for _, n := range sum["calls"].(map[string]any) {
+		calls += int(n.(float64))
+	}
+	if structured := int(sum["structured"].(float64)); structured != calls-2 { // price_card of a bad printing and remove_from_collection of nothing are tool errors
+		t.Errorf("%d of %d calls answered structuredContent", structured, calls)
 	}
 	waitUsage(t, proID, int64(sum["cost"].(float64)))
 
@@ -455,4 +400,78 @@ func TestMCP_TypeScriptSDK_ChatToken(t *testing.T) {
 			t.Errorf("%s token: %v", name, sum)
 		}
 	}
+}
+
+// TestSecrets_Rotate: cardedge secrets rotate chat-token makes a new
+// current signing key in the state file and in a fleet's Redis store, which
+// the tokens minted next carry (their kid); the store flags are checked.
+func TestSecrets_Rotate(t *testing.T) {
+	kidOf := func(t *testing.T, st state.Store) string {
+		t.Helper()
+		svc, err := chattoken.New(context.Background(), chattoken.Options{State: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := svc.Mint("a_rotate", access.Pro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, err := base64.RawURLEncoding.DecodeString(strings.Split(tok.Value, ".")[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct {
+			Kid string `json:"kid"`
+		}
+		if err := json.Unmarshal(head, &h); err != nil {
+			t.Fatal(err)
+		}
+		return h.Kid
+	}
+	rotate := func(t *testing.T, flags ...string) string {
+		t.Helper()
+		out, err := mainRun(append(append([]string{"secrets", "rotate"}, flags...), "chat-token")...)
+		if err != nil {
+			t.Fatalf("secrets rotate %v: %v: %s", flags, err, out)
+		}
+		kid, _, ok := strings.Cut(strings.TrimPrefix(out, "chat-token: new signing key "), ";")
+		if !ok || kid == "" {
+			t.Fatalf("secrets rotate said %q", out)
+		}
+		return kid
+	}
+	t.Run("State", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "state.bolt")
+		k1 := rotate(t, "--state", path)
+		k2 := rotate(t, "--state", path)
+		if k1 == k2 {
+			t.Errorf("a second rotation kept key %s", k1)
+		}
+		if got := kidOf(t, stateAt(t, path)); got != k2 {
+			t.Errorf("a token minted after the rotation carries kid %q, want %q", got, k2)
+		}
+	})
+	t.Run("Redis", func(t *testing.T) {
+		rs := redistest.Start(t, false)
+		k := rotate(t, "--redis", rs.URL())
+		st, err := stateredis.Open(rs.URL(), stateredis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if got := kidOf(t, st); got != k {
+			t.Errorf("a token minted after the rotation carries kid %q, want %q", got, k)
+		}
+	})
+	t.Run("ErrFlags", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"secrets", "rotate", "chat-token"},
+			{"secrets", "rotate", "--state", "x.bolt", "--redis", "redis://127.0.0.1:1/0", "chat-token"},
+			{"secrets", "rotate", "--state", filepath.Join(t.TempDir(), "s.bolt"), "cursor"},
+		} {
+			if out, err := mainRun(args...); err == nil {
+				t.Errorf("%v: no error: %s", args, out)
+			}
+		}
+	})
 }

@@ -7,7 +7,7 @@
 //	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
 //	cardedge keys list --state FILE
 //	cardedge keys revoke --state FILE ID
-//	cardedge secrets rotate --state FILE chat-token [--grace 30m]   (a new key signs the web chat's tokens)
+//	cardedge secrets rotate --state FILE|--redis URL chat-token [--grace 30m]   (a new key signs the web chat's tokens)
 //	cardedge demo --state FILE [--addr ADDR]   (make run: one demo key, printed with a curl line)
 //
 // Main (with ParseFlags-style per-command flag sets) runs one command; Serve

@@ -59,7 +59,7 @@ const usage = `usage:
   cardedge keys|accounts ... --redis URL                     (in place of --state FILE)
   cardedge state migrate --from FILE --to redis://host:port/db   (move a node's state into Redis, exactly)
   cardedge state check --state FILE | --redis URL
-  cardedge secrets rotate --state FILE chat-token [--grace 30m]
+  cardedge secrets rotate --state FILE|--redis URL chat-token [--grace 30m]
                  (a new key signs chat-user tokens; the old one verifies for the grace)
   cardedge demo --state FILE [--addr ADDR]`
 

@@ -181,7 +181,7 @@ func (s *mcpSession) call(name string, args map[string]any) toolResult {
 }
 
 // outputSchemas are the tools' outputSchemas as tools/list declares them,
-// compiled (JSON Schema 2020-12) on first use.
+// compiled (JSON Schema 2020-12) on first use of each tool.
 var outputSchemas struct {
 	sync.Mutex
 	byTool map[string]*jsonschema.Schema
@@ -212,10 +212,12 @@ func (s *mcpSession) checkStructured(name string, isError bool, text string, res
 		s.t.Errorf("%s: structuredContent is not the text block's JSON", name)
 	}
 	outputSchemas.Lock()
-	if outputSchemas.byTool == nil {
+	if outputSchemas.byTool[name] == nil { // this session's tools/list (a chat token's lists the chat tools too)
 		r := s.rpc("tools/list", nil)
 		tools, _ := r.msg["result"].(map[string]any)["tools"].([]any)
-		outputSchemas.byTool = map[string]*jsonschema.Schema{}
+		if outputSchemas.byTool == nil {
+			outputSchemas.byTool = map[string]*jsonschema.Schema{}
+		}
 		for _, tl := range tools {
 			m := tl.(map[string]any)
 			b, _ := json.Marshal(m["outputSchema"])

@@ -9,31 +9,34 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/chattoken"
-	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 
 // runSecrets rotates a server secret kept in the state store:
 //
-//	cardedge secrets rotate --state FILE chat-token [--grace 30m]
+//	cardedge secrets rotate --state FILE|--redis URL chat-token [--grace 30m]
 //
 // A new key signs chat-user tokens from now on (running servers pick it up
 // within a minute); the previous key keeps verifying the tokens it signed
 // for the grace period (they live 15 minutes).
 func runSecrets(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "rotate" {
-		return errors.New("secrets: want rotate --state FILE chat-token")
+		return errors.New("secrets: want rotate --state FILE|--redis URL chat-token")
 	}
 	fs := flag.NewFlagSet("secrets rotate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("state", "", "state file (required)")
+	var store storeFlags
+	store.register(fs)
 	grace := fs.Duration("grace", chattoken.DefaultGrace, "how long the previous key keeps verifying the tokens it signed")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
-	if *path == "" || fs.NArg() != 1 || fs.Arg(0) != "chat-token" {
-		return errors.New("secrets rotate: want --state FILE chat-token (the chat-user tokens' signing key; the sales-cursor key is not rotated)")
+	if err := store.check("secrets rotate"); err != nil {
+		return err
 	}
-	st, err := statebolt.Open(*path, statebolt.Options{})
+	if fs.NArg() != 1 || fs.Arg(0) != "chat-token" {
+		return errors.New("secrets rotate: want chat-token (the chat-user tokens' signing key; the sales-cursor key is not rotated)")
+	}
+	st, err := store.open()
 	if err != nil {
 		return err
 	}

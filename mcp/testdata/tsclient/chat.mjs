@@ -10,7 +10,9 @@
 // one). public: a Free account's token (or an API key): only the ten public
 // tools. refused: the token is refused (401) when the client connects.
 // Prints one JSON summary line on stdout; exits non-zero on the first failed
-// check (the message says which).
+// check (the message says which). Every tool listed has an outputSchema and
+// annotations, and every result's structuredContent (which the SDK validates
+// against the outputSchema) is its text block's JSON.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -54,7 +56,30 @@ const want = (mode === "apps" ? [...publicTools, ...chatTools] : publicTools).so
 const sql = names.filter((n) => /sql|schema/.test(n));
 check(sql.length === 0, "SQL tools listed: " + sql.join(","));
 
-const summary = { session: transport.sessionId, tools: names, calls: {}, cost: 0 };
+// Every tool listed declares an outputSchema (the SDK then validates each
+// result's structuredContent against it) and annotations with a title; the
+// chat tools' say what they do: the collection's add and remove change it
+// (not idempotent), remove destroys copies.
+const annotations = {
+  show_cards: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  price_card: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  list_collection: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  add_to_collection: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  remove_from_collection: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+};
+for (const t of tools) {
+  check(t.outputSchema?.type === "object" && t.outputSchema.properties?.data, `${t.name}: no outputSchema`);
+  const a = t.annotations ?? {};
+  check(typeof t.title === "string" && t.title.length > 0 && a.title === t.title && a.openWorldHint === false, `${t.name}: annotations ${JSON.stringify(a)}`);
+  const want = annotations[t.name];
+  if (want) {
+    for (const [k, v] of Object.entries(want)) {
+      check(a[k] === v, `${t.name}: ${k} ${a[k]}, want ${v}`);
+    }
+  }
+}
+
+const summary = { session: transport.sessionId, tools: names, calls: {}, cost: 0, structured: 0 };
 async function call(name, args, expectError = false) {
   const res = await client.callTool({ name, arguments: args });
   check(Array.isArray(res.content) && res.content[0]?.type === "text", `${name}: no text content`);
@@ -62,6 +87,10 @@ async function call(name, args, expectError = false) {
   const body = JSON.parse(res.content[0].text);
   summary.calls[name] = (summary.calls[name] ?? 0) + 1;
   if (!expectError) {
+    // The SDK has validated structuredContent against the tool's
+    // outputSchema (callTool throws when it does not); it is the text's JSON.
+    check(res.structuredContent && JSON.stringify(res.structuredContent) === JSON.stringify(body), `${name}: structuredContent differs from the text`);
+    summary.structured++;
     check(body.contract === `mcp.${name}.v1` && typeof body.cost === "number", `${name}: envelope ${res.content[0].text.slice(0, 200)}`);
     summary.cost += body.cost;
   }
