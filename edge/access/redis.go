@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,33 +20,44 @@ import (
 // each of a batch of charges in turn, atomically, in one round trip
 // (EVALSHA, EVAL on a cold script cache).
 //
-// Charge i (from 0) has KEYS[2i+1] day counter, KEYS[2i+2] bucket hash
-// {t: tokens, ts: ms} and ARGV[8i+1..8i+8] now_ms, rate/s, burst, quota,
-// units, floor, counter TTL s, bucket TTL ms. It returns, per charge,
-// status, used, tokens*1000: status 0 quota refused, 1 rate refused, 2
-// allowed (used and tokens after the charge). floor, the state store's
-// count of the day, seeds a missing counter (a Redis that lost its data).
-// The keys of one batch span hash slots: one Redis (or Sentinel), not
-// Redis Cluster, as for the state store.
+// ARGV[1] is the day counter's TTL in seconds. Charge i (from 0) has
+// KEYS[2i+1] its day counter (an integer), KEYS[2i+2] its bucket ("tokens
+// ms", a string that expires once the bucket would be full again) and
+// ARGV[6i+2..6i+7] now_ms, rate/s, burst, quota, units, floor. The reply is
+// one string, "status used tokens*1000" per charge, comma-separated:
+// status 0 quota refused, 1 rate refused, 2 allowed (used and tokens after
+// the charge). floor, the state store's count of the day, seeds a missing
+// counter (a Redis that lost its data). An allowed charge costs Redis three
+// commands (MGET, SET, INCRBY), a refused one one. The keys of one batch
+// span hash slots: one Redis (or Sentinel), not Redis Cluster, as for the
+// state store.
 const chargeScript = `
+local cttl = ARGV[1]
 local out = {}
 for i = 0, #KEYS / 2 - 1 do
-  local qk, bk, a = KEYS[2*i+1], KEYS[2*i+2], 8*i
+  local qk, bk, a = KEYS[2*i+1], KEYS[2*i+2], 1 + 6*i
   local now = tonumber(ARGV[a+1])
   local rate = tonumber(ARGV[a+2])
   local burst = tonumber(ARGV[a+3])
   local quota = tonumber(ARGV[a+4])
   local units = tonumber(ARGV[a+5])
   local floor = tonumber(ARGV[a+6])
-  local v = redis.call('GET', qk)
-  local used = tonumber(v or '0')
-  if not v and floor > 0 then
-    redis.call('SET', qk, floor, 'EX', ARGV[a+7])
+  local v = redis.call('MGET', qk, bk)
+  local used = tonumber(v[1] or '0')
+  local fresh = not v[1]
+  if fresh and floor > 0 then
+    redis.call('SET', qk, floor, 'EX', cttl)
     used = floor
+    fresh = false
   end
-  local b = redis.call('HMGET', bk, 't', 'ts')
-  local tokens = tonumber(b[1])
-  local ts = tonumber(b[2])
+  local tokens, ts
+  if v[2] then
+    local sp = string.find(v[2], ' ', 1, true)
+    if sp then
+      tokens = tonumber(string.sub(v[2], 1, sp - 1))
+      ts = tonumber(string.sub(v[2], sp + 1))
+    end
+  end
   if tokens == nil or ts == nil then
     tokens = burst
     ts = now
@@ -62,16 +73,15 @@ for i = 0, #KEYS / 2 - 1 do
     status = 1
   else
     tokens = tokens - 1
-    redis.call('HSET', bk, 't', tostring(tokens), 'ts', tostring(ts))
-    redis.call('PEXPIRE', bk, ARGV[a+8])
+    redis.call('SET', bk, tostring(tokens) .. ' ' .. string.format('%d', ts), 'PX', math.ceil(burst / rate * 1000) + 1000)
     used = redis.call('INCRBY', qk, units)
-    redis.call('EXPIRE', qk, ARGV[a+7])
+    if fresh then
+      redis.call('EXPIRE', qk, cttl)
+    end
   end
-  out[3*i+1] = status
-  out[3*i+2] = used
-  out[3*i+3] = math.floor(tokens * 1000)
+  out[i + 1] = status .. ' ' .. string.format('%d', used) .. ' ' .. string.format('%d', math.floor(tokens * 1000))
 end
-return out
+return table.concat(out, ',')
 `
 
 // reconcileScript adds what a replica admitted while Redis was down: INCRBY
@@ -179,8 +189,7 @@ func (r *redisBackend) charge(st *keyState, today snapshots.Day, nowNs int64, li
 	}
 	c.keys[0], c.keys[1] = r.qkey(st, today), st.bkey
 	st.mu.Unlock()
-	bttl := int64(math.Ceil(lim.Burst/lim.RatePerSec*1000)) + 1000
-	c.args = append(c.args[:0], nowNs/1e6, lim.RatePerSec, lim.Burst, lim.DailyQuota, n, floor, counterTTL, bttl)
+	c.args = append(c.args[:0], nowNs/1e6, lim.RatePerSec, lim.Burst, lim.DailyQuota, n, floor)
 	r.batch.do(c, r.run)
 	res, err := c.res, c.err
 	c.res, c.err = redisResult{}, nil
@@ -197,7 +206,7 @@ type chargeCall struct {
 	lead chan bool // true: carry the next batch; false: res and err are set
 }
 
-var callPool = sync.Pool{New: func() any { return &chargeCall{args: make([]any, 0, 8), lead: make(chan bool, 1)} }}
+var callPool = sync.Pool{New: func() any { return &chargeCall{args: make([]any, 0, 6), lead: make(chan bool, 1)} }}
 
 // maxBatch bounds the charges of one round trip.
 const maxBatch = 128
@@ -256,42 +265,50 @@ func (r *redisBackend) run(batch []*chargeCall) {
 		return
 	}
 	keys := make([]string, 0, 2*len(batch))
-	args := make([]any, 0, 8*len(batch))
+	args := make([]any, 0, 1+6*len(batch))
+	args = append(args, counterTTL)
 	for _, c := range batch {
 		keys = append(keys, c.keys[:]...)
 		args = append(args, c.args...)
 	}
-	v, err := r.script.Run(context.Background(), r.c, keys, args...).Slice()
-	if err == nil && len(v) != 3*len(batch) {
-		err = errors.New("access: Redis script: unexpected reply")
-	}
+	reply, err := r.script.Run(context.Background(), r.c, keys, args...).Text()
 	for i, c := range batch {
 		if err != nil {
 			c.err = err
 			continue
 		}
-		c.res, c.err = result(v[3*i : 3*i+3])
+		var one string
+		one, reply, _ = strings.Cut(reply, ",")
+		c.res, c.err = result(one)
+		if i == len(batch)-1 && reply != "" {
+			c.err = errReply
+		}
 	}
 }
 
 // errDown is a charge not sent: the breaker opened while it waited.
 var errDown = errors.New("access: Redis is down (breaker open)")
 
-// result decodes the script's reply to one charge.
-func result(v []any) (redisResult, error) {
-	if len(v) != 3 {
-		return redisResult{}, errors.New("access: Redis script: unexpected reply")
-	}
+// result decodes the script's reply to one charge: "status used tokens*1000".
+func result(s string) (redisResult, error) {
 	var res redisResult
-	for i, p := range []*int64{&res.status, &res.used, &res.tokensMilli} {
-		x, ok := v[i].(int64)
-		if !ok {
-			return redisResult{}, errors.New("access: Redis script: unexpected reply")
+	for _, p := range []*int64{&res.status, &res.used, &res.tokensMilli} {
+		var f string
+		f, s, _ = strings.Cut(s, " ")
+		x, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return redisResult{}, errReply
 		}
 		*p = x
 	}
+	if s != "" {
+		return redisResult{}, errReply
+	}
 	return res, nil
 }
+
+// errReply is a script reply this code cannot read.
+var errReply = errors.New("access: Redis script: unexpected reply")
 
 // dayCount reads the shared counter of st's day d (for Usage).
 func (r *redisBackend) dayCount(st *keyState, d snapshots.Day) (int64, bool) {
