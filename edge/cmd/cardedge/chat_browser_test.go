@@ -18,7 +18,9 @@ import (
 	"github.com/cardedge/cardedge/state"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -209,13 +211,28 @@ func TestChat_Browser(t *testing.T) {
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("starting Chromium: %v", err)
 	}
-	var dialogs, cspErrors atomic.Int32
+	// Dialogs, CSP violations (the browser's log) and script errors are
+	// counted: the page must have none.
+	var dialogs, cspErrors, scriptErrors atomic.Int32
+	var problems sync.Map
 	if err := chromedp.Listen(ctx, func(ev any) {
-		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+		switch ev := ev.(type) {
+		case *page.EventJavascriptDialogOpening:
 			dialogs.Add(1)
 			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+		case *log.EventEntryAdded:
+			if strings.Contains(ev.Entry.Text, "Content Security Policy") {
+				cspErrors.Add(1)
+				problems.Store(ev.Entry.Text, true)
+			}
+		case *runtime.EventExceptionThrown:
+			scriptErrors.Add(1)
+			problems.Store(ev.ExceptionDetails.Text, true)
 		}
 	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
 	b := &browser{t: t, ctx: ctx, shots: shots}
@@ -356,8 +373,10 @@ func TestChat_Browser(t *testing.T) {
 		if got := strings.Join(roles, ","); got != "system,user,assistant,user" {
 			t.Errorf("the second question sent messages %s, want system,user,assistant,user", got)
 		}
-		if dialogs.Load() != 0 || cspErrors.Load() != 0 {
-			t.Errorf("%d dialogs, %d CSP errors", dialogs.Load(), cspErrors.Load())
+		if dialogs.Load() != 0 || cspErrors.Load() != 0 || scriptErrors.Load() != 0 {
+			var seen []string
+			problems.Range(func(k, _ any) bool { seen = append(seen, k.(string)); return true })
+			t.Errorf("%d dialogs, %d CSP errors, %d script errors: %v", dialogs.Load(), cspErrors.Load(), scriptErrors.Load(), seen)
 		}
 	})
 

@@ -379,6 +379,13 @@ func TestMCP_TypeScriptSDK_ChatToken(t *testing.T) {
 	if fmt.Sprint(held) != "[en:base1-4 slab:9 1]" || coll["owner"] != "account" {
 		t.Errorf("the account's collection after the SDK's add and remove: %v (owner %v)", held, coll["owner"])
 	}
+	// And its collection page (the dashboard's, same account) shows the
+	// holding: one row, its card, one copy.
+	page := pro.get("/dashboard/collection")
+	if page.status != 200 || strings.Count(page.body, `name="card_id"`) != 1 ||
+		!strings.Contains(page.body, `name="card_id" value="en:base1-4"`) || !strings.Contains(page.body, `data-label="Copies">1<`) {
+		t.Errorf("the collection page after the SDK's add and remove: %d %.2000s", page.status, page.body)
+	}
 
 	free, _ := chatSession(t, "free")
 	freeTok, _ := free.chatToken()
