@@ -100,6 +100,14 @@ func (s *Service) AuthenticateChat(authorization []byte, clientAddr string) (Cal
 	return Caller{KeyID: cl.Account, Account: cl.Account, Tier: cl.Tier, ClientAddr: clientAddr, st: s.accountState(cl.Account)}, nil
 }
 
+// ChargeAccount charges units to account id's own quota (tier t's daily
+// quota and rate, the quota its chat-user tokens spend): the dashboard's
+// market pages of a signed-in account call it. EQUOTA when the quota or the
+// rate is spent (the decision's Reason and RetryAfter say which and when).
+func (s *Service) ChargeAccount(id string, t Tier, units int) (Decision, error) {
+	return s.Charge(Caller{KeyID: id, Account: id, Tier: t, st: s.accountState(id)}, units)
+}
+
 // accountState returns the usage state of account id's chat calls, made on
 // first use with today's count read from the state store (so a restart does
 // not grant a fresh quota); the sync keeps it current like a key's.

@@ -193,3 +193,35 @@ func TestService_ChatQuota(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestService_ChargeAccount: the dashboard's market pages spend the
+// account's own quota, the one its chat-user tokens spend: what one uses the
+// other has not.
+func TestService_ChargeAccount(t *testing.T) {
+	clock := NewClock(t, "2026-11-05T10:00:00Z")
+	s := mustOpenChat(t, StatePath(t), clock, chats)
+	if d, err := s.ChargeAccount("a_free", access.Free, 50); err != nil || d.Remaining != 50 || d.Tier != access.Free {
+		t.Fatalf("OK: %+v %v", d, err)
+	}
+	c, err := s.AuthenticateChat(bearer(tokFree), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	if d, err := s.Charge(c, 1); err != nil || d.Remaining != 49 {
+		t.Fatalf("the token after the pages: %+v %v", d, err)
+	}
+	clock.Advance(time.Minute)
+	if d, err := s.ChargeAccount("a_free", access.Free, 49); err != nil || d.Remaining != 0 {
+		t.Fatalf("the rest: %+v %v", d, err)
+	}
+	clock.Advance(time.Minute)
+	d, err := s.ChargeAccount("a_free", access.Free, 1)
+	if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonQuota || d.RetryAfter <= 0 {
+		t.Fatalf("ErrQuota: %+v %v", d, err)
+	}
+	// Another account has its own.
+	if d, err := s.ChargeAccount("a_pro", access.Pro, 1); err != nil || d.Remaining != 1999 {
+		t.Fatalf("another account: %+v %v", d, err)
+	}
+}

@@ -69,7 +69,8 @@
 // tier's quota and rate counted under "<account id>/<day>" beside the keys'
 // counters (read back from the store when an account first calls, synced
 // like a key's, no last-used time). AppsAccess (Pro, Elite) decides whether
-// a token also gets MCP's chat tools.
+// a token also gets MCP's chat tools. The dashboard's market pages of a
+// signed-in account spend the same quota (ChargeAccount).
 //
 // # Response headers
 //

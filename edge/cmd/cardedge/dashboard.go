@@ -57,6 +57,8 @@ func mountDashboard(srv *edge.Server, cfg ServeConfig, st state.Store, acc *acce
 			return web.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
 		},
 		Collections: srv.Collections(),
+		// Market pages spend the account's own quota, as its chat does.
+		Charge: acc,
 	})
 	if err != nil {
 		accts.Close()

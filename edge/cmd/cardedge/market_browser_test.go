@@ -260,6 +260,34 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 		t.Fatalf("the export:\n%s", got)
 	}
 
+	// The chat's tools change the same collection: a chat-user token (as the
+	// chat page obtains it) and the official MCP TypeScript SDK add two
+	// copies of en:base1-4 in slab:9 and remove one (chat.mjs); the
+	// collection page shows the third copy and REST's value.
+	t.Run("MCP add_to_collection", func(t *testing.T) {
+		b := &browser{t: t, ctx: ctx, base: edge.base, shots: shots, n: b.n}
+		tools := npmTools(t, "mcp/testdata/tsclient")
+		b.open("/dashboard/chat")
+		b.see("heading", "Chat")
+		tok := b.evalAwait(`fetch("/dashboard/chat/token", {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"},
+			body: "csrf=" + encodeURIComponent(document.querySelector("[data-csrf]").getAttribute("data-csrf"))}).then(r => r.json()).then(j => j.token)`)
+		dir := npmWorkdir(t, tools, "mcp/testdata/tsclient", "chat.mjs")
+		var sum struct {
+			Held float64 `json:"held"`
+		}
+		if out := runNode(t, dir, 2*time.Minute, "node", "chat.mjs", edge.base+mcpPath, tok, "apps"); json.Unmarshal(out, &sum) != nil || sum.Held != 3 {
+			t.Fatalf("chat.mjs: %s", out)
+		}
+		b.click("link", "Collection")
+		b.see("heading", "Your collection")
+		coll := restData(t, edge.base, key, "/api/v3/me/collection")
+		copies := b.eval(`Array.from(document.querySelectorAll("table.holdings tbody tr")).filter(r => r.textContent.includes("en:base1-4") && r.textContent.includes("slab:9")).map(r => r.querySelector("td[data-label=Copies]").textContent).join()`)
+		value := b.eval(`document.querySelector("[data-collection-value]").textContent`).(string)
+		if want := "$" + formatUSD(coll["summary"].(map[string]any)["value_usd"].(float64)); copies != "3" || value != want {
+			t.Fatalf("after add_to_collection the page shows %v copies in slab:9 worth %s in all; REST %s", copies, value, want)
+		}
+	})
+
 	// Without scripts every page but the typeahead works: the search
 	// form searches, the selectors' Show button shows.
 	if !b.eval(`document.documentElement.classList.contains("js")`).(bool) {

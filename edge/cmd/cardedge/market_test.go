@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,26 @@ func (d *dash) moveOn() {
 	d.client.Transport = &http.Transport{DialContext: dl.DialContext, DisableKeepAlives: true}
 }
 
+// paced sends a request with send, waiting out the account's rate limit
+// as a person would (a 429 that says so: wait Retry-After, send again).
+func (d *dash) paced(send func() dashPage) dashPage {
+	d.t.Helper()
+	for i := 0; ; i++ {
+		p := send()
+		if p.status != http.StatusTooManyRequests || !strings.Contains(p.body, "rate limit") || i == 5 {
+			return p
+		}
+		wait, _ := strconv.Atoi(p.header.Get("Retry-After"))
+		time.Sleep(time.Duration(max(1, wait)) * time.Second)
+	}
+}
+
+// marketGet is get, paced.
+func (d *dash) marketGet(path string) dashPage {
+	d.t.Helper()
+	return d.paced(func() dashPage { return d.get(path) })
+}
+
 var errorRe = regexp.MustCompile(`<p class="error" role="alert">([^<]*)</p>`)
 
 // pageError is the error a page says, unescaped.
@@ -74,7 +95,15 @@ func TestDashboard_MarketPages(t *testing.T) {
 		t.Fatalf("lookup signed out: %d %s", p.status, p.body)
 	}
 	d.signUp(uniqueEmail(t))
+	// A Free account's history window (3 days) clamps the card page's range.
+	p := d.get("/dashboard/cards/en:base1-4?range=365")
+	if !strings.Contains(p.body, "Your history window: 3 days (2026-11-18 to 2026-11-20)") || !strings.Contains(p.body, "2026-11-18 to 2026-11-20: a point per change") {
+		t.Errorf("the Free window on the card page: %d %s", p.status, pageError(p))
+	}
 
+	// The rest with a Pro account: its rate limit (20 pages a second, bursts
+	// of 40) lets a test go faster than a Free account's (5, bursts of 10).
+	d, _ = chatSession(t, "pro")
 	for _, tc := range []struct{ path, want string }{
 		{"/dashboard/cards", "Search cards"},
 		{"/dashboard/cards?q=chari", "Charizard"},
@@ -84,7 +113,7 @@ func TestDashboard_MarketPages(t *testing.T) {
 		{"/dashboard/movers?metric=slab_sales_count&window=90d&language=en&direction=asc", "Slabs: sales, 90 days"},
 		{"/dashboard/collection", "Your collection is empty."},
 	} {
-		p := d.get(tc.path)
+		p := d.marketGet(tc.path)
 		if p.status != 200 || !strings.Contains(p.body, tc.want) {
 			t.Errorf("GET %s: %d, want 200 with %q: %s", tc.path, p.status, tc.want, pageError(p))
 		}
@@ -94,19 +123,13 @@ func TestDashboard_MarketPages(t *testing.T) {
 	}
 
 	// The lookup answers the typeahead with the index's suggestions.
-	p := d.get("/dashboard/lookup?q=chari")
+	p = d.marketGet("/dashboard/lookup?q=chari")
 	var look struct {
 		Items []struct{ ID, Label, Href string }
 	}
 	if err := json.Unmarshal([]byte(p.body), &look); err != nil || p.status != 200 || len(look.Items) == 0 ||
 		look.Items[0].ID != "en:base1-4" || look.Items[0].Href != "/dashboard/cards/en:base1-4" {
 		t.Fatalf("lookup: %d %s", p.status, p.body)
-	}
-
-	// A Free account's history window (3 days) clamps the card page's range.
-	p = d.get("/dashboard/cards/en:base1-4?range=365")
-	if !strings.Contains(p.body, "Your history window: 3 days (2026-11-18 to 2026-11-20)") || !strings.Contains(p.body, "2026-11-18 to 2026-11-20: a point per change") {
-		t.Errorf("the Free window on the card page: %s", pageError(p))
 	}
 
 	// Bad input: a plain error page (404) or the page with a form error
@@ -135,7 +158,7 @@ func TestDashboard_MarketPages(t *testing.T) {
 		{"/dashboard/collection/imports/imp_nope", 404, "No preview imp_nope"},
 		{"/dashboard/nothing-here", 404, "There is no page at this address."},
 	} {
-		p := d.get(tc.path)
+		p := d.marketGet(tc.path)
 		if p.status != tc.status || !strings.Contains(pageError(p), tc.want) {
 			t.Errorf("GET %s: %d %q, want %d %q", tc.path, p.status, pageError(p), tc.status, tc.want)
 		}
@@ -160,7 +183,7 @@ func TestDashboard_MarketPages(t *testing.T) {
 		{"just over 1 MiB", "big.csv", "text/csv", bytes.Repeat([]byte("en:base1-4,1\n"), (1<<20)/12+100), 413, "larger"},
 		{"huge", "huge.csv", "text/csv", bytes.Repeat([]byte("x"), 3<<20), 413, "larger than 1 MiB"},
 	} {
-		p := d.upload(csrf, tc.file, tc.ctype, tc.body)
+		p := d.paced(func() dashPage { return d.upload(csrf, tc.file, tc.ctype, tc.body) })
 		if p.status != tc.status || !strings.Contains(pageError(p), tc.want) {
 			t.Errorf("upload %s: %d %q, want %d %q", tc.name, p.status, pageError(p), tc.status, tc.want)
 		}
@@ -175,40 +198,48 @@ func TestDashboard_MarketPages(t *testing.T) {
 	// A confirm with a choice that is not a candidate: the preview again,
 	// with what was wrong; nothing is added.
 	d.moveOn()
-	p = d.upload(csrf, "a.csv", "text/csv", []byte("name,quantity\nCharizard ex,1\n"))
+	p = d.paced(func() dashPage { return d.upload(csrf, "a.csv", "text/csv", []byte("name,quantity\nCharizard ex,1\n")) })
 	if p.status != http.StatusSeeOther {
 		t.Fatalf("upload: %d %s", p.status, pageError(p))
 	}
 	preview := p.header.Get("Location")
-	p = d.get(preview)
+	p = d.marketGet(preview)
 	if p.status != 200 || !strings.Contains(p.body, `value="en:sv3pt5-6"`) {
 		t.Fatalf("preview %s: %d %s", preview, p.status, pageError(p))
 	}
-	p = d.post(preview+"/confirm", url.Values{"csrf": {csrf}, "choice-1": {"en:base1-4"}})
+	p = d.paced(func() dashPage {
+		return d.post(preview+"/confirm", url.Values{"csrf": {csrf}, "choice-1": {"en:base1-4"}})
+	})
 	if p.status != 422 || !strings.Contains(pageError(p), "en:base1-4") || !strings.Contains(p.body, "Ambiguous rows: pick the card") {
 		t.Errorf("confirm with a forged choice: %d %q", p.status, pageError(p))
 	}
-	if p := d.get("/dashboard/collection"); !strings.Contains(p.body, "Your collection is empty.") {
+	if p := d.marketGet("/dashboard/collection"); !strings.Contains(p.body, "Your collection is empty.") {
 		t.Error("a refused confirm added to the collection")
 	}
 	// The right choice: the collection has the card.
-	if p := d.post(preview+"/confirm", url.Values{"csrf": {csrf}, "choice-1": {"en:sv3pt5-6"}}); p.status != http.StatusSeeOther {
+	if p := d.paced(func() dashPage {
+		return d.post(preview+"/confirm", url.Values{"csrf": {csrf}, "choice-1": {"en:sv3pt5-6"}})
+	}); p.status != http.StatusSeeOther {
 		t.Fatalf("confirm: %d %q", p.status, pageError(p))
 	}
-	if p := d.get("/dashboard/collection?done=imported"); !strings.Contains(p.body, "Import confirmed") || !strings.Contains(p.body, "en:sv3pt5-6") {
+	if p := d.marketGet("/dashboard/collection?done=imported"); !strings.Contains(p.body, "Import confirmed") || !strings.Contains(p.body, "en:sv3pt5-6") {
 		t.Errorf("the collection after the confirm: %s", pageError(p))
 	}
 	// Confirmed twice (a second click, a resent form): nothing doubles.
-	if p := d.post(preview+"/confirm", url.Values{"csrf": {csrf}, "choice-1": {"en:sv3pt5-6"}}); p.status != http.StatusSeeOther {
+	if p := d.paced(func() dashPage {
+		return d.post(preview+"/confirm", url.Values{"csrf": {csrf}, "choice-1": {"en:sv3pt5-6"}})
+	}); p.status != http.StatusSeeOther {
 		t.Errorf("a second confirm: %d %q", p.status, pageError(p))
 	}
-	if p := d.get("/dashboard/collection/export.csv"); p.status != 200 || strings.Count(p.body, "en:sv3pt5-6") != 1 || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
+	if p := d.marketGet("/dashboard/collection/export.csv"); p.status != 200 || strings.Count(p.body, "en:sv3pt5-6") != 1 || !strings.HasPrefix(p.header.Get("Content-Type"), "text/csv") {
 		t.Errorf("export: %d %s", p.status, p.body)
 	}
 
 	// Remove: a holding that is not there is a 404; the one that is goes.
 	remove := func(id string) dashPage {
-		return d.post("/dashboard/collection/remove", url.Values{"csrf": {csrf}, "game": {"pokemon"}, "card_id": {id}, "grade": {"raw:near_mint"}})
+		return d.paced(func() dashPage {
+			return d.post("/dashboard/collection/remove", url.Values{"csrf": {csrf}, "game": {"pokemon"}, "card_id": {id}, "grade": {"raw:near_mint"}})
+		})
 	}
 	if p := remove("en:base1-4"); p.status != 404 {
 		t.Errorf("remove a card not held: %d %q", p.status, pageError(p))
@@ -216,7 +247,37 @@ func TestDashboard_MarketPages(t *testing.T) {
 	if p := remove("en:sv3pt5-6"); p.status != http.StatusSeeOther || p.header.Get("Location") != "/dashboard/collection?done=removed" {
 		t.Fatalf("remove: %d %q", p.status, pageError(p))
 	}
-	if p := d.get("/dashboard/collection?done=removed"); !strings.Contains(p.body, "Removed from your collection.") || !strings.Contains(p.body, "Your collection is empty.") {
+	if p := d.marketGet("/dashboard/collection?done=removed"); !strings.Contains(p.body, "Removed from your collection.") || !strings.Contains(p.body, "Your collection is empty.") {
 		t.Errorf("after the remove: %s", pageError(p))
+	}
+}
+
+// TestDashboard_MarketQuota: market pages spend the account's own daily
+// quota (the one its chat spends): once a Free account's 100 units are gone,
+// a market page is a 429 that says when the quota comes back, while the
+// search box's suggestions (not charged) and the account's other pages go on.
+func TestDashboard_MarketQuota(t *testing.T) {
+	d := newDash(t)
+	d.signUp(uniqueEmail(t))
+	csrf := d.csrf("/dashboard/collection") // 1 unit
+	rows := func(n int) []byte {
+		return append([]byte("card_id,quantity\n"), bytes.Repeat([]byte("en:base1-4,1\n"), n)...)
+	}
+	// Previews cost one unit per started 100 rows: 49 and 50.
+	for _, n := range []int{4900, 5000} {
+		if p := d.upload(csrf, "cards.csv", "text/csv", rows(n)); p.status != http.StatusSeeOther {
+			t.Fatalf("upload of %d rows: %d %q", n, p.status, pageError(p))
+		}
+	}
+	p := d.get("/dashboard/cards/en:base1-4")
+	if p.status != http.StatusTooManyRequests || !strings.Contains(pageError(p), "daily quota of 100 calls (free tier; market pages, the chat and the collection count against it) is spent") ||
+		p.header.Get("Retry-After") == "" {
+		t.Fatalf("a market page past the quota: %d %q %v", p.status, pageError(p), p.header)
+	}
+	if p := d.get("/dashboard/lookup?q=chari"); p.status != 200 {
+		t.Errorf("the suggestions past the quota: %d", p.status)
+	}
+	if p := d.get("/dashboard/keys"); p.status != 200 {
+		t.Errorf("the keys page past the quota: %d", p.status)
 	}
 }
