@@ -22,7 +22,7 @@ RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./edge/access ./edge/cache ./ed
 # fuzz seeds and fault tests.
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 5m $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
 	$(GO) test -count=1 -timeout 9m ./...
 
 # The fleet test (deploy/fleet_test.go, issue #22): a real redis-server, a

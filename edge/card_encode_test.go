@@ -74,6 +74,7 @@ func mustTinySnapshot(tb testing.TB) *Snapshot {
 // encodes to the bytes encoding/json writes for the cardGold; so does every
 // analytics window for the payload filled from the map form.
 func TestCardDetail_AppendJSON(t *testing.T) {
+	skipUnderRace(t)
 	snap := mustTinySnapshot(t)
 	cards, pages, windows, finishes := 0, 0, 0, 0
 	for _, game := range snap.Manifest().Games {

@@ -171,6 +171,7 @@ var (
 // byte for byte, for every single filter value in every order and for
 // random combinations of filters, orders and pages, in every game.
 func TestCardsList_MatchesScan(t *testing.T) {
+	skipUnderRace(t)
 	snap := mustTinySnapshot(t)
 	check := func(t *testing.T, query string) {
 		t.Helper()

@@ -198,6 +198,7 @@ func encodeData(tb testing.TB, data any) []byte {
 // (by its id and in other case) and some unknown ids, trending cards in
 // every metric, window, direction and some limits, in every game.
 func TestSetRoutes_MatchScan(t *testing.T) {
+	skipUnderRace(t)
 	snap := mustTinySnapshot(t)
 	compared, failed, empty := 0, 0, 0
 	check := func(t *testing.T, name, id, query string, reference func(testing.TB, *request) ([]byte, error), handle func(*request) (any, error)) {
