@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,4 +265,21 @@ func copyDir(src, dst string) error {
 		}
 		return os.WriteFile(target, b, 0o644)
 	})
+}
+
+// TestValidateOpenAPI_OwnEdge: a response of an edge of a test's own
+// (getJSON) is checked against the document like the shared edge's: its
+// route is found though the document's server is the shared edge.
+func TestValidateOpenAPI_OwnEdge(t *testing.T) {
+	req, err := http.NewRequest("GET", "http://127.0.0.2:1/api/v3/cards/en:base1-4?include=market_summary", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := env.router.FindRoute(req); err == nil {
+		t.Errorf("the router found a route for another host: onSharedEdge is no longer needed")
+	}
+	route, _, err := env.router.FindRoute(onSharedEdge(req))
+	if err != nil || route.Path != "/api/v3/cards/{card_id}" {
+		t.Errorf("route of %s: %v %v", req.URL, route, err)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,6 +227,7 @@ func do(t *testing.T, c *http.Client, method, path, key string, body []byte, hdr
 // openapi3filter (status, content type, headers).
 func validateOpenAPI(t *testing.T, req *http.Request, status int, hdr http.Header, body []byte) {
 	t.Helper()
+	req = onSharedEdge(req)
 	route, params, err := env.router.FindRoute(req)
 	if err != nil {
 		return // not a public route of the document (removed routes, 404s)
@@ -242,6 +244,19 @@ func validateOpenAPI(t *testing.T, req *http.Request, status int, hdr http.Heade
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		t.Errorf("%s %s: response %d does not match the OpenAPI document: %v\n%s", req.Method, req.URL, status, err, truncate(body))
 	}
+}
+
+// onSharedEdge returns req addressed to the shared edge: the document's
+// server is env.base and its router matches the host too, so a request to
+// an edge of a test's own (getJSON) would find no route and go unchecked.
+func onSharedEdge(req *http.Request) *http.Request {
+	u, err := url.Parse(env.base)
+	if err != nil {
+		panic(err)
+	}
+	r := req.Clone(req.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = u.Scheme, u.Host, u.Host
+	return r
 }
 
 func truncate(b []byte) string {

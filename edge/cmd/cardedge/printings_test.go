@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -391,11 +392,15 @@ func getJSON(t *testing.T, base, key, path string) map[string]any {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var out map[string]any
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %v %v", path, resp.StatusCode, err, out)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
 	}
-	validateOpenAPI(t, req, resp.StatusCode, resp.Header, mustJSON(out))
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %v %s", path, resp.StatusCode, err, truncate(b))
+	}
+	validateOpenAPI(t, req, resp.StatusCode, resp.Header, b)
 	d, _ := out["data"].(map[string]any)
 	return d
 }
