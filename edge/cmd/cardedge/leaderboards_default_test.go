@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,24 +15,53 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
+// defaultSnapshotsEnv names the snapshots root of a default build, which
+// make test does not build (about two minutes, 1 GiB): make test-default
+// builds it once into var/snapshots (or reuses the one make run built from
+// the same builder and catalog) and runs the tests that read it, these of
+// *_default_test.go:
+//
+//	make test-default
+//	CARDEDGE_DEFAULT_SNAPSHOTS=$PWD/var/snapshots go test ./edge/cmd/cardedge -run DefaultSnapshot -v
+const defaultSnapshotsEnv = "CARDEDGE_DEFAULT_SNAPSHOTS"
+
+// defaultEdge starts an edge of the test's own over the default snapshot
+// and creates an unmetered Elite key; it skips the test when
+// CARDEDGE_DEFAULT_SNAPSHOTS is not set, and fails it when the root's live
+// snapshot is not of the default preset (its figures would prove nothing).
+func defaultEdge(t *testing.T) (e *testEdge, root string, se searchEdge) {
+	t.Helper()
+	root = os.Getenv(defaultSnapshotsEnv)
+	if root == "" {
+		t.Skip(defaultSnapshotsEnv + " names no snapshots root (a default build: make test-default)")
+	}
+	id, err := snapshots.ReadCurrent(root)
+	if err != nil {
+		t.Fatalf("%s=%s: %v", defaultSnapshotsEnv, root, err)
+	}
+	m, err := snapshots.ReadManifest(filepath.Join(root, id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Preset != "default" {
+		t.Fatalf("%s=%s: snapshot %s is of the %q preset, want default", defaultSnapshotsEnv, root, id, m.Preset)
+	}
+	t.Logf("snapshot %s: preset %s, seed %d, as_of %s, %d cards, %d sales", id, m.Preset, m.Seed, m.AsOf, m.Counts["cards"], m.Counts["sales"])
+	e = mustTestEdge(t, root, edge.Options{CacheBytes: 64 << 20, WriteTimeout: time.Minute}, nil)
+	return e, root, searchEdge{"http://" + e.addr, e.key(t, access.Elite, false, true)}
+}
+
 // TestLeaderboards_DefaultSnapshot checks #19's done-when figures through
-// the REST API on a default snapshot, which make test does not build (about
-// a minute, 2.8 GiB):
-//
-//	bin/cardbuild build --out /tmp/snapdef --preset default
-//	CARDEDGE_DEFAULT_SNAPSHOTS=/tmp/snapdef go test ./edge/cmd/cardedge -run DefaultSnapshot -v
-//
-// Every trending leaderboard (every metric x window, limit 50) is full and
+// the REST API and the chat on the default snapshot (defaultEdge):
+// every trending leaderboard (every metric x window, limit 50) is full and
 // every row has sample_size >= 5 and price_usd >= 1 (the methodology's
 // liquidity rule); en:base1-4 answers per printing, its 1st-edition
-// shadowless raw near-mint fmv at least 5x the unlimited one's.
+// shadowless raw near-mint fmv at least 5x the unlimited one's; the quote
+// and the chat (the embedded agent) read "PSA 10 Umbreon VMAX alt art
+// Evolving Skies" as slab:10 of en:swsh7-215 and say so.
 func TestLeaderboards_DefaultSnapshot(t *testing.T) {
-	root := os.Getenv("CARDEDGE_DEFAULT_SNAPSHOTS")
-	if root == "" {
-		t.Skip("CARDEDGE_DEFAULT_SNAPSHOTS names no snapshots root (a default build)")
-	}
-	e := mustTestEdge(t, root, edge.Options{CacheBytes: 64 << 20, WriteTimeout: time.Minute}, nil)
-	base, key := "http://"+e.addr, e.key(t, access.Elite, false, true)
+	e, _, se := defaultEdge(t)
+	base, key := se.base, se.key
 	m := &estimate.Default
 	full, rows := 0, 0
 	for _, metric := range snapshots.TrendingMetrics {
@@ -81,4 +111,21 @@ func TestLeaderboards_DefaultSnapshot(t *testing.T) {
 		t.Errorf("quote: %v", qt)
 	}
 	t.Logf("quote %q: %v %v %v $%v, understood %v", "PSA 10 Umbreon VMAX alt art Evolving Skies", qt["card_id"], qt["grade"], qt["label"], qt["price_usd"], qt["understood"].(map[string]any)["said"])
+	for _, w := range []string{"psa 10", "slab:10", "alt art", "Evolving Skies"} {
+		if said := fmt.Sprint(qt["understood"].(map[string]any)["said"]); !strings.Contains(said, w) {
+			t.Errorf("quote: said %s does not name %q", said, w)
+		}
+	}
+
+	events, _ := readSSE(t, base, e.key(t, access.Pro, false, false), `{"message": "what is a PSA 10 Umbreon VMAX alt art from Evolving Skies worth?"}`)
+	text, calls := checkStream(t, events)
+	if args, _ := calls["quote"]["arguments"].(map[string]any); args["grade"] != "slab:10" || fmt.Sprint(args["ids"]) != "[en:swsh7-215]" {
+		t.Errorf("chat quote arguments %v", args)
+	}
+	for _, w := range []string{"slab:10", "en:swsh7-215", `"psa 10"`, "alternate art", "Evolving Skies"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("chat answer %q does not say %q", text, w)
+		}
+	}
+	t.Logf("chat: %s", text)
 }

@@ -185,7 +185,15 @@ type reply struct {
 
 func do(t *testing.T, c *http.Client, method, path, key string, body []byte, hdr ...string) reply {
 	t.Helper()
-	req, err := http.NewRequest(method, env.base+path, bytes.NewReader(body))
+	return doAt(t, c, env.base, method, path, key, body, hdr...)
+}
+
+// doAt is do against the edge at base (an edge of a test's own, such as
+// the default snapshot's): the response is checked against the shared
+// edge's document all the same.
+func doAt(t *testing.T, c *http.Client, base, method, path, key string, body []byte, hdr ...string) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
