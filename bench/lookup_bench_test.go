@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/bench/queries"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/index"
@@ -134,8 +135,8 @@ func openSnapEnv(tb testing.TB, preset, root string) *snapEnv {
 		cards, sets = append(cards, cs...), append(sets, ss...)
 	}
 	e.prefixes = lookupPrefixes(sets, cards, lookupPrefixCount, 42)
-	e.queries = searchQueries(sets, cards, 1000, 43)
-	e.syntaxQueries = syntaxQueries(sets, cards, 1000, 44)
+	e.queries = gameQueries(queries.Plain(sets, cards, 1000, 43))
+	e.syntaxQueries = gameQueries(queries.Syntax(cards, 1000, 44))
 	snapEnvs[root] = e
 	tb.Logf("%s: %s, %d cards, %d sets", preset, dir, len(cards), len(sets))
 	return e
@@ -170,31 +171,11 @@ func lookupPrefixes(sets []*snapshots.Set, cards []*snapshots.Card, n int, seed 
 	return out
 }
 
-// searchQueries draws n search queries: whole card names, their first word,
-// name and number, a set name, a name with one letter dropped (a typo).
-func searchQueries(sets []*snapshots.Set, cards []*snapshots.Card, n int, seed uint64) []gameQuery {
-	r := rand.New(rand.NewPCG(seed, 2))
-	out := make([]gameQuery, 0, n)
-	for len(out) < n {
-		c := cards[r.IntN(len(cards))]
-		q := c.Name
-		switch r.IntN(5) {
-		case 1:
-			q = strings.Fields(c.Name + " x")[0]
-		case 2:
-			q = c.Name + " " + c.Number
-		case 3:
-			s := sets[r.IntN(len(sets))]
-			q, c = s.Name, &snapshots.Card{Game: s.Game}
-		case 4:
-			if rs := []rune(q); len(rs) > 5 {
-				i := 1 + r.IntN(len(rs)-2)
-				q = string(append(rs[:i:i], rs[i+1:]...))
-			}
-		}
-		if strings.TrimSpace(q) != "" {
-			out = append(out, gameQuery{c.Game, q})
-		}
+// gameQueries converts the draws of package queries.
+func gameQueries(qs []queries.Query) []gameQuery {
+	out := make([]gameQuery, len(qs))
+	for i, q := range qs {
+		out[i] = gameQuery{q.Game, q.Q}
 	}
 	return out
 }

@@ -5,18 +5,20 @@
 // them from the other CPU, and prints a table and writes a JSON report with
 // the commit, the machine and every figure to bench/out/.
 //
-//	cardbench [--mode quick|full] [--only carddetail,access,shared,mix,typeahead,lookup,mcp,swap,pull,build] [--no-nginx] [--large]
+//	cardbench [--mode quick|full] [--only carddetail,access,shared,mix,typeahead,lookup,search,mcp,swap,pull,build] [--no-nginx] [--large]
 //
 // Workloads: card detail (cached, uncached, access layer keyed vs keyless,
 // shared state: a metered key charged in memory vs in Redis),
 // the REST read mix at 16/64/256 connections, typeahead keystrokes, HTTP
-// lookup at a fixed rate (5,000/s over 64 connections, open loop), MCP
+// lookup at a fixed rate (5,000/s over 64 connections, open loop), HTTP
+// search with plain words and with the search syntax's terms (the uncached
+// edge at a fixed rate, open loop, p50/p99 and CPU per request), MCP
 // agents, a snapshot swap under load, one replica fed from S3 (publish,
 // first fetch, a swap under load: needs versitygw, make fleet-test installs
-// it), the nightly build. Run from the
-// repository root after make build (make bench does both).
+// it), the nightly build. Run from the repository root after make build
+// (make bench does both).
 //
-// It imports bench/load, snapshots, snapshots/bolt, go-redis and the standard library,
-// and runs the other binaries (bin/cardedge, bin/cardbuild, bin/ceiling,
-// bin/benchedge) as processes.
+// It imports bench/load, bench/queries, snapshots, snapshots/bolt, go-redis
+// and the standard library, and runs the other binaries (bin/cardedge,
+// bin/cardbuild, bin/ceiling, bin/benchedge) as processes.
 package main

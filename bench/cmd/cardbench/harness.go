@@ -90,6 +90,7 @@ func (h *harness) Run(ctx context.Context) error {
 		{"mix", h.runMix},
 		{"typeahead", h.runTypeahead},
 		{"lookup", h.runLookup},
+		{"search", h.runSearch},
 		{"mcp", h.runMCP},
 		{"swap", h.runSwap},
 		{"pull", h.runPull},
@@ -209,7 +210,7 @@ func (h *harness) prepare(ctx context.Context) error {
 	if h.freeKey, err = h.createKey(ctx, state, "free", "cardbench access"); err != nil {
 		return err
 	}
-	for _, w := range []string{"carddetail", "access", "mix", "typeahead", "lookup", "mcp", "swap"} {
+	for _, w := range []string{"carddetail", "access", "mix", "typeahead", "lookup", "search", "mcp", "swap"} {
 		if h.cfg.Only[w] {
 			return h.startEdges(ctx, state)
 		}
@@ -324,7 +325,7 @@ func (h *harness) startEdges(ctx context.Context, state string) error {
 	if h.cached, err = h.start(ctx, "cardedge cached", "/health", h.edgeArgv(state, 256)); err != nil {
 		return err
 	}
-	needUncached := h.cfg.Only["carddetail"] || h.cfg.Only["mix"] || h.cfg.Only["typeahead"] || h.cfg.Only["lookup"]
+	needUncached := h.cfg.Only["carddetail"] || h.cfg.Only["mix"] || h.cfg.Only["typeahead"] || h.cfg.Only["lookup"] || h.cfg.Only["search"]
 	if needUncached {
 		if h.nocache, err = h.start(ctx, "cardedge uncached", "/health", h.edgeArgv(state, 0)); err != nil {
 			return err

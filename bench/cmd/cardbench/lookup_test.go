@@ -46,3 +46,39 @@ func TestLookupFigs_Check(t *testing.T) {
 		})
 	}
 }
+
+func TestSearchFigs_Checks(t *testing.T) {
+	kind := func(name string, rps, p99 float64, errs int64) *SearchKind {
+		return &SearchKind{Kind: name, Result: &Result{Figures: load.Figures{RPS: rps, P99Ms: p99, Errors: errs}}}
+	}
+	figs := func(preset string, plain, syn *SearchKind) *SearchFigs {
+		return &SearchFigs{Preset: preset, OfferedRPS: 300, Kinds: []*SearchKind{plain, syn}}
+	}
+	for _, tc := range []struct {
+		name string
+		sf   *SearchFigs
+		ok   []bool // default: plain <= 10 ms, syntax <= 10 ms; then syntax / plain <= 2
+	}{
+		{"OK", figs("default", kind(searchPlain, 300, 4, 0), kind(searchSyntax, 299, 6, 0)), []bool{true, true, true}},
+		{"ErrSlowSyntax", figs("default", kind(searchPlain, 300, 4, 0), kind(searchSyntax, 300, 11, 0)), []bool{true, false, false}},
+		{"ErrBehind", figs("default", kind(searchPlain, 250, 4, 0), kind(searchSyntax, 300, 4, 0)), []bool{false, true, false}},
+		{"ErrErrors", figs("default", kind(searchPlain, 300, 4, 0), kind(searchSyntax, 300, 4, 2)), []bool{true, false, false}},
+		{"LargeOK", figs("large", kind(searchPlain, 300, 12, 0), kind(searchSyntax, 300, 20, 0)), []bool{true}},
+		{"ErrLarge", figs("large", kind(searchPlain, 300, 5, 0), kind(searchSyntax, 300, 11, 0)), []bool{false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := tc.sf.checks()
+			if len(cs) != len(tc.ok) {
+				t.Fatalf("%d checks, want %d: %+v", len(cs), len(tc.ok), cs)
+			}
+			for i, c := range cs {
+				if c.OK != tc.ok[i] {
+					t.Errorf("check %q ok %v, want %v (%+v)", c.Name, c.OK, tc.ok[i], c)
+				}
+			}
+		})
+	}
+	if cs := (&SearchFigs{Kinds: []*SearchKind{{Kind: searchPlain}}}).checks(); cs != nil {
+		t.Errorf("checks without figures: %+v", cs)
+	}
+}

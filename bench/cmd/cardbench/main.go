@@ -28,7 +28,7 @@ func main() {
 }
 
 // workloads in the order they run.
-var workloads = []string{"carddetail", "access", "shared", "mix", "typeahead", "lookup", "mcp", "swap", "pull", "build"}
+var workloads = []string{"carddetail", "access", "shared", "mix", "typeahead", "lookup", "search", "mcp", "swap", "pull", "build"}
 
 // Config is what cardbench runs with.
 type Config struct {

@@ -186,6 +186,12 @@ func TestWorkloads_Answer(t *testing.T) {
 	for _, k := range cat.typing(20, time.Second, 100*time.Millisecond, 6, 1) {
 		paths = append(paths, k.path)
 	}
+	search := cat.searchPaths(300)
+	if len(search[searchPlain]) != 300 || len(search[searchSyntax]) != 300 {
+		t.Errorf("search: %d plain, %d syntax requests, want 300 each", len(search[searchPlain]), len(search[searchSyntax]))
+	}
+	paths = append(paths, search[searchPlain]...)
+	paths = append(paths, search[searchSyntax]...)
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	failed := 0

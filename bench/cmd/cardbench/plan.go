@@ -28,6 +28,11 @@ type plan struct {
 	lookupRounds int           // interleaved rounds per target
 	lookupConns  int           // connections (issue 5: 64)
 
+	searchRate   float64       // requests/s of each kind of the search workload
+	searchRound  time.Duration // one open-loop run of one kind
+	searchRounds int           // interleaved rounds per kind
+	searchConns  int
+
 	mcpAgents int
 	mcpSpan   time.Duration
 
@@ -44,6 +49,7 @@ func planFor(c Config) plan {
 		listLen: 20000, warmLimit: 40 * time.Second, startLimit: 3 * time.Minute,
 		typeUsersPerSec: 60, typeSpan: 10 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14, typeRounds: 5,
 		lookupRate: 5000, lookupRound: 2 * time.Second, lookupRounds: 5, lookupConns: 64,
+		searchRate: 300, searchRound: 3 * time.Second, searchRounds: 5, searchConns: 16,
 		mcpAgents: 16, mcpSpan: 15 * time.Second,
 		swapRate: 2000, swapBase: 5 * time.Second, swapTail: 5 * time.Second,
 		budget: 13*time.Minute + 30*time.Second,
@@ -54,6 +60,7 @@ func planFor(c Config) plan {
 			listLen: 5000, warmLimit: 10 * time.Second, startLimit: time.Minute,
 			typeUsersPerSec: 60, typeSpan: 3 * time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8, typeRounds: 3,
 			lookupRate: 5000, lookupRound: time.Second, lookupRounds: 3, lookupConns: 64,
+			searchRate: 200, searchRound: time.Second, searchRounds: 3, searchConns: 16,
 			mcpAgents: 4, mcpSpan: 2 * time.Second,
 			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,
 			budget: time.Minute + 40*time.Second,

@@ -34,6 +34,7 @@ type Report struct {
 	Shared       *SharedFigs    `json:"shared,omitempty"`
 	Typeahead    *TypeaheadFigs `json:"typeahead,omitempty"`
 	Lookup       *LookupFigs    `json:"lookup,omitempty"`
+	Search       *SearchFigs    `json:"search,omitempty"`
 	MCP          *MCPFigs       `json:"mcp,omitempty"`
 	Swap         *SwapFigs      `json:"swap,omitempty"`
 	Pull         *PullFigs      `json:"pull,omitempty"`
@@ -249,6 +250,9 @@ func (h *harness) checks() []Check {
 			cs = append(cs, c)
 		}
 	}
+	if sf := h.report.Search; sf != nil {
+		cs = append(cs, sf.checks()...)
+	}
 	if s := h.report.Swap; s != nil {
 		cs = append(cs, Check{Name: "failed requests during the swap", Want: "0", Got: float64(s.Failed), OK: s.Failed == 0 && s.SwapSeen})
 	}
@@ -401,6 +405,7 @@ func (h *harness) printTable() {
 	h.printShared()
 	h.printTypeahead()
 	h.printLookup()
+	h.printSearch()
 	h.printMCP()
 	h.printSwap()
 	h.printPull()
