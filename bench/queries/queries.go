@@ -17,7 +17,7 @@ type Query struct {
 
 // Plain draws n plain-word queries from random cards and sets: whole card
 // names, their first word, name and number, a set name, a name with one
-// letter dropped (a typo).
+// letter dropped (a typo). Every query parses as plain words.
 func Plain(sets []*snapshots.Set, cards []*snapshots.Card, n int, seed uint64) []Query {
 	r := rand.New(rand.NewPCG(seed, 2))
 	out := make([]Query, 0, n)
@@ -38,9 +38,12 @@ func Plain(sets []*snapshots.Set, cards []*snapshots.Card, n int, seed uint64) [
 				q = string(append(rs[:i:i], rs[i+1:]...))
 			}
 		}
-		if strings.TrimSpace(q) != "" {
-			out = append(out, Query{c.Game, q})
+		// A dropped letter can leave a stray quote or parenthesis, which
+		// the search syntax refuses, or make a field term: not plain words.
+		if p, err := syntax.Parse(q); strings.TrimSpace(q) == "" || err != nil || p.Structured() {
+			continue
 		}
+		out = append(out, Query{c.Game, q})
 	}
 	return out
 }
