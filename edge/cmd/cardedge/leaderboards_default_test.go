@@ -53,7 +53,8 @@ func defaultEdge(t *testing.T) (e *testEdge, root string, se searchEdge) {
 
 // TestLeaderboards_DefaultSnapshot checks #19's done-when figures through
 // the REST API and the chat on the default snapshot (defaultEdge):
-// every trending leaderboard (every metric x window, limit 50) is full and
+// every trending leaderboard of both games (every metric x window, limit
+// 50) is full and
 // every row has sample_size >= 5 and price_usd >= 1 (the methodology's
 // liquidity rule); en:base1-4 answers per printing, its 1st-edition
 // shadowless raw near-mint fmv at least 5x the unlimited one's; the quote
@@ -63,26 +64,28 @@ func TestLeaderboards_DefaultSnapshot(t *testing.T) {
 	e, _, se := defaultEdge(t)
 	base, key := se.base, se.key
 	m := &estimate.Default
-	full, rows := 0, 0
-	for _, metric := range snapshots.TrendingMetrics {
-		for _, w := range snapshots.TrendingWindows {
-			d := getJSON(t, base, key, "/api/v3/trending?limit=50&metric="+metric+"&window="+w.Name)
-			items := items(t, d["items"])
-			if len(items) == 50 {
-				full++
-			} else {
-				t.Errorf("%s %s: %d rows of %v", metric, w.Name, len(items), d["total"])
-			}
-			for _, row := range items {
-				rows++
-				if num(row["sample_size"]) < float64(m.Liquidity.MinSales) || num(row["price_usd"]) < m.Liquidity.MinPriceUSD {
-					t.Errorf("%s %s rank %v: %s %v sample %v price %v", metric, w.Name, row["rank"], row["card_id"], row["finish"], row["sample_size"], row["price_usd"])
+	for _, game := range []string{"pokemon", "onepiece"} {
+		full, rows := 0, 0
+		for _, metric := range snapshots.TrendingMetrics {
+			for _, w := range snapshots.TrendingWindows {
+				d := getJSON(t, base, key, "/api/v3/trending?limit=50&game="+game+"&metric="+metric+"&window="+w.Name)
+				items := items(t, d["items"])
+				if len(items) == 50 {
+					full++
+				} else {
+					t.Errorf("%s %s %s: %d rows of %v", game, metric, w.Name, len(items), d["total"])
+				}
+				for _, row := range items {
+					rows++
+					if num(row["sample_size"]) < float64(m.Liquidity.MinSales) || num(row["price_usd"]) < m.Liquidity.MinPriceUSD {
+						t.Errorf("%s %s %s rank %v: %s %v sample %v price %v", game, metric, w.Name, row["rank"], row["card_id"], row["finish"], row["sample_size"], row["price_usd"])
+					}
 				}
 			}
 		}
+		t.Logf("%s trending: %d of %d leaderboards full, %d rows, each with sample_size >= %d and price_usd >= %.2f", game,
+			full, len(snapshots.TrendingMetrics)*len(snapshots.TrendingWindows), rows, m.Liquidity.MinSales, m.Liquidity.MinPriceUSD)
 	}
-	t.Logf("trending: %d of %d leaderboards full, %d rows, each with sample_size >= %d and price_usd >= %.2f",
-		full, len(snapshots.TrendingMetrics)*len(snapshots.TrendingWindows), rows, m.Liquidity.MinSales, m.Liquidity.MinPriceUSD)
 
 	card := getJSON(t, base, key, "/api/v3/cards/en:base1-4")
 	price := map[string]float64{}
