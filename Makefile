@@ -119,14 +119,11 @@ bench-quick: build
 	bin/cardbench --mode quick $(BENCH_FLAGS)
 
 # Bulk downloads (README "Bulk data"): the largest bulk file of SNAPSHOTS (the
-# default snapshot, built once as make run does) through the edge against nginx
-# serving the same file, interleaved rounds, medians. BULKBENCH_FLAGS passes
-# flags (go run ./bench/cmd/bulkbench --help).
+# snapshot make run serves, built or reused by make snapshot) through the edge
+# against nginx serving the same file, interleaved rounds, medians.
+# BULKBENCH_FLAGS passes flags (go run ./bench/cmd/bulkbench --help).
 .PHONY: bench-bulk
-bench-bulk: build
-	@mkdir -p var
-	@if [ ! -f $(SNAPSHOTS)/CURRENT ] || [ ! -f $(SNAPSHOTS)/$$(cat $(SNAPSHOTS)/CURRENT)/bulk/index.json ]; then \
-	  bin/cardbuild build --out $(SNAPSHOTS) --preset $(PRESET); fi
+bench-bulk: snapshot
 	$(GO) run ./bench/cmd/bulkbench --snapshots $(SNAPSHOTS) $(BULKBENCH_FLAGS)
 
 # Soak: the cardedge binary under a fixed-rate REST read mix plus MCP
