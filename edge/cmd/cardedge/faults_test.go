@@ -547,21 +547,25 @@ func TestFault_RedisRestart(t *testing.T) {
 		samples.Range(func(k, _ any) bool { s = append(s, k.(string)); return true })
 		t.Fatalf("%d of %d requests failed across the Redis restart: %v", failed.Load(), ok.Load()+failed.Load(), s)
 	}
-	// Reconciled within a sync or two: the counter is what was admitted.
+	// Reconciled within a sync or two: the counter is what was admitted,
+	// never less. A charge in flight while the breaker closes may be counted
+	// twice (access/redis.go: overcounting is the safe side; README, "A Redis
+	// outage"): at most one per client goroutine here, 1 of 7 runs showed it.
 	rc := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
 	defer rc.Close()
 	counter := fmt.Sprintf("cardedge:{%s}:q:%d", k.ID, snapshots.DayOf(time.Now()))
+	const inFlight = 3 // the client goroutines above
 	var got int64
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		got, _ = rc.Get(context.Background(), counter).Int64()
-		if got == ok.Load() || time.Now().After(deadline) {
+		if got >= ok.Load() || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if got != ok.Load() {
-		t.Fatalf("Redis counter %d after the restart, want the %d requests admitted", got, ok.Load())
+	if got < ok.Load() || got > ok.Load()+inFlight {
+		t.Fatalf("Redis counter %d after the restart, want the %d requests admitted (at most %d more)", got, ok.Load(), inFlight)
 	}
 	if used := usageOf(t, e.base, secret); int64(used) != ok.Load()+1 {
 		t.Errorf("usage %d, want %d (+1 for the usage call)", used, ok.Load()+1)
