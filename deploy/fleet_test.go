@@ -80,7 +80,8 @@ func TestFleet(t *testing.T) {
 	})
 
 	// Sign up and create a key through HAProxy: it works on each replica
-	// directly; a revoked key is refused everywhere within 2 s.
+	// directly; a revoked key, and a rolled key's old secret, are refused
+	// everywhere within 2 s.
 	d := f.dashboard()
 	email := fmt.Sprintf("fleet.%d@example.com", time.Now().UnixNano())
 	var dashKey string
@@ -95,6 +96,15 @@ func TestFleet(t *testing.T) {
 		d.revoke(t, id)
 		worst = f.everyReplica(t, gone, 401, 2*time.Second)
 		f.figure("key_revoked_to_every_replica_s", worst.Seconds())
+		// Rolled without grace: the new secret works and the old one is
+		// refused on every replica within 2 s.
+		old, rid := d.createKey(t, "to roll")
+		f.everyReplica(t, old, 200, 2*time.Second)
+		rolled := d.roll(t, rid)
+		start := time.Now()
+		f.everyReplica(t, rolled, 200, 2*time.Second)
+		f.everyReplica(t, old, 401, 2*time.Second-time.Since(start))
+		f.figure("key_rolled_to_every_replica_s", time.Since(start).Seconds())
 	})
 
 	// A Free key's 100 calls spread over the replicas: the 101st is a 429
@@ -848,6 +858,22 @@ func (d *dash) createKey(t *testing.T, name string) (string, string) {
 	}
 	t.Fatal("the new key's id is not on the keys page")
 	return "", ""
+}
+
+// roll rolls key id without grace and returns the new secret.
+func (d *dash) roll(t *testing.T, id string) string {
+	t.Helper()
+	path := "/dashboard/keys/" + id + "/roll"
+	p := d.post(t, path, url.Values{"csrf": {d.csrf(t, path)}, "grace": {"0"}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("roll %s: %d %.300s", id, p.status, p.body)
+	}
+	p = d.get(t, "/dashboard/keys")
+	secret := secretRe.FindStringSubmatch(p.body)
+	if secret == nil {
+		t.Fatalf("no new secret on the keys page after the roll (%d)", p.status)
+	}
+	return secret[1]
 }
 
 func (d *dash) revoke(t *testing.T, id string) {
