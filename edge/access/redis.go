@@ -158,6 +158,10 @@ func (r *redisBackend) trip(err error) {
 	}
 }
 
+// bucketKey returns the Redis key of the token bucket of key (or account)
+// id: a string "tokens ms" (chargeScript).
+func bucketKey(prefix, id string) string { return prefix + "{" + id + "}:t" }
+
 // qkey returns the Redis key of st's counter of day d. Callers hold st.mu.
 func (r *redisBackend) qkey(st *keyState, d snapshots.Day) string {
 	if st.qkey == "" || st.qday != d {

@@ -245,7 +245,7 @@ func (s *Service) install(recs []keyRecord) {
 		h, _ := r.hash() // checked by readKeys
 		st := s.states[r.ID]
 		if st == nil {
-			st = &keyState{id: r.ID, bkey: s.opts.RedisPrefix + "{" + r.ID + "}:t"}
+			st = &keyState{id: r.ID, bkey: bucketKey(s.opts.RedisPrefix, r.ID)}
 			s.states[r.ID] = st
 		}
 		var exp int64
