@@ -1,6 +1,7 @@
 package builder_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/snapshots"
@@ -112,7 +114,7 @@ func TestCompile_ErrDiskFull(t *testing.T) {
 	for i, leave := range []int64{16 << 10, size / 8, size / 3, size * 2 / 3, size - size/16, size - size/32} {
 		t.Run(fmt.Sprintf("%d KiB free", leave>>10), func(t *testing.T) {
 			fill(t, root, filler, leave)
-			_, err := builder.Compile(t.Context(), smallOptions(root, fmt.Sprintf("20261120T00020%dZ", i)))
+			_, err := builder.Compile(hangGuard(t), smallOptions(root, fmt.Sprintf("20261120T00020%dZ", i)))
 			if rerr := os.Remove(filler); rerr != nil {
 				t.Fatal(rerr)
 			}
@@ -137,7 +139,7 @@ func TestCompile_ErrDiskFull(t *testing.T) {
 				}
 				return nil
 			}
-			_, err := builder.Compile(t.Context(), opts)
+			_, err := builder.Compile(hangGuard(t), opts)
 			if rerr := os.Remove(filler); rerr != nil {
 				t.Fatal(rerr)
 			}
@@ -153,6 +155,16 @@ func TestCompile_ErrDiskFull(t *testing.T) {
 	if got := mustCurrent(t, root); got != m.SnapshotID {
 		t.Errorf("after the disk-full builds, CURRENT = %s, want %s", got, m.SnapshotID)
 	}
+}
+
+// hangGuard is the test's context, cancelled after two minutes: a build on
+// a full disk must fail, and one that waits forever instead (Bleve's merger
+// once did, retrying a segment it could not write) fails the test with the
+// context's error rather than stalling the suite until its timeout.
+func hangGuard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // diskFull reports whether err says the disk is full (ENOSPC, or SQLite's
