@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -107,26 +108,6 @@ func dayOrNil(d snapshots.Day) *string {
 	return &s
 }
 
-// shownUSD is an estimate's fmv as the API shows it: null without a price
-// or at confidence none.
-func shownUSD(e *snapshots.Estimate) *float64 {
-	if e == nil || e.Confidence == estimate.ConfidenceNone {
-		return nil
-	}
-	return snapshots.USDOrNil(e.FMVCents)
-}
-
-func flagNames(f estimate.Flags) []string { return jsontext.NonNil(f.Names()) }
-
-func rawNearMint(p *snapshots.Printing) *snapshots.Estimate {
-	for i := range p.Estimates {
-		if p.Estimates[i].Grade == snapshots.RawNearMint {
-			return &p.Estimates[i]
-		}
-	}
-	return nil
-}
-
 func newCardRow(c *snapshots.Card, set *snapshots.Set, ps []snapshots.Printing) cardRow {
 	row := cardRow{
 		CardID: c.ID, Game: c.Game, Language: c.Language, SourceID: c.SourceID, Name: c.Name, NameLanguage: c.NameLanguage,
@@ -146,14 +127,14 @@ func newCardRow(c *snapshots.Card, set *snapshots.Set, ps []snapshots.Printing) 
 	}
 	for i := range ps {
 		p := &ps[i]
-		e := rawNearMint(p)
+		// A printing without raw near-mint sales has the zero estimate:
+		// confidence none, no price, no flags.
+		e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
 		pr := printingRow{
-			Finish: jsontext.StrOrNil(p.Name), Base: p.Base, PriceUSD: shownUSD(e), Confidence: estimate.ConfidenceNone.String(), Flags: []string{},
+			Finish: jsontext.StrOrNil(p.Name), Base: p.Base, PriceUSD: snapshots.USDOrNil(e.Shown()),
+			SampleSize: e.SampleSize, LastSaleDate: pricing.LastSaleDate(e), Confidence: e.Confidence.String(), Flags: pricing.FlagNames(e.Flags),
 			Volume30dUSD: snapshots.USD(p.Volume30dCents), Sales30d: p.Sales30d, SalesAll: p.SalesAll, Listings: p.Listings,
 			LowAskUSD: snapshots.USDOrNil(p.LowAskCents),
-		}
-		if e != nil {
-			pr.SampleSize, pr.LastSaleDate, pr.Confidence, pr.Flags = e.SampleSize, dayOrNil(e.LastSaleDay), e.Confidence.String(), flagNames(e.Flags)
 		}
 		row.Printings[i] = pr
 		if p.Base && pr.PriceUSD != nil && c.PriceCents > 0 {

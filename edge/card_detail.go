@@ -219,7 +219,7 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, finish int,
 			if name == "tvwap_history" {
 				method = "tvwap"
 			}
-			h := &historySeries{Grade: "raw:near_mint", Finish: strOrNull(pricing.PrintingName(c, printing(c, finish))), Method: method, From: start.String(), To: asOf.String(), Points: pricing.PointRows(pricing.Points(raw, start, asOf, true, pricing.IntervalDay), method)}
+			h := &historySeries{Grade: "raw:near_mint", Finish: jsontext.StrOrNil(pricing.PrintingName(c, printing(c, finish))), Method: method, From: start.String(), To: asOf.String(), Points: pricing.PointRows(pricing.Points(raw, start, asOf, true, pricing.IntervalDay), method)}
 			if name == "price_history" {
 				out.PriceHistory = h
 			} else {

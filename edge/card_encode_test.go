@@ -13,6 +13,7 @@ import (
 	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
@@ -47,7 +48,7 @@ func referenceAnalytics(c *snapshots.Card, a snapshots.CardAnalytics) plainAnaly
 		FirstFMVUSD: snapshots.USDOrNil(a.FirstFMVCents), LastFMVUSD: snapshots.USDOrNil(a.LastFMVCents),
 		ByMarketplace: nonNil(a.ByMarketplace), ByGrade: nonNil(a.ByGrade), TradeTypes: nonNil(a.TradeTypes),
 		GradeMedian: map[string]float64{}, PriceBasis: analyticsPriceBasis,
-		Finish: strOrNull(pricing.PrintingName(c, snapshots.BasePrinting(c))),
+		Finish: jsontext.StrOrNil(pricing.PrintingName(c, snapshots.BasePrinting(c))),
 	}
 	for g, v := range a.GradeMedianCts {
 		out.GradeMedian[g] = snapshots.USD(v)

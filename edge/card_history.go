@@ -278,7 +278,7 @@ func handlePriceHistory(r *request) (any, error) {
 	}
 	out := priceHistoryPayload{
 		CardID: target.ID, RequestedCardID: c.ID, Language: target.Language, Grade: grade.String(),
-		Finish: strOrNull(pricing.PrintingName(target, printing(target, finish))), BaseFinish: printing(target, finish) == snapshots.BasePrinting(target),
+		Finish: jsontext.StrOrNil(pricing.PrintingName(target, printing(target, finish))), BaseFinish: printing(target, finish) == snapshots.BasePrinting(target),
 		Method: method, Interval: interval,
 		To: to.String(), Total: total, Offset: offset, Limit: limit, Items: page, AvailableGrades: grades,
 		Estimate: pricing.NewEstimateRow(est),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // A card's market object (card-gold.v3's market): the price of one printing
@@ -66,7 +67,7 @@ const priceBasisSetFMV = "fmv of the raw:near_mint verified sales of each card's
 // point of that printing's raw near-mint series (the card's PriceDay for the
 // base printing).
 func newCardMarket(c *snapshots.Card, printings []snapshots.Printing, finish int, priceDay snapshots.Day) cardMarket {
-	m := cardMarket{PriceBasis: priceBasisRawFMV, Finish: strOrNull(pricing.PrintingName(c, finish)),
+	m := cardMarket{PriceBasis: priceBasisRawFMV, Finish: jsontext.StrOrNil(pricing.PrintingName(c, finish)),
 		Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings,
 		ByFinish: make([]finishMarket, 0, len(printings))}
 	m.BaseFinish = finish == snapshots.BasePrinting(c)
@@ -77,7 +78,7 @@ func newCardMarket(c *snapshots.Card, printings []snapshots.Printing, finish int
 		if int(p.Finish) == finish {
 			e = pe
 		}
-		fm := finishMarket{Finish: strOrNull(p.Name), Base: p.Base, SampleSize: int(pe.SampleSize), LastSaleDate: pricing.LastSaleDate(pe),
+		fm := finishMarket{Finish: jsontext.StrOrNil(p.Name), Base: p.Base, SampleSize: int(pe.SampleSize), LastSaleDate: pricing.LastSaleDate(pe),
 			Confidence: pe.Confidence.String(), Flags: pricing.FlagNames(pe.Flags),
 			Volume30dUSD: snapshots.USD(p.Volume30dCents), Sales30d: p.Sales30d, SalesAll: p.SalesAll, Listings: p.Listings}
 		cents, note := pricing.Shown(pe)
@@ -129,13 +130,6 @@ func finishMarketOf(r snapshots.Reader, c *snapshots.Card, finish int, asOf snap
 	p, _ := snapshots.PointAt(snapshots.SeriesOf(series, snapshots.RawNearMint), asOf)
 	m := newCardMarket(c, printings, finish, p.Day)
 	return &m, nil
-}
-
-func strOrNull(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // The long constant strings of the market object, quoted once.

@@ -66,7 +66,7 @@ func handleVWAP(r *request) (any, error) {
 	out := vwapPayload{
 		CardID: c.ID, WindowDays: days, From: from.String(), To: r.snap.AsOf.String(), Clamped: clamped,
 		Condition: jsontext.StrOrNil(condition), Grader: jsontext.StrOrNil(grader), Language: c.Language,
-		Finish: strOrNull(pricing.PrintingName(c, printing(c, finish))), BaseFinish: printing(c, finish) == snapshots.BasePrinting(c),
+		Finish: jsontext.StrOrNil(pricing.PrintingName(c, printing(c, finish))), BaseFinish: printing(c, finish) == snapshots.BasePrinting(c),
 		PriceBasis: "sum of verified sale prices / number of verified sales of the printing in the window (each sale is one unit; outliers count, as in volumes)",
 	}
 	if p.has("grade_num") {

@@ -11,6 +11,7 @@ import (
 	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 // GET and POST /prices (contract prices.v1): current prices of many cards by
@@ -263,7 +264,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 				quotes[s] = &priceQuote{Note: it.Message}
 			}
 		} else {
-			it.Finish, it.BaseFinish = strOrNull(pricing.PrintingName(c, finish)), finish == snapshots.BasePrinting(c)
+			it.Finish, it.BaseFinish = jsontext.StrOrNil(pricing.PrintingName(c, finish)), finish == snapshots.BasePrinting(c)
 			if quotes, err = cardPrices(snap, c, finish, q.grade, sources); err != nil {
 				return nil, err
 			}
