@@ -124,31 +124,6 @@ type shownCard struct {
 	Printings  []printingPrice `json:"printings"`
 }
 
-// estimateOf returns printing p's estimate of grade g (ok false: no series).
-func estimateOf(p *snapshots.Printing, g snapshots.Grade) (snapshots.Estimate, bool) {
-	for _, e := range p.Estimates {
-		if e.Grade == g {
-			return e, true
-		}
-	}
-	return snapshots.Estimate{Grade: g}, false
-}
-
-// shownUSD is an estimate's fmv as shown: none at confidence none.
-func shownUSD(e snapshots.Estimate) *float64 {
-	if e.Confidence == estimate.ConfidenceNone {
-		return nil
-	}
-	return snapshots.USDOrNil(e.FMVCents)
-}
-
-func flagNames(f estimate.Flags) []string {
-	if n := f.Names(); n != nil {
-		return n
-	}
-	return []string{}
-}
-
 // showCard describes card c.
 func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 	r := t.src.Reader
@@ -163,12 +138,12 @@ func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 	base := snapshots.BasePrinting(c)
 	for i := range ps {
 		p := &ps[i]
-		e, _ := estimateOf(p, snapshots.RawNearMint)
-		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: shownUSD(e), Confidence: e.Confidence.String(),
+		e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
+		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: snapshots.USDOrNil(e.Shown()), Confidence: e.Confidence.String(),
 			Sales30d: p.Sales30d, Listings: p.Listings, LowAskUSD: snapshots.USDOrNil(p.LowAskCents)}
 		out.Printings = append(out.Printings, pp)
 		if pp.Base {
-			out.Printing, out.PriceUSD, out.Confidence, out.Flags = p.Name, pp.PriceUSD, pp.Confidence, flagNames(e.Flags)
+			out.Printing, out.PriceUSD, out.Confidence, out.Flags = p.Name, pp.PriceUSD, pp.Confidence, pricing.FlagNames(e.Flags)
 			if out.PriceUSD != nil && c.PriceDay != 0 {
 				d := c.PriceDay.String()
 				out.PriceDate = &d
@@ -299,19 +274,6 @@ type priceCardArgs struct {
 	Game     string `json:"game"`
 }
 
-// estimateOut is an estimate as price_card shows it: the values null at
-// confidence none, with a note.
-type estimateOut struct {
-	FMVUSD       *float64 `json:"fmv_usd"`
-	TVWAPUSD     *float64 `json:"tvwap_usd"`
-	MedianUSD    *float64 `json:"median_usd"`
-	SampleSize   int      `json:"sample_size"`
-	LastSaleDate *string  `json:"last_sale_date"`
-	Confidence   string   `json:"confidence"`
-	Flags        []string `json:"flags"`
-	Note         string   `json:"note,omitempty"`
-}
-
 // quoteRuleOut is the quote rule's price of one grade and printing.
 type quoteRuleOut struct {
 	Label      *string  `json:"label"` // Midprice, Last or Ask; null when nothing prices it
@@ -322,23 +284,23 @@ type quoteRuleOut struct {
 
 // priceCardOut is price_card's data.
 type priceCardOut struct {
-	CardID       string          `json:"card_id"`
-	Game         string          `json:"game"`
-	Name         string          `json:"name"`
-	SetID        string          `json:"set_id"`
-	SetName      string          `json:"set_name"`
-	Number       string          `json:"number"`
-	Language     string          `json:"language"`
-	URL          string          `json:"url"`
-	Grade        string          `json:"grade"`
-	Printing     string          `json:"printing"` // the variant priced ("" for a card without variants)
-	BasePrinting bool            `json:"base_printing"`
-	PriceUSD     *float64        `json:"price_usd"` // the estimate's fmv (null at confidence none)
-	Confidence   string          `json:"confidence"`
-	Flags        []string        `json:"flags"`
-	Estimate     estimateOut     `json:"estimate"`
-	Quote        quoteRuleOut    `json:"quote"`
-	Printings    []printingPrice `json:"printings"`
+	CardID       string              `json:"card_id"`
+	Game         string              `json:"game"`
+	Name         string              `json:"name"`
+	SetID        string              `json:"set_id"`
+	SetName      string              `json:"set_name"`
+	Number       string              `json:"number"`
+	Language     string              `json:"language"`
+	URL          string              `json:"url"`
+	Grade        string              `json:"grade"`
+	Printing     string              `json:"printing"` // the variant priced ("" for a card without variants)
+	BasePrinting bool                `json:"base_printing"`
+	PriceUSD     *float64            `json:"price_usd"` // the estimate's fmv (null at confidence none)
+	Confidence   string              `json:"confidence"`
+	Flags        []string            `json:"flags"`
+	Estimate     pricing.EstimateRow `json:"estimate"`
+	Quote        quoteRuleOut        `json:"quote"`
+	Printings    []printingPrice     `json:"printings"`
 }
 
 func (s *Server) toolPriceCard(t *toolCall) (any, error) {
@@ -381,19 +343,10 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	e := snapshots.Estimate{Grade: g}
 	for i := range ps {
 		if int(ps[i].Finish) == finish {
-			e, _ = estimateOf(&ps[i], g)
+			e, _ = pricing.EstimateOf(&ps[i], g)
 		}
 	}
-	est := estimateOut{SampleSize: int(e.SampleSize), Confidence: e.Confidence.String(), Flags: flagNames(e.Flags)}
-	if e.LastSaleDay != 0 && e.LastSaleDay != snapshots.NoDay {
-		d := e.LastSaleDay.String()
-		est.LastSaleDate = &d
-	}
-	if e.Confidence == estimate.ConfidenceNone {
-		est.Note = "no value: no accepted verified " + g.String() + " sale of this printing in the sample window (confidence none; see /api/v3/methodology)"
-	} else {
-		est.FMVUSD, est.TVWAPUSD, est.MedianUSD = snapshots.USDOrNil(e.FMVCents), snapshots.USDOrNil(e.TVWAPCents), snapshots.USDOrNil(e.MedianCents)
-	}
+	est := pricing.NewEstimateRow(e)
 	out.PriceUSD, out.Confidence, out.Flags, out.Estimate = est.FMVUSD, est.Confidence, est.Flags, est
 	q, err := pricing.QuoteCard(t.src, c, []snapshots.Grade{g}, out.Printing)
 	if err != nil {
