@@ -12,13 +12,13 @@ AS_OF     ?= 2026-11-20
 .PHONY: build test test-race test-short test-default snapshot run fuzz bench bench-quick lint lint-openapi golden redoc-assets clean fleet-test
 
 build:
-	$(GO) build $(LDFLAGS) -o bin/cardbuild ./builder/cmd/cardbuild
-	$(GO) build $(LDFLAGS) -o bin/cardedge ./edge/cmd/cardedge
+	$(GO) build $(LDFLAGS) -o bin/cardbuild ./cmd/cardbuild
+	$(GO) build $(LDFLAGS) -o bin/cardedge ./cmd/cardedge
 
 # Packages whose concurrency the race detector checks in make test; the
 # heavy ones (index, builder, end-to-end) run without it to keep the suite
 # within its 10-minute budget on 2 cores (make test-race runs everything).
-RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./edge/access ./edge/cache ./edge/connguard ./mcp ./state/... ./account ./web
+RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./access ./edge/cache ./edge/connguard ./mcp ./state/... ./account ./web
 
 # The whole suite CI runs: unit, end-to-end (real edge, real builder),
 # fuzz seeds and fault tests.
@@ -66,7 +66,7 @@ test-short:
 # alone keep the snapshot) and of the catalog, with the preset, seed and day.
 snapshot: build
 	@mkdir -p $(SNAPSHOTS)
-	@$(GO) build -buildvcs=false -o bin/.cardbuild-inputs ./builder/cmd/cardbuild
+	@$(GO) build -buildvcs=false -o bin/.cardbuild-inputs ./cmd/cardbuild
 	@inputs="code+catalog $$(cat bin/.cardbuild-inputs builder/catalog/*.jsonl.gz | sha256sum | cut -c1-16) preset $(PRESET) seed $(SEED) as_of $(or $(AS_OF),yesterday)"; \
 	if [ -f $(SNAPSHOTS)/CURRENT ] && [ "$$(cat $(SNAPSHOTS)/INPUTS 2>/dev/null)" = "$$inputs" ] && \
 	   bin/cardbuild verify $(SNAPSHOTS)/$$(cat $(SNAPSHOTS)/CURRENT) >/dev/null 2>&1; then \
@@ -84,7 +84,7 @@ snapshot: build
 # CI runs it after make test.
 test-default:
 	$(MAKE) --no-print-directory snapshot PRESET=default
-	CARDEDGE_DEFAULT_SNAPSHOTS=$(abspath $(SNAPSHOTS)) $(GO) test -count=1 -timeout 10m -run 'DefaultSnapshot' -v ./edge/cmd/cardedge
+	CARDEDGE_DEFAULT_SNAPSHOTS=$(abspath $(SNAPSHOTS)) $(GO) test -count=1 -timeout 10m -run 'DefaultSnapshot' -v ./cmd/cardedge
 
 # Builds the snapshot (see snapshot), creates a demo key once, prints it with
 # the dashboard's URL (sign-up is open on the loopback address), and serves.

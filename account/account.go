@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )

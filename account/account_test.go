@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"

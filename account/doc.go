@@ -3,7 +3,7 @@
 // knows no HTTP (package web serves the pages) and no bbolt (it goes through
 // the state store's interface).
 //
-// It imports the standard library, snapshots (error codes), state, edge/access
+// It imports the standard library, snapshots (error codes), state, access
 // (keys and tiers: access.InsertKey and friends run inside this package's
 // transactions), golang.org/x/crypto/argon2, golang.org/x/text (NFKC) and
 // github.com/trustelem/zxcvbn/frequency (the password blocklist).

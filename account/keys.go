@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )

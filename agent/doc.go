@@ -14,7 +14,7 @@
 //     running tool calls for at most MaxRounds turns.
 //
 // It imports the standard library, snapshots, index (name folding),
-// edge/resolve, pricing and edge/access (the tiers' history windows:
+// resolve, pricing and access (the tiers' history windows:
 // ClampSince, WindowStart); never a transport (no fasthttp, no net/http).
 //
 // # Caveats

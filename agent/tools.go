@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
 // The agent's tools: the data of the REST routes and of the MCP tools of the
 // same names (search, quote, get_prices, get_sales) plus trending, as typed
 // calls over one snapshot, within the caller's history window. The embedded
-// agent and a model call the same tools. search and quote are edge/resolve
+// agent and a model call the same tools. search and quote are resolve
 // and pricing, the one resolution and quote rule of the REST quote route and
 // the MCP tools; get_prices and get_sales read history with pricing's reader.
 

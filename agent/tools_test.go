@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/agent"
-	"github.com/cardedge/cardedge/edge/access"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 

@@ -79,7 +79,7 @@ func BenchmarkBuild(b *testing.B) {
 func buildCardbuild(tb testing.TB, dir string) string {
 	tb.Helper()
 	bin := filepath.Join(dir, "cardbuild")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/cardedge/cardedge/builder/cmd/cardbuild")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/cardedge/cardedge/cmd/cardbuild")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build cardbuild: %v\n%s", err, out)
 	}

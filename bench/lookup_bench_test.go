@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/bench/queries"
 	"github.com/cardedge/cardedge/edge"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge"
-	"github.com/cardedge/cardedge/edge/access"
 	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	statebolt "github.com/cardedge/cardedge/state/bolt"

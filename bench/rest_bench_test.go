@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"

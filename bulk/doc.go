@@ -24,7 +24,7 @@
 // modification time), whatever Options.Workers is.
 //
 // It imports the standard library, estimate, snapshots, snapshots/jsontext
-// and edge/resolve (the API's shape of a card's gameplay facts); it reads a
+// and resolve (the API's shape of a card's gameplay facts); it reads a
 // snapshot only through snapshots.Reader.
 //
 // # Caveats

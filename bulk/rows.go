@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )

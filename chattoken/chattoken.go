@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	"github.com/golang-jwt/jwt/v5"

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/chattoken"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/golang-jwt/jwt/v5"

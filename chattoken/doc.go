@@ -1,7 +1,7 @@
 // Package chattoken mints and verifies chat-user tokens: short-lived JWTs
 // (RFC 7519) that a signed-in dashboard page obtains for the web chat and
 // sends as "Authorization: Bearer <token>" to the agent chat and to MCP. The
-// edge accepts them there and nowhere else (edge/access.Service.AuthenticateChat).
+// edge accepts them there and nowhere else (access.Service.AuthenticateChat).
 //
 // A token is HS256-signed (github.com/golang-jwt/jwt/v5) and carries
 //
@@ -29,9 +29,9 @@
 // made elsewhere reaches it within a minute.
 //
 // It imports the standard library, golang-jwt, snapshots (error codes),
-// state (the store's interface) and edge/access (Tier and ChatClaims, the
+// state (the store's interface) and access (Tier and ChatClaims, the
 // interface it implements). Nothing imports it but the command that wires
-// it (edge/cmd/cardedge) and its tests.
+// it (cmd/cardedge) and its tests.
 //
 // # Caveats
 //

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/cardedge/cardedge/state"

@@ -27,7 +27,7 @@
 //     ambiguous rows a choice picks) into the collection by card, printing
 //     and grade; a second confirm answers already_confirmed.
 //
-// It imports the standard library, snapshots, estimate, edge/resolve,
+// It imports the standard library, snapshots, estimate, resolve,
 // pricing and state (the previews and collections tables); never a
 // transport, never bbolt (the state store's package owns the file). The
 // edge's handlers (edge/imports.go, edge/collection.go), the dashboard

@@ -6,7 +6,7 @@ import (
 	"encoding/csv"
 	"strconv"
 
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 

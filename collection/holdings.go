@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 	"github.com/cardedge/cardedge/state"

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 

@@ -385,7 +385,7 @@ func binaries(t *testing.T, work string) string {
 	}
 	dir := filepath.Join(work, "bin")
 	for _, c := range []string{"cardedge", "cardbuild"} {
-		pkg := map[string]string{"cardedge": "./edge/cmd/cardedge", "cardbuild": "./builder/cmd/cardbuild"}[c]
+		pkg := map[string]string{"cardedge": "./cmd/cardedge", "cardbuild": "./cmd/cardbuild"}[c]
 		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, c), pkg)
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/bulk"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardedge/cardedge/edge/access"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )

@@ -3,9 +3,9 @@ package edge
 import (
 	"strings"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 

@@ -6,7 +6,7 @@
 //
 // Every request goes through one pipeline (server.go): route -> validate
 // (every parameter of the route, all errors at once, 422) -> authenticate
-// (edge/access) -> tier, quota and rate (429 with Retry-After) -> clamp (row
+// (access) -> tier, quota and rate (429 with Retry-After) -> clamp (row
 // cap, history window) -> response cache (edge/cache, keyed by snapshot
 // generation, route, normalized parameters, window and row cap) -> the
 // handler. A keyed GET seen before, byte for byte, takes a shortcut
@@ -16,7 +16,7 @@
 //
 // Handlers are thin: decode the request, call the domain, return the
 // payload. The domain lives in packages that know no transport:
-// edge/resolve (what card a reference names), pricing (quotes, current
+// resolve (what card a reference names), pricing (quotes, current
 // prices per source, the history reader, trending items), collection
 // (collection imports, kept in Options.State), agent (the chat's agent and
 // tools; its model is Options.Model), and snapshots (the data,
@@ -43,7 +43,7 @@
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
 //	snapshot.go       the live snapshot and its swap
 //	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
-//	openapi.go, schema.go   the OpenAPI document (edge/schema reads the payload types)
+//	openapi.go, schema.go   the OpenAPI document (jsonschema reads the payload types)
 //	docs.go           the API reference page, GET /api/v3/docs (Redoc, embedded from edge/assets/redoc)
 //
 // The live snapshot is swapped when CURRENT changes (snapshot.go): the new
@@ -55,9 +55,9 @@
 //
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // snapshots, snapshots/bolt, snapshots/gold, snapshots/jsontext, index,
-// state, edge/access, edge/cache, edge/connguard, edge/resolve, pricing,
+// state, access, edge/cache, edge/connguard, resolve, pricing,
 // collection, agent and mcp (for its version); it is the only package that imports
-// fasthttp. Commands import it: edge/cmd/cardedge, and bench/cmd/benchedge
+// fasthttp. Commands import it: cmd/cardedge, and bench/cmd/benchedge
 // for the benchmarks.
 //
 // # Caveats

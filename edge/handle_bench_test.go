@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/valyala/fasthttp"
 )

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/google/go-cmp/cmp"

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/cardedge/cardedge/edge/schema"
+	"github.com/cardedge/cardedge/jsonschema"
 )
 
 // The OpenAPI document (OpenAPI 3.1, info.version APIVersion) is generated
@@ -290,7 +290,7 @@ func openAPIParams(rt *route) []any {
 // route's schema name when it is a route's payload, else by its Go name
 // with the first letter upper-cased (and its package's name before it when
 // two packages have a type of that name).
-func newDocReflector(routes []*route, defs map[string]any) *schema.Reflector {
+func newDocReflector(routes []*route, defs map[string]any) *jsonschema.Reflector {
 	byType := map[reflect.Type]string{}
 	for _, rt := range routes {
 		if v, ok := payloadTypes[rt.name]; ok && rt.schema != "" && publicRoute(rt) {
@@ -301,7 +301,7 @@ func newDocReflector(routes []*route, defs map[string]any) *schema.Reflector {
 	for t, n := range byType {
 		taken[n] = t
 	}
-	return &schema.Reflector{RefPrefix: "#/components/schemas/", Defs: defs, Name: func(t reflect.Type) string {
+	return &jsonschema.Reflector{RefPrefix: "#/components/schemas/", Defs: defs, Name: func(t reflect.Type) string {
 		if n, ok := byType[t]; ok {
 			return n
 		}
@@ -320,7 +320,7 @@ func newDocReflector(routes []*route, defs map[string]any) *schema.Reflector {
 
 // openAPIResponses describes a route's responses; the schemas of its
 // payload go into the reflector's components.
-func openAPIResponses(rt *route, refl *schema.Reflector) map[string]any {
+func openAPIResponses(rt *route, refl *jsonschema.Reflector) map[string]any {
 	data := map[string]any{"type": "object"}
 	if v, ok := payloadTypes[rt.name]; ok {
 		data = refl.Of(reflectType(v))

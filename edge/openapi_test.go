@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge/openapitest"
 	"github.com/valyala/fasthttp"
 )

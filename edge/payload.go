@@ -1,8 +1,8 @@
 package edge
 
 import (
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 
 	"github.com/cardedge/cardedge/snapshots"

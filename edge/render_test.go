@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 )
 
 // TestServeRendered_Concurrent: without a response cache each response is

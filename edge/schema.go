@@ -3,7 +3,7 @@ package edge
 import (
 	"reflect"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/estimate"
 )
 

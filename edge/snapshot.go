@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 	"github.com/cardedge/cardedge/snapshots/gold"

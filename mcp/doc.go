@@ -2,12 +2,12 @@
 // http.Handler, built on github.com/mark3labs/mcp-go (v1.2.1), that the edge
 // mounts at /api/v3/mcp/ behind its authenticating HTTP layer. Callers alias
 // it cardmcp. Its tools read the same snapshot as REST and charge the same
-// access layer; card resolution is package edge/resolve's, quotes, sale rows
+// access layer; card resolution is package resolve's, quotes, sale rows
 // and the history reader are package pricing's, which REST shares.
 //
 // It imports the standard library, mcp-go, snapshots, index, state,
-// edge/access, edge/resolve, edge/schema and pricing; never edge
-// (edge/cmd/cardedge wires it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
+// access, resolve, jsonschema and pricing; never edge
+// (cmd/cardedge wires it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
 // snapshots.HTTPStatus, the table REST answers with.
 //
 // # Transport
@@ -57,7 +57,7 @@
 // (access.MaxJSONIDs) per call. Every successful result is one text content
 // block with JSON {contract "mcp.<tool>.v1", as_of, snapshot_id, cost, data}
 // and the same JSON as structuredContent, which the tool's outputSchema
-// describes: read off the Go types of its data by edge/schema (output.go).
+// describes: read off the Go types of its data by jsonschema (output.go).
 // Each tool carries annotations (title, read-only or not, idempotent, not
 // destructive, closed world).
 //

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"

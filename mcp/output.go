@@ -4,14 +4,14 @@ import (
 	"encoding/json"
 	"reflect"
 
-	"github.com/cardedge/cardedge/edge/schema"
+	"github.com/cardedge/cardedge/jsonschema"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Structured results. Every tool declares an outputSchema: the schema of the
 // envelope (contract, as_of, snapshot_id, cost, data) whose data is one of
 // the Go types the tool returns (toolDef.out), read off those types by
-// package edge/schema, the same reader as the OpenAPI document's. A result
+// package jsonschema, the same reader as the OpenAPI document's. A result
 // carries the envelope twice: as JSON text in its first content block (what
 // a client without structured output reads) and as structuredContent, the
 // same bytes. handler refuses (as an internal error) data of a type the tool
@@ -19,12 +19,12 @@ import (
 // encoded.
 
 // outputSchema is a tool's outputSchema: the envelope with data any of outs,
-// a nullable value spelled anyOf its type and null (schema.AnyOfNull: the
+// a nullable value spelled anyOf its type and null (jsonschema.AnyOfNull: the
 // MCP Inspector's --strict check calls type lists less portable).
 func outputSchema(name string, outs []any) json.RawMessage {
 	var alts []any
 	for _, v := range outs {
-		alts = append(alts, schema.Of(reflect.TypeOf(v)))
+		alts = append(alts, jsonschema.Of(reflect.TypeOf(v)))
 	}
 	data := alts[0]
 	if len(alts) > 1 {
@@ -42,7 +42,7 @@ func outputSchema(name string, outs []any) json.RawMessage {
 			"data":        data,
 		},
 	}
-	b, err := json.Marshal(schema.AnyOfNull(s))
+	b, err := json.Marshal(jsonschema.AnyOfNull(s))
 	if err != nil {
 		panic("mcp: output schema of " + name + ": " + err.Error())
 	}

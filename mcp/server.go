@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"

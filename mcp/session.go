@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/mark3labs/mcp-go/server"
 )
 

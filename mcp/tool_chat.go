@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardedge/cardedge/edge/access"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )

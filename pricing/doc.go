@@ -4,8 +4,8 @@
 // shows. REST (edge), the MCP tools (mcp) and the agent (agent) call it, so a
 // card is priced the same way wherever it is asked.
 //
-// It imports the standard library, estimate, snapshots, edge/resolve (a
-// quote first resolves its references) and edge/schema (a quote describes
+// It imports the standard library, estimate, snapshots, resolve (a
+// quote first resolves its references) and jsonschema (a quote describes
 // its JSON); never the access layer (callers charge and clamp) nor a
 // transport.
 //

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/cardedge/cardedge/edge/resolve"
-	"github.com/cardedge/cardedge/edge/schema"
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/jsonschema"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -105,7 +105,7 @@ type unresolvedJSON struct {
 // the MCP quote tool's output schema): a resolved quote, or an unresolved
 // reference with its candidates and message.
 func (QuoteResult) JSONSchema() map[string]any {
-	return map[string]any{"anyOf": []any{schema.For[quoteJSON](), schema.For[unresolvedJSON]()}}
+	return map[string]any{"anyOf": []any{jsonschema.For[quoteJSON](), jsonschema.For[unresolvedJSON]()}}
 }
 
 // MarshalJSON writes a resolved quote with every price field (nulls

@@ -16,14 +16,14 @@ type Bucket string
 const (
 	// Keys holds the API key table: key id ("k_" + 8 base32 characters) ->
 	// JSON record (name, tier, flags, creation and revocation times, the
-	// SHA-256 of the secret). No expiry. Owner: edge/access. Every change
+	// SHA-256 of the secret). No expiry. Owner: access. Every change
 	// adds 1 to the Meta counter MetaKeysRev in the same transaction.
 	Keys Bucket = "keys"
 
 	// Usage holds counters of charged units: "<key id>/<YYYY-MM-DD>" (UTC
 	// day) -> units charged that day. Each expires when it falls out of the
 	// retained days (access.Options.RetainDays, 90 by default). Owner:
-	// edge/access, which adds its in-memory counts once a second.
+	// access, which adds its in-memory counts once a second.
 	//
 	// "<account id>/<YYYY-MM-DD>" counts an account's chat quota: the calls
 	// of its chat-user tokens (access.AuthenticateChat), apart from its
@@ -57,7 +57,7 @@ const (
 
 	// Secrets holds server secrets shared by every process of the store:
 	// name -> JSON bytes. "cursor" is the 32-byte HMAC key of sales cursors
-	// (owner: edge/cmd/cardedge, which creates it once); "chat-token" the
+	// (owner: cmd/cardedge, which creates it once); "chat-token" the
 	// signing keys of chat-user tokens, the current one and those retired
 	// within their grace (owner: chattoken). No expiry.
 	Secrets Bucket = "secrets"
@@ -92,7 +92,7 @@ const (
 	// LastUsed (#20) holds when each key was last used, coarsely: key id ->
 	// JSON time, written by the access sync for the keys whose last charge
 	// moved a minute or more since the stored one (every move at Close).
-	// Owner: edge/access. No expiry.
+	// Owner: access. No expiry.
 	LastUsed Bucket = "last_used"
 )
 

@@ -1,7 +1,7 @@
 // Package state is the one state store of cardedge: everything a server
 // remembers between requests and restarts that is not the snapshot (API
 // keys, daily usage, import previews, collections, MCP cohorts; next,
-// accounts, sessions and audit logs). Its users (edge/access, the collection
+// accounts, sessions and audit logs). Its users (access, the collection
 // imports, mcp, the cardedge command) go through this package and nothing
 // else: none of them opens the state file or names a bbolt bucket.
 //
@@ -46,7 +46,7 @@
 //
 // Transactions are short: a bbolt store locks the whole file while one
 // writes, and other processes wait for it. Nothing per request on a hot path
-// may touch the store: edge/access counts usage in memory and adds it once a
+// may touch the store: access counts usage in memory and adds it once a
 // second.
 //
 // # The Redis store

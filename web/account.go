@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/edge/access"
 )
 
 func (h *Handler) registerAccountRoutes() {

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/chattoken"
-	"github.com/cardedge/cardedge/edge/access"
 )
 
 // The web chat (/dashboard/chat): a conversation with the market assistant

@@ -11,10 +11,10 @@
 // package edge mounts into its fasthttp server, as it mounts MCP.
 //
 // It imports the standard library, account (the domain: accounts, sessions,
-// keys), edge/access (keys, tiers, history windows and their activity),
+// keys), access (keys, tiers, history windows and their activity),
 // chattoken (the type of a minted token), snapshots (domain types, error
 // codes), index and index/syntax (search and lookup), pricing, estimate and
-// edge/resolve (what REST's market routes compute) and collection (the
+// resolve (what REST's market routes compute) and collection (the
 // accounts' collections). It knows nothing of fasthttp or of the state file;
 // the live snapshot and the collections come from the edge
 // (Options.Snapshot, Options.Collections).

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/edge/access"
 )
 
 func (h *Handler) registerKeyRoutes() {

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/access"
-	"github.com/cardedge/cardedge/edge/resolve"
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 

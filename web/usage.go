@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 )
 
 func (h *Handler) registerUsageRoutes() {

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots"
 )
 

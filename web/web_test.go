@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/cardedge/cardedge/web"
 )

@@ -6,7 +6,7 @@
 // completion works too.
 //
 // It imports the standard library (net/http) and agent. Only commands
-// construct it (edge/cmd/cardedge: --llm-url); the edge takes it as an
+// construct it (cmd/cardedge: --llm-url); the edge takes it as an
 // agent.Model.
 //
 // # Caveats

@@ -30,7 +30,7 @@
 // One bbolt bucket per state bucket, each value a 9-byte header (kind,
 // expiry) and its payload, an index of expiring records that every Update
 // sweeps (at most 1,000 a time), and a format marker: see tx.go. Files of
-// format 1 (edge/access's own layout, before this package) are upgraded in
+// format 1 (access's own layout, before this package) are upgraded in
 // place by the first transaction that opens them, keeping every key, the
 // usage still within 90 days, the key table's revision, previews and cohorts
 // that have not expired, and collections; an older binary then refuses the

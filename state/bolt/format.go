@@ -12,7 +12,7 @@ import (
 )
 
 // formatCurrent is the version of the file's layout (see tx.go). Format "1"
-// was edge/access's own layout, before this package; Update upgrades it in
+// was access's own layout, before this package; Update upgrades it in
 // place (upgrade1), and View and Check run such an Update first.
 const formatCurrent = "2"
 
@@ -57,7 +57,7 @@ func markFormat(btx *bbolt.Tx) error {
 	return b.Put(keyFormat, []byte(formatCurrent))
 }
 
-// Format 1, written by edge/access (and edge/imports.go, mcp/cohort.go)
+// Format 1, written by access (and edge/imports.go, mcp/cohort.go)
 // before this package:
 //
 //	keys                 key id -> JSON key record

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/access"
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
 	bbolt "go.etcd.io/bbolt"
 )
 
-// format1 is what a format 1 file holds (edge/access, edge/imports.go and
+// format1 is what a format 1 file holds (access, edge/imports.go and
 // mcp/cohort.go wrote it before state/bolt).
 type format1 struct {
 	keys     map[string]string            // key id -> JSON record

@@ -37,7 +37,7 @@
 // A Redis that does not answer within Options.Timeout (1 s), or that is
 // loading or read-only, is state.ErrUnavailable, which names the error code
 // "unavailable" (HTTP 503). A failed commit wrote nothing. The edge keeps its
-// key table and counts in memory meanwhile (edge/access) and answers writes
+// key table and counts in memory meanwhile (access) and answers writes
 // that need the store with 503.
 //
 // Export and Import (state.Exporter, state.Importer) move a state file into

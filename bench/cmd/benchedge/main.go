@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	stateredis "github.com/cardedge/cardedge/state/redis"

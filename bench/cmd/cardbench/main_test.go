@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/bench/load"
 	"github.com/cardedge/cardedge/edge"
-	"github.com/cardedge/cardedge/edge/access"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/edge/access"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 

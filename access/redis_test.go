@@ -1,0 +1,477 @@
+package access_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/redis/go-redis/v9"
+)
+
+// RedisServer is a real redis-server on a loopback port, for one test.
+type RedisServer struct {
+	tb      testing.TB
+	port    int
+	dir     string
+	persist bool
+	cmd     *exec.Cmd
+}
+
+// StartRedis starts redis-server, or skips the test when it is not installed.
+// With persist, every write is appended and fsynced (appendfsync always), so
+// a killed server restarts with its data.
+func StartRedis(tb testing.TB, persist bool) *RedisServer {
+	tb.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		tb.Skip("redis-server not installed (apt-get install -y redis-server); skipping the Redis tests")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	r := &RedisServer{tb: tb, port: port, dir: tb.TempDir(), persist: persist}
+	r.Start()
+	tb.Cleanup(r.Kill)
+	return r
+}
+
+// URL is the server's redis:// URL.
+func (r *RedisServer) URL() string { return "redis://127.0.0.1:" + strconv.Itoa(r.port) + "/0" }
+
+// Start starts the server (again) and waits until it answers.
+func (r *RedisServer) Start() {
+	r.tb.Helper()
+	args := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--dir", r.dir,
+		"--save", "", "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"}
+	if r.persist {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		args = append(args, "--appendonly", "no")
+	}
+	r.cmd = exec.Command("redis-server", args...)
+	if err := r.cmd.Start(); err != nil {
+		r.tb.Fatal(err)
+	}
+	c := r.Client()
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for c.Ping(context.Background()).Err() != nil {
+		if time.Now().After(deadline) {
+			r.tb.Fatal("redis-server did not answer within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Kill kills the server (SIGKILL) and waits for it to exit.
+func (r *RedisServer) Kill() {
+	if r.cmd != nil && r.cmd.Process != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// Client returns a client of the server.
+func (r *RedisServer) Client() *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port), DisableIdentity: true})
+}
+
+// Counter reads the shared day counter of key id on the day of t.
+func (r *RedisServer) Counter(prefix, id string, t time.Time) int64 {
+	r.tb.Helper()
+	c := r.Client()
+	defer c.Close()
+	k := fmt.Sprintf("%s{%s}:q:%d", prefix, id, snapshots.DayOf(t))
+	n, err := c.Get(context.Background(), k).Int64()
+	if err != nil && err != redis.Nil {
+		r.tb.Fatal(err)
+	}
+	return n
+}
+
+func openRedis(tb testing.TB, path, url, prefix string, clock *Clock) *access.Service {
+	tb.Helper()
+	s, err := access.Open(access.Options{
+		State: Store(tb, path, clock), RedisURL: url, RedisPrefix: prefix, Now: clock.Now,
+		SyncInterval: -1, LockTimeout: 500 * time.Millisecond,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Two replicas sharing Redis enforce one quota and one rate bucket.
+func TestRedis_SharedQuota(t *testing.T) {
+	rs := StartRedis(t, false)
+	path := StatePath(t)
+	free, fk := MustKey(t, path, access.Free, false, false)
+	pro, _ := MustKey(t, path, access.Pro, false, false)
+	clock := NewClock(t, "2026-11-05T20:00:00Z")
+	clock.step = time.Second
+	a := openRedis(t, path, rs.URL(), "shared:", clock)
+	b := openRedis(t, path, rs.URL(), "shared:", clock)
+	ca, cb := MustAuth(t, a, free), MustAuth(t, b, free)
+
+	for i := 1; i <= 100; i++ {
+		s, c := a, ca
+		if i%2 == 0 {
+			s, c = b, cb
+		}
+		d, err := s.Charge(c, 1)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if got, want := d.Remaining, 100-i; got != want {
+			t.Fatalf("request %d: Remaining = %d, want %d (one shared counter)", i, got, want)
+		}
+	}
+	for _, x := range []struct {
+		s *access.Service
+		c access.Caller
+	}{{a, ca}, {b, cb}} {
+		d, err := x.s.Charge(x.c, 1)
+		if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonQuota || d.RetryAfter < 3*3600-200 {
+			t.Fatalf("101st: %+v, %v", d, err)
+		}
+	}
+	if got := rs.Counter("shared:", fk.ID, clock.Now()); got != 100 {
+		t.Fatalf("Redis counter = %d, want 100", got)
+	}
+
+	// One bucket: Pro's burst of 40 is shared, not 40 per replica.
+	clock.step = 0
+	pa, pb := MustAuth(t, a, pro), MustAuth(t, b, pro)
+	allowed := 0
+	for range 30 {
+		for _, x := range []struct {
+			s *access.Service
+			c access.Caller
+		}{{a, pa}, {b, pb}} {
+			if _, err := x.s.Charge(x.c, 1); err == nil {
+				allowed++
+			}
+		}
+	}
+	if allowed != 40 {
+		t.Fatalf("allowed %d of 60 at one instant, want the burst of 40", allowed)
+	}
+}
+
+// Charges made at once on two replicas share round trips (each replica
+// batches the charges that wait for one in flight): the quota stays exact
+// and each charge gets its own answer.
+func TestRedis_ConcurrentCharges(t *testing.T) {
+	rs := StartRedis(t, false)
+	path := StatePath(t)
+	free, fk := MustKey(t, path, access.Free, false, false)
+	clock := NewClock(t, "2026-11-05T08:00:00Z")
+	clock.step = 10 * time.Second // every bucket full: only the quota refuses
+	open := func() *access.Service {
+		s, err := access.Open(access.Options{State: Store(t, path, clock), RedisURL: rs.URL(), RedisPrefix: "batch:",
+			RedisTimeout: 5 * time.Second, Now: clock.Now, SyncInterval: -1, LockTimeout: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	replicas := []*access.Service{open(), open()}
+	callers := []access.Caller{MustAuth(t, replicas[0], free), MustAuth(t, replicas[1], free)}
+
+	const n = 300
+	type answer struct {
+		remaining int
+		err       error
+	}
+	answers := make(chan answer, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := replicas[i%2].Charge(callers[i%2], 1)
+			answers <- answer{d.Remaining, err}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(answers)
+	seen := map[int]bool{}
+	refused := 0
+	for a := range answers {
+		switch {
+		case a.err == nil:
+			if seen[a.remaining] {
+				t.Fatalf("two allowed charges answered Remaining %d: answers crossed", a.remaining)
+			}
+			seen[a.remaining] = true
+		case code(a.err) == snapshots.EQUOTA:
+			refused++
+		default:
+			t.Fatalf("charge: %v", a.err)
+		}
+	}
+	if len(seen) != 100 || refused != n-100 {
+		t.Fatalf("%d allowed and %d refused of %d, want 100 allowed (the quota)", len(seen), refused, n)
+	}
+	for r := range 100 {
+		if !seen[r] {
+			t.Fatalf("no allowed charge answered Remaining %d", r)
+		}
+	}
+	for _, s := range replicas {
+		if !s.RedisUp() {
+			t.Fatal("the breaker opened: the charges were counted locally")
+		}
+	}
+	if got := rs.Counter("batch:", fk.ID, clock.Now()); got != 100 {
+		t.Fatalf("Redis counter = %d, want 100", got)
+	}
+}
+
+// Redis killed mid-way: callers see no error and no added latency, counting
+// goes on locally, and the local counts are added to Redis when it returns.
+func TestRedis_Outage(t *testing.T) {
+	rs := StartRedis(t, true)
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Pro, false, false)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	clock.step = time.Second
+	a := openRedis(t, path, rs.URL(), "outage:", clock)
+	b := openRedis(t, path, rs.URL(), "outage:", clock)
+	ca, cb := MustAuth(t, a, secret), MustAuth(t, b, secret)
+
+	charge := func(s *access.Service, c access.Caller, n int) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for i := range n {
+			if _, err := s.Charge(c, 1); err != nil {
+				t.Fatalf("charge %d: %v", i, err)
+			}
+		}
+		return time.Since(start)
+	}
+	charge(a, ca, 30)
+	if got := rs.Counter("outage:", k.ID, clock.Now()); got != 30 {
+		t.Fatalf("counter before the outage = %d, want 30", got)
+	}
+
+	rs.Kill()
+	charge(a, ca, 1) // the failing call opens the breaker
+	charge(b, cb, 1)
+	if a.RedisUp() || b.RedisUp() {
+		t.Fatal("breaker still closed after a failed call")
+	}
+	if took := charge(a, ca, 19) + charge(b, cb, 19); took > 200*time.Millisecond {
+		t.Fatalf("38 charges with Redis down took %v: the breaker should skip Redis", took)
+	}
+	if err := a.Sync(); err != nil { // flush to the file; Redis probe fails quietly
+		t.Fatal(err)
+	}
+
+	rs.Start() // with its data (AOF)
+	for _, s := range []*access.Service{a, b} {
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !a.RedisUp() || !b.RedisUp() {
+		t.Fatal("breaker still open after a sync with Redis back")
+	}
+	if got := rs.Counter("outage:", k.ID, clock.Now()); got != 70 {
+		t.Fatalf("counter after reconciling = %d, want 70", got)
+	}
+	d, err := a.Charge(ca, 1)
+	if err != nil || d.Remaining != 2000-71 {
+		t.Fatalf("after the outage: %+v, %v", d, err)
+	}
+	u, err := b.Usage(k.ID)
+	if err != nil || u.Today.Used != 71 {
+		t.Fatalf("usage: %+v, %v", u, err)
+	}
+}
+
+// A Redis restarted empty is seeded from the state file.
+func TestRedis_RestartEmpty(t *testing.T) {
+	rs := StartRedis(t, false)
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Free, false, false)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	clock.step = time.Second
+	s := openRedis(t, path, rs.URL(), "empty:", clock)
+	c := MustAuth(t, s, secret)
+	for range 50 {
+		if _, err := s.Charge(c, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	rs.Kill()
+	rs.Start() // empty
+	// The first charge fails over to local counting.
+	if _, err := s.Charge(c, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := rs.Counter("empty:", k.ID, clock.Now()); got != 51 {
+		t.Fatalf("counter after the restart = %d, want 51", got)
+	}
+	d, err := s.Charge(c, 1)
+	if err != nil || d.Remaining != 48 {
+		t.Fatalf("after the restart: %+v, %v", d, err)
+	}
+}
+
+// A Redis that is down at start is not an error.
+func TestRedis_DownAtStart(t *testing.T) {
+	path := StatePath(t)
+	secret, _ := MustKey(t, path, access.Free, false, false)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	s := openRedis(t, path, "redis://127.0.0.1:1/0", "down:", clock)
+	if _, err := s.Charge(MustAuth(t, s, secret), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := access.Open(access.Options{State: Store(t, path, nil), RedisURL: "http://nope"}); err == nil {
+		t.Fatal("a bad Redis URL should fail Open")
+	}
+}
+
+// BenchmarkAuthenticateCharge_Redis is a keyed charge with Redis: one round
+// trip to a local redis-server (timeout raised so a loaded machine does not
+// trip the breaker, which would measure the local path instead).
+func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
+	rs := StartRedis(b, false)
+	path := StatePath(b)
+	secret, _ := MustKey(b, path, access.Elite, false, false)
+	clock := NewClock(b, "2026-11-05T00:00:00Z")
+	clock.step = 10 * time.Second
+	s, err := access.Open(access.Options{State: Store(b, path, clock), RedisURL: rs.URL(), RedisPrefix: "bench:",
+		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hdr := bearer(secret)
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	for b.Loop() {
+		c, err := s.Authenticate(hdr, "192.0.2.1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.Charge(c, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	if !s.RedisUp() {
+		b.Fatal("the breaker opened: this measured local counting")
+	}
+}
+
+// A hung Redis (SIGSTOP) costs one timeout, then the breaker skips it.
+func TestRedis_Hung(t *testing.T) {
+	rs := StartRedis(t, false)
+	path := StatePath(t)
+	secret, k := MustKey(t, path, access.Pro, false, false)
+	clock := NewClock(t, "2026-11-05T12:00:00Z")
+	clock.step = time.Second
+	s := openRedis(t, path, rs.URL(), "hung:", clock)
+	c := MustAuth(t, s, secret)
+	if _, err := s.Charge(c, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := rs.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for i := range 50 {
+		if _, err := s.Charge(c, 1); err != nil {
+			t.Fatalf("charge %d: %v", i, err)
+		}
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Fatalf("50 charges against a hung Redis took %v, want about one 50ms timeout", took)
+	}
+	if err := s.Sync(); err != nil { // the probe times out quietly
+		t.Fatal(err)
+	}
+	if err := rs.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // let the server drain the abandoned requests
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	// The timed-out call may have run on the server too: the counter may then
+	// be one above the 51 charges, never below.
+	if got := rs.Counter("hung:", k.ID, clock.Now()); got != 51 && got != 52 {
+		t.Fatalf("counter = %d, want 51 (or 52)", got)
+	}
+}
+
+// processCPU is this process's CPU time (user and system), not its
+// children's (redis-server).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkAuthenticateCharge_RedisParallel is the same charge from 64
+// goroutines at once, as an edge under load makes them: charges in flight
+// together share round trips (the batcher).
+func BenchmarkAuthenticateCharge_RedisParallel(b *testing.B) {
+	rs := StartRedis(b, false)
+	path := StatePath(b)
+	secret, _ := MustKey(b, path, access.Elite, false, false)
+	clock := NewClock(b, "2026-11-05T00:00:00Z")
+	clock.step = 10 * time.Second
+	s, err := access.Open(access.Options{State: Store(b, path, clock), RedisURL: rs.URL(), RedisPrefix: "bench:",
+		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hdr := bearer(secret)
+	b.ReportAllocs()
+	b.SetParallelism(64 / runtime.GOMAXPROCS(0))
+	cpu0 := processCPU()
+	defer func() { b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op") }()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			c, err := s.Authenticate(hdr, "192.0.2.1")
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if _, err := s.Charge(c, 1); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	if !s.RedisUp() {
+		b.Fatal("the breaker opened: this measured local counting")
+	}
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cardedge/cardedge/builder"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/bolt"
+)
+
+// smallCatalog is the builder's 30-card test catalog.
+var smallCatalog = filepath.Join("..", "..", "builder", "testdata", "feeds", "small")
+
+// run runs Main in-process and returns its stdout, stderr and error.
+func run(args ...string) (string, string, error) {
+	var stdout, stderr bytes.Buffer
+	err := Main(context.Background(), args, &stdout, &stderr)
+	return stdout.String(), stderr.String(), err
+}
+
+// MustBuild builds a snapshot of the small catalog with id into root through
+// Main and returns its directory.
+func MustBuild(tb testing.TB, root, id string, extra ...string) string {
+	tb.Helper()
+	args := append([]string{"build", "--out", root, "--catalog", smallCatalog, "--preset", "default",
+		"--seed", "7", "--as-of", "2026-11-20", "--id", id}, extra...)
+	if _, stderr, err := run(args...); err != nil {
+		tb.Fatalf("cardbuild build: %v\n%s", err, stderr)
+	}
+	return filepath.Join(root, id)
+}
+
+func TestMain_Build(t *testing.T) {
+	root := t.TempDir()
+	stdout, stderr, err := run("build", "--out", root, "--catalog", smallCatalog, "--preset", "default",
+		"--seed", "7", "--as-of", "2026-11-20", "--id", "s1")
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "snapshot s1: as_of 2026-11-20, 30 cards, ") || lines[1] != filepath.Join(root, "s1") {
+		t.Errorf("stdout = %q, want the summary of s1 and its path", stdout)
+	}
+	for _, want := range []string{"build: catalog", "build: cards pokemon", "build: published snapshot s1"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not show progress %q:\n%s", want, stderr)
+		}
+	}
+	if id, err := snapshots.ReadCurrent(root); err != nil || id != "s1" {
+		t.Errorf("CURRENT = %q, %v; want s1", id, err)
+	}
+
+	t.Run("Quiet", func(t *testing.T) {
+		stdout, stderr, err := run("build", "--out", root, "--catalog", smallCatalog, "--as-of", "2026-11-20", "--id", "s2", "--quiet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := stdout, filepath.Join(root, "s2")+"\n"; got != want || stderr != "" {
+			t.Errorf("quiet build: stdout %q, stderr %q; want %q and nothing", got, stderr, want)
+		}
+	})
+}
+
+func TestMain_Build_MemStats(t *testing.T) {
+	root := t.TempDir()
+	prof := filepath.Join(t.TempDir(), "heap.prof")
+	_, stderr, err := run("build", "--out", root, "--catalog", smallCatalog, "--preset", "default",
+		"--seed", "7", "--as-of", "2026-11-20", "--id", "s1", "--quiet", "--memprofile", prof)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"memory: stage", "memory: market:pokemon", "memory: index", "memory: (build)"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not show %q:\n%s", want, stderr)
+		}
+	}
+	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+		t.Errorf("heap profile: %v, want a non-empty file", err)
+	}
+}
+
+func TestMain_Verify(t *testing.T) {
+	root := t.TempDir()
+	dir := MustBuild(t, root, "s1")
+
+	t.Run("OK", func(t *testing.T) {
+		stdout, _, err := run("verify", dir)
+		if err != nil || !strings.HasPrefix(stdout, "ok: snapshot s1 verifies") {
+			t.Errorf("verify %s: %v, stdout %q", dir, err, stdout)
+		}
+	})
+	t.Run("OKRoot", func(t *testing.T) { // a snapshots root verifies the one CURRENT names
+		stdout, _, err := run("verify", root)
+		if err != nil || !strings.HasPrefix(stdout, "ok: snapshot s1 verifies") {
+			t.Errorf("verify %s: %v, stdout %q", root, err, stdout)
+		}
+	})
+	t.Run("ErrFlippedByte", func(t *testing.T) {
+		path := filepath.Join(dir, bolt.MarketFile)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/3] ^= 0x80
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		stdout, _, err := run("verify", dir)
+		if !errors.Is(err, snapshots.ErrVerify) {
+			t.Fatalf("verify: %v, want ErrVerify", err)
+		}
+		if !strings.Contains(err.Error(), bolt.MarketFile+": sha256") {
+			t.Errorf("verify error %q does not name %s", err, bolt.MarketFile)
+		}
+		if stdout != "" {
+			t.Errorf("stdout = %q, want nothing", stdout)
+		}
+	})
+}
+
+func TestMain_Report(t *testing.T) {
+	root := t.TempDir()
+	MustBuild(t, root, "s1")
+	stdout, stderr, err := run("report", root) // a snapshots root reports on CURRENT
+	if err != nil {
+		t.Fatalf("report: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"snapshot s1 (preset default, seed 7, market synthetic)", "== pokemon", "== onepiece",
+		"leaderboards (metric x window, language all, top 50)", "rows meeting the liquidity rule", "graded ladders",
+		"single-sale fmv moves in thin series", "1st-edition printings", "== chase cards", "en:base1-4"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report does not show %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestMain_Err(t *testing.T) {
+	root := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string // in the error
+	}{
+		{"NoCommand", nil, "no command"},
+		{"UnknownCommand", []string{"serve"}, `unknown command "serve"`},
+		{"BuildNoOut", []string{"build"}, "--out is required"},
+		{"BuildBadAsOf", []string{"build", "--out", root, "--as-of", "20261120"}, "--as-of"},
+		{"BuildBadPreset", []string{"build", "--out", root, "--catalog", smallCatalog, "--preset", "huge"}, "huge"},
+		{"BuildBadID", []string{"build", "--out", root, "--catalog", smallCatalog, "--id", "../x"}, "invalid snapshot id"},
+		{"BuildArgument", []string{"build", "--out", root, "extra"}, `unexpected argument "extra"`},
+		{"BuildUnknownFlag", []string{"build", "--nope"}, "flag provided but not defined"},
+		{"BuildNoCatalog", []string{"build", "--out", root, "--catalog", t.TempDir()}, "no sets.jsonl"},
+		{"VerifyNoDir", []string{"verify"}, "want one snapshot directory"},
+		{"VerifyMissing", []string{"verify", filepath.Join(root, "nope")}, "read manifest"},
+		{"ReportNoDir", []string{"report"}, "want one snapshot directory"},
+		{"ReportMissing", []string{"report", filepath.Join(root, "nope")}, "read manifest"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := run(tt.args...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Main(%q) = %v, want an error containing %q", tt.args, err, tt.want)
+			}
+		})
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Errorf("failed commands left %d entries in --out", len(entries))
+	}
+}
+
+// TestMain_ErrFeed: a bad market feed fails the build with the *FeedError.
+func TestMain_ErrFeed(t *testing.T) {
+	root := t.TempDir()
+	feed := filepath.Join("..", "..", "builder", "testdata", "feeds", "bad_unknown_card")
+	_, _, err := run("build", "--out", root, "--catalog", smallCatalog, "--market", feed)
+	var fe *builder.FeedError
+	if !errors.As(err, &fe) || fe.Field != "card_id" || fe.Line != 2 {
+		t.Fatalf("build with a bad feed: %v, want a *FeedError on card_id at line 2", err)
+	}
+}
+
+func TestMain_Help(t *testing.T) {
+	stdout, _, err := run("help")
+	if err != nil || !strings.Contains(stdout, "cardbuild build --out DIR") {
+		t.Errorf("help: %v, stdout %q", err, stdout)
+	}
+	stdout, _, err = run("version")
+	if err != nil || strings.TrimSpace(stdout) != version {
+		t.Errorf("version: %v, stdout %q, want %q", err, stdout, version)
+	}
+	_, _, err = run("build", "-h")
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("build -h = %v, want flag.ErrHelp", err)
+	}
+}
