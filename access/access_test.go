@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -130,7 +131,7 @@ func code(err error) string {
 	if err == nil {
 		return ""
 	}
-	return snapshots.ErrorCode(err)
+	return apperr.ErrorCode(err)
 }
 
 func TestService_Authenticate(t *testing.T) {
@@ -178,8 +179,8 @@ func TestService_Authenticate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := s.Authenticate(tt.header, "198.51.100.7")
 			if tt.wantErr != "" {
-				var e *snapshots.Error
-				if !errors.As(err, &e) || e.Code != snapshots.EUNAUTHORIZED {
+				var e *apperr.Error
+				if !errors.As(err, &e) || e.Code != apperr.EUNAUTHORIZED {
 					t.Fatalf("err = %v, want EUNAUTHORIZED", err)
 				}
 				if !contains(e.Message, tt.wantErr) {
@@ -242,7 +243,7 @@ func TestLimitsOf(t *testing.T) {
 			}
 		})
 	}
-	if _, err := access.ParseTier("gold"); code(err) != snapshots.EINVALID {
+	if _, err := access.ParseTier("gold"); code(err) != apperr.EINVALID {
 		t.Fatalf("ParseTier(gold) err = %v, want EINVALID", err)
 	}
 	if got, want := access.LimitsOf(access.Tier(9)), access.LimitsOf(access.Playground); got != want {
@@ -257,12 +258,12 @@ func TestCheckBatch(t *testing.T) {
 		n    int
 		want string
 	}{
-		{"ErrPlayground", access.Playground, 1, snapshots.EUNAUTHORIZED},
-		{"ErrFree", access.Free, 1, snapshots.EFORBIDDEN},
+		{"ErrPlayground", access.Playground, 1, apperr.EUNAUTHORIZED},
+		{"ErrFree", access.Free, 1, apperr.EFORBIDDEN},
 		{"OKPro50", access.Pro, 50, ""},
-		{"ErrPro51", access.Pro, 51, snapshots.EINVALID},
+		{"ErrPro51", access.Pro, 51, apperr.EINVALID},
 		{"OKElite100", access.Elite, 100, ""},
-		{"ErrElite101", access.Elite, 101, snapshots.EINVALID},
+		{"ErrElite101", access.Elite, 101, apperr.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,16 +279,16 @@ func TestCheckBatch(t *testing.T) {
 }
 
 func TestCheckSQL(t *testing.T) {
-	if got := code(access.CheckSQL(access.Caller{})); got != snapshots.EUNAUTHORIZED {
+	if got := code(access.CheckSQL(access.Caller{})); got != apperr.EUNAUTHORIZED {
 		t.Fatalf("playground: %q", got)
 	}
-	if got := code(access.CheckSQL(access.Caller{KeyID: "k", Tier: access.Elite})); got != snapshots.EFORBIDDEN {
+	if got := code(access.CheckSQL(access.Caller{KeyID: "k", Tier: access.Elite})); got != apperr.EFORBIDDEN {
 		t.Fatalf("no flag: %q", got)
 	}
 	if err := access.CheckSQL(access.Caller{KeyID: "k", Tier: access.Free, SQL: true}); err != nil {
 		t.Fatalf("flag: %v", err)
 	}
-	if got := code(access.RequireKey(access.Caller{})); got != snapshots.EUNAUTHORIZED {
+	if got := code(access.RequireKey(access.Caller{})); got != apperr.EUNAUTHORIZED {
 		t.Fatalf("RequireKey: %q", got)
 	}
 }

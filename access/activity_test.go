@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -36,11 +36,11 @@ func TestService_Expiry(t *testing.T) {
 	t.Run("ErrExpired", func(t *testing.T) {
 		c := MustAuth(t, s, secret) // authenticated before the expiry: the memo's case
 		clock.Advance(time.Hour)
-		if _, err := s.Charge(c, 1); code(err) != snapshots.EKEYEXPIRED {
+		if _, err := s.Charge(c, 1); code(err) != apperr.EKEYEXPIRED {
 			t.Fatalf("Charge after the expiry: %v, want key_expired", err)
 		}
 		_, err := s.Authenticate(bearer(secret), "192.0.2.1")
-		if code(err) != snapshots.EKEYEXPIRED || !strings.Contains(snapshots.ErrorMessage(err), "2026-11-05T11:00:00Z") {
+		if code(err) != apperr.EKEYEXPIRED || !strings.Contains(apperr.ErrorMessage(err), "2026-11-05T11:00:00Z") {
 			t.Fatalf("Authenticate after the expiry: %v, want key_expired naming the time", err)
 		}
 	})
@@ -84,10 +84,10 @@ func TestService_Refusals(t *testing.T) {
 	}
 	s := MustOpen(t, path, clock)
 
-	if _, err := s.Authenticate(bearer(revoked), "192.0.2.1"); !strings.Contains(snapshots.ErrorMessage(err), "revoked") {
+	if _, err := s.Authenticate(bearer(revoked), "192.0.2.1"); !strings.Contains(apperr.ErrorMessage(err), "revoked") {
 		t.Fatalf("revoked: %v", err)
 	}
-	if _, err := s.Authenticate(bearer(suspended), "192.0.2.1"); !strings.Contains(snapshots.ErrorMessage(err), "suspended") {
+	if _, err := s.Authenticate(bearer(suspended), "192.0.2.1"); !strings.Contains(apperr.ErrorMessage(err), "suspended") {
 		t.Fatalf("suspended: %v", err)
 	}
 	s.Authenticate(bearer("ce_f_"+strings.Repeat("A", 43)), "192.0.2.1") // unknown: not attributable
@@ -103,7 +103,7 @@ func TestService_Refusals(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.Charge(c, 1); code(err) != snapshots.EQUOTA {
+	if _, err := s.Charge(c, 1); code(err) != apperr.EQUOTA {
 		t.Fatalf("101st charge: %v", err)
 	}
 	s.CountRefused(c, 403)
@@ -243,14 +243,14 @@ func TestKeyTx(t *testing.T) {
 	t.Run("ErrNotFound", func(t *testing.T) {
 		for _, id := range []string{"", "k_aaaaaaaa", "../x", strings.Repeat("k", 600), "k_AAAAAAAA"} {
 			err := st.View(ctx, func(tx state.Tx) error { _, err := access.GetKey(tx, id); return err })
-			if code(err) != snapshots.ENOTFOUND {
+			if code(err) != apperr.ENOTFOUND {
 				t.Errorf("GetKey(%q): %v, want ENOTFOUND", id, err)
 			}
 		}
 		err := st.Update(ctx, func(tx state.Tx) error {
 			return access.UpdateKey(tx, access.Key{ID: "k_aaaaaaaa", Tier: access.Free})
 		})
-		if code(err) != snapshots.ENOTFOUND {
+		if code(err) != apperr.ENOTFOUND {
 			t.Errorf("UpdateKey of an unknown id: %v", err)
 		}
 	})
@@ -259,10 +259,10 @@ func TestKeyTx(t *testing.T) {
 			_, err := access.InsertKey(tx, sec, access.Key{Tier: access.Free, Name: "a\x00b"})
 			return err
 		})
-		if code(err) != snapshots.EINVALID {
+		if code(err) != apperr.EINVALID {
 			t.Errorf("a control character in the name: %v", err)
 		}
-		if _, err := access.NewSecret(access.Playground); code(err) != snapshots.EINVALID {
+		if _, err := access.NewSecret(access.Playground); code(err) != apperr.EINVALID {
 			t.Errorf("a playground secret: %v", err)
 		}
 		err = st.Update(ctx, func(tx state.Tx) error {

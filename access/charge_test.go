@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
@@ -37,8 +38,8 @@ func TestService_Charge_Quota(t *testing.T) {
 	}
 	clock.Set("2026-11-05T23:00:00Z")
 	d, err := s.Charge(c, 1)
-	var e *snapshots.Error
-	if !errors.As(err, &e) || e.Code != snapshots.EQUOTA {
+	var e *apperr.Error
+	if !errors.As(err, &e) || e.Code != apperr.EQUOTA {
 		t.Fatalf("101st: err = %v, want EQUOTA", err)
 	}
 	want := access.Decision{
@@ -70,7 +71,7 @@ func TestService_Charge_Units(t *testing.T) {
 		}
 	}
 	d, err := s.Charge(c, 51) // 1950 spent: 51 more would exceed 2000
-	if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonQuota || d.Remaining != 50 {
+	if code(err) != apperr.EQUOTA || d.Reason != access.ReasonQuota || d.Remaining != 50 {
 		t.Fatalf("over quota: %+v, %v", d, err)
 	}
 	if d, err = s.Charge(c, 0); err != nil || d.Remaining != 49 { // counts as 1
@@ -101,7 +102,7 @@ func TestService_Charge_Rate(t *testing.T) {
 				}
 			}
 			d, err := s.Charge(c, 1)
-			if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonRate || d.RetryAfter != 1 {
+			if code(err) != apperr.EQUOTA || d.Reason != access.ReasonRate || d.RetryAfter != 1 {
 				t.Fatalf("over burst: %+v, %v", d, err)
 			}
 			clock.Advance(tt.gap - time.Millisecond)
@@ -134,7 +135,7 @@ func TestService_Charge_Playground(t *testing.T) {
 		t.Fatalf("first: %+v, %v", d, err)
 	}
 	d, err := s.Charge(a, 1)
-	if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonRate || d.RetryAfter != 1 {
+	if code(err) != apperr.EQUOTA || d.Reason != access.ReasonRate || d.RetryAfter != 1 {
 		t.Fatalf("second in the same second: %+v, %v", d, err)
 	}
 	if _, err := s.Charge(b, 1); err != nil {
@@ -181,14 +182,14 @@ func TestService_Charge_Unmetered(t *testing.T) {
 	if got := access.ClampSince(snapshots.DayOf(clock.Now()), c.Tier, 0, false).String(); got != "2026-11-03" {
 		t.Fatalf("window start %s", got)
 	}
-	if got := code(access.CheckBatch(c, 2)); got != snapshots.EFORBIDDEN {
+	if got := code(access.CheckBatch(c, 2)); got != apperr.EFORBIDDEN {
 		t.Fatalf("batch: %q", got)
 	}
 }
 
 func TestService_Charge_UnknownKey(t *testing.T) {
 	s := MustOpen(t, StatePath(t), nil)
-	if _, err := s.Charge(access.Caller{KeyID: "k_nothere", Tier: access.Elite}, 1); code(err) != snapshots.EUNAUTHORIZED {
+	if _, err := s.Charge(access.Caller{KeyID: "k_nothere", Tier: access.Elite}, 1); code(err) != apperr.EUNAUTHORIZED {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -198,7 +199,7 @@ func TestService_Revocation(t *testing.T) {
 	s := MustOpen(t, path, nil)
 
 	secret, k := MustKey(t, path, access.Pro, false, false)
-	if _, err := s.Authenticate(bearer(secret), ""); code(err) != snapshots.EUNAUTHORIZED {
+	if _, err := s.Authenticate(bearer(secret), ""); code(err) != apperr.EUNAUTHORIZED {
 		t.Fatalf("before sync: %v", err)
 	}
 	if err := s.Sync(); err != nil {
@@ -214,7 +215,7 @@ func TestService_Revocation(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Authenticate(bearer(secret), "")
-	if code(err) != snapshots.EUNAUTHORIZED || !contains(snapshots.ErrorMessage(err), "revoked") {
+	if code(err) != apperr.EUNAUTHORIZED || !contains(apperr.ErrorMessage(err), "revoked") {
 		t.Fatalf("after revoke: %v", err)
 	}
 }
@@ -362,7 +363,7 @@ func TestService_Usage(t *testing.T) {
 		t.Fatalf("pro usage: %+v, %v", up, err)
 	}
 	_ = pro
-	if _, err := s.Usage("k_nothere"); code(err) != snapshots.ENOTFOUND {
+	if _, err := s.Usage("k_nothere"); code(err) != apperr.ENOTFOUND {
 		t.Fatalf("unknown key: %v", err)
 	}
 }
@@ -508,11 +509,11 @@ func TestKeys(t *testing.T) {
 		{Tier: access.Free, Name: "bad\nname"},
 		{Tier: access.Free, Name: strings.Repeat("é", 101)},
 	} {
-		if _, _, err := keys.Create(ctx, bad); code(err) != snapshots.EINVALID {
+		if _, _, err := keys.Create(ctx, bad); code(err) != apperr.EINVALID {
 			t.Fatalf("%+v: %v, want EINVALID", bad, err)
 		}
 	}
-	if _, err := keys.Revoke(ctx, "k_nothere"); code(err) != snapshots.ENOTFOUND {
+	if _, err := keys.Revoke(ctx, "k_nothere"); code(err) != apperr.ENOTFOUND {
 		t.Fatalf("revoke unknown: %v", err)
 	}
 	r1, err := keys.Revoke(ctx, k.ID)
@@ -588,7 +589,7 @@ func TestService_Charge_InvalidTier(t *testing.T) {
 	s := MustOpen(t, path, nil)
 	c := MustAuth(t, s, secret)
 	c.Tier = access.Tier(200) // a Caller built by hand: refused, not a panic
-	if _, err := s.Charge(c, 1); code(err) != snapshots.EQUOTA {
+	if _, err := s.Charge(c, 1); code(err) != apperr.EQUOTA {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -31,7 +31,7 @@ type ChatClaims struct {
 // ChatVerifier verifies chat-user tokens (package chattoken implements it).
 type ChatVerifier interface {
 	// VerifyChat returns the claims of token, or an EUNAUTHORIZED
-	// *snapshots.Error whose message says why it is refused (expired, not
+	// *apperr.Error whose message says why it is refused (expired, not
 	// a chat token, invalid).
 	VerifyChat(token []byte) (ChatClaims, error)
 }
@@ -88,7 +88,7 @@ func (s *Service) AuthenticateChat(authorization []byte, clientAddr string) (Cal
 	}
 	cl, err := s.opts.Chat.VerifyChat(authorization[len(scheme):])
 	if err != nil {
-		if snapshots.ErrorCode(err) != snapshots.EUNAUTHORIZED {
+		if apperr.ErrorCode(err) != apperr.EUNAUTHORIZED {
 			s.log.Error("access: verifying a chat token", "err", err)
 			return Caller{}, unauthorized("invalid chat token")
 		}

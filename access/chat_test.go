@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -17,7 +17,7 @@ func (f fakeChat) VerifyChat(tok []byte) (access.ChatClaims, error) {
 	if c, ok := f[string(tok)]; ok {
 		return c, nil
 	}
-	return access.ChatClaims{}, snapshots.Errorf(snapshots.EUNAUTHORIZED, "invalid chat token")
+	return access.ChatClaims{}, apperr.Errorf(apperr.EUNAUTHORIZED, "invalid chat token")
 }
 
 // Tokens of fakeChat: shaped like JWTs.
@@ -105,16 +105,16 @@ func TestService_AuthenticateChat(t *testing.T) {
 		}
 	})
 	t.Run("ErrUnauthorized", func(t *testing.T) {
-		if _, err := s.AuthenticateChat(bearer(tokOther), ""); code(err) != snapshots.EUNAUTHORIZED || !strings.Contains(snapshots.ErrorMessage(err), "invalid chat token") {
+		if _, err := s.AuthenticateChat(bearer(tokOther), ""); code(err) != apperr.EUNAUTHORIZED || !strings.Contains(apperr.ErrorMessage(err), "invalid chat token") {
 			t.Errorf("unknown token: %v", err)
 		}
 		off := mustOpenChat(t, path, nil, nil)
-		if _, err := off.AuthenticateChat(bearer(tokPro), ""); code(err) != snapshots.EUNAUTHORIZED || !strings.Contains(snapshots.ErrorMessage(err), "not enabled") {
+		if _, err := off.AuthenticateChat(bearer(tokPro), ""); code(err) != apperr.EUNAUTHORIZED || !strings.Contains(apperr.ErrorMessage(err), "not enabled") {
 			t.Errorf("no verifier: %v", err)
 		}
 		bad := mustOpenChat(t, path, nil, fakeChat{tokPro: {Account: "a_pro", Tier: access.Playground}, tokFree: {Tier: access.Free}})
 		for _, tok := range []string{tokPro, tokFree} {
-			if _, err := bad.AuthenticateChat(bearer(tok), ""); code(err) != snapshots.EUNAUTHORIZED {
+			if _, err := bad.AuthenticateChat(bearer(tok), ""); code(err) != apperr.EUNAUTHORIZED {
 				t.Errorf("claims without a tier or account: %v", err)
 			}
 		}
@@ -123,7 +123,7 @@ func TestService_AuthenticateChat(t *testing.T) {
 		// Every other route calls Authenticate: a token is a 401 that says
 		// where it works.
 		_, err := s.Authenticate(bearer(tokPro), "")
-		if code(err) != snapshots.EUNAUTHORIZED || !strings.Contains(snapshots.ErrorMessage(err), "agent chat") {
+		if code(err) != apperr.EUNAUTHORIZED || !strings.Contains(apperr.ErrorMessage(err), "agent chat") {
 			t.Errorf("Authenticate(token): %v", err)
 		}
 	})
@@ -176,7 +176,7 @@ func TestService_ChatQuota(t *testing.T) {
 		t.Fatalf("after the restart: %+v %v", d, err)
 	}
 	clock.Advance(time.Second)
-	if _, err := s.Charge(c, 1); code(err) != snapshots.EQUOTA {
+	if _, err := s.Charge(c, 1); code(err) != apperr.EQUOTA {
 		t.Fatalf("over the quota: %v", err)
 	}
 	// No last-used time is kept for an account (LastUsed holds keys).
@@ -217,7 +217,7 @@ func TestService_ChargeAccount(t *testing.T) {
 	}
 	clock.Advance(time.Minute)
 	d, err := s.ChargeAccount("a_free", access.Free, 1)
-	if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonQuota || d.RetryAfter <= 0 {
+	if code(err) != apperr.EQUOTA || d.Reason != access.ReasonQuota || d.RetryAfter <= 0 {
 		t.Fatalf("ErrQuota: %+v %v", d, err)
 	}
 	// Another account has its own.

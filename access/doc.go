@@ -169,7 +169,7 @@
 // Authenticate and Charge do not allocate for a valid key without Redis; keep
 // the Caller Authenticate returned (it caches the key's state). ClientAddr
 // must be a string that outlives the request, not one aliasing fasthttp's
-// buffers. Errors are *snapshots.Error with codes EUNAUTHORIZED, EFORBIDDEN,
+// buffers. Errors are *apperr.Error with codes EUNAUTHORIZED, EFORBIDDEN,
 // EINVALID, ENOTFOUND and EQUOTA; state store errors wrap the sentinels of
 // package state. go-redis logs its own dial failures through its
 // global logger.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // CheckTier reports whether caller c may use something that needs tier min
@@ -15,9 +15,9 @@ func CheckTier(c Caller, min Tier, what string) error {
 		return nil
 	}
 	if c.KeyID == "" {
-		return snapshots.Errorf(snapshots.EUNAUTHORIZED, "%s needs an API key of the %s tier: send Authorization: Bearer <API_KEY>", what, min)
+		return apperr.Errorf(apperr.EUNAUTHORIZED, "%s needs an API key of the %s tier: send Authorization: Bearer <API_KEY>", what, min)
 	}
-	return snapshots.Errorf(snapshots.EFORBIDDEN, "%s needs the %s tier; this key is %s", what, min, c.Tier)
+	return apperr.Errorf(apperr.EFORBIDDEN, "%s needs the %s tier; this key is %s", what, min, c.Tier)
 }
 
 // DownloadsPerMinute is how many bulk file downloads a client may start per
@@ -59,7 +59,7 @@ const sweepAbove = 1024
 
 // Take spends one download of caller c: its key, or its client address
 // without one; an unmetered key (load tests) is never refused. When none is
-// left it returns an EQUOTA *snapshots.Error and the seconds until one is
+// left it returns an EQUOTA *apperr.Error and the seconds until one is
 // (Retry-After).
 func (d *Downloads) Take(c Caller) (retryAfter int, err error) {
 	if c.Unmetered && c.KeyID != "" {
@@ -93,7 +93,7 @@ func (d *Downloads) Take(c Caller) (retryAfter int, err error) {
 		if c.KeyID != "" {
 			scope = "key"
 		}
-		return wait, &snapshots.Error{Code: snapshots.EQUOTA,
+		return wait, &apperr.Error{Code: apperr.EQUOTA,
 			Message: fmt.Sprintf("bulk downloads are limited to %d per minute per %s; retry in %d s", d.perMinute, scope, wait)}
 	}
 	b.tokens--

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 func TestDownloads_Take(t *testing.T) {
@@ -19,7 +19,7 @@ func TestDownloads_Take(t *testing.T) {
 	}
 	t.Run("ErrQuota", func(t *testing.T) {
 		wait, err := d.Take(a)
-		if snapshots.ErrorCode(err) != snapshots.EQUOTA || wait != 10 {
+		if apperr.ErrorCode(err) != apperr.EQUOTA || wait != 10 {
 			t.Fatalf("7th download: %v, retry after %d; want EQUOTA after 10 s", err, wait)
 		}
 	})
@@ -58,13 +58,13 @@ func TestCheckTier(t *testing.T) {
 		want string
 	}{
 		{"OK", access.Caller{KeyID: "k", Tier: access.Elite}, ""},
-		{"ErrPlayground", access.Caller{}, snapshots.EUNAUTHORIZED},
-		{"ErrPro", access.Caller{KeyID: "k", Tier: access.Pro}, snapshots.EFORBIDDEN},
-		{"ErrInvalidTier", access.Caller{KeyID: "k", Tier: access.Tier(9)}, snapshots.EFORBIDDEN},
+		{"ErrPlayground", access.Caller{}, apperr.EUNAUTHORIZED},
+		{"ErrPro", access.Caller{KeyID: "k", Tier: access.Pro}, apperr.EFORBIDDEN},
+		{"ErrInvalidTier", access.Caller{KeyID: "k", Tier: access.Tier(9)}, apperr.EFORBIDDEN},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := access.CheckTier(tc.c, access.Elite, "price-history")
-			if got := snapshots.ErrorCode(err); (err == nil) != (tc.want == "") || (err != nil && got != tc.want) {
+			if got := apperr.ErrorCode(err); (err == nil) != (tc.want == "") || (err != nil && got != tc.want) {
 				t.Errorf("CheckTier = %v, want %q", err, tc.want)
 			}
 		})

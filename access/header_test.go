@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/valyala/fasthttp"
 )
@@ -114,7 +114,7 @@ func FuzzAuthorization(f *testing.F) {
 		c, err := s.Authenticate(h, "192.0.2.1")
 		switch {
 		case err != nil:
-			if got := snapshots.ErrorCode(err); got != snapshots.EUNAUTHORIZED {
+			if got := apperr.ErrorCode(err); got != apperr.EUNAUTHORIZED {
 				t.Fatalf("code %q for %q", got, h)
 			}
 		case len(h) == 0:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // Key is the public record of an API key. The secret itself is never stored:
@@ -134,8 +134,8 @@ const (
 )
 
 // EKEYEXPIRED is the error code of a key past its expiry (401): see
-// snapshots.EKEYEXPIRED.
-const EKEYEXPIRED = snapshots.EKEYEXPIRED
+// apperr.EKEYEXPIRED.
+const EKEYEXPIRED = apperr.EKEYEXPIRED
 
 // parseBearer returns the token of an Authorization value "Bearer <token>"
 // or the message of the 401 to answer. The scheme is case-insensitive;
@@ -188,7 +188,7 @@ func equalFoldASCII(b []byte, lower string) bool {
 
 // unauthorized returns a fresh EUNAUTHORIZED error (callers may keep it).
 func unauthorized(msg string) error {
-	return &snapshots.Error{Code: snapshots.EUNAUTHORIZED, Message: msg}
+	return &apperr.Error{Code: apperr.EUNAUTHORIZED, Message: msg}
 }
 
 // expired returns the key_expired error of a key that expired at exp (unix
@@ -199,5 +199,5 @@ func expired(exp int64, rolled bool) error {
 	if rolled {
 		msg = "API key was rolled and its grace period ended at " + at + "; use the key that replaced it"
 	}
-	return &snapshots.Error{Code: snapshots.EKEYEXPIRED, Message: msg}
+	return &apperr.Error{Code: apperr.EKEYEXPIRED, Message: msg}
 }

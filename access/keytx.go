@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -28,7 +28,7 @@ type Secret struct {
 // NewSecret draws a secret for tier t (free, pro or elite).
 func NewSecret(t Tier) (Secret, error) {
 	if t == Playground || !t.Valid() {
-		return Secret{}, snapshots.Errorf(snapshots.EINVALID, "a key's tier must be free, pro or elite")
+		return Secret{}, apperr.Errorf(apperr.EINVALID, "a key's tier must be free, pro or elite")
 	}
 	text, err := newSecret(t)
 	if err != nil {
@@ -44,7 +44,7 @@ func CheckName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n > 100 || !utf8.ValidString(name) ||
 		strings.IndexFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
-		return "", snapshots.Errorf(snapshots.EINVALID, "a key's name must be up to 100 printable characters")
+		return "", apperr.Errorf(apperr.EINVALID, "a key's name must be up to 100 printable characters")
 	}
 	return name, nil
 }
@@ -55,7 +55,7 @@ func CheckName(name string) (string, error) {
 // It returns the stored key. EINVALID: bad tier or name.
 func InsertKey(tx state.Tx, sec Secret, k Key) (Key, error) {
 	if k.Tier == Playground || !k.Tier.Valid() {
-		return Key{}, snapshots.Errorf(snapshots.EINVALID, "a key's tier must be free, pro or elite")
+		return Key{}, apperr.Errorf(apperr.EINVALID, "a key's tier must be free, pro or elite")
 	}
 	if sec.Text == "" {
 		return Key{}, errors.New("access: InsertKey without a secret (use NewSecret)")
@@ -100,11 +100,11 @@ func wellFormedID(id string) bool {
 // GetKey returns key id. ENOTFOUND: no such key (or not an id at all).
 func GetKey(tx state.Tx, id string) (Key, error) {
 	if !wellFormedID(id) {
-		return Key{}, snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", id)
+		return Key{}, apperr.Errorf(apperr.ENOTFOUND, "no key with id %q", id)
 	}
 	r, err := keysTable.Get(tx, id)
 	if errors.Is(err, state.ErrNotFound) {
-		return Key{}, snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", id)
+		return Key{}, apperr.Errorf(apperr.ENOTFOUND, "no key with id %q", id)
 	}
 	if err != nil {
 		return Key{}, err
@@ -117,17 +117,17 @@ func GetKey(tx state.Tx, id string) (Key, error) {
 // ENOTFOUND: no such key; EINVALID: a bad tier or name.
 func UpdateKey(tx state.Tx, k Key) error {
 	if k.Tier == Playground || !k.Tier.Valid() {
-		return snapshots.Errorf(snapshots.EINVALID, "a key's tier must be free, pro or elite")
+		return apperr.Errorf(apperr.EINVALID, "a key's tier must be free, pro or elite")
 	}
 	if _, err := CheckName(k.Name); err != nil {
 		return err
 	}
 	if !wellFormedID(k.ID) {
-		return snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", k.ID)
+		return apperr.Errorf(apperr.ENOTFOUND, "no key with id %q", k.ID)
 	}
 	r, err := keysTable.Get(tx, k.ID)
 	if errors.Is(err, state.ErrNotFound) {
-		return snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", k.ID)
+		return apperr.Errorf(apperr.ENOTFOUND, "no key with id %q", k.ID)
 	}
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/redis/go-redis/v9"
 )
@@ -144,7 +145,7 @@ func TestRedis_SharedQuota(t *testing.T) {
 		c access.Caller
 	}{{a, ca}, {b, cb}} {
 		d, err := x.s.Charge(x.c, 1)
-		if code(err) != snapshots.EQUOTA || d.Reason != access.ReasonQuota || d.RetryAfter < 3*3600-200 {
+		if code(err) != apperr.EQUOTA || d.Reason != access.ReasonQuota || d.RetryAfter < 3*3600-200 {
 			t.Fatalf("101st: %+v, %v", d, err)
 		}
 	}
@@ -221,7 +222,7 @@ func TestRedis_ConcurrentCharges(t *testing.T) {
 				t.Fatalf("two allowed charges answered Remaining %d: answers crossed", a.remaining)
 			}
 			seen[a.remaining] = true
-		case code(a.err) == snapshots.EQUOTA:
+		case code(a.err) == apperr.EQUOTA:
 			refused++
 		default:
 			t.Fatalf("charge: %v", a.err)

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )
@@ -265,7 +266,7 @@ func (s *Service) install(recs []keyRecord) {
 // value (no header) is a Playground caller: the edge decides whether the route
 // is keyless. Otherwise the value must be "Bearer <key>" (scheme in any case,
 // one space, a key without whitespace) naming an active key; anything else is
-// an EUNAUTHORIZED *snapshots.Error whose message says what is wrong.
+// an EUNAUTHORIZED *apperr.Error whose message says what is wrong.
 //
 // clientAddr is kept in the Caller (Playground rate limits are per address);
 // it must be a real string, not one aliasing a request buffer. Authenticate
@@ -340,7 +341,7 @@ func init() {
 //
 // Playground callers are limited by rate per ClientAddr and are not counted.
 // Unmetered keys are counted but never refused. When refused, Charge returns
-// the Decision (with RetryAfter) and an EQUOTA *snapshots.Error; a refused
+// the Decision (with RetryAfter) and an EQUOTA *apperr.Error; a refused
 // charge spends nothing. It returns EUNAUTHORIZED for a KeyID the service does
 // not know. Charge never fails because of Redis: it then counts locally.
 //
@@ -467,14 +468,14 @@ func (s *Service) applyRedis(st *keyState, t Tier, lim Limits, today snapshots.D
 
 func refuseQuota(d Decision, t Tier) (Decision, error) {
 	d.Reason, d.RetryAfter = ReasonQuota, d.Reset
-	return d, &snapshots.Error{Code: snapshots.EQUOTA, Message: quotaMsgs[t]}
+	return d, &apperr.Error{Code: apperr.EQUOTA, Message: quotaMsgs[t]}
 }
 
 func refuseRate(d Decision, t Tier, tokens float64, lim Limits) (Decision, error) {
 	d.Reason, d.RetryAfter = ReasonRate, waitSeconds(tokens, lim.RatePerSec)
 	d.RateRemaining = 0
 	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
-	return d, &snapshots.Error{Code: snapshots.EQUOTA, Message: rateMsgs[t]}
+	return d, &apperr.Error{Code: apperr.EQUOTA, Message: rateMsgs[t]}
 }
 
 // chargeAddr applies the Playground rate limit of one client address.
@@ -535,7 +536,7 @@ type TodayUsage struct {
 func (s *Service) Usage(keyID string) (Usage, error) {
 	e := s.keys.Load().byID[keyID]
 	if e == nil {
-		return Usage{}, snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", keyID)
+		return Usage{}, apperr.Errorf(apperr.ENOTFOUND, "no key with id %q", keyID)
 	}
 	now := s.now()
 	today := dayOf(now)

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -31,20 +32,20 @@ func (t Tier) String() string {
 func (t Tier) Valid() bool { return t < numTiers }
 
 // ParseTier parses a tier name (playground, free, pro, elite; lower case).
-// It returns an EINVALID *snapshots.Error for anything else.
+// It returns an EINVALID *apperr.Error for anything else.
 func ParseTier(s string) (Tier, error) {
 	for i, n := range tierNames {
 		if n == s {
 			return Tier(i), nil
 		}
 	}
-	return 0, snapshots.Errorf(snapshots.EINVALID, "unknown tier %q: want playground, free, pro or elite", s)
+	return 0, apperr.Errorf(apperr.EINVALID, "unknown tier %q: want playground, free, pro or elite", s)
 }
 
 // MarshalText encodes t as its name.
 func (t Tier) MarshalText() ([]byte, error) {
 	if !t.Valid() {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "invalid tier %d", uint8(t))
+		return nil, apperr.Errorf(apperr.EINVALID, "invalid tier %d", uint8(t))
 	}
 	return []byte(t.String()), nil
 }
@@ -143,12 +144,12 @@ func CapRows(t Tier, limit int) int {
 func CheckBatch(c Caller, n int) error {
 	switch c.Tier {
 	case Playground:
-		return snapshots.Errorf(snapshots.EUNAUTHORIZED, "batch lookup requires an API key")
+		return apperr.Errorf(apperr.EUNAUTHORIZED, "batch lookup requires an API key")
 	case Free:
-		return snapshots.Errorf(snapshots.EFORBIDDEN, "batch lookup is not available to the free tier; it needs a pro or elite key")
+		return apperr.Errorf(apperr.EFORBIDDEN, "batch lookup is not available to the free tier; it needs a pro or elite key")
 	}
 	if m := LimitsOf(c.Tier).BatchMax; n > m {
-		return snapshots.Errorf(snapshots.EINVALID, "too many ids: %d, the %s tier allows at most %d per batch", n, c.Tier, m)
+		return apperr.Errorf(apperr.EINVALID, "too many ids: %d, the %s tier allows at most %d per batch", n, c.Tier, m)
 	}
 	return nil
 }
@@ -158,10 +159,10 @@ func CheckBatch(c Caller, n int) error {
 // keys not on the allowlist.
 func CheckSQL(c Caller) error {
 	if c.KeyID == "" {
-		return snapshots.Errorf(snapshots.EUNAUTHORIZED, "SQL requires an API key")
+		return apperr.Errorf(apperr.EUNAUTHORIZED, "SQL requires an API key")
 	}
 	if !c.SQL {
-		return snapshots.Errorf(snapshots.EFORBIDDEN, "SQL is restricted to an internal allowlist")
+		return apperr.Errorf(apperr.EFORBIDDEN, "SQL is restricted to an internal allowlist")
 	}
 	return nil
 }
@@ -170,7 +171,7 @@ func CheckSQL(c Caller) error {
 // for routes and MCP, which are not keyless.
 func RequireKey(c Caller) error {
 	if c.KeyID == "" {
-		return snapshots.Errorf(snapshots.EUNAUTHORIZED, "this route requires an API key: send Authorization: Bearer <API_KEY>")
+		return apperr.Errorf(apperr.EUNAUTHORIZED, "this route requires an API key: send Authorization: Bearer <API_KEY>")
 	}
 	return nil
 }

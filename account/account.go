@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -133,7 +133,7 @@ func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	a, err := mail.ParseAddress(e)
 	if err != nil || a.Address != e || a.Name != "" || len(e) > 254 || !strings.Contains(e[strings.LastIndexByte(e, '@')+1:], ".") {
-		return "", snapshots.Errorf(snapshots.EINVALID, "enter an email address such as name@example.com")
+		return "", apperr.Errorf(apperr.EINVALID, "enter an email address such as name@example.com")
 	}
 	return e, nil
 }
@@ -177,7 +177,7 @@ func (s *Service) create(ctx context.Context, email, password string, tier acces
 		return Account{}, "", err
 	}
 	if tier == access.Playground || !tier.Valid() {
-		return Account{}, "", snapshots.Errorf(snapshots.EINVALID, "an account's tier must be free, pro or elite")
+		return Account{}, "", apperr.Errorf(apperr.EINVALID, "an account's tier must be free, pro or elite")
 	}
 	hctx, cancel := context.WithTimeout(ctx, s.opts.HashWait)
 	phc, err := s.hash(hctx, password)
@@ -202,7 +202,7 @@ func (s *Service) create(ctx context.Context, email, password string, tier acces
 	a := Account{ID: id, Email: e, Password: phc, Tier: tier, Created: now, PasswordChanged: now}
 	err = s.st.Update(ctx, func(tx state.Tx) error {
 		if err := emails.Insert(tx, e, id, 0); errors.Is(err, state.ErrConflict) {
-			return snapshots.Errorf(snapshots.EINVALID, "an account with this email already exists; sign in instead")
+			return apperr.Errorf(apperr.EINVALID, "an account with this email already exists; sign in instead")
 		} else if err != nil {
 			return err
 		}
@@ -243,13 +243,13 @@ func (s *Service) Lookup(ctx context.Context, idOrEmail string) (Account, error)
 	}
 	e, err := NormalizeEmail(idOrEmail)
 	if err != nil {
-		return Account{}, snapshots.Errorf(snapshots.ENOTFOUND, "no account %q", idOrEmail)
+		return Account{}, apperr.Errorf(apperr.ENOTFOUND, "no account %q", idOrEmail)
 	}
 	var a Account
 	err = s.st.View(ctx, func(tx state.Tx) error {
 		id, err := emails.Get(tx, e)
 		if errors.Is(err, state.ErrNotFound) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no account %q", idOrEmail)
+			return apperr.Errorf(apperr.ENOTFOUND, "no account %q", idOrEmail)
 		}
 		if err != nil {
 			return err
@@ -262,11 +262,11 @@ func (s *Service) Lookup(ctx context.Context, idOrEmail string) (Account, error)
 
 func getAccount(tx state.Tx, id string) (Account, error) {
 	if id == "" || len(id) > 64 {
-		return Account{}, snapshots.Errorf(snapshots.ENOTFOUND, "no account %q", id)
+		return Account{}, apperr.Errorf(apperr.ENOTFOUND, "no account %q", id)
 	}
 	a, err := accounts.Get(tx, id)
 	if errors.Is(err, state.ErrNotFound) {
-		return Account{}, snapshots.Errorf(snapshots.ENOTFOUND, "no account %q", id)
+		return Account{}, apperr.Errorf(apperr.ENOTFOUND, "no account %q", id)
 	}
 	return a, err
 }
@@ -295,7 +295,7 @@ func (s *Service) List(ctx context.Context) ([]Account, error) {
 // within a second. ENOTFOUND: no such account.
 func (s *Service) SetTier(ctx context.Context, id string, tier access.Tier, by Client) (Account, error) {
 	if tier == access.Playground || !tier.Valid() {
-		return Account{}, snapshots.Errorf(snapshots.EINVALID, "an account's tier must be free, pro or elite")
+		return Account{}, apperr.Errorf(apperr.EINVALID, "an account's tier must be free, pro or elite")
 	}
 	var a Account
 	err := s.st.Update(ctx, func(tx state.Tx) (err error) {
@@ -389,7 +389,7 @@ func (s *Service) ChangePassword(ctx context.Context, sessionID, current, passwo
 	}
 	if !ok {
 		s.throttle.fail(a.Email, by.Addr, s.now())
-		return snapshots.Errorf(snapshots.EUNAUTHORIZED, "the current password is not right")
+		return apperr.Errorf(apperr.EUNAUTHORIZED, "the current password is not right")
 	}
 	return s.setPassword(ctx, a, password, sess.hash, EventPasswordChanged, by)
 }

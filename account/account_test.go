@@ -12,7 +12,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -81,7 +81,7 @@ func code(err error) string {
 	if err == nil {
 		return ""
 	}
-	return snapshots.ErrorCode(err)
+	return apperr.ErrorCode(err)
 }
 
 func TestCheckPassword(t *testing.T) {
@@ -110,7 +110,7 @@ func TestCheckPassword(t *testing.T) {
 			if tt.ok && err != nil {
 				t.Fatalf("refused: %v", err)
 			}
-			if !tt.ok && code(err) != snapshots.EINVALID {
+			if !tt.ok && code(err) != apperr.EINVALID {
 				t.Fatalf("err = %v, want EINVALID", err)
 			}
 		})
@@ -137,13 +137,13 @@ func TestService_Create(t *testing.T) {
 	})
 	t.Run("ErrTaken", func(t *testing.T) {
 		_, err := e.svc.Create(ctx, "ada@example.com", goodPassword, access.Free, account.Client{})
-		if code(err) != snapshots.EINVALID || !strings.Contains(err.Error(), "already exists") {
+		if code(err) != apperr.EINVALID || !strings.Contains(err.Error(), "already exists") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("ErrEmail", func(t *testing.T) {
 		for _, bad := range []string{"", "ada", "ada@", "Ada <ada@example.com>", "ada@localhost", "a b@example.com"} {
-			if _, err := e.svc.Create(ctx, bad, goodPassword, access.Free, account.Client{}); code(err) != snapshots.EINVALID {
+			if _, err := e.svc.Create(ctx, bad, goodPassword, access.Free, account.Client{}); code(err) != apperr.EINVALID {
 				t.Errorf("%q: %v", bad, err)
 			}
 		}
@@ -155,7 +155,7 @@ func TestService_Create(t *testing.T) {
 				t.Errorf("Lookup(%q) = %v, %v", q, got.ID, err)
 			}
 		}
-		if _, err := e.svc.Lookup(ctx, "nobody@example.com"); code(err) != snapshots.ENOTFOUND {
+		if _, err := e.svc.Lookup(ctx, "nobody@example.com"); code(err) != apperr.ENOTFOUND {
 			t.Errorf("unknown: %v", err)
 		}
 	})
@@ -179,7 +179,7 @@ func TestService_SignIn(t *testing.T) {
 	t.Run("ErrSameAnswer", func(t *testing.T) {
 		_, _, errWrong := e.svc.SignIn(ctx, "ada@example.com", "not the password", account.Client{Addr: "198.51.100.1"})
 		_, _, errUnknown := e.svc.SignIn(ctx, "bob@example.com", "not the password", account.Client{Addr: "198.51.100.2"})
-		if code(errWrong) != snapshots.EUNAUTHORIZED || errWrong.Error() != errUnknown.Error() {
+		if code(errWrong) != apperr.EUNAUTHORIZED || errWrong.Error() != errUnknown.Error() {
 			t.Fatalf("wrong password: %v; unknown email: %v", errWrong, errUnknown)
 		}
 	})
@@ -200,7 +200,7 @@ func TestService_SignIn(t *testing.T) {
 			t0 := time.Now()
 			_, _, err := e.svc.SignIn(ctx, email, "not the password", account.Client{Addr: "203.0.113." + strconv.Itoa(10+i)})
 			d := time.Since(t0)
-			if code(err) != snapshots.EUNAUTHORIZED {
+			if code(err) != apperr.EUNAUTHORIZED {
 				t.Fatalf("%s: %v", email, err)
 			}
 			if n := e.svc.Checked() - before; n != 1 {
@@ -218,7 +218,7 @@ func TestService_SignIn(t *testing.T) {
 			var te *account.ThrottleError
 			if errors.As(err, &te) {
 				throttled++
-				if code(err) != snapshots.EQUOTA || te.RetryAfter < 1 {
+				if code(err) != apperr.EQUOTA || te.RetryAfter < 1 {
 					t.Fatalf("throttled with %v (retry after %d)", err, te.RetryAfter)
 				}
 			}
@@ -227,7 +227,7 @@ func TestService_SignIn(t *testing.T) {
 			t.Fatal("20 wrong passwords in a row were not throttled")
 		}
 		// The attacker's address is refused even with the right password...
-		if _, _, err := e.svc.SignIn(ctx, "ada@example.com", goodPassword, account.Client{Addr: "198.51.100.66"}); code(err) != snapshots.EQUOTA {
+		if _, _, err := e.svc.SignIn(ctx, "ada@example.com", goodPassword, account.Client{Addr: "198.51.100.66"}); code(err) != apperr.EQUOTA {
 			t.Fatalf("the right password from the throttled address: %v", err)
 		}
 		// ... while the owner, elsewhere, signs in.
@@ -236,7 +236,7 @@ func TestService_SignIn(t *testing.T) {
 		for range 20 {
 			e.svc.SignIn(ctx, "nobody@example.com", "guess", account.Client{Addr: "198.51.100.67"})
 		}
-		if _, _, err := e.svc.SignIn(ctx, "nobody@example.com", "guess", account.Client{Addr: "198.51.100.67"}); code(err) != snapshots.EQUOTA {
+		if _, _, err := e.svc.SignIn(ctx, "nobody@example.com", "guess", account.Client{Addr: "198.51.100.67"}); code(err) != apperr.EQUOTA {
 			t.Fatalf("unknown email after 20 attempts: %v", err)
 		}
 		// Time refills the address's budget.
@@ -278,10 +278,10 @@ func TestService_SignIn(t *testing.T) {
 		if _, err := e.svc.SetDisabled(ctx, a.ID, true, account.Client{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.Session(ctx, id); code(err) != snapshots.EUNAUTHORIZED {
+		if _, _, err := e.svc.Session(ctx, id); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("session of a disabled account: %v", err)
 		}
-		if _, _, err := e.svc.SignIn(ctx, "ada@example.com", goodPassword, account.Client{}); code(err) != snapshots.EFORBIDDEN {
+		if _, _, err := e.svc.SignIn(ctx, "ada@example.com", goodPassword, account.Client{}); code(err) != apperr.EFORBIDDEN {
 			t.Fatalf("sign-in of a disabled account: %v", err)
 		}
 	})
@@ -293,7 +293,7 @@ func TestService_Session(t *testing.T) {
 
 	t.Run("ErrMalformed", func(t *testing.T) {
 		for _, id := range []string{"", "x", strings.Repeat("A", 43), strings.Repeat("!", 43)} {
-			if _, _, err := e.svc.Session(ctx, id); code(err) != snapshots.EUNAUTHORIZED {
+			if _, _, err := e.svc.Session(ctx, id); code(err) != apperr.EUNAUTHORIZED {
 				t.Errorf("%q: %v", id, err)
 			}
 		}
@@ -307,12 +307,12 @@ func TestService_Session(t *testing.T) {
 			}
 		}
 		// 5 hours after sign-in: past SessionMax.
-		if _, _, err := e.svc.Session(ctx, id); code(err) != snapshots.EUNAUTHORIZED {
+		if _, _, err := e.svc.Session(ctx, id); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("after SessionMax: %v", err)
 		}
 		id = e.MustSignIn(t, "ada@example.com", "192.0.2.1")
 		e.clock.Advance(61 * time.Minute)
-		if _, _, err := e.svc.Session(ctx, id); code(err) != snapshots.EUNAUTHORIZED {
+		if _, _, err := e.svc.Session(ctx, id); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("idle for 61 minutes: %v", err)
 		}
 	})
@@ -321,7 +321,7 @@ func TestService_Session(t *testing.T) {
 		if err := e.svc.SignOut(ctx, id, account.Client{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.Session(ctx, id); code(err) != snapshots.EUNAUTHORIZED {
+		if _, _, err := e.svc.Session(ctx, id); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("after sign-out: %v", err)
 		}
 	})
@@ -331,7 +331,7 @@ func TestService_Session(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, id := range ids {
-			if _, _, err := e.svc.Session(ctx, id); code(err) != snapshots.EUNAUTHORIZED {
+			if _, _, err := e.svc.Session(ctx, id); code(err) != apperr.EUNAUTHORIZED {
 				t.Fatalf("after sign out everywhere: %v", err)
 			}
 		}
@@ -343,10 +343,10 @@ func TestService_Session(t *testing.T) {
 		here := e.MustSignIn(t, "ada@example.com", "192.0.2.1")
 		there := e.MustSignIn(t, "ada@example.com", "192.0.2.2")
 		const next = "a new and long passphrase"
-		if err := e.svc.ChangePassword(ctx, here, "wrong", next, account.Client{}); code(err) != snapshots.EUNAUTHORIZED {
+		if err := e.svc.ChangePassword(ctx, here, "wrong", next, account.Client{}); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("wrong current password: %v", err)
 		}
-		if err := e.svc.ChangePassword(ctx, here, goodPassword, "password1", account.Client{}); code(err) != snapshots.EINVALID {
+		if err := e.svc.ChangePassword(ctx, here, goodPassword, "password1", account.Client{}); code(err) != apperr.EINVALID {
 			t.Fatalf("a common new password: %v", err)
 		}
 		if err := e.svc.ChangePassword(ctx, here, goodPassword, next, account.Client{}); err != nil {
@@ -355,7 +355,7 @@ func TestService_Session(t *testing.T) {
 		if _, _, err := e.svc.Session(ctx, here); err != nil {
 			t.Fatalf("this session ended: %v", err)
 		}
-		if _, _, err := e.svc.Session(ctx, there); code(err) != snapshots.EUNAUTHORIZED {
+		if _, _, err := e.svc.Session(ctx, there); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("the other session: %v", err)
 		}
 		if _, _, err := e.svc.SignIn(ctx, "ada@example.com", next, account.Client{}); err != nil {
@@ -364,7 +364,7 @@ func TestService_Session(t *testing.T) {
 		if err := e.svc.ResetPassword(ctx, a.ID, goodPassword, account.Client{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.Session(ctx, here); code(err) != snapshots.EUNAUTHORIZED {
+		if _, _, err := e.svc.Session(ctx, here); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("after a reset: %v", err)
 		}
 	})
@@ -428,13 +428,13 @@ func TestService_Keys(t *testing.T) {
 	t.Run("ErrOtherAccount", func(t *testing.T) {
 		_, missing := e.svc.Key(ctx, bob.ID, "k_aaaaaaaa")
 		_, other := e.svc.Key(ctx, bob.ID, k.ID)
-		if code(other) != snapshots.ENOTFOUND || strings.Replace(other.Error(), k.ID, "k_aaaaaaaa", 1) != missing.Error() {
+		if code(other) != apperr.ENOTFOUND || strings.Replace(other.Error(), k.ID, "k_aaaaaaaa", 1) != missing.Error() {
 			t.Fatalf("another account's key: %v (a missing one: %v)", other, missing)
 		}
-		if _, _, err := e.svc.RollKey(ctx, bob.ID, k.ID, 0, by); code(err) != snapshots.ENOTFOUND {
+		if _, _, err := e.svc.RollKey(ctx, bob.ID, k.ID, 0, by); code(err) != apperr.ENOTFOUND {
 			t.Fatalf("roll: %v", err)
 		}
-		if _, err := e.svc.RevokeKey(ctx, bob.ID, k.ID, by); code(err) != snapshots.ENOTFOUND {
+		if _, err := e.svc.RevokeKey(ctx, bob.ID, k.ID, by); code(err) != apperr.ENOTFOUND {
 			t.Fatalf("revoke: %v", err)
 		}
 		if keys, _ := e.svc.Keys(ctx, bob.ID); len(keys) != 0 {
@@ -446,7 +446,7 @@ func TestService_Keys(t *testing.T) {
 	})
 	t.Run("ErrLifetime", func(t *testing.T) {
 		for _, days := range []int{0, 366, -1} {
-			if _, _, err := e.svc.CreateKey(ctx, ada.ID, "x", days, by); code(err) != snapshots.EINVALID {
+			if _, _, err := e.svc.CreateKey(ctx, ada.ID, "x", days, by); code(err) != apperr.EINVALID {
 				t.Errorf("%d days: %v", days, err)
 			}
 		}
@@ -466,11 +466,11 @@ func TestService_Keys(t *testing.T) {
 		if err := auth(newSecret); err != nil {
 			t.Fatalf("the new key: %v", err)
 		}
-		if _, _, err := e.svc.RollKey(ctx, ada.ID, k.ID, 0, by); code(err) != snapshots.EINVALID {
+		if _, _, err := e.svc.RollKey(ctx, ada.ID, k.ID, 0, by); code(err) != apperr.EINVALID {
 			t.Fatalf("rolling twice: %v", err)
 		}
 		e.clock.Advance(time.Hour)
-		if err := auth(secret); code(err) != snapshots.EKEYEXPIRED {
+		if err := auth(secret); code(err) != apperr.EKEYEXPIRED {
 			t.Fatalf("the old key after its grace: %v", err)
 		}
 		k = nk
@@ -482,7 +482,7 @@ func TestService_Keys(t *testing.T) {
 			t.Fatal(err)
 		}
 		acc.Sync()
-		if err := auth(secret); code(err) != snapshots.EUNAUTHORIZED {
+		if err := auth(secret); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("the old key: %v", err)
 		}
 		if err := auth(newSecret); err != nil {
@@ -494,7 +494,7 @@ func TestService_Keys(t *testing.T) {
 		for i := 0; ; i++ {
 			_, _, err := e.svc.CreateKey(ctx, ada.ID, "more", 30, by)
 			if err != nil {
-				if code(err) != snapshots.EINVALID || i != 2 {
+				if code(err) != apperr.EINVALID || i != 2 {
 					t.Fatalf("key %d: %v", i+2, err)
 				}
 				break
@@ -522,7 +522,7 @@ func TestService_Keys(t *testing.T) {
 			t.Fatal(err)
 		}
 		acc.Sync()
-		if err := auth(secret); code(err) != snapshots.EUNAUTHORIZED {
+		if err := auth(secret); code(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("revoked key: %v", err)
 		}
 	})
@@ -550,7 +550,7 @@ func TestService_Keys(t *testing.T) {
 		if _, err := e.svc.SetDisabled(ctx, ada.ID, true, account.Client{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.svc.CreateKey(ctx, ada.ID, "x", 30, by); code(err) != snapshots.EFORBIDDEN {
+		if _, _, err := e.svc.CreateKey(ctx, ada.ID, "x", 30, by); code(err) != apperr.EFORBIDDEN {
 			t.Fatalf("a disabled account creates a key: %v", err)
 		}
 		for _, k := range mustKeys(t, e, ada.ID) {

@@ -65,7 +65,7 @@
 // # Caveats
 //
 // The sign-in throttle and the hashing slots are per process: n replicas
-// allow n times the attempts. Errors are *snapshots.Error with codes
+// allow n times the attempts. Errors are *apperr.Error with codes
 // EINVALID, EUNAUTHORIZED, EFORBIDDEN, ENOTFOUND and EQUOTA; store errors wrap
 // the sentinels of package state.
 package account

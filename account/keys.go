@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -65,7 +65,7 @@ func ownKey(tx state.Tx, id, keyID string) (access.Key, error) {
 		return access.Key{}, err
 	}
 	if k.Account != id || id == "" {
-		return access.Key{}, snapshots.Errorf(snapshots.ENOTFOUND, "no key with id %q", keyID)
+		return access.Key{}, apperr.Errorf(apperr.ENOTFOUND, "no key with id %q", keyID)
 	}
 	return k, nil
 }
@@ -75,11 +75,11 @@ func (s *Service) checkLifetime(days int) error {
 	max := s.opts.KeyMaxDays
 	switch {
 	case days < 0 || days > 3650:
-		return snapshots.Errorf(snapshots.EINVALID, "a key's lifetime must be 1 to 3650 days, or never")
+		return apperr.Errorf(apperr.EINVALID, "a key's lifetime must be 1 to 3650 days, or never")
 	case max > 0 && days == 0:
-		return snapshots.Errorf(snapshots.EINVALID, "keys on this server expire within %d days: choose a lifetime", max)
+		return apperr.Errorf(apperr.EINVALID, "keys on this server expire within %d days: choose a lifetime", max)
 	case max > 0 && days > max:
-		return snapshots.Errorf(snapshots.EINVALID, "keys on this server live at most %d days", max)
+		return apperr.Errorf(apperr.EINVALID, "keys on this server live at most %d days", max)
 	}
 	return nil
 }
@@ -105,7 +105,7 @@ func (s *Service) drawSecret(ctx context.Context, id string) (access.Secret, acc
 }
 
 // errTierMoved asks CreateKey and RollKey to draw again.
-var errTierMoved = snapshots.Errorf(snapshots.EINTERNAL, "the account's tier changed meanwhile")
+var errTierMoved = apperr.Errorf(apperr.EINTERNAL, "the account's tier changed meanwhile")
 
 // CreateKey creates a key of account id (with the account's tier) named name,
 // living days (0: never; see Lifetimes and KeyMaxDays), and returns its
@@ -130,7 +130,7 @@ func (s *Service) CreateKey(ctx context.Context, id, name string, days int, by C
 				return err
 			}
 			if a.Disabled {
-				return snapshots.Errorf(snapshots.EFORBIDDEN, "this account is disabled")
+				return apperr.Errorf(apperr.EFORBIDDEN, "this account is disabled")
 			}
 			if a.Tier != tier {
 				return errTierMoved
@@ -146,7 +146,7 @@ func (s *Service) CreateKey(ctx context.Context, id, name string, days int, by C
 				return err
 			}
 			if n >= s.opts.MaxKeys {
-				return snapshots.Errorf(snapshots.EINVALID, "an account may hold %d working keys; revoke one first", s.opts.MaxKeys)
+				return apperr.Errorf(apperr.EINVALID, "an account may hold %d working keys; revoke one first", s.opts.MaxKeys)
 			}
 			k, err = access.InsertKey(tx, sec, access.Key{Name: name, Tier: tier, Account: id, Created: now, Expires: expiry(now, days)})
 			if err != nil {
@@ -173,7 +173,7 @@ func (s *Service) CreateKey(ctx context.Context, id, name string, days int, by C
 // revoked, expired or already rolled, or a bad grace.
 func (s *Service) RollKey(ctx context.Context, id, keyID string, grace time.Duration, by Client) (string, access.Key, error) {
 	if grace < 0 || grace > MaxGrace {
-		return "", access.Key{}, snapshots.Errorf(snapshots.EINVALID, "the grace period must be 0 to 7 days")
+		return "", access.Key{}, apperr.Errorf(apperr.EINVALID, "the grace period must be 0 to 7 days")
 	}
 	for range 3 {
 		sec, tier, err := s.drawSecret(ctx, id)
@@ -187,7 +187,7 @@ func (s *Service) RollKey(ctx context.Context, id, keyID string, grace time.Dura
 				return err
 			}
 			if a.Disabled {
-				return snapshots.Errorf(snapshots.EFORBIDDEN, "this account is disabled")
+				return apperr.Errorf(apperr.EFORBIDDEN, "this account is disabled")
 			}
 			if a.Tier != tier {
 				return errTierMoved
@@ -199,11 +199,11 @@ func (s *Service) RollKey(ctx context.Context, id, keyID string, grace time.Dura
 			now := s.now().UTC().Truncate(time.Second)
 			switch {
 			case !old.Active():
-				return snapshots.Errorf(snapshots.EINVALID, "key %s is revoked: create a new key instead", keyID)
+				return apperr.Errorf(apperr.EINVALID, "key %s is revoked: create a new key instead", keyID)
 			case old.RolledTo != "":
-				return snapshots.Errorf(snapshots.EINVALID, "key %s was rolled already (to %s)", keyID, old.RolledTo)
+				return apperr.Errorf(apperr.EINVALID, "key %s was rolled already (to %s)", keyID, old.RolledTo)
 			case old.Expired(now):
-				return snapshots.Errorf(snapshots.EINVALID, "key %s has expired: create a new key instead", keyID)
+				return apperr.Errorf(apperr.EINVALID, "key %s has expired: create a new key instead", keyID)
 			}
 			days := 0
 			if !old.Expires.IsZero() {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/text/unicode/norm"
 )
@@ -49,24 +49,24 @@ func CheckPassword(password, email string) error {
 	n := utf8.RuneCountInString(p)
 	switch {
 	case !utf8.ValidString(password):
-		return snapshots.Errorf(snapshots.EINVALID, "the password is not valid UTF-8")
+		return apperr.Errorf(apperr.EINVALID, "the password is not valid UTF-8")
 	case n < MinPasswordLen:
-		return snapshots.Errorf(snapshots.EINVALID, "the password must have at least %d characters", MinPasswordLen)
+		return apperr.Errorf(apperr.EINVALID, "the password must have at least %d characters", MinPasswordLen)
 	case n > MaxPasswordLen:
-		return snapshots.Errorf(snapshots.EINVALID, "the password must have at most %d characters", MaxPasswordLen)
+		return apperr.Errorf(apperr.EINVALID, "the password must have at most %d characters", MaxPasswordLen)
 	}
 	lower := strings.ToLower(p)
 	if Blocked(lower) {
-		return snapshots.Errorf(snapshots.EINVALID, "this password is too common: it is on a list of passwords and words attackers try first; choose another")
+		return apperr.Errorf(apperr.EINVALID, "this password is too common: it is on a list of passwords and words attackers try first; choose another")
 	}
 	if r, _ := utf8.DecodeRuneInString(lower); strings.Count(lower, string(r)) == utf8.RuneCountInString(lower) {
-		return snapshots.Errorf(snapshots.EINVALID, "the password repeats one character; choose another")
+		return apperr.Errorf(apperr.EINVALID, "the password repeats one character; choose another")
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
 	local, _, _ := strings.Cut(email, "@")
 	for _, w := range []string{"cardedge", email, local} {
 		if len(w) >= 4 && strings.Contains(lower, w) && len(lower) < len(w)+MinPasswordLen {
-			return snapshots.Errorf(snapshots.EINVALID, "the password is too close to the service's name or your email; choose another")
+			return apperr.Errorf(apperr.EINVALID, "the password is too close to the service's name or your email; choose another")
 		}
 	}
 	return nil
@@ -153,7 +153,7 @@ func (s *Service) hashSlot(ctx context.Context) (release func(), err error) {
 	case s.hashing <- struct{}{}:
 		return func() { <-s.hashing }, nil
 	case <-ctx.Done():
-		return nil, snapshots.Errorf(snapshots.EQUOTA, "the server is busy checking passwords; try again in a few seconds")
+		return nil, apperr.Errorf(apperr.EQUOTA, "the server is busy checking passwords; try again in a few seconds")
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -81,7 +81,7 @@ func sessionHash(id string) string {
 	return hex.EncodeToString(h[:])
 }
 
-var errNoSession = snapshots.Errorf(snapshots.EUNAUTHORIZED, "not signed in, or the session has ended")
+var errNoSession = apperr.Errorf(apperr.EUNAUTHORIZED, "not signed in, or the session has ended")
 
 // newSession stores a new session of account a and returns its id.
 func (s *Service) newSession(tx state.Tx, id, csrf string, a Account, addr string) error {
@@ -112,7 +112,7 @@ func (s *Service) Session(ctx context.Context, id string) (Session, Account, err
 		a, err = getAccount(tx, rec.Account)
 		return err
 	})
-	if errors.Is(err, state.ErrNotFound) || snapshots.ErrorCode(err) == snapshots.ENOTFOUND {
+	if errors.Is(err, state.ErrNotFound) || apperr.ErrorCode(err) == apperr.ENOTFOUND {
 		return Session{}, Account{}, errNoSession
 	}
 	if err != nil {

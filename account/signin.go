@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -121,7 +121,7 @@ func (t *throttle) fail(email, addr string, now time.Time) {
 // throttled is the error of a refused attempt.
 func throttled(d time.Duration) error {
 	s := int(math.Ceil(d.Seconds()))
-	return &ThrottleError{RetryAfter: s, err: snapshots.Errorf(snapshots.EQUOTA,
+	return &ThrottleError{RetryAfter: s, err: apperr.Errorf(apperr.EQUOTA,
 		"too many failed sign-in attempts; try again in %d seconds", s)}
 }
 
@@ -136,7 +136,7 @@ func (e *ThrottleError) Error() string { return e.err.Error() }
 func (e *ThrottleError) Unwrap() error { return e.err }
 
 // errSignIn is the one answer to a wrong email or password, whichever it is.
-var errSignIn = snapshots.Errorf(snapshots.EUNAUTHORIZED, "the email or the password is not right")
+var errSignIn = apperr.Errorf(apperr.EUNAUTHORIZED, "the email or the password is not right")
 
 // SignIn checks email and password and starts a session: it returns the new
 // session's id (for the cookie), never one the client had. An unknown email
@@ -163,7 +163,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, by Client)
 		return err
 	})
 	found := err == nil
-	if err != nil && !errors.Is(err, state.ErrNotFound) && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if err != nil && !errors.Is(err, state.ErrNotFound) && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return "", Account{}, err
 	}
 	hctx, cancel := context.WithTimeout(ctx, s.opts.HashWait)
@@ -180,7 +180,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, by Client)
 		return "", Account{}, errSignIn
 	}
 	if a.Disabled {
-		return "", Account{}, snapshots.Errorf(snapshots.EFORBIDDEN, "this account is disabled; ask the operator of this service")
+		return "", Account{}, apperr.Errorf(apperr.EFORBIDDEN, "this account is disabled; ask the operator of this service")
 	}
 	var phc string
 	if rehash {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // Limits of a chat.
@@ -72,12 +72,12 @@ type chatBody struct {
 
 // ParseChat reads a chat request body: {"message": "..."} or {"messages":
 // [{role, content}, ...]} (user and assistant turns; the last must be the
-// user's). Every invalid field is reported (snapshots.FieldErrors, loc
+// user's). Every invalid field is reported (apperr.FieldErrors, loc
 // "body").
 func ParseChat(body []byte) ([]Message, error) {
 	var b chatBody
 	if err := json.Unmarshal(body, &b); err != nil {
-		return nil, snapshots.FieldErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"message\": \"...\"} or {\"messages\": [{\"role\": \"user\", \"content\": \"...\"}]}: " + err.Error(), Type: "json_invalid"}}
+		return nil, apperr.FieldErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"message\": \"...\"} or {\"messages\": [{\"role\": \"user\", \"content\": \"...\"}]}: " + err.Error(), Type: "json_invalid"}}
 	}
 	var msgs []Message
 	for _, m := range b.Messages {
@@ -86,23 +86,23 @@ func ParseChat(body []byte) ([]Message, error) {
 	if b.Message != "" {
 		msgs = append(msgs, Message{Role: "user", Content: b.Message})
 	}
-	var verrs snapshots.FieldErrors
+	var verrs apperr.FieldErrors
 	if len(msgs) == 0 {
-		verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "message"}, Msg: "Field required: send message (or messages)", Type: "missing"})
+		verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "message"}, Msg: "Field required: send message (or messages)", Type: "missing"})
 	}
 	if len(msgs) > MaxMessages {
-		verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "messages"}, Msg: fmt.Sprintf("at most %d messages", MaxMessages), Type: "too_long"})
+		verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "messages"}, Msg: fmt.Sprintf("at most %d messages", MaxMessages), Type: "too_long"})
 	}
 	for i, m := range msgs {
 		if m.Role != "user" && m.Role != "assistant" {
-			verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "messages", i, "role"}, Msg: "Input should be 'user' or 'assistant'", Type: "enum", Input: m.Role})
+			verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "messages", i, "role"}, Msg: "Input should be 'user' or 'assistant'", Type: "enum", Input: m.Role})
 		}
 		if n := utf8.RuneCountInString(m.Content); n == 0 || n > MaxChars {
-			verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "messages", i, "content"}, Msg: fmt.Sprintf("content must be 1 to %d characters", MaxChars), Type: "string_too_long"})
+			verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "messages", i, "content"}, Msg: fmt.Sprintf("content must be 1 to %d characters", MaxChars), Type: "string_too_long"})
 		}
 	}
 	if len(verrs) == 0 && msgs[len(msgs)-1].Role != "user" {
-		verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "messages"}, Msg: "the last message must be the user's", Type: "value_error"})
+		verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "messages"}, Msg: "the last message must be the user's", Type: "value_error"})
 	}
 	if len(verrs) > 0 {
 		return nil, verrs

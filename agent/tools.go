@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -243,7 +244,7 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 	out, err := t.perCard(a.IDs, func(id string, c *snapshots.Card) (map[string]any, error) {
 		finish, err := pricing.PrintingOf(c, a.Finish)
 		if err != nil {
-			return map[string]any{"id": id, "status": "finish_not_found", "card_id": c.ID, "message": snapshots.ErrorMessage(err)}, nil
+			return map[string]any{"id": id, "status": "finish_not_found", "card_id": c.ID, "message": apperr.ErrorMessage(err)}, nil
 		}
 		series, err := t.src.Reader.PrintingSeries(c.Game, c.ID, finish)
 		if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/builder/synth"
 	"github.com/cardedge/cardedge/bulk"
@@ -626,7 +627,7 @@ func checkPrintings(tb testing.TB, r *bolt.Reader, c *snapshots.Card, sales []sn
 	if c.SalesAll != totalAll || c.Listings != totalListings {
 		tb.Errorf("%s: sales_all %d, listings %d; want the printings' sums %d, %d", c.ID, c.SalesAll, c.Listings, totalAll, totalListings)
 	}
-	if _, err := r.PrintingSeries(game, c.ID, c.Printings()); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := r.PrintingSeries(game, c.ID, c.Printings()); apperr.ErrorCode(err) != apperr.EINVALID {
 		tb.Errorf("PrintingSeries(%s, %d) = %v, want EINVALID", c.ID, c.Printings(), err)
 	}
 }

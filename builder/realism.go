@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/builder/synth"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
@@ -360,7 +361,7 @@ func isFirstEdition(v string) bool {
 func chaseRank(r snapshots.Reader, ch synth.Chase) (ChaseRank, error) {
 	out := ChaseRank{Chase: ch}
 	cards, err := r.SetCards(ch.Game, ch.SetID)
-	if snapshots.ErrorCode(err) == snapshots.ENOTFOUND {
+	if apperr.ErrorCode(err) == apperr.ENOTFOUND {
 		return out, nil
 	}
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -201,7 +201,7 @@ type claims struct {
 // elite), valid for Options.TTL.
 func (s *Service) Mint(account string, tier access.Tier) (Token, error) {
 	if account == "" || !tier.Valid() || tier == access.Playground {
-		return Token{}, snapshots.Errorf(snapshots.EINVALID, "chat tokens are for an account of tier free, pro or elite")
+		return Token{}, apperr.Errorf(apperr.EINVALID, "chat tokens are for an account of tier free, pro or elite")
 	}
 	now := s.now()
 	k, err := s.currentKey(now)
@@ -329,7 +329,7 @@ var errUnknownKey = errors.New("unknown or retired signing key")
 
 // VerifyChat verifies a token (access.ChatVerifier): signature (HS256, a
 // key current or within its grace), issuer, audience "chat", expiry, and
-// the tier claim. Errors are EUNAUTHORIZED *snapshots.Error.
+// the tier claim. Errors are EUNAUTHORIZED *apperr.Error.
 func (s *Service) VerifyChat(token []byte) (access.ChatClaims, error) {
 	now := s.now()
 	var cl claims
@@ -344,16 +344,16 @@ func (s *Service) VerifyChat(token []byte) (access.ChatClaims, error) {
 	switch {
 	case err == nil:
 	case errors.Is(err, jwt.ErrTokenExpired) && cl.ExpiresAt != nil:
-		return access.ChatClaims{}, snapshots.Errorf(snapshots.EUNAUTHORIZED,
+		return access.ChatClaims{}, apperr.Errorf(apperr.EUNAUTHORIZED,
 			"chat token expired at %s: tokens work %s; the chat page fetches a new one", cl.ExpiresAt.UTC().Format(time.RFC3339), s.opts.TTL)
 	case errors.Is(err, jwt.ErrTokenInvalidAudience), errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && len(cl.Audience) == 0:
-		return access.ChatClaims{}, &snapshots.Error{Code: snapshots.EUNAUTHORIZED, Message: msgAudience}
+		return access.ChatClaims{}, &apperr.Error{Code: apperr.EUNAUTHORIZED, Message: msgAudience}
 	default:
-		return access.ChatClaims{}, &snapshots.Error{Code: snapshots.EUNAUTHORIZED, Message: msgInvalid}
+		return access.ChatClaims{}, &apperr.Error{Code: apperr.EUNAUTHORIZED, Message: msgInvalid}
 	}
 	tier, terr := access.ParseTier(cl.Tier)
 	if terr != nil || tier == access.Playground || cl.Subject == "" {
-		return access.ChatClaims{}, &snapshots.Error{Code: snapshots.EUNAUTHORIZED, Message: msgInvalid}
+		return access.ChatClaims{}, &apperr.Error{Code: apperr.EUNAUTHORIZED, Message: msgInvalid}
 	}
 	return access.ChatClaims{Account: cl.Subject, Tier: tier, Expires: cl.ExpiresAt.UTC()}, nil
 }

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/chattoken"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -29,7 +29,7 @@ func mustService(tb testing.TB, o chattoken.Options) *chattoken.Service {
 func refused(t *testing.T, s *chattoken.Service, token, want string) {
 	t.Helper()
 	_, err := s.VerifyChat([]byte(token))
-	if snapshots.ErrorCode(err) != snapshots.EUNAUTHORIZED || !strings.Contains(snapshots.ErrorMessage(err), want) {
+	if apperr.ErrorCode(err) != apperr.EUNAUTHORIZED || !strings.Contains(apperr.ErrorMessage(err), want) {
 		t.Errorf("VerifyChat: %v, want a 401 saying %q", err, want)
 	}
 }
@@ -125,10 +125,10 @@ func TestService_MintVerify(t *testing.T) {
 	})
 
 	t.Run("ErrMint", func(t *testing.T) {
-		if _, err := s.Mint("a_abc", access.Playground); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		if _, err := s.Mint("a_abc", access.Playground); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("playground: %v", err)
 		}
-		if _, err := s.Mint("", access.Pro); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		if _, err := s.Mint("", access.Pro); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("no account: %v", err)
 		}
 	})

@@ -11,7 +11,7 @@
 //
 // Verification accepts only HS256, requires exp, the issuer and the audience
 // "chat", and a kid naming a key that is current or within the grace of
-// the rotation that retired it. Anything else is an EUNAUTHORIZED *snapshots.Error (401)
+// the rotation that retired it. Anything else is an EUNAUTHORIZED *apperr.Error (401)
 // whose message says why: expired, wrong audience, or invalid (a bad
 // signature, an unknown key, a malformed token: they are not told apart).
 //

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -101,7 +101,7 @@ func (o Owner) Kind() string {
 // build owners from an authenticated key or session).
 func (o Owner) check() error {
 	if o.id() == "" || len(o.id()) > 64 || strings.Contains(o.id(), "/") {
-		return snapshots.Errorf(snapshots.EINTERNAL, "collection: no owner")
+		return apperr.Errorf(apperr.EINTERNAL, "collection: no owner")
 	}
 	return nil
 }

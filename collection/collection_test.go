@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/resolve"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
@@ -74,13 +74,13 @@ func TestService_PreviewConfirm(t *testing.T) {
 	if want := clock.Now().Add(collection.PreviewTTL).Format(time.RFC3339); p.ExpiresAt != want {
 		t.Errorf("expires %s, want %s (the injected clock)", p.ExpiresAt, want)
 	}
-	if _, err := s.Preview(ctx, src, collection.PreviewRequest{Owner: k1, Game: "pokemon", Body: []byte(upload), ContentType: "text/csv", Strict: true}); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := s.Preview(ctx, src, collection.PreviewRequest{Owner: k1, Game: "pokemon", Body: []byte(upload), ContentType: "text/csv", Strict: true}); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Errorf("strict with an invalid row: %v", err)
 	}
 
 	pick := string(p.Rows[2].Candidates[0].CardID)
 	body := `{"preview_id": "` + p.PreviewID + `", "choices": {"3": "` + pick + `"}}`
-	if _, err := s.Confirm(ctx, src, k2, confirmOf(t, body)); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Confirm(ctx, src, k2, confirmOf(t, body)); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("another key's preview: %v", err)
 	}
 	c, err := s.Confirm(ctx, src, k1, confirmOf(t, body))
@@ -101,7 +101,7 @@ func TestService_PreviewConfirm(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(collection.PreviewTTL + time.Second)
-	if _, err := s.Confirm(ctx, src, k1, collection.ConfirmRequest{PreviewID: p2.PreviewID}); snapshots.ErrorCode(err) != snapshots.ENOTFOUND || !strings.Contains(snapshots.ErrorMessage(err), "upload the file again") {
+	if _, err := s.Confirm(ctx, src, k1, collection.ConfirmRequest{PreviewID: p2.PreviewID}); apperr.ErrorCode(err) != apperr.ENOTFOUND || !strings.Contains(apperr.ErrorMessage(err), "upload the file again") {
 		t.Errorf("expired preview: %v", err)
 	}
 }
@@ -111,7 +111,7 @@ func TestCost(t *testing.T) {
 	if n, err := collection.Cost([]byte(rows), "text/csv"); err != nil || n != 3 {
 		t.Errorf("250 rows: %d %v, want 3", n, err)
 	}
-	if _, err := collection.Cost(make([]byte, collection.MaxBytes+1), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
+	if _, err := collection.Cost(make([]byte, collection.MaxBytes+1), "text/csv"); apperr.ErrorCode(err) != apperr.ETOOLARGE {
 		t.Errorf("over MaxBytes: %v", err)
 	}
 }

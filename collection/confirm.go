@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
@@ -66,36 +67,36 @@ type Confirmation struct {
 func ParseConfirm(body []byte) (ConfirmRequest, error) {
 	var b ConfirmRequest
 	if err := json.Unmarshal(body, &b); err != nil {
-		return b, snapshots.FieldErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"preview_id\": \"imp_...\", \"choices\": {\"<row>\": \"<card_id>\"}}: " + err.Error(), Type: "json_invalid"}}
+		return b, apperr.FieldErrors{{Loc: []any{"body"}, Msg: "body must be a JSON object {\"preview_id\": \"imp_...\", \"choices\": {\"<row>\": \"<card_id>\"}}: " + err.Error(), Type: "json_invalid"}}
 	}
 	return b, b.check()
 }
 
 func (b ConfirmRequest) check() error {
 	if !strings.HasPrefix(b.PreviewID, "imp_") || len(b.PreviewID) > 64 {
-		return snapshots.FieldErrors{{Loc: []any{"body", "preview_id"}, Msg: "preview_id must be the id a preview returned (imp_...)", Type: "value_error", Input: b.PreviewID}}
+		return apperr.FieldErrors{{Loc: []any{"body", "preview_id"}, Msg: "preview_id must be the id a preview returned (imp_...)", Type: "value_error", Input: b.PreviewID}}
 	}
 	return nil
 }
 
 // applyImport adds a preview's matched rows, and the ambiguous rows given a
 // choice among their candidates, to the collection.
-func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices map[string]string, now time.Time) (*importConfirmation, snapshots.FieldErrors) {
+func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices map[string]string, now time.Time) (*importConfirmation, apperr.FieldErrors) {
 	byRow := map[int]*storedRow{}
 	for i := range p.Rows {
 		byRow[p.Rows[i].Row] = &p.Rows[i]
 	}
 	picked := map[int]string{}
-	var verrs snapshots.FieldErrors
+	var verrs apperr.FieldErrors
 	for k, id := range choices {
 		n, err := strconv.Atoi(k)
 		row := byRow[n]
 		switch {
 		case id == "": // a form's "none of these": the row is skipped
 		case err != nil || row == nil:
-			verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("preview %s has no row %s", p.ID, k), Type: "value_error", Input: id})
+			verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("preview %s has no row %s", p.ID, k), Type: "value_error", Input: id})
 		case row.Status != "ambiguous":
-			verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d is %s, not ambiguous: only ambiguous rows take a choice", n, row.Status), Type: "value_error", Input: id})
+			verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d is %s, not ambiguous: only ambiguous rows take a choice", n, row.Status), Type: "value_error", Input: id})
 		default:
 			ok := false
 			for _, c := range row.Candidates {
@@ -104,7 +105,7 @@ func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices
 				}
 			}
 			if !ok {
-				verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d: %q is not one of its candidates (%s)", n, id, strings.Join(row.Candidates, ", ")), Type: "value_error", Input: id})
+				verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d: %q is not one of its candidates (%s)", n, id, strings.Join(row.Candidates, ", ")), Type: "value_error", Input: id})
 				continue
 			}
 			// The printing the row asked for, read against the pick.
@@ -114,7 +115,7 @@ func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices
 					_, err = printingOf(c, row.Printing)
 				}
 				if err != nil {
-					verrs = append(verrs, snapshots.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d: %s", n, snapshots.ErrorMessage(err)), Type: "value_error", Input: id})
+					verrs = append(verrs, apperr.FieldError{Loc: []any{"body", "choices", k}, Msg: fmt.Sprintf("row %d: %s", n, apperr.ErrorMessage(err)), Type: "value_error", Input: id})
 				}
 			}
 		}
@@ -161,7 +162,7 @@ func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices
 		conf.StoredQuantity += row.Quantity
 	}
 	if len(coll.Holdings) > MaxHoldings {
-		return nil, snapshots.FieldErrors{{Loc: []any{"body", "preview_id"}, Type: "value_error", Input: p.ID,
+		return nil, apperr.FieldErrors{{Loc: []any{"body", "preview_id"}, Type: "value_error", Input: p.ID,
 			Msg: fmt.Sprintf("the collection would hold %d holdings (card, printing and grade); at most %d: remove some first", len(coll.Holdings), MaxHoldings)}}
 	}
 	coll.Imports = append(coll.Imports, importRecord{ImportID: p.ID, ConfirmedAt: now, Rows: conf.StoredRows, Quantity: conf.StoredQuantity})
@@ -209,7 +210,7 @@ func (s *Service) Confirm(ctx context.Context, src resolve.Source, o Owner, req 
 					return nil
 				}
 			}
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no preview %s for this collection: previews are kept 24 hours; upload the file again", req.PreviewID)
+			return apperr.Errorf(apperr.ENOTFOUND, "no preview %s for this collection: previews are kept 24 hours; upload the file again", req.PreviewID)
 		}
 		if p.Confirmed != nil {
 			c := p.Confirmed
@@ -218,7 +219,7 @@ func (s *Service) Confirm(ctx context.Context, src resolve.Source, o Owner, req 
 			return nil
 		}
 		if !now.Before(p.Expires) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "preview %s expired at %s; upload the file again", p.ID, p.Expires.Format(time.RFC3339))
+			return apperr.Errorf(apperr.ENOTFOUND, "preview %s expired at %s; upload the file again", p.ID, p.Expires.Format(time.RFC3339))
 		}
 		conf, verrs := applyImport(src, &coll, &p, req.Choices, now)
 		if verrs != nil {
@@ -237,8 +238,8 @@ func (s *Service) Confirm(ctx context.Context, src resolve.Source, o Owner, req 
 		return nil
 	})
 	if err != nil {
-		var verrs snapshots.FieldErrors
-		if errors.As(err, &verrs) || snapshots.ErrorCode(err) != snapshots.EINTERNAL {
+		var verrs apperr.FieldErrors
+		if errors.As(err, &verrs) || apperr.ErrorCode(err) != apperr.EINTERNAL {
 			return nil, err
 		}
 		return nil, fmt.Errorf("imports: confirm: %w", err)

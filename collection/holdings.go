@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -35,7 +36,7 @@ type Change struct {
 // store and the grade. EINVALID, ENOTFOUND.
 func (ch Change) target(src resolve.Source) (c *snapshots.Card, printing string, g snapshots.Grade, err error) {
 	if ch.Game == "" || strings.TrimSpace(ch.CardID) == "" {
-		return nil, "", g, snapshots.Errorf(snapshots.EINVALID, "a change names a game and a card_id")
+		return nil, "", g, apperr.Errorf(apperr.EINVALID, "a change names a game and a card_id")
 	}
 	if c, err = src.Reader.Card(ch.Game, strings.TrimSpace(ch.CardID)); err != nil {
 		return nil, "", g, err
@@ -46,7 +47,7 @@ func (ch Change) target(src resolve.Source) (c *snapshots.Card, printing string,
 	g = snapshots.RawNearMint
 	if strings.TrimSpace(ch.Grade) != "" {
 		if g, err = snapshots.ParseGrade(strings.TrimSpace(ch.Grade)); err != nil {
-			return nil, "", g, snapshots.Errorf(snapshots.EINVALID, "grade %q: %s", ch.Grade, snapshots.ErrorMessage(err))
+			return nil, "", g, apperr.Errorf(apperr.EINVALID, "grade %q: %s", ch.Grade, apperr.ErrorMessage(err))
 		}
 	}
 	return c, printing, g, nil
@@ -95,12 +96,12 @@ func (s *Service) Add(ctx context.Context, src resolve.Source, o Owner, ch Chang
 		return nil, err
 	}
 	if ch.Quantity < 1 || ch.Quantity > MaxQuantity {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "quantity %d: want a whole number from 1 to %d", ch.Quantity, MaxQuantity)
+		return nil, apperr.Errorf(apperr.EINVALID, "quantity %d: want a whole number from 1 to %d", ch.Quantity, MaxQuantity)
 	}
 	var paid int64
 	if ch.PaidUSD != nil {
 		if p := *ch.PaidUSD; math.IsNaN(p) || p < 0 || p > 1e9 {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "price paid %v: want an amount in USD from 0 (per copy)", p)
+			return nil, apperr.Errorf(apperr.EINVALID, "price paid %v: want an amount in USD from 0 (per copy)", p)
 		}
 		paid = int64(math.Round(*ch.PaidUSD * 100))
 	}
@@ -112,14 +113,14 @@ func (s *Service) Add(ctx context.Context, src resolve.Source, o Owner, ch Chang
 		i, ok := idx[k]
 		if !ok {
 			if len(coll.Holdings) >= MaxHoldings {
-				return snapshots.Errorf(snapshots.EINVALID, "the collection holds %d holdings (card, printing and grade), the most it may: remove some first", len(coll.Holdings))
+				return apperr.Errorf(apperr.EINVALID, "the collection holds %d holdings (card, printing and grade), the most it may: remove some first", len(coll.Holdings))
 			}
 			coll.Holdings = append(coll.Holdings, holding{Game: c.Game, CardID: c.ID, Printing: printing, Grade: g.String(), Added: now})
 			i = len(coll.Holdings) - 1
 		}
 		h := &coll.Holdings[i]
 		if h.Quantity+ch.Quantity > MaxQuantity {
-			return snapshots.Errorf(snapshots.EINVALID, "the holding would have %d copies; at most %d", h.Quantity+ch.Quantity, MaxQuantity)
+			return apperr.Errorf(apperr.EINVALID, "the holding would have %d copies; at most %d", h.Quantity+ch.Quantity, MaxQuantity)
 		}
 		h.Quantity += ch.Quantity
 		if ch.PaidUSD != nil {
@@ -151,14 +152,14 @@ func (s *Service) Remove(ctx context.Context, src resolve.Source, o Owner, ch Ch
 		return nil, err
 	}
 	if ch.Quantity < 0 || ch.Quantity > MaxQuantity {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "quantity %d: want 0 (every copy) or a whole number up to %d", ch.Quantity, MaxQuantity)
+		return nil, apperr.Errorf(apperr.EINVALID, "quantity %d: want 0 (every copy) or a whole number up to %d", ch.Quantity, MaxQuantity)
 	}
 	var out holding
 	err = s.update(ctx, o, func(coll *collection) error {
 		k := holdingKey(c.Game, c.ID, printing, g.String())
 		i, ok := coll.index()[k]
 		if !ok {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "the collection holds no %s of %s%s", g, c.ID, printingWords(printing))
+			return apperr.Errorf(apperr.ENOTFOUND, "the collection holds no %s of %s%s", g, c.ID, printingWords(printing))
 		}
 		h := coll.Holdings[i]
 		n := ch.Quantity
@@ -166,7 +167,7 @@ func (s *Service) Remove(ctx context.Context, src resolve.Source, o Owner, ch Ch
 			n = h.Quantity
 		}
 		if n > h.Quantity {
-			return snapshots.Errorf(snapshots.EINVALID, "the collection holds %d copies of %s %s%s; cannot remove %d", h.Quantity, c.ID, g, printingWords(printing), n)
+			return apperr.Errorf(apperr.EINVALID, "the collection holds %d copies of %s %s%s; cannot remove %d", h.Quantity, c.ID, g, printingWords(printing), n)
 		}
 		left := h.Quantity - n
 		if pq := min(h.PaidQuantity, left); pq < h.PaidQuantity {
@@ -212,7 +213,7 @@ func (s *Service) update(ctx context.Context, o Owner, fn func(*collection) erro
 		}
 		return save(tx, o, c, folded)
 	})
-	if err != nil && snapshots.ErrorCode(err) == snapshots.EINTERNAL {
+	if err != nil && apperr.ErrorCode(err) == apperr.EINTERNAL {
 		return fmt.Errorf("collection: %w", err)
 	}
 	return err

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -49,13 +49,13 @@ func TestService_AddRemove(t *testing.T) {
 		ch   collection.Change
 		code string
 	}{
-		{"unknown card", collection.Change{Game: "pokemon", CardID: "en:nope-1", Quantity: 1}, snapshots.ENOTFOUND},
-		{"no such printing", collection.Change{Game: "pokemon", CardID: "en:base1-4", Printing: "reverse", Quantity: 1}, snapshots.EINVALID},
-		{"bad grade", collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:11", Quantity: 1}, snapshots.EINVALID},
-		{"no copies", collection.Change{Game: "pokemon", CardID: "en:base1-4", Quantity: 0}, snapshots.EINVALID},
-		{"negative price", collection.Change{Game: "pokemon", CardID: "en:base1-4", Quantity: 1, PaidUSD: price(-1)}, snapshots.EINVALID},
+		{"unknown card", collection.Change{Game: "pokemon", CardID: "en:nope-1", Quantity: 1}, apperr.ENOTFOUND},
+		{"no such printing", collection.Change{Game: "pokemon", CardID: "en:base1-4", Printing: "reverse", Quantity: 1}, apperr.EINVALID},
+		{"bad grade", collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:11", Quantity: 1}, apperr.EINVALID},
+		{"no copies", collection.Change{Game: "pokemon", CardID: "en:base1-4", Quantity: 0}, apperr.EINVALID},
+		{"negative price", collection.Change{Game: "pokemon", CardID: "en:base1-4", Quantity: 1, PaidUSD: price(-1)}, apperr.EINVALID},
 	} {
-		if _, err := s.Add(ctx, src, acct, tt.ch); snapshots.ErrorCode(err) != tt.code {
+		if _, err := s.Add(ctx, src, acct, tt.ch); apperr.ErrorCode(err) != tt.code {
 			t.Errorf("add %s: %v, want %s", tt.name, err, tt.code)
 		}
 	}
@@ -65,13 +65,13 @@ func TestService_AddRemove(t *testing.T) {
 	if err != nil || h.Quantity != 1 || h.PaidQuantity != 1 || *h.PaidUSD != 1000 {
 		t.Fatalf("remove 2 of 3: %+v %v", h, err)
 	}
-	if _, err := s.Remove(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:10", Quantity: 5}); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := s.Remove(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:10", Quantity: 5}); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Errorf("remove more than held: %v", err)
 	}
 	if h, err = s.Remove(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:10"}); err != nil || h.Quantity != 0 {
 		t.Errorf("remove all: %+v %v", h, err)
 	}
-	if _, err := s.Remove(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:10"}); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Remove(ctx, src, acct, collection.Change{Game: "pokemon", CardID: "en:base1-4", Grade: "slab:10"}); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("remove what is gone: %v", err)
 	}
 	if v, _ = s.View(ctx, src, acct, collection.ViewOptions{}); v.Total != 1 || v.Holdings[0].Printing != "holo/shadowless/1st-edition" {
@@ -140,7 +140,7 @@ func TestService_Owners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Confirm(ctx, src, lone, collection.ConfirmRequest{PreviewID: p.PreviewID}); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Confirm(ctx, src, lone, collection.ConfirmRequest{PreviewID: p.PreviewID}); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("another owner confirmed: %v", err)
 	}
 	if _, err := s.Confirm(ctx, src, page, collection.ConfirmRequest{PreviewID: p.PreviewID}); err != nil {
@@ -294,7 +294,7 @@ func TestService_ShowPreview(t *testing.T) {
 	if string(b1) != string(b2) {
 		t.Errorf("shown again:\n%s\nwant\n%s", b2, b1)
 	}
-	if _, err := s.ShowPreview(ctx, src, collection.AccountOwner("a_other"), p.PreviewID); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.ShowPreview(ctx, src, collection.AccountOwner("a_other"), p.PreviewID); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("another owner's preview: %v", err)
 	}
 	if _, err := s.Confirm(ctx, src, o, collection.ConfirmRequest{PreviewID: p.PreviewID}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -182,7 +183,7 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 	now := s.clock()
 	stored := storedPreview{ID: id, Owner: req.Owner.id(), Game: req.Game, SnapshotID: src.Reader.Manifest().SnapshotID,
 		Format: up.Format, Columns: up.Columns, Ignored: up.Ignored, Created: now, Expires: now.Add(PreviewTTL)}
-	var strictErrs snapshots.FieldErrors
+	var strictErrs apperr.FieldErrors
 	resolved := 0
 	for _, row := range up.Rows {
 		st := storedRow{Row: row.Row, Line: row.Line, Input: row.Values}
@@ -201,7 +202,7 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 		if len(chk.issues) == 0 && res.Status == resolve.Resolved {
 			printing, err := printingOf(res.Card, chk.printing)
 			if err != nil {
-				chk.issues = append(chk.issues, rowIssue{Column: "printing", Message: snapshots.ErrorMessage(err)})
+				chk.issues = append(chk.issues, rowIssue{Column: "printing", Message: apperr.ErrorMessage(err)})
 			}
 			st.CardID, st.Printing = res.Card.ID, printing
 		}
@@ -212,7 +213,7 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 				if row.Line > 0 {
 					where += fmt.Sprintf(" (line %d)", row.Line)
 				}
-				strictErrs = append(strictErrs, snapshots.FieldError{Loc: []any{"body", "row", row.Row, is.Column}, Msg: where + ", column " + is.Column + ": " + is.Message, Type: "value_error"})
+				strictErrs = append(strictErrs, apperr.FieldError{Loc: []any{"body", "row", row.Row, is.Column}, Msg: where + ", column " + is.Column + ": " + is.Message, Type: "value_error"})
 			}
 			stored.Rows = append(stored.Rows, st)
 			continue
@@ -268,7 +269,7 @@ func (s *Service) ShowPreview(ctx context.Context, src resolve.Source, o Owner, 
 		return err
 	})
 	if errors.Is(err, state.ErrNotFound) || (err == nil && !p.ownedBy(o)) || len(id) > 64 {
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "no preview %s for this collection: previews are kept 24 hours; upload the file again", id)
+		return nil, apperr.Errorf(apperr.ENOTFOUND, "no preview %s for this collection: previews are kept 24 hours; upload the file again", id)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("imports: preview %s: %w", id, err)

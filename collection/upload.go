@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // Reading an upload: CSV (comma, semicolon or tab; a header row) or JSON
@@ -76,13 +76,13 @@ type Upload struct {
 
 // tooLarge is the 413 of an upload over a limit.
 func tooLarge(format string, args ...any) error {
-	return snapshots.Errorf(snapshots.ETOOLARGE, format, args...)
+	return apperr.Errorf(apperr.ETOOLARGE, format, args...)
 }
 
 // fileError is the 422 of a file that cannot be read; loc names the row and
 // column when known.
 func fileError(msg string, loc ...any) error {
-	return snapshots.FieldErrors{{Loc: append([]any{"body"}, loc...), Msg: msg, Type: "value_error"}}
+	return apperr.FieldErrors{{Loc: append([]any{"body"}, loc...), Msg: msg, Type: "value_error"}}
 }
 
 // ParseUpload reads a CSV or JSON upload; contentType picks the format (a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 func TestParseMoney(t *testing.T) {
@@ -43,10 +43,10 @@ func TestParseUpload(t *testing.T) {
 	}
 	// Limits are ETOOLARGE (413).
 	big := "name\n" + strings.Repeat("x\n", MaxRows+1)
-	if _, err := ParseUpload([]byte(big), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
+	if _, err := ParseUpload([]byte(big), "text/csv"); apperr.ErrorCode(err) != apperr.ETOOLARGE {
 		t.Errorf("%d rows: %v", MaxRows+1, err)
 	}
-	if _, err := ParseUpload(make([]byte, MaxBytes+1), "text/csv"); snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
+	if _, err := ParseUpload(make([]byte, MaxBytes+1), "text/csv"); apperr.ErrorCode(err) != apperr.ETOOLARGE {
 		t.Errorf("1 MiB + 1: %v", err)
 	}
 }
@@ -82,8 +82,8 @@ func FuzzParseUpload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, ctype string) {
 		up, err := ParseUpload(body, ctype)
 		if err != nil {
-			var verrs snapshots.FieldErrors
-			if !errors.As(err, &verrs) && snapshots.ErrorCode(err) != snapshots.ETOOLARGE {
+			var verrs apperr.FieldErrors
+			if !errors.As(err, &verrs) && apperr.ErrorCode(err) != apperr.ETOOLARGE {
 				t.Fatalf("error %v is neither a 422 nor a 413", err)
 			}
 			return

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/bulk"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
@@ -207,7 +208,7 @@ func (s *Server) bulkFileOf(r *request) *bulkFile {
 	} else {
 		msg += "; this snapshot has none"
 	}
-	s.writeError(r.ctx, snapshots.Errorf(snapshots.ENOTFOUND, "%s", msg))
+	s.writeError(r.ctx, apperr.Errorf(apperr.ENOTFOUND, "%s", msg))
 	return nil
 }
 
@@ -278,7 +279,7 @@ func (s *Server) handleBulkDownload(r *request) {
 		return
 	}
 	if wait, err := s.downloads.Take(r.caller); err != nil {
-		s.metrics.limited.Add(snapshots.EQUOTA, 1)
+		s.metrics.limited.Add(apperr.EQUOTA, 1)
 		s.writeAccessHeaders(ctx, r.caller, nil)
 		h.Set("Retry-After", strconv.Itoa(wait))
 		s.writeError(ctx, err)
@@ -355,7 +356,7 @@ func bulkRange(h *fasthttp.RequestHeader, etag []byte, size int64) (start, n int
 		return 0, size, false, nil
 	}
 	bad := func(why string) (int64, int64, bool, error) {
-		return 0, 0, false, snapshots.Errorf(snapshots.ERANGE, "Range %q: %s (the file has %d bytes; one range of bytes=FIRST-[LAST] or bytes=-SUFFIX)", rng, why, size)
+		return 0, 0, false, apperr.Errorf(apperr.ERANGE, "Range %q: %s (the file has %d bytes; one range of bytes=FIRST-[LAST] or bytes=-SUFFIX)", rng, why, size)
 	}
 	if bytes.IndexByte(spec, ',') >= 0 {
 		return bad("one range only")

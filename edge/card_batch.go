@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -85,7 +86,7 @@ func batchCost(r *request) (int, error) {
 		return 0, err
 	}
 	if err := access.CheckBatch(r.caller, len(ids)); err != nil {
-		return 0, validationErrors{{Loc: []any{"body", "ids"}, Msg: snapshots.ErrorMessage(err), Type: "too_long", Ctx: map[string]any{"max_length": r.limits.BatchMax}}}
+		return 0, validationErrors{{Loc: []any{"body", "ids"}, Msg: apperr.ErrorMessage(err), Type: "too_long", Ctx: map[string]any{"max_length": r.limits.BatchMax}}}
 	}
 	cards, _, err := batchCards(r, b.Game, ids)
 	if err != nil {
@@ -108,7 +109,7 @@ func batchCards(r *request, game string, ids []string) (cards []*snapshots.Card,
 				seen[c] = true
 				cards = append(cards, c)
 			}
-		case snapshots.ErrorCode(err) == snapshots.ENOTFOUND:
+		case apperr.ErrorCode(err) == apperr.ENOTFOUND:
 			notFound = append(notFound, id)
 		default:
 			return nil, nil, err

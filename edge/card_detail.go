@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -63,7 +64,7 @@ func (r *request) finishOf(c *snapshots.Card) (int, error) {
 	}
 	f, err := pricing.PrintingOf(c, r.p.str("finish"))
 	if err != nil {
-		return 0, validationErrors{queryError("finish", snapshots.ErrorMessage(err), "value_error", r.p.str("finish"), nil)}
+		return 0, validationErrors{queryError("finish", apperr.ErrorMessage(err), "value_error", r.p.str("finish"), nil)}
 	}
 	return f, nil
 }

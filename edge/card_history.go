@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -72,7 +73,7 @@ func (r *request) cardSales() (*cardSales, error) {
 	var err1, err2 error
 	f.Grade, err1 = gradeFilter("condition", r.p.str("condition"))
 	f.Marketplaces, err2 = marketplaceFilter("source", r.p.str("source"))
-	if err := snapshots.JoinFieldErrors(err1, err2); err != nil {
+	if err := apperr.JoinFieldErrors(err1, err2); err != nil {
 		return nil, err
 	}
 	if f.From, f.To, f.FromSet, err = r.dateRange(); err != nil {
@@ -249,7 +250,7 @@ func handlePriceHistory(r *request) (any, error) {
 	finish := -1
 	if r.p.has("finish") {
 		if finish, err = pricing.PrintingOf(target, r.p.str("finish")); err != nil {
-			return nil, validationErrors{queryError("finish", snapshots.ErrorMessage(err), "value_error", r.p.str("finish"), nil)}
+			return nil, validationErrors{queryError("finish", apperr.ErrorMessage(err), "value_error", r.p.str("finish"), nil)}
 		}
 	}
 	from, to, fromSet, err := r.dateRange()
@@ -339,5 +340,5 @@ func (r *request) counterpart(c *snapshots.Card, lang string) (*snapshots.Card, 
 			}
 		}
 	}
-	return nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %s has no known %s edition", c.ID, lang)
+	return nil, apperr.Errorf(apperr.ENOTFOUND, "card %s has no known %s edition", c.ID, lang)
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/agent"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // POST /api/v3/agent/chat streams an agent's answer as server-sent events
@@ -137,8 +137,8 @@ func (s *Server) handleChat(r *request) {
 			switch {
 			case ctx.Err() != nil:
 				code, msg = "timeout", fmt.Sprintf("the chat exceeded its %s time limit", timeout)
-			case snapshots.ErrorCode(err) != snapshots.EINTERNAL:
-				code, msg = snapshots.ErrorCode(err), snapshots.ErrorMessage(err)
+			case apperr.ErrorCode(err) != apperr.EINTERNAL:
+				code, msg = apperr.ErrorCode(err), apperr.ErrorMessage(err)
 			case agent.IsModelError(err):
 				code, msg = "llm_unavailable", err.Error()
 			}

@@ -21,8 +21,8 @@
 // (collection imports, kept in Options.State), agent (the chat's agent and
 // tools; its model is Options.Model), and snapshots (the data,
 // the grade and marketplace parsers, the error codes and their HTTP status
-// table, snapshots.HTTPStatus). Errors are snapshots' codes: errors.go
-// answers them as error.v1, and snapshots.FieldErrors as the 422 body.
+// table, apperr.HTTPStatus). Errors are snapshots' codes: errors.go
+// answers them as error.v1, and apperr.FieldErrors as the 422 body.
 //
 // One file per resource or feature:
 //

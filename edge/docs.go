@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/valyala/fasthttp"
 )
 
@@ -129,7 +129,7 @@ func isDocsPath(p []byte) bool {
 func (s *Server) handleDocs(ctx *fasthttp.RequestCtx) {
 	if !ctx.IsGet() && !ctx.IsHead() {
 		ctx.Response.Header.Set("Allow", "GET, HEAD")
-		writeCode(ctx, snapshots.EMETHOD, string(ctx.Method())+" is not allowed here; use GET")
+		writeCode(ctx, apperr.EMETHOD, string(ctx.Method())+" is not allowed here; use GET")
 		return
 	}
 	d := &s.docs
@@ -166,6 +166,6 @@ func (s *Server) handleDocs(ctx *fasthttp.RequestCtx) {
 		ctx.SetContentType("text/plain; charset=utf-8")
 		ctx.SetBody(d.licenses[path[len(DocsPath)+1:]])
 	default:
-		writeCode(ctx, snapshots.ENOTFOUND, "no file "+path+" of the API reference; the page is "+DocsPath)
+		writeCode(ctx, apperr.ENOTFOUND, "no file "+path+" of the API reference; the page is "+DocsPath)
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/valyala/fasthttp"
 )
 
 // writeError answers err: a 422 HTTPValidationError for field errors
-// (snapshots.FieldErrors) and EINVALID (with loc naming the body or query),
-// error.v1 otherwise, with the status of snapshots.HTTPStatus (the one code ->
+// (apperr.FieldErrors) and EINVALID (with loc naming the body or query),
+// error.v1 otherwise, with the status of apperr.HTTPStatus (the one code ->
 // status table, which MCP's HTTP layer uses too). Internal detail is logged
 // once here and never shown.
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
@@ -20,29 +20,29 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 		writeJSON(ctx, fasthttp.StatusUnprocessableEntity, map[string]any{"detail": []validationError(verrs)})
 		return
 	}
-	code := snapshots.ErrorCode(err)
-	status := snapshots.HTTPStatus(code)
-	if code == snapshots.EINVALID {
+	code := apperr.ErrorCode(err)
+	status := apperr.HTTPStatus(code)
+	if code == apperr.EINVALID {
 		loc := []any{"query"}
 		if ctx.IsPost() {
 			loc = []any{"body"}
 		}
-		writeJSON(ctx, status, map[string]any{"detail": []validationError{{Loc: loc, Msg: snapshots.ErrorMessage(err), Type: "value_error"}}})
+		writeJSON(ctx, status, map[string]any{"detail": []validationError{{Loc: loc, Msg: apperr.ErrorMessage(err), Type: "value_error"}}})
 		return
 	}
-	if code == snapshots.EINTERNAL {
+	if code == apperr.EINTERNAL {
 		s.log.Error("request failed", "path", string(ctx.Path()), "request_id", requestID(ctx), "err", err)
 	}
-	if code == snapshots.EUNAVAILABLE {
+	if code == apperr.EUNAVAILABLE {
 		s.log.Warn("request needs the state store, which is unavailable", "path", string(ctx.Path()), "request_id", requestID(ctx), "err", err)
 		ctx.Response.Header.Set("Retry-After", "5")
 	}
-	writeCode(ctx, code, snapshots.ErrorMessage(err))
+	writeCode(ctx, code, apperr.ErrorMessage(err))
 }
 
 // writeCode answers an error.v1 body of code and msg with the code's status.
 func writeCode(ctx *fasthttp.RequestCtx, code, msg string) {
-	writeJSON(ctx, snapshots.HTTPStatus(code), snapshots.NewErrorBody(code, msg))
+	writeJSON(ctx, apperr.HTTPStatus(code), apperr.NewErrorBody(code, msg))
 }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
@@ -61,7 +61,7 @@ func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 }
 
 func writeRemoved(ctx *fasthttp.RequestCtx, method, path, replacement string) {
-	body := snapshots.NewErrorBody(snapshots.EREMOVED, method+" "+path+" has been removed")
+	body := apperr.NewErrorBody(apperr.EREMOVED, method+" "+path+" has been removed")
 	d := &body.Error
 	if replacement != "" {
 		d.Message += "; use " + replacement
@@ -70,5 +70,5 @@ func writeRemoved(ctx *fasthttp.RequestCtx, method, path, replacement string) {
 		d.Message += " and has no replacement"
 		d.Details = map[string]any{"replacement": nil}
 	}
-	writeJSON(ctx, snapshots.HTTPStatus(snapshots.EREMOVED), body)
+	writeJSON(ctx, apperr.HTTPStatus(apperr.EREMOVED), body)
 }

@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/cardedge/cardedge/agent"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
@@ -160,8 +161,8 @@ func Rejection(err error) (issues []BatchIssue, code string) {
 		}
 		return issues, ""
 	}
-	return nil, snapshots.ErrorCode(err)
+	return nil, apperr.ErrorCode(err)
 }
 
 // Status is the HTTP status the one table gives an error code.
-func Status(code string) int { return snapshots.HTTPStatus(code) }
+func Status(code string) int { return apperr.HTTPStatus(code) }

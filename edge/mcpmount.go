@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
@@ -37,7 +37,7 @@ func (s *Server) MountMCP(h http.Handler) { s.mcp = s.mcpHandler(h) }
 func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if msg := checkHostOrigin(ctx); msg != "" {
-			writeCode(ctx, snapshots.EFORBIDDEN, msg)
+			writeCode(ctx, apperr.EFORBIDDEN, msg)
 			return
 		}
 		caller, err := s.access.AuthenticateChat(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
@@ -51,7 +51,7 @@ func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 		}
 		var req http.Request
 		if err := fasthttpadaptor.ConvertRequest(ctx, &req, true); err != nil {
-			writeCode(ctx, snapshots.EBADREQUEST, "cannot read request")
+			writeCode(ctx, apperr.EBADREQUEST, "cannot read request")
 			return
 		}
 		hdr := make(http.Header, len(req.Header))

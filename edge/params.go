@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -141,11 +142,11 @@ func (p *params) canonical(dst []byte) []byte {
 }
 
 // validationError is one entry of an HTTPValidationError body: the
-// transport-neutral snapshots.FieldError, which domain packages return too.
-type validationError = snapshots.FieldError
+// transport-neutral apperr.FieldError, which domain packages return too.
+type validationError = apperr.FieldError
 
 // validationErrors is a 422: every offending parameter, not only the first.
-type validationErrors = snapshots.FieldErrors
+type validationErrors = apperr.FieldErrors
 
 func queryError(name, msg, typ string, input any, ctx map[string]any) validationError {
 	return validationError{Loc: []any{"query", name}, Msg: msg, Type: typ, Input: input, Ctx: ctx}

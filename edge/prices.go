@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -244,7 +245,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 	for _, id := range q.ids {
 		c, _, err := resolve.ByID(snap.Reader, q.game, id)
 		if err != nil {
-			if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+			if apperr.ErrorCode(err) != apperr.ENOTFOUND {
 				return nil, err
 			}
 			notFound++
@@ -258,7 +259,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 		finish, ferr := pricing.PrintingOf(c, q.finish)
 		var quotes map[string]*priceQuote
 		if ferr != nil {
-			it.Message = snapshots.ErrorMessage(ferr)
+			it.Message = apperr.ErrorMessage(ferr)
 			quotes = map[string]*priceQuote{}
 			for _, s := range sources {
 				quotes[s] = &priceQuote{Note: it.Message}

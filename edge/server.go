@@ -17,6 +17,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/agent"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/edge/connguard"
@@ -205,19 +206,19 @@ func closeAfterChunked(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 // smuggling shapes fasthttp refuses: duplicate or invalid Content-Length,
 // Transfer-Encoding other than chunked). fasthttp closes the connection.
 func (s *Server) handleReadError(ctx *fasthttp.RequestCtx, err error) {
-	code, msg := snapshots.EBADREQUEST, "malformed HTTP request"
+	code, msg := apperr.EBADREQUEST, "malformed HTTP request"
 	var small *fasthttp.ErrSmallBuffer
 	var ne net.Error
 	switch {
 	case errors.As(err, &small):
-		code, msg = snapshots.EHEADERTOOLARGE,
+		code, msg = apperr.EHEADERTOOLARGE,
 			"request line and headers exceed "+strconv.Itoa(s.http.ReadBufferSize>>10)+" KiB"
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
-		code, msg = snapshots.ETOOLARGE, "request body exceeds "+strconv.Itoa(s.opts.MaxBodyBytes)+" bytes"
+		code, msg = apperr.ETOOLARGE, "request body exceeds "+strconv.Itoa(s.opts.MaxBodyBytes)+" bytes"
 	case errors.As(err, &ne) && ne.Timeout():
-		code, msg = snapshots.ETIMEOUT, "request not received within "+s.opts.ReadTimeout.String()
+		code, msg = apperr.ETIMEOUT, "request not received within "+s.opts.ReadTimeout.String()
 	}
-	s.metrics.observe("unreadable", snapshots.HTTPStatus(code), 0)
+	s.metrics.observe("unreadable", apperr.HTTPStatus(code), 0)
 	writeCode(ctx, code, msg)
 }
 
@@ -332,7 +333,7 @@ func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx, hdr requestHeaders) (rou
 				"request_id", requestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			ctx.Response.ResetBody()
 			ctx.Response.Header.Del("Content-Encoding")
-			writeCode(ctx, snapshots.EINTERNAL, "internal error")
+			writeCode(ctx, apperr.EINTERNAL, "internal error")
 			route = "panic"
 		}
 	}()
@@ -376,7 +377,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 		return "docs"
 	case bytes.HasPrefix(path, []byte("/api/v3/mcp/")):
 		if s.mcp == nil {
-			writeCode(ctx, snapshots.ENOTFOUND, "MCP is not enabled on this server")
+			writeCode(ctx, apperr.ENOTFOUND, "MCP is not enabled on this server")
 			return "mcp"
 		}
 		s.mcp(ctx)
@@ -390,10 +391,10 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	if rt == nil {
 		if len(allowed) > 0 {
 			ctx.Response.Header.Set("Allow", strings.Join(allowed, ", "))
-			writeCode(ctx, snapshots.EMETHOD, method+" is not allowed here; use "+strings.Join(allowed, " or "))
+			writeCode(ctx, apperr.EMETHOD, method+" is not allowed here; use "+strings.Join(allowed, " or "))
 			return "method_not_allowed"
 		}
-		writeCode(ctx, snapshots.ENOTFOUND, "no route "+method+" "+string(path))
+		writeCode(ctx, apperr.ENOTFOUND, "no route "+method+" "+string(path))
 		return "not_found"
 	}
 	s.serveRoute(ctx, hdr, rt, vars)
@@ -599,7 +600,7 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 func (s *Server) charge(ctx *fasthttp.RequestCtx, caller access.Caller, units int) (access.Decision, bool) {
 	dec, err := s.access.Charge(caller, units)
 	if err != nil {
-		s.metrics.limited.Add(snapshots.ErrorCode(err), 1)
+		s.metrics.limited.Add(apperr.ErrorCode(err), 1)
 		s.writeAccessHeaders(ctx, caller, &dec) // with Retry-After (access.SetHeaders)
 		s.writeError(ctx, err)
 		return dec, false

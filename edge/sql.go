@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots/gold"
 )
 
@@ -101,9 +101,9 @@ func handleSQLQuery(r *request) (any, error) {
 // body.sql whose type says which rule refused the query; a busy runner gets
 // Retry-After.
 func sqlRefusal(r *request, err error) error {
-	switch snapshots.ErrorCode(err) {
-	case snapshots.EINVALID:
-		msg := snapshots.ErrorMessage(err)
+	switch apperr.ErrorCode(err) {
+	case apperr.EINVALID:
+		msg := apperr.ErrorMessage(err)
 		typ := "sql_refused"
 		switch {
 		case strings.Contains(msg, "time limit"):
@@ -114,7 +114,7 @@ func sqlRefusal(r *request, err error) error {
 			typ = "sql_result_too_large"
 		}
 		return validationErrors{{Loc: []any{"body", "sql"}, Msg: msg, Type: typ}}
-	case snapshots.EQUOTA:
+	case apperr.EQUOTA:
 		r.ctx.Response.Header.Set("Retry-After", "1")
 	}
 	return err

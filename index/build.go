@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -49,7 +50,7 @@ var ErrExists = errors.New("index: directory already holds an index")
 // market summary of each card (PriceCents, Volume30dCents, Sales30d,
 // PartnerProductID, Variants) and of each set (Volume30dCents, Sales30d).
 // Invalid input (a nil card, a card without game or id, a duplicate
-// (game, id)) is an EINVALID *snapshots.Error. On any error dir may hold
+// (game, id)) is an EINVALID *apperr.Error. On any error dir may hold
 // partial files: build into the snapshot's temporary directory and discard
 // it. Peak memory is about 1 GB per BatchSize (50k) cards plus the input.
 func Build(ctx context.Context, dir string, sets []*snapshots.Set, cards []*snapshots.Card, opts BuildOptions) error {
@@ -102,11 +103,11 @@ func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
 	setByID := map[string]*snapshots.Set{}
 	for i, s := range sets {
 		if s == nil || s.Game == "" || s.ID == "" {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "set %d: missing game or id", i)
+			return nil, apperr.Errorf(apperr.EINVALID, "set %d: missing game or id", i)
 		}
 		k := s.Game + "\x00" + strings.ToLower(s.ID)
 		if setByID[k] != nil {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "set %d: duplicate id %s/%s", i, s.Game, s.ID)
+			return nil, apperr.Errorf(apperr.EINVALID, "set %d: duplicate id %s/%s", i, s.Game, s.ID)
 		}
 		setByID[k] = s
 		addGame(s.Game)
@@ -114,11 +115,11 @@ func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
 	cardByID := make(map[string]*snapshots.Card, len(cards))
 	for i, c := range cards {
 		if c == nil || c.Game == "" || c.ID == "" {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "card %d: missing game or id", i)
+			return nil, apperr.Errorf(apperr.EINVALID, "card %d: missing game or id", i)
 		}
 		k := c.Game + "\x00" + strings.ToLower(c.ID)
 		if cardByID[k] != nil {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "card %d: duplicate id %s/%s", i, c.Game, c.ID)
+			return nil, apperr.Errorf(apperr.EINVALID, "card %d: duplicate id %s/%s", i, c.Game, c.ID)
 		}
 		cardByID[k] = c
 		addGame(c.Game)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -134,7 +135,7 @@ func TestBuild_Errors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := index.Build(ctx, filepath.Join(t.TempDir(), "ix"), tc.sets, tc.cards, index.BuildOptions{})
-			if snapshots.ErrorCode(err) != snapshots.EINVALID {
+			if apperr.ErrorCode(err) != apperr.EINVALID {
 				t.Errorf("err = %v, want EINVALID", err)
 			}
 		})
@@ -158,7 +159,7 @@ func TestBuild_Errors(t *testing.T) {
 		if got := ix.Lookup("pokemon", "p", "", 5); got != nil {
 			t.Errorf("Lookup on an empty index: %v", got)
 		}
-		if _, err := ix.Search(ctx, index.SearchRequest{Game: "pokemon"}); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if _, err := ix.Search(ctx, index.SearchRequest{Game: "pokemon"}); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			t.Errorf("Search on an empty index: %v", err)
 		}
 	})

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
-	"github.com/cardedge/cardedge/snapshots"
 )
 
 var fuzzSeeds = []string{
@@ -72,7 +72,7 @@ func FuzzQuery(f *testing.F) {
 				Game: game, Q: q, Limit: 10, MinPriceCents: -1, MaxPriceCents: -1, CollapseVariants: len(q)%2 == 1,
 			})
 			if err != nil {
-				t.Fatalf("Search(%q): %v (%s)", q, err, snapshots.ErrorCode(err))
+				t.Fatalf("Search(%q): %v (%s)", q, err, apperr.ErrorCode(err))
 			}
 			if len(res.Hits) > 10 || res.Total < len(res.Hits) {
 				t.Fatalf("Search(%q): %d hits, Total %d", q, len(res.Hits), res.Total)

@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/searcher"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -248,21 +249,21 @@ type SearchResult struct {
 func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, error) {
 	if _, ok := ix.t.gameIdx[r.Game]; !ok {
 		if r.Game == "" {
-			return SearchResult{}, snapshots.Errorf(snapshots.EINVALID, "game is required")
+			return SearchResult{}, apperr.Errorf(apperr.EINVALID, "game is required")
 		}
-		return SearchResult{}, snapshots.Errorf(snapshots.ENOTFOUND, "unknown game %q", r.Game)
+		return SearchResult{}, apperr.Errorf(apperr.ENOTFOUND, "unknown game %q", r.Game)
 	}
 	if r.Offset < 0 {
-		return SearchResult{}, snapshots.Errorf(snapshots.EINVALID, "offset must be >= 0")
+		return SearchResult{}, apperr.Errorf(apperr.EINVALID, "offset must be >= 0")
 	}
 	if r.Limit == 0 {
 		r.Limit = DefaultLimit
 	}
 	if r.Limit < 0 || r.Limit > MaxLimit {
-		return SearchResult{}, snapshots.Errorf(snapshots.EINVALID, "limit must be 1..%d", MaxLimit)
+		return SearchResult{}, apperr.Errorf(apperr.EINVALID, "limit must be 1..%d", MaxLimit)
 	}
 	if r.Language != "" && !snapshots.IsLanguage(r.Language) {
-		return SearchResult{}, snapshots.Errorf(snapshots.EINVALID, "language must be one of %s", strings.Join(snapshots.Languages, ", "))
+		return SearchResult{}, apperr.Errorf(apperr.EINVALID, "language must be one of %s", strings.Join(snapshots.Languages, ", "))
 	}
 	order, err := sortOrder(r.Sort, r.Order)
 	if err != nil {
@@ -539,7 +540,7 @@ func sortOrder(sortBy, order string) (search.SortOrder, error) {
 	case "asc":
 		desc = false
 	default:
-		return nil, snapshots.Errorf(snapshots.EINVALID, "order must be asc or desc")
+		return nil, apperr.Errorf(apperr.EINVALID, "order must be asc or desc")
 	}
 	// The score carries a catalog-order tie-break (see popularityScore),
 	// so no sort needs a row field.
@@ -566,7 +567,7 @@ func sortOrder(sortBy, order string) (search.SortOrder, error) {
 			score,
 		}, nil
 	}
-	return nil, snapshots.Errorf(snapshots.EINVALID, "sort must be relevance, volume, name or price")
+	return nil, apperr.Errorf(apperr.EINVALID, "sort must be relevance, volume, name or price")
 }
 
 func termQ(field, term string, boost float64) *query.TermQuery {

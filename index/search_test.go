@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -271,18 +272,18 @@ func TestSearch_Errors(t *testing.T) {
 		r    index.SearchRequest
 		code string
 	}{
-		{"unknown game", index.SearchRequest{Game: "magic"}, snapshots.ENOTFOUND},
-		{"no game", index.SearchRequest{}, snapshots.EINVALID},
-		{"limit", index.SearchRequest{Game: "pokemon", Limit: index.MaxLimit + 1}, snapshots.EINVALID},
-		{"negative limit", index.SearchRequest{Game: "pokemon", Limit: -1}, snapshots.EINVALID},
-		{"offset", index.SearchRequest{Game: "pokemon", Offset: -1}, snapshots.EINVALID},
-		{"sort", index.SearchRequest{Game: "pokemon", Sort: "date"}, snapshots.EINVALID},
-		{"order", index.SearchRequest{Game: "pokemon", Sort: "price", Order: "up"}, snapshots.EINVALID},
-		{"language", index.SearchRequest{Game: "pokemon", Language: "fr"}, snapshots.EINVALID},
+		{"unknown game", index.SearchRequest{Game: "magic"}, apperr.ENOTFOUND},
+		{"no game", index.SearchRequest{}, apperr.EINVALID},
+		{"limit", index.SearchRequest{Game: "pokemon", Limit: index.MaxLimit + 1}, apperr.EINVALID},
+		{"negative limit", index.SearchRequest{Game: "pokemon", Limit: -1}, apperr.EINVALID},
+		{"offset", index.SearchRequest{Game: "pokemon", Offset: -1}, apperr.EINVALID},
+		{"sort", index.SearchRequest{Game: "pokemon", Sort: "date"}, apperr.EINVALID},
+		{"order", index.SearchRequest{Game: "pokemon", Sort: "price", Order: "up"}, apperr.EINVALID},
+		{"language", index.SearchRequest{Game: "pokemon", Language: "fr"}, apperr.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ix.Search(ctx, tc.r)
-			if got := snapshots.ErrorCode(err); err == nil || got != tc.code {
+			if got := apperr.ErrorCode(err); err == nil || got != tc.code {
 				t.Errorf("err = %v (code %s), want code %s", err, got, tc.code)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -381,7 +382,7 @@ func (s *CardSet) Has(ord uint32) bool {
 func (ix *Index) Match(ctx context.Context, game string, n *syntax.Node) (*CardSet, error) {
 	gi, ok := ix.t.gameIdx[game]
 	if !ok {
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown game %q", game)
+		return nil, apperr.Errorf(apperr.ENOTFOUND, "unknown game %q", game)
 	}
 	if ctx == nil {
 		ctx = context.Background()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
@@ -303,7 +304,7 @@ func TestSearch_QueryOfPlainWords(t *testing.T) {
 // TestMatch_Err: an unknown game is ENOTFOUND.
 func TestMatch_Err(t *testing.T) {
 	_, err := full(t).Match(context.Background(), "magic", nil)
-	if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Fatalf("err = %v, want ENOTFOUND", err)
 	}
 	all, err := full(t).Match(context.Background(), "onepiece", nil)

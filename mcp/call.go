@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
@@ -57,7 +58,7 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 	tool, fn, name := d.tool, d.fn, d.tool.Name
 	return func(ctx context.Context, req mcpproto.CallToolRequest) (res *mcpproto.CallToolResult, _ error) {
 		if _, ok := req.Params.Arguments.(map[string]any); !ok && req.Params.Arguments != nil {
-			return errorResult(snapshots.Errorf(snapshots.EINVALID, "arguments must be a JSON object")), nil
+			return errorResult(apperr.Errorf(apperr.EINVALID, "arguments must be a JSON object")), nil
 		}
 		if err := validateArgs(tool, req.GetArguments()); err != nil {
 			return errorResult(err), nil
@@ -66,7 +67,7 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 		if c == nil {
 			caller, ok := access.CallerFromContext(ctx)
 			if !ok || caller.KeyID == "" {
-				return errorResult(snapshots.Errorf(snapshots.EUNAUTHORIZED, "MCP requires an API key")), nil
+				return errorResult(apperr.Errorf(apperr.EUNAUTHORIZED, "MCP requires an API key")), nil
 			}
 			c = &call{caller: caller}
 		}
@@ -77,26 +78,26 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("mcp tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
-				res = errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error"))
+				res = errorResult(apperr.Errorf(apperr.EINTERNAL, "internal error"))
 			}
 		}()
 		data, err := fn(t)
 		if err != nil {
-			if snapshots.ErrorCode(err) == snapshots.EINTERNAL {
+			if apperr.ErrorCode(err) == apperr.EINTERNAL {
 				s.log.Error("mcp tool failed", "tool", name, "key", c.caller.KeyID, "err", err)
 			}
 			return errorResult(err), nil
 		}
 		if !declared(data, d.out) {
 			s.log.Error("mcp tool returned an undeclared type", "tool", name, "type", fmt.Sprintf("%T", data))
-			return errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error")), nil
+			return errorResult(apperr.Errorf(apperr.EINTERNAL, "internal error")), nil
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(envelope{Contract: "mcp." + name + ".v1", AsOf: snap.AsOf.String(), SnapshotID: snap.ID, Cost: t.cost, Data: data}); err != nil {
 			s.log.Error("mcp tool result does not encode", "tool", name, "err", err)
-			return errorResult(snapshots.Errorf(snapshots.EINTERNAL, "internal error")), nil
+			return errorResult(apperr.Errorf(apperr.EINTERNAL, "internal error")), nil
 		}
 		text := bytes.TrimRight(buf.Bytes(), "\n")
 		// The JSON as text in the first content block, and the same bytes
@@ -108,14 +109,14 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 // errorResult is a tool error: HTTP 200, isError true, and an error.v1 JSON
 // text whose message says what to change.
 func errorResult(err error) *mcpproto.CallToolResult {
-	return mcpproto.NewToolResultError(string(errorJSON(snapshots.ErrorCode(err), snapshots.ErrorMessage(err))))
+	return mcpproto.NewToolResultError(string(errorJSON(apperr.ErrorCode(err), apperr.ErrorMessage(err))))
 }
 
 // bind decodes the call's arguments into v (the input schema has already
 // been checked by mcp-go).
 func (t *toolCall) bind(v any) error {
 	if err := t.req.BindArguments(v); err != nil {
-		return snapshots.Errorf(snapshots.EINVALID, "arguments do not match the tool's input schema: %v", err)
+		return apperr.Errorf(apperr.EINVALID, "arguments do not match the tool's input schema: %v", err)
 	}
 	return nil
 }
@@ -132,14 +133,14 @@ func (t *toolCall) charge(units int) error {
 	}
 	d, err := t.srv.acc.Charge(t.call.caller, extra)
 	if err != nil {
-		if snapshots.ErrorCode(err) != snapshots.EQUOTA {
+		if apperr.ErrorCode(err) != apperr.EQUOTA {
 			return err
 		}
 		if d.Reason == access.ReasonRate {
-			return snapshots.Errorf(snapshots.EQUOTA, "%s; this call was not run (its %d extra units were not charged): retry in %d s",
-				snapshots.ErrorMessage(err), extra, d.RetryAfter)
+			return apperr.Errorf(apperr.EQUOTA, "%s; this call was not run (its %d extra units were not charged): retry in %d s",
+				apperr.ErrorMessage(err), extra, d.RetryAfter)
 		}
-		return snapshots.Errorf(snapshots.EQUOTA, "this call costs %d units (one per unique resolved card id) but the key had %d left today (%s tier, %d per day; the quota resets at 00:00 UTC, in %d s); it was not run and only its first unit was spent: send at most %d ids, or retry after the reset (batch_grade_ladder dry_run=true previews a cost for free)",
+		return apperr.Errorf(apperr.EQUOTA, "this call costs %d units (one per unique resolved card id) but the key had %d left today (%s tier, %d per day; the quota resets at 00:00 UTC, in %d s); it was not run and only its first unit was spent: send at most %d ids, or retry after the reset (batch_grade_ladder dry_run=true previews a cost for free)",
 			units, d.Remaining+t.call.charged, d.Tier, d.Limit, d.RetryAfter, d.Remaining+t.call.charged)
 	}
 	t.cost = units
@@ -157,7 +158,7 @@ func (t *toolCall) session() string { return t.call.session }
 // checkIDs enforces the id cap of one call.
 func checkIDs(field string, ids []string) error {
 	if len(ids) > access.MaxJSONIDs {
-		return snapshots.Errorf(snapshots.EINVALID, "too many %s: %d, at most %d per call; split the call", field, len(ids), access.MaxJSONIDs)
+		return apperr.Errorf(apperr.EINVALID, "too many %s: %d, at most %d per call; split the call", field, len(ids), access.MaxJSONIDs)
 	}
 	return nil
 }
@@ -169,7 +170,7 @@ func parseDay(field, s string) (snapshots.Day, bool, error) {
 	}
 	d, err := snapshots.ParseDay(s)
 	if err != nil {
-		return 0, false, snapshots.Errorf(snapshots.EINVALID, "%s %q: want a date YYYY-MM-DD", field, s)
+		return 0, false, apperr.Errorf(apperr.EINVALID, "%s %q: want a date YYYY-MM-DD", field, s)
 	}
 	return d, true, nil
 }
@@ -209,7 +210,7 @@ func (t *toolCall) historyRange(since, until string) (historyRange, error) {
 	}
 	hr.From, hr.To, hr.FromSet = clamped, to, fromSet
 	if hr.FromSet && hr.From > hr.To {
-		return hr, snapshots.Errorf(snapshots.EINVALID, "since %s is after until %s", hr.From, hr.To)
+		return hr, apperr.Errorf(apperr.EINVALID, "since %s is after until %s", hr.From, hr.To)
 	}
 	return hr, nil
 }
@@ -243,7 +244,7 @@ func (t *toolCall) resolveIDs(field, game string, explicit bool, ids []string) (
 		return nil, nil, err
 	}
 	if len(ids) == 0 {
-		return nil, nil, snapshots.Errorf(snapshots.EINVALID, "%s is empty: give at least one card id, partner product id or card name", field)
+		return nil, nil, apperr.Errorf(apperr.EINVALID, "%s is empty: give at least one card id, partner product id or card name", field)
 	}
 	rs, err := resolve.ResolveAll(t.ctx, t.src, game, explicit, ids)
 	if err != nil {

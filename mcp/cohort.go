@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -130,7 +130,7 @@ func (s *cohortStore) pin(key, game, name string, src CohortSource, ids []string
 // get returns key's cohort handle: ENOTFOUND when it does not exist, belongs
 // to another key or expired.
 func (s *cohortStore) get(key, handle string) (Cohort, error) {
-	notFound := snapshots.Errorf(snapshots.ENOTFOUND, "unknown or expired cohort_handle %q: pin the cohort again with pin_cohort", handle)
+	notFound := apperr.Errorf(apperr.ENOTFOUND, "unknown or expired cohort_handle %q: pin the cohort again with pin_cohort", handle)
 	now := s.now()
 	s.mu.Lock()
 	rec, ok := s.cache[handle]

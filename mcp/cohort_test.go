@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
 )
@@ -30,7 +30,7 @@ func TestCohortStore_PinGet(t *testing.T) {
 		t.Fatalf("after restart: %+v %v", got, err)
 	}
 	// Another key does not see it.
-	if _, err := s2.get("k_b", c.Handle); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s2.get("k_b", c.Handle); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("other key: %v", err)
 	}
 	// Same key, game, name and ids: same handle.
@@ -40,10 +40,10 @@ func TestCohortStore_PinGet(t *testing.T) {
 	}
 	// Expiry.
 	now = now.Add(7*24*time.Hour + time.Second)
-	if _, err := s2.get("k_a", c.Handle); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s2.get("k_a", c.Handle); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("expired cohort: %v", err)
 	}
-	if _, err := s.get("k_a", c.Handle); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.get("k_a", c.Handle); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("expired cohort (cached): %v", err)
 	}
 }

@@ -8,7 +8,7 @@
 // It imports the standard library, mcp-go, snapshots, index, state,
 // access, resolve, jsonschema and pricing; never edge
 // (cmd/cardedge wires it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
-// snapshots.HTTPStatus, the table REST answers with.
+// apperr.HTTPStatus, the table REST answers with.
 //
 // # Transport
 //

@@ -10,7 +10,7 @@ import (
 	"strconv"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -74,7 +74,7 @@ type rpcPeek struct {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	caller, ok := access.CallerFromContext(r.Context())
 	if !ok || caller.KeyID == "" {
-		writeHTTPError(w, snapshots.EUNAUTHORIZED, "MCP requires an API key: send Authorization: Bearer <API_KEY>")
+		writeHTTPError(w, apperr.EUNAUTHORIZED, "MCP requires an API key: send Authorization: Bearer <API_KEY>")
 		return
 	}
 	setTierHeaders(w.Header(), caller)
@@ -85,28 +85,28 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodDelete:
 		if sid == "" {
-			writeHTTPError(w, snapshots.EBADREQUEST, "DELETE needs the Mcp-Session-Id header of the session to end")
+			writeHTTPError(w, apperr.EBADREQUEST, "DELETE needs the Mcp-Session-Id header of the session to end")
 			return
 		}
 		if !s.sessions.valid(sid, caller.KeyID) {
-			writeHTTPError(w, snapshots.ENOTFOUND, "unknown or ended session; initialize a new one")
+			writeHTTPError(w, apperr.ENOTFOUND, "unknown or ended session; initialize a new one")
 			return
 		}
 	case http.MethodPost:
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 		if err != nil {
-			writeHTTPError(w, snapshots.EBADREQUEST, "cannot read the request body")
+			writeHTTPError(w, apperr.EBADREQUEST, "cannot read the request body")
 			return
 		}
 		if len(body) > MaxBodyBytes {
-			writeHTTPError(w, snapshots.ETOOLARGE, "request body larger than 1 MiB")
+			writeHTTPError(w, apperr.ETOOLARGE, "request body larger than 1 MiB")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var peek rpcPeek
 		_ = json.Unmarshal(body, &peek) // mcp-go answers malformed messages
 		if sid == "" && !modern && peek.Method != "" && peek.Method != string(mcpproto.MethodInitialize) {
-			writeHTTPError(w, snapshots.EBADREQUEST, "missing Mcp-Session-Id header: send the id the initialize response returned")
+			writeHTTPError(w, apperr.EBADREQUEST, "missing Mcp-Session-Id header: send the id the initialize response returned")
 			return
 		}
 		if peek.Method == string(mcpproto.MethodToolsCall) && !(peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true) {
@@ -129,7 +129,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			var buf [64]byte
 			access.SetHeaders(httpHeader(w.Header()), d, buf[:0])
 			if err != nil {
-				writeHTTPError(w, snapshots.ErrorCode(err), snapshots.ErrorMessage(err))
+				writeHTTPError(w, apperr.ErrorCode(err), apperr.ErrorMessage(err))
 				return
 			}
 			c.charged = 1
@@ -149,12 +149,12 @@ func setTierHeaders(h http.Header, c access.Caller) {
 }
 
 // writeHTTPError answers an error.v1 body with the code's status: the one
-// table REST answers with too (snapshots.HTTPStatus).
+// table REST answers with too (apperr.HTTPStatus).
 func writeHTTPError(w http.ResponseWriter, code, msg string) {
 	b := errorJSON(code, msg)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(snapshots.HTTPStatus(code))
+	w.WriteHeader(apperr.HTTPStatus(code))
 	w.Write(b)
 }
 
@@ -164,6 +164,6 @@ func errorJSON(code, msg string) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.Encode(snapshots.NewErrorBody(code, msg))
+	enc.Encode(apperr.NewErrorBody(code, msg))
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

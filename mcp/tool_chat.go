@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
@@ -132,7 +133,7 @@ func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 		Rarity: c.Rarity, URL: cardURL(c.ID), Grade: snapshots.RawNearMint.String(), Sales30d: c.Sales30d, Listings: c.Listings,
 		Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, Printings: []printingPrice{}}
 	ps, err := r.Printings(c.Game, c.ID)
-	if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return out, err
 	}
 	base := snapshots.BasePrinting(c)
@@ -184,10 +185,10 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 		Basis: "price_usd: the raw:near_mint fmv of each printing as of the snapshot (null at confidence none: no accepted verified sale in the sample window); see /api/v3/methodology"}
 	switch {
 	case a.Q != nil && a.IDs != nil:
-		return nil, snapshots.Errorf(snapshots.EINVALID, "give ids (cards to show) or q (a search), not both")
+		return nil, apperr.Errorf(apperr.EINVALID, "give ids (cards to show) or q (a search), not both")
 	case a.IDs != nil:
 		if len(a.IDs) > ShowCardsMaxIDs {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "too many ids: %d, at most %d per call", len(a.IDs), ShowCardsMaxIDs)
+			return nil, apperr.Errorf(apperr.EINVALID, "too many ids: %d, at most %d per call", len(a.IDs), ShowCardsMaxIDs)
 		}
 		rs, cs, err := t.resolveIDs("ids", game, explicit, a.IDs)
 		if err != nil {
@@ -212,7 +213,7 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 		}
 		out.Q, out.Total = &q, &res.Total
 	default:
-		return nil, snapshots.Errorf(snapshots.EINVALID, "give ids (cards to show) or q (a search)")
+		return nil, apperr.Errorf(apperr.EINVALID, "give ids (cards to show) or q (a search)")
 	}
 	if err := t.charge(len(cards)); err != nil {
 		return nil, err
@@ -240,7 +241,7 @@ func printingIndex(c *snapshots.Card, finish string) (int, error) {
 		return base, nil
 	}
 	if len(c.Variants) == 0 {
-		return 0, snapshots.Errorf(snapshots.EINVALID, "printing %q: card %s has one printing (no known variants); leave printing out", finish, c.ID)
+		return 0, apperr.Errorf(apperr.EINVALID, "printing %q: card %s has one printing (no known variants); leave printing out", finish, c.ID)
 	}
 	for i, v := range c.Variants {
 		if strings.EqualFold(v, finish) {
@@ -249,7 +250,7 @@ func printingIndex(c *snapshots.Card, finish string) (int, error) {
 	}
 	f, err := pricing.MatchFinish(c, finish)
 	if err != nil {
-		return 0, snapshots.Errorf(snapshots.EINVALID, "printing %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
+		return 0, apperr.Errorf(apperr.EINVALID, "printing %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
 	}
 	best, bestParts := -1, 0
 	for i, v := range c.Variants {
@@ -262,7 +263,7 @@ func printingIndex(c *snapshots.Card, finish string) (int, error) {
 		}
 	}
 	if best < 0 {
-		return 0, snapshots.Errorf(snapshots.EINVALID, "printing %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
+		return 0, apperr.Errorf(apperr.EINVALID, "printing %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
 	}
 	return best, nil
 }
@@ -314,7 +315,7 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	}
 	g, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
 	if err != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "grade %q: %s", a.Grade, snapshots.ErrorMessage(err))
+		return nil, apperr.Errorf(apperr.EINVALID, "grade %q: %s", a.Grade, apperr.ErrorMessage(err))
 	}
 	c, err := t.resolveOne(game, explicit, a.Card)
 	if err != nil {
@@ -337,7 +338,7 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 		out.Printing = c.Variants[finish]
 	}
 	ps, err := t.src.Reader.Printings(c.Game, c.ID)
-	if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return nil, err
 	}
 	e := snapshots.Estimate{Grade: g}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -81,7 +82,7 @@ func (s *Server) toolPinCohort(t *toolCall) (any, error) {
 		return nil, err
 	}
 	if len(sel.cards) == 0 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "nothing to pin: no card left (%d unresolved, %d filtered out by era or rarity)", len(sel.unresolved), sel.filteredOut)
+		return nil, apperr.Errorf(apperr.EINVALID, "nothing to pin: no card left (%d unresolved, %d filtered out by era or rarity)", len(sel.unresolved), sel.filteredOut)
 	}
 	if err := t.charge(1); err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (s *Server) toolGetCohort(t *toolCall) (any, error) {
 	h := strings.TrimSpace(a.CohortHandle)
 	if h == "" {
 		if active == "" {
-			return nil, snapshots.Errorf(snapshots.ENOTFOUND, "no cohort is active in this session: pin one with pin_cohort (or compare_set_finish), or pass cohort_handle")
+			return nil, apperr.Errorf(apperr.ENOTFOUND, "no cohort is active in this session: pin one with pin_cohort (or compare_set_finish), or pass cohort_handle")
 		}
 		h = active
 	}
@@ -201,14 +202,14 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 		a.Limit = RankDefaultLimit
 	}
 	if a.MinGrade != nil && (*a.MinGrade < 1 || *a.MinGrade > 10) {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "min_grade must be 1 to 10")
+		return nil, apperr.Errorf(apperr.EINVALID, "min_grade must be 1 to 10")
 	}
 	sel, err := t.selectCards(cardSource{SetID: a.SetID, CohortHandle: a.CohortHandle, Rarity: a.Rarity, Finish: a.Finish, Game: a.Game}, "set_id", "cohort_handle")
 	if err != nil {
 		return nil, err
 	}
 	if len(sel.cards) == 0 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "no card to rank (%d filtered out by rarity or finish)", sel.filteredOut)
+		return nil, apperr.Errorf(apperr.EINVALID, "no card to rank (%d filtered out by rarity or finish)", sel.filteredOut)
 	}
 	if err := t.charge(1); err != nil {
 		return nil, err
@@ -228,7 +229,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 			return nil, err
 		}
 		sales, err := t.src.Reader.Sales(c.Game, c.ID)
-		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}
 		f := sel.finishes[c]

@@ -3,6 +3,7 @@ package mcp
 import (
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -66,7 +67,7 @@ func (s *Server) collectionToolDefs() []toolDef {
 func (t *toolCall) owner() (collection.Owner, error) {
 	c := t.call.caller
 	if c.Account == "" {
-		return collection.Owner{}, snapshots.Errorf(snapshots.EFORBIDDEN, "the collection tools need a chat-user token")
+		return collection.Owner{}, apperr.Errorf(apperr.EFORBIDDEN, "the collection tools need a chat-user token")
 	}
 	return collection.AccountOwner(c.Account), nil
 }
@@ -92,7 +93,7 @@ func (t *toolCall) resolveOne(game string, explicit bool, ref string) (*snapshot
 		}
 		msg += "; candidates: " + strings.Join(ids, "; ")
 	}
-	return nil, snapshots.Errorf(snapshots.ENOTFOUND, "%s", msg)
+	return nil, apperr.Errorf(apperr.ENOTFOUND, "%s", msg)
 }
 
 type listCollectionArgs struct {
@@ -112,7 +113,7 @@ func (s *Server) toolListCollection(t *toolCall) (any, error) {
 		return nil, err
 	}
 	if a.Game != "" && !t.snap.Reader.Manifest().HasGame(a.Game) {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "game %q: want one of %s", a.Game, strings.Join(t.snap.Reader.Manifest().Games, ", "))
+		return nil, apperr.Errorf(apperr.EINVALID, "game %q: want one of %s", a.Game, strings.Join(t.snap.Reader.Manifest().Games, ", "))
 	}
 	if a.Limit == 0 {
 		a.Limit = CollectionDefaultLimit
@@ -166,7 +167,7 @@ func (s *Server) change(t *toolCall, add bool) (any, error) {
 		ch.Quantity = *a.Quantity
 	}
 	if !add && a.PaidUSD != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "price_paid_usd is for add_to_collection; leave it out")
+		return nil, apperr.Errorf(apperr.EINVALID, "price_paid_usd is for add_to_collection; leave it out")
 	}
 	if err := t.charge(1); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -16,7 +17,7 @@ import (
 func gradeFilter(s string) (snapshots.GradeFilter, error) {
 	f, err := snapshots.ParseGradeFilter(s)
 	if err != nil {
-		return f, snapshots.Errorf(snapshots.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s)", err, strings.Join(snapshots.Graders, ", "))
+		return f, apperr.Errorf(apperr.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s)", err, strings.Join(snapshots.Graders, ", "))
 	}
 	return f, nil
 }
@@ -26,7 +27,7 @@ func gradeFilter(s string) (snapshots.GradeFilter, error) {
 func marketplaces(field, list string) (snapshots.MarketplaceSet, error) {
 	set, err := snapshots.ParseMarketplaces(list)
 	if err != nil {
-		return 0, snapshots.Errorf(snapshots.EINVALID, "%s: %v", field, err)
+		return 0, apperr.Errorf(apperr.EINVALID, "%s: %v", field, err)
 	}
 	return set, nil
 }
@@ -46,7 +47,7 @@ func gradeAndMarkets(grade, field, list string) (snapshots.GradeFilter, snapshot
 func cardFinish(c *snapshots.Card, finish string) (pricing.Finish, *unresolved) {
 	f, err := pricing.MatchFinish(c, finish)
 	if err != nil {
-		return f, &unresolved{Ref: c.ID, Status: "finish_not_found", Message: snapshots.ErrorMessage(err)}
+		return f, &unresolved{Ref: c.ID, Status: "finish_not_found", Message: apperr.ErrorMessage(err)}
 	}
 	return f, nil
 }
@@ -122,7 +123,7 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 	}
 	grade, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
 	if err != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
+		return nil, apperr.Errorf(apperr.EINVALID, "%v", err)
 	}
 	if a.Pick == "" {
 		a.Pick = "fmv"
@@ -153,11 +154,11 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 	for _, c := range cards {
 		finish, err := pricing.PrintingOf(c, a.Finish)
 		if err != nil {
-			missing = append(missing, unresolved{Ref: c.ID, Status: "finish_not_found", Message: snapshots.ErrorMessage(err)})
+			missing = append(missing, unresolved{Ref: c.ID, Status: "finish_not_found", Message: apperr.ErrorMessage(err)})
 			continue
 		}
 		series, err := t.src.Reader.PrintingSeries(c.Game, c.ID, finish)
-		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}
 		est, _, err := pricing.PrintingEstimate(t.src.Reader, c, finish, grade)
@@ -286,7 +287,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 	if a.Limit != nil {
 		limit = *a.Limit
 		if a.Mode == "records" && limit > SalesMaxRecords {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "limit %d: records mode returns at most %d rows per id; use mode=daily for longer spans", limit, SalesMaxRecords)
+			return nil, apperr.Errorf(apperr.EINVALID, "limit %d: records mode returns at most %d rows per id; use mode=daily for longer spans", limit, SalesMaxRecords)
 		}
 	}
 	keepGrade, keepMarket, err := gradeAndMarkets(a.Grade, "marketplace", a.Marketplace)
@@ -309,7 +310,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 	for _, tg := range targets {
 		c := tg.c
 		sales, err := t.src.Reader.Sales(c.Game, c.ID)
-		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}
 		filter.Finish = tg.f
@@ -434,7 +435,7 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 	bookItems := make([]bookItem, 0, len(targets))
 	for _, tg := range targets {
 		ls, err := t.src.Reader.Listings(tg.c.Game, tg.c.ID)
-		if err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}
 		var kept []*snapshots.Listing

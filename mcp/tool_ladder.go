@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -23,14 +24,14 @@ func parseGrades(list string) ([]snapshots.Grade, error) {
 		list = DefaultLadderGrades
 	}
 	if strings.Trim(list, " ,") == "" {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "grades is empty: give a comma list such as %q", DefaultLadderGrades)
+		return nil, apperr.Errorf(apperr.EINVALID, "grades is empty: give a comma list such as %q", DefaultLadderGrades)
 	}
 	out, err := snapshots.ReadGrades(list)
 	if err != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %v", err)
+		return nil, apperr.Errorf(apperr.EINVALID, "grades: %v", err)
 	}
 	if len(out) > MaxLadderGrades {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "grades: %d grades, at most %d", len(out), MaxLadderGrades)
+		return nil, apperr.Errorf(apperr.EINVALID, "grades: %d grades, at most %d", len(out), MaxLadderGrades)
 	}
 	return out, nil
 }
@@ -56,7 +57,7 @@ func eraFilter(era string) (func(*snapshots.Set) bool, error) {
 		yb, okB := year(strings.TrimSpace(b))
 		if okA && okB {
 			if ya > yb {
-				return nil, snapshots.Errorf(snapshots.EINVALID, "era %q: the first year is after the second", era)
+				return nil, apperr.Errorf(apperr.EINVALID, "era %q: the first year is after the second", era)
 			}
 			lo, hi = ya, yb
 		}
@@ -109,7 +110,7 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 		}
 	}
 	if len(given) != 1 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "give exactly one of %s (got %d)", strings.Join(allowed, ", "), len(given))
+		return nil, apperr.Errorf(apperr.EINVALID, "give exactly one of %s (got %d)", strings.Join(allowed, ", "), len(given))
 	}
 	game, explicit, err := t.game(cs.Game)
 	if err != nil {
@@ -141,8 +142,8 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 	case "set_id":
 		set, err := r.Set(game, cs.SetID)
 		if err != nil {
-			if snapshots.ErrorCode(err) == snapshots.ENOTFOUND {
-				return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown set_id %q in %s: set ids look like %q (see search results' set_id)", cs.SetID, game, exampleSet(r, game))
+			if apperr.ErrorCode(err) == apperr.ENOTFOUND {
+				return nil, apperr.Errorf(apperr.ENOTFOUND, "unknown set_id %q in %s: set ids look like %q (see search results' set_id)", cs.SetID, game, exampleSet(r, game))
 			}
 			return nil, err
 		}
@@ -167,7 +168,7 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 	case "result_handle":
 		res, ok := t.srv.sessions.result(t.session(), cs.ResultHandle)
 		if !ok {
-			return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown result_handle %q: result handles live in the session that produced them (its newest %d results); pass ids instead", cs.ResultHandle, ResultHandlesPerSession)
+			return nil, apperr.Errorf(apperr.ENOTFOUND, "unknown result_handle %q: result handles live in the session that produced them (its newest %d results); pass ids instead", cs.ResultHandle, ResultHandlesPerSession)
 		}
 		sel.game = res.game
 		sel.source.Kind, sel.source.ResultHandle = "result", cs.ResultHandle
@@ -203,7 +204,7 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 		sel.cards = append(sel.cards, c)
 	}
 	if len(sel.cards) > access.MaxJSONIDs {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "%d cards match, at most %d per call: narrow with rarity, era or finish, or pass ids", len(sel.cards), access.MaxJSONIDs)
+		return nil, apperr.Errorf(apperr.EINVALID, "%d cards match, at most %d per call: narrow with rarity, era or finish, or pass ids", len(sel.cards), access.MaxJSONIDs)
 	}
 	return sel, nil
 }
@@ -467,7 +468,7 @@ func (s *Server) toolLadder(t *toolCall) (any, error) {
 			Note: "dry run: nothing was charged; the same call without dry_run costs would_cost units"}, nil
 	}
 	if len(sel.cards) == 0 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "no card left to ladder (%d unresolved, %d filtered out by era, rarity or finish); loosen the filters or check the ids", len(sel.unresolved), sel.filteredOut)
+		return nil, apperr.Errorf(apperr.EINVALID, "no card left to ladder (%d unresolved, %d filtered out by era, rarity or finish); loosen the filters or check the ids", len(sel.unresolved), sel.filteredOut)
 	}
 	if err := t.charge(len(sel.cards)); err != nil {
 		return nil, err
@@ -501,7 +502,7 @@ func (s *Server) toolCompareSetFinish(t *toolCall) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(a.SetID) == "" || strings.TrimSpace(a.Finish) == "" {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "set_id and finish are required")
+		return nil, apperr.Errorf(apperr.EINVALID, "set_id and finish are required")
 	}
 	grades, err := parseGrades(a.Grades)
 	if err != nil {
@@ -512,7 +513,7 @@ func (s *Server) toolCompareSetFinish(t *toolCall) (any, error) {
 		return nil, err
 	}
 	if len(sel.cards) == 0 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "no card of set %s has finish %q%s; finishes in this set: %s",
+		return nil, apperr.Errorf(apperr.EINVALID, "no card of set %s has finish %q%s; finishes in this set: %s",
 			sel.source.SetID, a.Finish, map[bool]string{true: " with rarity " + a.Rarity, false: ""}[a.Rarity != ""], strings.Join(setFinishes(t, sel), ", "))
 	}
 	if err := t.charge(len(sel.cards)); err != nil {

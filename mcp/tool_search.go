@@ -3,10 +3,10 @@ package mcp
 import (
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
@@ -82,12 +82,12 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 	}
 	switch {
 	case a.Q != nil && a.IDs != nil:
-		return nil, snapshots.Errorf(snapshots.EINVALID, "give q (one lookup) or ids (batch resolve), not both")
+		return nil, apperr.Errorf(apperr.EINVALID, "give q (one lookup) or ids (batch resolve), not both")
 	case a.Q == nil && a.IDs == nil:
-		return nil, snapshots.Errorf(snapshots.EINVALID, "give q (a card name, card id or partner product id) or ids (a list of them)")
+		return nil, apperr.Errorf(apperr.EINVALID, "give q (a card name, card id or partner product id) or ids (a list of them)")
 	case a.IDs != nil:
 		if a.Language != "" || a.SetID != "" || a.Rarity != "" || a.Finish != "" {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "language, set_id, rarity and finish filter a q lookup; leave them out with ids")
+			return nil, apperr.Errorf(apperr.EINVALID, "language, set_id, rarity and finish filter a q lookup; leave them out with ids")
 		}
 		rs, cards, err := t.resolveIDs("ids", game, explicit, a.IDs)
 		if err != nil {
@@ -115,11 +115,11 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 
 	q := strings.TrimSpace(*a.Q)
 	if q == "" {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "q is empty: give a card name, card id or partner product id")
+		return nil, apperr.Errorf(apperr.EINVALID, "q is empty: give a card name, card id or partner product id")
 	}
 	parsed, err := syntax.Parse(q)
 	if err != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "q: %v", err)
+		return nil, apperr.Errorf(apperr.EINVALID, "q: %v", err)
 	}
 	if a.Limit == 0 {
 		a.Limit = SearchDefaultLimit
@@ -195,7 +195,7 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 		return nil, err
 	}
 	if len(a.IDs) == 0 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "ids is empty: give at least one card id, partner product id or card name")
+		return nil, apperr.Errorf(apperr.EINVALID, "ids is empty: give at least one card id, partner product id or card name")
 	}
 	game, explicit, err := t.game(a.Game)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -33,11 +33,11 @@ func validateArgs(tool mcpproto.Tool, args map[string]any) error {
 		}
 	}
 	if len(unknown) > 0 {
-		return snapshots.Errorf(snapshots.EINVALID, "unknown argument %s; %s takes: %s", strings.Join(unknown, ", "), tool.Name, strings.Join(sortedKeys(props), ", "))
+		return apperr.Errorf(apperr.EINVALID, "unknown argument %s; %s takes: %s", strings.Join(unknown, ", "), tool.Name, strings.Join(sortedKeys(props), ", "))
 	}
 	for _, r := range tool.InputSchema.Required {
 		if args[r] == nil {
-			return snapshots.Errorf(snapshots.EINVALID, "%s is required: %s", r, describe(props[r]))
+			return apperr.Errorf(apperr.EINVALID, "%s is required: %s", r, describe(props[r]))
 		}
 	}
 	return nil
@@ -57,7 +57,7 @@ func describe(p any) string {
 
 func checkValue(name string, p map[string]any, v any) error {
 	bad := func(format string, args ...any) error {
-		return snapshots.Errorf(snapshots.EINVALID, "%s %s", name, fmt.Sprintf(format, args...))
+		return apperr.Errorf(apperr.EINVALID, "%s %s", name, fmt.Sprintf(format, args...))
 	}
 	switch p["type"] {
 	case "string":
@@ -116,13 +116,13 @@ func checkValue(name string, p map[string]any, v any) error {
 
 func checkString(name string, p map[string]any, s string) error {
 	if enum, ok := p["enum"].([]string); ok && !slices.Contains(enum, s) {
-		return snapshots.Errorf(snapshots.EINVALID, "%s must be one of %s, got %q", name, strings.Join(enum, ", "), s)
+		return apperr.Errorf(apperr.EINVALID, "%s must be one of %s, got %q", name, strings.Join(enum, ", "), s)
 	}
 	if n, ok := num(p["maxLength"]); ok && float64(len(s)) > n {
-		return snapshots.Errorf(snapshots.EINVALID, "%s is %d characters long, at most %v", name, len(s), n)
+		return apperr.Errorf(apperr.EINVALID, "%s is %d characters long, at most %v", name, len(s), n)
 	}
 	if n, ok := num(p["minLength"]); ok && float64(len(s)) < n {
-		return snapshots.Errorf(snapshots.EINVALID, "%s is empty", name)
+		return apperr.Errorf(apperr.EINVALID, "%s is empty", name)
 	}
 	return nil
 }

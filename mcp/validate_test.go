@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -47,7 +47,7 @@ func TestValidateArgs(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s %v: %v", tc.tool, tc.args, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || snapshots.ErrorCode(err) != snapshots.EINVALID):
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || apperr.ErrorCode(err) != apperr.EINVALID):
 			t.Errorf("%s %v: %v, want %q", tc.tool, tc.args, err, tc.want)
 		}
 	}

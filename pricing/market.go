@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -69,9 +70,9 @@ func MatchFinish(c *snapshots.Card, finish string) (Finish, error) {
 	}
 	if len(f.Variants) == 0 {
 		if len(c.Variants) == 0 {
-			return Finish{}, snapshots.Errorf(snapshots.EINVALID, "finish %q: card %s has no known variants; leave finish out", finish, c.ID)
+			return Finish{}, apperr.Errorf(apperr.EINVALID, "finish %q: card %s has no known variants; leave finish out", finish, c.ID)
 		}
-		return Finish{}, snapshots.Errorf(snapshots.EINVALID, "finish %q is not a variant of card %s; its variants are %s", finish, c.ID, strings.Join(c.Variants, ", "))
+		return Finish{}, apperr.Errorf(apperr.EINVALID, "finish %q is not a variant of card %s; its variants are %s", finish, c.ID, strings.Join(c.Variants, ", "))
 	}
 	return f, nil
 }
@@ -112,13 +113,13 @@ type CardMarket struct {
 func LoadCardMarket(r snapshots.Reader, c *snapshots.Card, asOf snapshots.Day) (*CardMarket, error) {
 	m := &CardMarket{Card: c, AsOf: asOf, reader: r, Series: map[int][]snapshots.PriceSeries{}}
 	var err error
-	if m.Printings, err = r.Printings(c.Game, c.ID); err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if m.Printings, err = r.Printings(c.Game, c.ID); err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return nil, err
 	}
-	if m.Sales, err = r.Sales(c.Game, c.ID); err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if m.Sales, err = r.Sales(c.Game, c.ID); err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return nil, err
 	}
-	if m.Listings, err = r.Listings(c.Game, c.ID); err != nil && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if m.Listings, err = r.Listings(c.Game, c.ID); err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return nil, err
 	}
 	return m, nil

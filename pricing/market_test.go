@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
@@ -212,7 +213,7 @@ func TestPrintingOf(t *testing.T) {
 	for _, tc := range cases {
 		got, err := pricing.PrintingOf(tc.card, tc.finish)
 		if tc.err != "" {
-			if snapshots.ErrorCode(err) != snapshots.EINVALID || !strings.Contains(err.Error(), tc.err) {
+			if apperr.ErrorCode(err) != apperr.EINVALID || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s %q: %v, want EINVALID saying %q", tc.card.ID, tc.finish, err, tc.err)
 			}
 			continue

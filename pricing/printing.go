@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -64,7 +65,7 @@ func PrintingOf(c *snapshots.Card, finish string) (int, error) {
 		return snapshots.BasePrinting(c), nil
 	}
 	if len(c.Variants) == 0 {
-		return 0, snapshots.Errorf(snapshots.EINVALID, "finish %q: card %s has no known variants (one printing); leave finish out", finish, c.ID)
+		return 0, apperr.Errorf(apperr.EINVALID, "finish %q: card %s has no known variants (one printing); leave finish out", finish, c.ID)
 	}
 	asked := variantParts(finish)
 	for i, v := range c.Variants {
@@ -92,7 +93,7 @@ func PrintingOf(c *snapshots.Card, finish string) (int, error) {
 		}
 	}
 	if best < 0 {
-		return 0, snapshots.Errorf(snapshots.EINVALID, "finish %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
+		return 0, apperr.Errorf(apperr.EINVALID, "finish %q is not a printing of card %s; its printings are %s", finish, c.ID, strings.Join(c.Variants, ", "))
 	}
 	return best, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/jsonschema"
 	"github.com/cardedge/cardedge/resolve"
@@ -151,7 +152,7 @@ func Quote(ctx context.Context, src resolve.Source, req QuoteRequest) ([]QuoteRe
 		return nil, err
 	}
 	if len(req.Refs) == 0 {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "give at least one card id, partner product id or card name")
+		return nil, apperr.Errorf(apperr.EINVALID, "give at least one card id, partner product id or card name")
 	}
 	rs, err := resolve.ResolveAll(ctx, src, game, explicit, req.Refs)
 	if err != nil {
@@ -168,7 +169,7 @@ func QuoteGrades(grade string) ([]snapshots.Grade, error) {
 	}
 	g, err := snapshots.ReadGrade(grade)
 	if err != nil {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "%v", err)
+		return nil, apperr.Errorf(apperr.EINVALID, "%v", err)
 	}
 	return []snapshots.Grade{g}, nil
 }
@@ -255,7 +256,7 @@ func QuoteCard(src resolve.Source, c *snapshots.Card, grades []snapshots.Grade, 
 	q.Grade = q.Tried[len(q.Tried)-1]
 	f, err := PrintingOf(c, finish)
 	if err != nil {
-		q.Message = snapshots.ErrorMessage(err)
+		q.Message = apperr.ErrorMessage(err)
 		q.Finish, q.FinishAsked = -1, strings.TrimSpace(finish)
 		return q, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -107,7 +108,7 @@ func TestQuote(t *testing.T) {
 		{Refs: []string{"en:base1-4"}, Game: "magic"},
 		{},
 	} {
-		if _, err := pricing.Quote(ctx, src, bad); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		if _, err := pricing.Quote(ctx, src, bad); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("%+v: %v, want EINVALID", bad, err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -20,7 +21,7 @@ func ByID(r snapshots.Reader, game, id string) (*snapshots.Card, string, error) 
 	if err == nil {
 		return c, ByCardID, nil
 	}
-	if snapshots.ErrorCode(err) != snapshots.ENOTFOUND || !isDigits(id) || len(id) > 18 {
+	if apperr.ErrorCode(err) != apperr.ENOTFOUND || !isDigits(id) || len(id) > 18 {
 		return nil, "", err
 	}
 	if n, perr := strconv.ParseInt(id, 10, 64); perr == nil && n > 0 {
@@ -28,7 +29,7 @@ func ByID(r snapshots.Reader, game, id string) (*snapshots.Card, string, error) 
 		if perr == nil {
 			return pc, ByPartnerID, nil
 		}
-		if snapshots.ErrorCode(perr) != snapshots.ENOTFOUND {
+		if apperr.ErrorCode(perr) != apperr.ENOTFOUND {
 			return nil, "", perr
 		}
 	}

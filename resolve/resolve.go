@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/snapshots"
@@ -53,12 +54,12 @@ func (src Source) Game(name string) (game string, explicit bool, err error) {
 	m := src.Reader.Manifest()
 	if name == "" {
 		if len(m.Games) == 0 {
-			return "", false, snapshots.Errorf(snapshots.EINTERNAL, "snapshot has no games")
+			return "", false, apperr.Errorf(apperr.EINTERNAL, "snapshot has no games")
 		}
 		return m.Games[0], false, nil
 	}
 	if !m.HasGame(name) {
-		return "", false, snapshots.Errorf(snapshots.EINVALID, "game must be one of %s", strings.Join(m.Games, ", "))
+		return "", false, apperr.Errorf(apperr.EINVALID, "game must be one of %s", strings.Join(m.Games, ", "))
 	}
 	return name, true, nil
 }
@@ -132,7 +133,7 @@ func Resolve(ctx context.Context, src Source, game string, explicit bool, ref st
 	r := src.Reader
 	if c, by, err := ByID(r, game, q); err == nil {
 		return resolved(res, c, by), nil
-	} else if snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	} else if apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return res, err
 	}
 	if !explicit && strings.Contains(q, ":") {
@@ -225,7 +226,7 @@ func exampleID(r snapshots.Reader, game string) string {
 // references, and otherwise only when ctx ends or the index fails.
 func ResolveAll(ctx context.Context, src Source, game string, explicit bool, refs []string) ([]Resolution, error) {
 	if len(refs) > MaxRefs {
-		return nil, snapshots.Errorf(snapshots.EINVALID, "too many ids: %d, at most %d per call; split the call", len(refs), MaxRefs)
+		return nil, apperr.Errorf(apperr.EINVALID, "too many ids: %d, at most %d per call; split the call", len(refs), MaxRefs)
 	}
 	out := make([]Resolution, len(refs))
 	seen := make(map[string]int, len(refs))

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/resolve"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
@@ -86,7 +86,7 @@ func TestResolveAll(t *testing.T) {
 	if got := len(resolve.UniqueCards(rs)); got != 1 {
 		t.Errorf("unique cards %d, want 1", got)
 	}
-	if _, err := resolve.ResolveAll(context.Background(), src, "pokemon", false, make([]string, resolve.MaxRefs+1)); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := resolve.ResolveAll(context.Background(), src, "pokemon", false, make([]string, resolve.MaxRefs+1)); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Errorf("over the cap: %v", err)
 	}
 }
@@ -104,7 +104,7 @@ func TestSearch(t *testing.T) {
 			t.Errorf("item %+v", c)
 		}
 	}
-	if _, err := resolve.Search(context.Background(), src, resolve.SearchRequest{Q: "x", Limit: 500}); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := resolve.Search(context.Background(), src, resolve.SearchRequest{Q: "x", Limit: 500}); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Errorf("limit 500: %v", err)
 	}
 }
@@ -122,7 +122,7 @@ func TestByID(t *testing.T) {
 		t.Errorf("partner id %s: %v %s %v", pid, p, by, err)
 	}
 	for _, id := range []string{"en:nope-1", "999999999999", "+" + pid, "0"} {
-		if _, _, err := resolve.ByID(src.Reader, "pokemon", id); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if _, _, err := resolve.ByID(src.Reader, "pokemon", id); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			t.Errorf("%s: %v, want ENOTFOUND", id, err)
 		}
 	}

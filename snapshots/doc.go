@@ -16,9 +16,9 @@
 //
 // This package holds the domain types, the Reader contract the edge and the MCP
 // server read through, the manifest and its verification, and the atomic
-// publishing of CURRENT. It also holds the rules every layer shares, once:
-// the error vocabulary with its one HTTP status table and the
-// transport-neutral FieldError (errors.go), the lenient readers of grades
+// publishing of CURRENT, and its storage sentinels (errors.go: ErrNoCurrent,
+// ErrVerify, ErrFormat). It also holds the rules every layer shares, once:
+// the lenient readers of grades
 // and grade filters (grade.go) and of marketplace lists (marketplaces.go),
 // and money (money.go). It imports the standard library and package
 // estimate (itself standard library only), whose thresholds its trending

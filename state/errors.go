@@ -21,7 +21,7 @@ var (
 	// disappeared, or the Redis server does not answer. Nothing is lost and
 	// nothing was written; retry later. A server keeps serving from memory
 	// (the last key table, local counts) meanwhile. Its ErrorCode is
-	// "unavailable" (snapshots.EUNAVAILABLE: HTTP 503).
+	// "unavailable" (apperr.EUNAVAILABLE: HTTP 503).
 	ErrUnavailable error = &codedError{msg: "state: unavailable", code: "unavailable"}
 
 	// ErrCorrupt means stored data does not decode: a damaged state file, a
@@ -35,8 +35,9 @@ var (
 	ErrFormat = errors.New("state: unsupported format")
 )
 
-// codedError is a sentinel that names the error code (package snapshots'
-// vocabulary, which this package cannot import) its callers answer with.
+// codedError is a sentinel that names the error code of package apperr's
+// vocabulary its callers answer with, while its message stays this
+// package's (apperr.ErrorMessage shows the code's generic one).
 type codedError struct{ msg, code string }
 
 func (e *codedError) Error() string     { return e.msg }

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // Sign-up, sign-in and sign-out. Their forms are shown before there is a
@@ -137,19 +137,14 @@ func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, id string
 
 // formError returns the status and message of a form's failed operation.
 func (h *Handler) formError(err error) (int, string) {
-	switch snapshots.ErrorCode(err) {
-	case snapshots.EINVALID:
-		return http.StatusUnprocessableEntity, sentence(snapshots.ErrorMessage(err))
-	case snapshots.EUNAUTHORIZED:
-		return http.StatusUnauthorized, sentence(snapshots.ErrorMessage(err))
-	case snapshots.EFORBIDDEN:
-		return http.StatusForbidden, sentence(snapshots.ErrorMessage(err))
-	case snapshots.EQUOTA:
-		return http.StatusTooManyRequests, sentence(snapshots.ErrorMessage(err))
-	case snapshots.EUNAVAILABLE:
+	code := apperr.ErrorCode(err)
+	switch code {
+	case apperr.EUNAVAILABLE:
 		h.log.Warn("web: the state store is unavailable", "err", err)
 		return http.StatusServiceUnavailable, "We cannot save changes right now: nothing was saved. Try again in a few seconds."
+	case apperr.EINTERNAL:
+		h.log.Error("web: form failed", "err", err)
+		return http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."
 	}
-	h.log.Error("web: form failed", "err", err)
-	return http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment."
+	return apperr.HTTPStatus(code), sentence(apperr.ErrorMessage(err))
 }

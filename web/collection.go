@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -258,7 +259,7 @@ func (h *Handler) handleCollectionUpload(w http.ResponseWriter, r *http.Request,
 	}
 	f, hdr, err := r.FormFile("file")
 	if err != nil {
-		h.uploadFailed(w, r, si, nil, snapshots.Errorf(snapshots.EINVALID, "choose a CSV or JSON file to upload"))
+		h.uploadFailed(w, r, si, nil, apperr.Errorf(apperr.EINVALID, "choose a CSV or JSON file to upload"))
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(f, collection.MaxBytes+1))
@@ -308,7 +309,7 @@ func (h *Handler) handleCollectionUpload(w http.ResponseWriter, r *http.Request,
 // opened yet (none is charged then). Other errors are fail's.
 func (h *Handler) uploadFailed(w http.ResponseWriter, r *http.Request, si signedIn, m *market, err error) {
 	status, msg := 0, ""
-	var verrs snapshots.FieldErrors
+	var verrs apperr.FieldErrors
 	switch {
 	case errors.As(err, &verrs):
 		var msgs []string
@@ -320,10 +321,10 @@ func (h *Handler) uploadFailed(w http.ResponseWriter, r *http.Request, si signed
 			msgs = append(msgs, sentence(e.Msg))
 		}
 		status, msg = http.StatusUnprocessableEntity, "The file could not be read: "+strings.Join(msgs, " ")
-	case snapshots.ErrorCode(err) == snapshots.EINVALID:
-		status, msg = http.StatusUnprocessableEntity, sentence(snapshots.ErrorMessage(err))
-	case snapshots.ErrorCode(err) == snapshots.ETOOLARGE:
-		status, msg = http.StatusRequestEntityTooLarge, sentence(snapshots.ErrorMessage(err))
+	case apperr.ErrorCode(err) == apperr.EINVALID:
+		status, msg = http.StatusUnprocessableEntity, sentence(apperr.ErrorMessage(err))
+	case apperr.ErrorCode(err) == apperr.ETOOLARGE:
+		status, msg = http.StatusRequestEntityTooLarge, sentence(apperr.ErrorMessage(err))
 	default:
 		h.fail(w, r, err)
 		return
@@ -481,12 +482,12 @@ func (h *Handler) handleImportConfirm(w http.ResponseWriter, r *http.Request, si
 	if _, err := h.opts.Collections.Confirm(context.WithoutCancel(r.Context()), m.source(), si.owner(), req); err != nil {
 		// A choice that is not a candidate (a form not of this page): the
 		// preview again, with what was wrong.
-		var verrs snapshots.FieldErrors
+		var verrs apperr.FieldErrors
 		msg := ""
 		if errors.As(err, &verrs) {
 			msg = sentence(verrs[0].Msg)
-		} else if snapshots.ErrorCode(err) == snapshots.EINVALID {
-			msg = sentence(snapshots.ErrorMessage(err))
+		} else if apperr.ErrorCode(err) == apperr.EINVALID {
+			msg = sentence(apperr.ErrorMessage(err))
 		}
 		p, perr := h.opts.Collections.ShowPreview(r.Context(), m.source(), si.owner(), req.PreviewID)
 		if msg == "" || perr != nil {

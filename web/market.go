@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/resolve"
@@ -82,7 +83,7 @@ func (h *Handler) openMarket(w http.ResponseWriter, r *http.Request, si signedIn
 	if h.opts.Charge != nil && units > 0 {
 		d, err := h.opts.Charge.ChargeAccount(si.account.ID, si.account.Tier, units)
 		if err != nil {
-			if snapshots.ErrorCode(err) == snapshots.EQUOTA {
+			if apperr.ErrorCode(err) == apperr.EQUOTA {
 				if d.RetryAfter > 0 {
 					w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfter))
 				}

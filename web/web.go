@@ -14,8 +14,8 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/snapshots"
 )
 
 // Usage is what the pages read of the keys' use: *access.Service.
@@ -244,7 +244,7 @@ func (h *Handler) session(r *http.Request) (id string, s account.Session, a acco
 	}
 	s, a, err := h.acc.Session(r.Context(), id)
 	if err != nil {
-		if snapshots.ErrorCode(err) != snapshots.EUNAUTHORIZED {
+		if apperr.ErrorCode(err) != apperr.EUNAUTHORIZED {
 			h.log.Error("web: reading a session", "err", err)
 		}
 		return "", account.Session{}, account.Account{}, false
@@ -310,15 +310,15 @@ func (h *Handler) handleNotFound(w http.ResponseWriter, r *http.Request) {
 // fail answers err of an operation: its message for the errors a person can
 // act on, a generic page for internal ones (logged).
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
-	code := snapshots.ErrorCode(err)
-	status := map[string]int{snapshots.ENOTFOUND: 404, snapshots.EINVALID: 422, snapshots.EUNAUTHORIZED: 401,
-		snapshots.EFORBIDDEN: 403, snapshots.EQUOTA: 429, snapshots.EUNAVAILABLE: 503}[code]
+	code := apperr.ErrorCode(err)
+	status := map[string]int{apperr.ENOTFOUND: 404, apperr.EINVALID: 422, apperr.EUNAUTHORIZED: 401,
+		apperr.EFORBIDDEN: 403, apperr.EQUOTA: 429, apperr.EUNAVAILABLE: 503}[code]
 	if status == 0 {
 		h.log.Error("web: request failed", "path", r.URL.Path, "err", err)
 		h.renderError(w, r, http.StatusInternalServerError, "Something went wrong on our side. Try again in a moment.")
 		return
 	}
-	h.renderError(w, r, status, sentence(snapshots.ErrorMessage(err)))
+	h.renderError(w, r, status, sentence(apperr.ErrorMessage(err)))
 }
 
 // sentence capitalizes a domain message and ends it with a period.

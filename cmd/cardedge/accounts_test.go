@@ -9,8 +9,8 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/apperr"
 	main "github.com/cardedge/cardedge/cmd/cardedge"
-	"github.com/cardedge/cardedge/snapshots"
 )
 
 func TestAccountsCommand(t *testing.T) {
@@ -71,10 +71,10 @@ func TestAccountsCommand(t *testing.T) {
 		if out, err := runMain(t, "accounts", "disable", "--state", path, id); err != nil {
 			t.Fatalf("%v %s", err, out)
 		}
-		if _, err := tierOf(); snapshots.ErrorCode(err) != snapshots.EUNAUTHORIZED {
+		if _, err := tierOf(); apperr.ErrorCode(err) != apperr.EUNAUTHORIZED {
 			t.Fatalf("key of a disabled account: %v", err)
 		}
-		if _, _, err := svc.SignIn(ctx, "ops@example.com", password, account.Client{}); snapshots.ErrorCode(err) != snapshots.EFORBIDDEN {
+		if _, _, err := svc.SignIn(ctx, "ops@example.com", password, account.Client{}); apperr.ErrorCode(err) != apperr.EFORBIDDEN {
 			t.Fatalf("sign-in of a disabled account: %v", err)
 		}
 		out, _ := runMain(t, "accounts", "list", "--state", path)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
 
@@ -511,7 +511,7 @@ func TestKeyExpired(t *testing.T) {
 	req, _ := http.NewRequest("GET", env.base+"/api/v3/cards?limit=1", nil)
 	req.Header.Set("Authorization", "Bearer "+secret)
 	r := send(t, req)
-	if r.status != 401 || r.msg["error"].(map[string]any)["code"] != snapshots.EKEYEXPIRED {
+	if r.status != 401 || r.msg["error"].(map[string]any)["code"] != apperr.EKEYEXPIRED {
 		t.Fatalf("REST: %d %s", r.status, r.body)
 	}
 	m := rpcRaw(t, env.base, secret, "", initializeMsg(1))

@@ -1005,7 +1005,7 @@ func TestMCP_TypeScriptSDK(t *testing.T) {
 }
 
 // TestMCP_ErrorCodes: MCP's HTTP errors use REST's codes and statuses (one
-// table, snapshots.HTTPStatus): an oversized body is payload_too_large/413 in
+// table, apperr.HTTPStatus): an oversized body is payload_too_large/413 in
 // both, a request MCP cannot take without a session is bad_request/400.
 func TestMCP_ErrorCodes(t *testing.T) {
 	key := env.keys["elite"]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
@@ -500,14 +501,14 @@ func TestReader_Printings(t *testing.T) {
 		t.Errorf("PrintingAnalyticsWindow(holo/shadowless, 1y) = %v, %v; want none", ok, err)
 	}
 	for _, finish := range []int{-1, 2} {
-		if _, err := r.PrintingSeries("pokemon", "en:base1-4", finish); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		if _, err := r.PrintingSeries("pokemon", "en:base1-4", finish); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("PrintingSeries(finish %d) = %v, want EINVALID", finish, err)
 		}
-		if _, err := r.PrintingCum("pokemon", "en:base1-4", finish); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		if _, err := r.PrintingCum("pokemon", "en:base1-4", finish); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("PrintingCum(finish %d) = %v, want EINVALID", finish, err)
 		}
 	}
-	if _, err := r.PrintingSeries("pokemon", "en:nope", 0); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := r.PrintingSeries("pokemon", "en:nope", 0); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Errorf("PrintingSeries(unknown card) = %v, want ENOTFOUND", err)
 	}
 	// Blastoise has no market rows and no variants: one unnamed base printing.
@@ -543,7 +544,7 @@ func TestReader_Printings(t *testing.T) {
 		t.Errorf("TrendingRows(ja) = %+v, %v; want the ja card's row", rows, err)
 	}
 	for _, args := range [][3]string{{"volume_usd", "7d", "all"}, {"volume_usd", "30d", "xx"}} {
-		if _, err := r.TrendingRows("pokemon", args[0], args[1], args[2]); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if _, err := r.TrendingRows("pokemon", args[0], args[1], args[2]); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			t.Errorf("TrendingRows(%v) = %v, want ENOTFOUND", args, err)
 		}
 	}
@@ -641,7 +642,7 @@ func TestReader_ErrNotFound(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.call()
-			if got, want := snapshots.ErrorCode(err), snapshots.ENOTFOUND; got != want {
+			if got, want := apperr.ErrorCode(err), apperr.ENOTFOUND; got != want {
 				t.Errorf("error = %v, code %q, want %q", err, got, want)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -279,7 +280,7 @@ func (r *Reader) Close() error {
 func (r *Reader) game(game string) (*gameCatalog, error) {
 	g, ok := r.games[game]
 	if !ok {
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "unknown game %q; this snapshot has %s", game, strings.Join(r.manifest.Games, ", "))
+		return nil, apperr.Errorf(apperr.ENOTFOUND, "unknown game %q; this snapshot has %s", game, strings.Join(r.manifest.Games, ", "))
 	}
 	return g, nil
 }
@@ -325,7 +326,7 @@ func (r *Reader) card(game, id string) (*gameCatalog, *snapshots.Card, error) {
 	}
 	c, ok := lookup(g.byID, id)
 	if !ok {
-		return nil, nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %q not found in %s", id, game)
+		return nil, nil, apperr.Errorf(apperr.ENOTFOUND, "card %q not found in %s", id, game)
 	}
 	return g, c, nil
 }
@@ -338,7 +339,7 @@ func (r *Reader) CardByPartnerID(game string, productID int64) (*snapshots.Card,
 	}
 	c, ok := g.byPartner[productID]
 	if !ok {
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "no %s card has partner product id %d", game, productID)
+		return nil, apperr.Errorf(apperr.ENOTFOUND, "no %s card has partner product id %d", game, productID)
 	}
 	return c, nil
 }
@@ -360,7 +361,7 @@ func (r *Reader) Set(game, id string) (*snapshots.Set, error) {
 	}
 	s, ok := lookup(g.setByID, id)
 	if !ok {
-		return nil, snapshots.Errorf(snapshots.ENOTFOUND, "set %q not found in %s", id, game)
+		return nil, apperr.Errorf(apperr.ENOTFOUND, "set %q not found in %s", id, game)
 	}
 	return s, nil
 }
@@ -420,7 +421,7 @@ func (r *Reader) printingValue(kind cardBucket, game, cardID string, finish int,
 		return err
 	}
 	if finish < 0 || finish >= c.Printings() {
-		return snapshots.Errorf(snapshots.EINVALID, "card %s has no printing %d; it has %d", c.ID, finish, c.Printings())
+		return apperr.Errorf(apperr.EINVALID, "card %s has no printing %d; it has %d", c.ID, finish, c.Printings())
 	}
 	bucket := kind
 	if finish != int(g.base[c.Ordinal]) {
@@ -565,7 +566,7 @@ func (r *Reader) TrendingRows(game, metric, window, language string) ([]snapshot
 			v = b.Get(TrendingKey(metric, window, "all"))
 		}
 		if v == nil || (language != "all" && !snapshots.IsLanguage(language)) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
+			return apperr.Errorf(apperr.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
 		}
 		var err error
 		out, err = snapshots.DecodeTrendingRows(nil, v, keep)
@@ -646,7 +647,7 @@ func (r *Reader) Trending(game, metric, window, language string) ([]snapshots.Tr
 		}
 		v := b.Get(TrendingKey(metric, window, language))
 		if v == nil {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
+			return apperr.Errorf(apperr.ENOTFOUND, "no trending ranking for metric %q, window %q, language %q", metric, window, language)
 		}
 		var err error
 		out, err = snapshots.DecodeTrending(v)

@@ -15,7 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"modernc.org/libc"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -256,7 +256,7 @@ func (db *DB) run(ctx context.Context, query string) (*Result, error) {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, snapshots.Errorf(snapshots.EQUOTA, "the SQL runner is busy; retry in a moment")
+			return nil, apperr.Errorf(apperr.EQUOTA, "the SQL runner is busy; retry in a moment")
 		}
 		return nil, fmt.Errorf("gold: %s: connection: %w", db.path, err)
 	}
@@ -312,7 +312,7 @@ func (db *DB) run(ctx context.Context, query string) (*Result, error) {
 			return nil, ctx.Err()
 		}
 		if qctx.Err() != nil {
-			return nil, snapshots.Errorf(snapshots.EINVALID, "query exceeded the %s time limit", limitText(db.opt.Timeout))
+			return nil, apperr.Errorf(apperr.EINVALID, "query exceeded the %s time limit", limitText(db.opt.Timeout))
 		}
 		return nil, err
 	}
@@ -371,7 +371,7 @@ func (db *DB) collect(ctx context.Context, conn *sql.Conn, query string) (*Resul
 		}
 		size += 2
 		if size > db.opt.MaxBytes {
-			return nil, snapshots.Errorf(snapshots.EINVALID,
+			return nil, apperr.Errorf(apperr.EINVALID,
 				"the result exceeds %d MiB after %d rows; select fewer or narrower columns, or fewer rows", db.opt.MaxBytes>>20, len(res.Rows))
 		}
 		res.Rows = append(res.Rows, vals)
@@ -469,7 +469,7 @@ func jsonStringSize(s string) int {
 	return n
 }
 
-// sqlError turns a driver error into an EINVALID *snapshots.Error when it is
+// sqlError turns a driver error into an EINVALID *apperr.Error when it is
 // the query's fault, and wraps it as an internal error otherwise.
 func sqlError(err error) error {
 	var se *sqlite.Error
@@ -490,11 +490,11 @@ func sqlError(err error) error {
 	switch se.Code() & 0xff {
 	case sqlite3.SQLITE_ERROR, sqlite3.SQLITE_RANGE, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_AUTH,
 		sqlite3.SQLITE_CONSTRAINT:
-		return snapshots.Errorf(snapshots.EINVALID, "SQL error: %s", msg)
+		return apperr.Errorf(apperr.EINVALID, "SQL error: %s", msg)
 	case sqlite3.SQLITE_TOOBIG:
-		return snapshots.Errorf(snapshots.EINVALID, "SQL error: a string or blob exceeds the result size limit")
+		return apperr.Errorf(apperr.EINVALID, "SQL error: a string or blob exceeds the result size limit")
 	case sqlite3.SQLITE_READONLY:
-		return snapshots.Errorf(snapshots.EINVALID, "SQL error: the database is read-only: %s", msg)
+		return apperr.Errorf(apperr.EINVALID, "SQL error: the database is read-only: %s", msg)
 	case sqlite3.SQLITE_INTERRUPT:
 		return context.DeadlineExceeded // mapped by run to the time-limit message
 	}

@@ -33,7 +33,7 @@
 // # The guard
 //
 // DB.Query runs Check on the SQL text, then runs it on a hardened connection.
-// Check refuses, with an EINVALID *snapshots.Error and a message that says
+// Check refuses, with an EINVALID *apperr.Error and a message that says
 // why:
 //
 //   - SQL text longer than MaxSQLBytes (16 KiB), NUL bytes and control

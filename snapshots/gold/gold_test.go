@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/gold"
 )
@@ -126,13 +127,13 @@ func MustQuery(tb testing.TB, db *gold.DB, sql string) *gold.Result {
 	return res
 }
 
-// wantInvalid asserts that err is an EINVALID *snapshots.Error whose message
+// wantInvalid asserts that err is an EINVALID *apperr.Error whose message
 // matches re.
 func wantInvalid(tb testing.TB, err error, re string) {
 	tb.Helper()
-	var e *snapshots.Error
-	if !errors.As(err, &e) || e.Code != snapshots.EINVALID {
-		tb.Fatalf("error = %v (%T), want an EINVALID *snapshots.Error", err, err)
+	var e *apperr.Error
+	if !errors.As(err, &e) || e.Code != apperr.EINVALID {
+		tb.Fatalf("error = %v (%T), want an EINVALID *apperr.Error", err, err)
 	}
 	if !regexp.MustCompile(re).MatchString(e.Message) {
 		tb.Fatalf("message = %q, want it to match %q", e.Message, re)
@@ -571,10 +572,10 @@ func TestDB_Query_ErrBusy(t *testing.T) {
 		default:
 		}
 		_, err := db.Query(context.Background(), "SELECT 1")
-		switch code := snapshots.ErrorCode(err); {
+		switch code := apperr.ErrorCode(err); {
 		case err == nil:
 			time.Sleep(5 * time.Millisecond) // the bomb has not started yet
-		case code == snapshots.EQUOTA:
+		case code == apperr.EQUOTA:
 			busy = true
 		default:
 			t.Fatalf("second query: error %v (code %s), want EQUOTA", err, code)

@@ -3,7 +3,7 @@ package gold
 import (
 	"strings"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 )
 
 // MaxSQLBytes is the default cap on the length of the SQL text.
@@ -62,7 +62,7 @@ var statementVerbs = map[string]bool{
 
 // Check reports whether sql is a query the SQL endpoint runs: the guard of
 // DB.Query, exported so that callers can refuse early. It returns nil or an
-// EINVALID *snapshots.Error saying what is wrong. The rules:
+// EINVALID *apperr.Error saying what is wrong. The rules:
 //
 //   - at most MaxSQLBytes bytes of text, no NUL byte, no control characters
 //     other than tab, newline, carriage return and form feed;
@@ -236,7 +236,7 @@ func skipParens(st []token, i int) (int, bool) {
 }
 
 func invalidf(format string, args ...any) error {
-	return snapshots.Errorf(snapshots.EINVALID, format, args...)
+	return apperr.Errorf(apperr.EINVALID, format, args...)
 }
 
 type tokKind uint8

@@ -10,7 +10,7 @@ import (
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots/gold"
 )
 
@@ -68,8 +68,8 @@ func TestCheck(t *testing.T) {
 		if got := err == nil; got != tc.ok {
 			t.Errorf("Check(%q) = %v, want ok=%v", tc.sql, err, tc.ok)
 		}
-		if err != nil && snapshots.ErrorCode(err) != snapshots.EINVALID {
-			t.Errorf("Check(%q): code %s, want EINVALID", tc.sql, snapshots.ErrorCode(err))
+		if err != nil && apperr.ErrorCode(err) != apperr.EINVALID {
+			t.Errorf("Check(%q): code %s, want EINVALID", tc.sql, apperr.ErrorCode(err))
 		}
 	}
 }
@@ -184,9 +184,9 @@ func FuzzGuard(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sql string) {
 		err := gold.Check(sql)
 		if err != nil {
-			var e *snapshots.Error
-			if !errors.As(err, &e) || e.Code != snapshots.EINVALID || e.Message == "" {
-				t.Fatalf("Check(%q) = %v (%T), want an EINVALID *snapshots.Error", sql, err, err)
+			var e *apperr.Error
+			if !errors.As(err, &e) || e.Code != apperr.EINVALID || e.Message == "" {
+				t.Fatalf("Check(%q) = %v (%T), want an EINVALID *apperr.Error", sql, err, err)
 			}
 			return
 		}
