@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -26,13 +27,13 @@ import (
 // caller for the chat's duration), one game, within one tier's history
 // window.
 type Tools struct {
-	src  resolve.Source
+	src  *live.View
 	game string
 	tier access.Tier
 }
 
 // NewTools returns the tools over src for game and a caller of tier.
-func NewTools(src resolve.Source, game string, tier access.Tier) *Tools {
+func NewTools(src *live.View, game string, tier access.Tier) *Tools {
 	return &Tools{src: src, game: game, tier: tier}
 }
 

@@ -9,15 +9,15 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/agent"
-	"github.com/cardedge/cardedge/resolve"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
-var src resolve.Source
+var src *live.View
 
 func TestMain(m *testing.M) {
 	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = resolve.Source{Reader: t.Reader, Index: t.Index, AsOf: t.AsOf}
+		src = live.NewView(t.Reader, t.Index, nil)
 	}))
 }
 

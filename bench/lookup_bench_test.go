@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -245,8 +243,7 @@ func (e *snapEnv) startEdge(b *testing.B) {
 			e.edgeErr = err
 			return
 		}
-		srv, err := edge.New(edge.Options{Snapshots: e.root, Access: acc, State: st, CacheBytes: 0, WatchInterval: time.Hour,
-			CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		srv, err := newBenchEdge(e.root, st, acc, edge.Options{})
 		if err != nil {
 			e.edgeErr = err
 			return

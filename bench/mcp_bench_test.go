@@ -15,7 +15,6 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge"
-	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
@@ -97,21 +96,10 @@ func mcpBenchServer(b *testing.B) (url, key string, ids []string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { acc.Close() })
-	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, State: st, CursorSecret: bytes.Repeat([]byte("k"), 32)})
+	srv, err := newBenchEdge(root, st, acc, edge.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := cardmcp.New(cardmcp.Options{
-		Snapshot: func() (cardmcp.Snapshot, func()) {
-			s := srv.Snapshot()
-			return cardmcp.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
-		},
-		Access: acc, State: st,
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv.MountMCP(h)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -121,11 +109,11 @@ func mcpBenchServer(b *testing.B) (url, key string, ids []string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
-		h.Close()
+		srv.Close()
 	})
-	snap := srv.Snapshot()
+	snap := srv.live.Acquire()
 	defer snap.Release()
-	cards, err := snap.Cards(snap.Manifest().Games[0])
+	cards, err := snap.Reader.Cards(snap.Reader.Manifest().Games[0])
 	if err != nil || len(cards) < 50 {
 		b.Fatalf("cards: %d %v", len(cards), err)
 	}

@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/url"
@@ -61,8 +59,7 @@ func startREST(b *testing.B, cacheBytes int64) *restEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := edge.New(edge.Options{Snapshots: filepath.Join(restDir, "snapshots"), Access: acc, State: st, CacheBytes: cacheBytes,
-		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv, err := newBenchEdge(filepath.Join(restDir, "snapshots"), st, acc, edge.Options{CacheBytes: cacheBytes})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +68,7 @@ func startREST(b *testing.B, cacheBytes int64) *restEnv {
 	e := &restEnv{
 		client: &fasthttp.Client{Dial: func(string) (net.Conn, error) { return ln.Dial() }, MaxConnsPerHost: 512},
 		key:    secret,
-		stop:   func() { srv.Shutdown(context.Background()); acc.Close() },
+		stop:   func() { srv.Shutdown(context.Background()); srv.Close(); acc.Close() },
 	}
 	rest[cacheBytes] = e
 	return e

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/resolve"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
@@ -18,13 +18,13 @@ import (
 )
 
 var (
-	src    resolve.Source
+	src    *live.View
 	stores = map[string]state.Store{} // by test name
 )
 
 func TestMain(m *testing.M) {
 	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = resolve.Source{Reader: t.Reader, Index: t.Index, AsOf: t.AsOf}
+		src = live.NewView(t.Reader, t.Index, nil)
 	}))
 }
 

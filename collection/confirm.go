@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/apperr"
-	"github.com/cardedge/cardedge/resolve"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )
@@ -81,7 +81,7 @@ func (b ConfirmRequest) check() error {
 
 // applyImport adds a preview's matched rows, and the ambiguous rows given a
 // choice among their candidates, to the collection.
-func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices map[string]string, now time.Time) (*importConfirmation, apperr.FieldErrors) {
+func applyImport(src *live.View, coll *collection, p *storedPreview, choices map[string]string, now time.Time) (*importConfirmation, apperr.FieldErrors) {
 	byRow := map[int]*storedRow{}
 	for i := range p.Rows {
 		byRow[p.Rows[i].Row] = &p.Rows[i]
@@ -177,7 +177,7 @@ func applyImport(src resolve.Source, coll *collection, p *storedPreview, choices
 // is valued as of src. Errors: FieldErrors for a bad request or choice,
 // ENOTFOUND for a preview this owner does not have (or that expired);
 // storage errors wrapped.
-func (s *Service) Confirm(ctx context.Context, src resolve.Source, o Owner, req ConfirmRequest) (*Confirmation, error) {
+func (s *Service) Confirm(ctx context.Context, src *live.View, o Owner, req ConfirmRequest) (*Confirmation, error) {
 	if err := req.check(); err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/csv"
 	"strconv"
 
-	"github.com/cardedge/cardedge/resolve"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -19,7 +19,7 @@ var ExportColumns = []string{"card_id", "name", "set", "number", "language", "pr
 // one row per holding sorted by value; a holding with a price paid for only
 // some copies is two rows (the copies with one, the copies without), so
 // that importing the file into an empty collection gives the same holdings.
-func (s *Service) Export(ctx context.Context, src resolve.Source, o Owner) ([]byte, error) {
+func (s *Service) Export(ctx context.Context, src *live.View, o Owner) ([]byte, error) {
 	coll, err := s.read(ctx, o)
 	if err != nil {
 		return nil, err

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pricing"
-	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )
@@ -34,7 +34,7 @@ type Change struct {
 
 // target resolves ch against src: the card (canonical id), the printing to
 // store and the grade. EINVALID, ENOTFOUND.
-func (ch Change) target(src resolve.Source) (c *snapshots.Card, printing string, g snapshots.Grade, err error) {
+func (ch Change) target(src *live.View) (c *snapshots.Card, printing string, g snapshots.Grade, err error) {
 	if ch.Game == "" || strings.TrimSpace(ch.CardID) == "" {
 		return nil, "", g, apperr.Errorf(apperr.EINVALID, "a change names a game and a card_id")
 	}
@@ -87,7 +87,7 @@ func printingIndex(c *snapshots.Card, printing string) (int, bool) {
 // holding after the change, valued as of src. EINVALID (quantity, price,
 // grade, printing, or a full collection), ENOTFOUND (card); storage errors
 // wrapped.
-func (s *Service) Add(ctx context.Context, src resolve.Source, o Owner, ch Change) (*HoldingRow, error) {
+func (s *Service) Add(ctx context.Context, src *live.View, o Owner, ch Change) (*HoldingRow, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (s *Service) Add(ctx context.Context, src resolve.Source, o Owner, ch Chang
 // when none is left), valued as of src. Copies with a price paid keep their
 // average price. ENOTFOUND when the collection has no such holding;
 // EINVALID for more copies than it has.
-func (s *Service) Remove(ctx context.Context, src resolve.Source, o Owner, ch Change) (*HoldingRow, error) {
+func (s *Service) Remove(ctx context.Context, src *live.View, o Owner, ch Change) (*HoldingRow, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}

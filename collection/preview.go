@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -164,7 +165,7 @@ type PreviewRequest struct {
 // preview PreviewTTL in the state store under its preview id, for Confirm.
 // Errors: FieldErrors for a file that cannot be read (and for invalid rows
 // when Strict), ETOOLARGE over MaxBytes or MaxRows; storage errors wrapped.
-func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRequest) (*Preview, error) {
+func (s *Service) Preview(ctx context.Context, src *live.View, req PreviewRequest) (*Preview, error) {
 	if err := req.Owner.check(); err != nil {
 		return nil, err
 	}
@@ -256,7 +257,7 @@ func (s *Service) Preview(ctx context.Context, src resolve.Source, req PreviewRe
 // ShowPreview returns o's preview id again, as Preview returned it (valued
 // as of src), with Confirmed set once it was confirmed. ENOTFOUND: no such
 // preview of this owner (or it expired).
-func (s *Service) ShowPreview(ctx context.Context, src resolve.Source, o Owner, id string) (*Preview, error) {
+func (s *Service) ShowPreview(ctx context.Context, src *live.View, o Owner, id string) (*Preview, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -279,7 +280,7 @@ func (s *Service) ShowPreview(ctx context.Context, src resolve.Source, o Owner, 
 
 // view is the preview as the API shows it, its matched rows valued as of
 // src and its candidates read from src.
-func (p *storedPreview) view(src resolve.Source) *Preview {
+func (p *storedPreview) view(src *live.View) *Preview {
 	out := &Preview{PreviewID: p.ID, ExpiresAt: p.Expires.UTC().Format(time.RFC3339), Game: p.Game, Format: p.Format,
 		Columns: p.Columns, Ignored: jsontext.NonNil(p.Ignored), Rows: make([]previewRow, 0, len(p.Rows)),
 		SnapshotID: src.Reader.Manifest().SnapshotID, AsOf: src.AsOf.String(), Confirmed: p.Confirmed != nil,

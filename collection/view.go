@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pricing"
-	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -133,7 +133,7 @@ type ViewOptions struct {
 const HistoryDays = 365
 
 // View returns o's collection valued as of src. Storage errors wrapped.
-func (s *Service) View(ctx context.Context, src resolve.Source, o Owner, opts ViewOptions) (*View, error) {
+func (s *Service) View(ctx context.Context, src *live.View, o Owner, opts ViewOptions) (*View, error) {
 	coll, err := s.read(ctx, o)
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ type valuation struct {
 }
 
 // valueCollection values every holding of c as of src.
-func valueCollection(src resolve.Source, c *collection) valuation {
+func valueCollection(src *live.View, c *collection) valuation {
 	var v valuation
 	cards := map[string]bool{}
 	var gain, change, then int64
@@ -229,7 +229,7 @@ func valueCollection(src resolve.Source, c *collection) valuation {
 
 // valueHolding values h as of src (at as_of; day, when set, is ignored:
 // reserved).
-func valueHolding(src resolve.Source, h holding, _ snapshots.Day) HoldingRow {
+func valueHolding(src *live.View, h holding, _ snapshots.Day) HoldingRow {
 	row := HoldingRow{Game: h.Game, CardID: h.CardID, Printing: h.Printing, Grade: h.Grade, Quantity: h.Quantity,
 		PaidQuantity: h.PaidQuantity, Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, added: h.Added}
 	if h.PaidQuantity > 0 {
@@ -334,7 +334,7 @@ func fmvAt(ps *snapshots.PriceSeries, d snapshots.Day) (int64, bool) {
 
 // valueHistory is the value of rows' holdings on each day from..to, each
 // day's fmv (fmvAt) times the quantity: on as_of, the summary's value.
-func valueHistory(src resolve.Source, rows []HoldingRow, from, to snapshots.Day) []ValuePoint {
+func valueHistory(src *live.View, rows []HoldingRow, from, to snapshots.Day) []ValuePoint {
 	if from > to {
 		return []ValuePoint{}
 	}

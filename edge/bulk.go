@@ -102,7 +102,7 @@ func loadBulk(dir string, m *snapshots.Manifest) (*snapshotBulk, error) {
 
 // bulkFiles returns the snapshot's bulk files (none when it was not
 // warmed).
-func (s *Snapshot) bulkFiles() *snapshotBulk {
+func (s *snapshot) bulkFiles() *snapshotBulk {
 	if s.bulk == nil {
 		return &snapshotBulk{}
 	}
@@ -312,7 +312,7 @@ func (s *Server) handleBulkDownload(r *request) {
 		return
 	}
 	s.writeBulkHeaders(r, f, start, n, partial)
-	r.snap.refs.Add(1) // the stream's: released when fasthttp closes it
+	r.snap.Retain() // the stream's: released when fasthttp closes it
 	ctx.Response.SetBodyStream(&bulkStream{file: file, lr: io.LimitedReader{R: file, N: n}, release: r.snap.release}, int(n))
 }
 

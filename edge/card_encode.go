@@ -139,7 +139,7 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMa
 // documents), written straight from the cards as cardDetail writes one.
 // TestCardsList_MatchesScan compares the two.
 type cardPage struct {
-	snap                 *Snapshot
+	snap                 *snapshot
 	cards                []*snapshots.Card
 	total, offset, limit int
 }

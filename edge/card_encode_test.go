@@ -60,13 +60,10 @@ func referenceAnalytics(c *snapshots.Card, a snapshots.CardAnalytics) plainAnaly
 }
 
 // mustTinySnapshot opens the shared tiny snapshot (tinyRoot).
-func mustTinySnapshot(tb testing.TB) *Snapshot {
+func mustTinySnapshot(tb testing.TB) *snapshot {
 	tb.Helper()
-	s, err := openSnapshot(tinyRoot(tb), "s0001", 1)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(s.close)
+	s := mustLive(tb, tinyRoot(tb)).Acquire().Derived(derivationName).(*snapshot)
+	tb.Cleanup(s.release)
 	return s
 }
 

@@ -117,7 +117,7 @@ func cardOrderOf(key string, asc bool) cardOrder {
 }
 
 // orders returns the game's card orders, computing them on first use.
-func (s *Snapshot) orders(game string) (*cardOrders, error) {
+func (s *snapshot) orders(game string) (*cardOrders, error) {
 	v, _ := s.cardOrders.LoadOrStore(game, &cardOrders{})
 	o := v.(*cardOrders)
 	o.once.Do(func() {

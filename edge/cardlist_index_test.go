@@ -104,7 +104,7 @@ func referenceMarketplaceMatch(c *snapshots.Card, wanted map[string]bool, mode s
 }
 
 // cardsListRequest parses a card-list query as the front door does.
-func cardsListRequest(tb testing.TB, snap *Snapshot, query string) *request {
+func cardsListRequest(tb testing.TB, snap *snapshot, query string) *request {
 	tb.Helper()
 	s := &Server{router: newRouter()}
 	s.registerRoutes()

@@ -91,8 +91,8 @@ func (s *Server) handleChat(r *request) {
 		return
 	}
 	// The stream outlives this handler: hold a snapshot reference of its own.
-	snap := s.live.acquire()
-	tools := agent.NewTools(snap.source(), r.game, r.caller.Tier)
+	snap := s.acquire()
+	tools := agent.NewTools(snap.View, r.game, r.caller.Tier)
 	kind, name := "embedded", "cardedge-embedded"
 	if s.opts.Model != nil {
 		kind, name = "llm", s.opts.Model.Name()

@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"context"
-
 	"github.com/cardedge/cardedge/collection"
 )
 
@@ -47,7 +45,7 @@ func (s *Server) handleCollectionGet(r *request) (any, error) {
 		since, set = r.snap.AsOf-collectionHistoryDays+1, true
 	}
 	since, _ = r.clampSince(since, set)
-	return s.collections.View(context.Background(), r.source(), s.owner(r), collection.ViewOptions{
+	return s.collections.View(r.ctx, r.view(), s.owner(r), collection.ViewOptions{
 		Game: game, Sort: p.str("sort"), Offset: p.int("offset"), Limit: p.int("limit"),
 		History: p.flag("history"), HistoryFrom: since,
 	})

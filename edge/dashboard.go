@@ -2,7 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -15,19 +14,16 @@ import (
 // DashboardPath is where MountDashboard mounts the dashboard.
 const DashboardPath = "/dashboard"
 
-// MountDashboard mounts h (package web) at /dashboard and below (call before
-// Serve). Its requests go through none of the API's access layer: they are
-// not authenticated by key nor charged to a quota (h rate-limits them per
-// client address itself). As for MCP, the request's headers and body are
-// copied out of fasthttp's reused buffers before h sees them, and on a
-// loopback listener the Host header must name a loopback host
-// (DNS rebinding).
-func (s *Server) MountDashboard(h http.Handler) { s.dashboard = s.dashboardHandler(h) }
-
 func isDashboardPath(p []byte) bool {
 	return bytes.HasPrefix(p, []byte(DashboardPath)) && (len(p) == len(DashboardPath) || p[len(DashboardPath)] == '/')
 }
 
+// dashboardHandler serves h (package web) at /dashboard and below. Its
+// requests go through none of the API's access layer: they are not
+// authenticated by key nor charged to a quota (h rate-limits them per client
+// address itself). As for MCP, the request's headers and body are copied out
+// of fasthttp's reused buffers before h sees them, and on a loopback
+// listener the Host header must name a loopback host (DNS rebinding).
 func (s *Server) dashboardHandler(h http.Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if msg := checkLoopbackHost(ctx); msg != "" {
@@ -51,7 +47,7 @@ func (s *Server) dashboardHandler(h http.Handler) fasthttp.RequestHandler {
 			Method: string(ctx.Method()), URL: u, RequestURI: uri, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 			Header: hdr, Host: string(ctx.Host()), RemoteAddr: ctx.RemoteAddr().String(), TLS: ctx.TLSConnectionState(),
 			ContentLength: int64(len(body)), Body: io.NopCloser(bytes.NewReader(body)),
-		}).WithContext(context.Background())
+		}).WithContext(ctx)
 		w := &responseWriter{ctx: ctx, header: http.Header{}}
 		h.ServeHTTP(w, r)
 		w.finish()

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"testing"
 	"time"
@@ -59,13 +58,7 @@ func newBenchServer(b *testing.B, cacheBytes int64) (*Server, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { acc.Close() })
-	srv, err := New(Options{Snapshots: tinyRoot(b), Access: acc, State: st, CacheBytes: cacheBytes,
-		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(srv.cache.Close)
-	return srv, secret
+	return newTestServer(b, tinyRoot(b), st, acc, cacheBytes), secret
 }
 
 // BenchmarkServeConn compares, in one process, fasthttp's whole per-request

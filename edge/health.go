@@ -51,24 +51,24 @@ func (s *Server) cacheStats() cacheStats {
 }
 
 func (s *Server) handleHealth(ctx *fasthttp.RequestCtx) {
-	snap := s.live.acquire()
+	snap := s.acquire()
 	defer snap.release()
 	m := snap.Manifest()
 	st := s.cacheStats()
 	writeJSON(ctx, fasthttp.StatusOK, healthBody{
 		Status: "ok", Version: s.opts.Version, MCPVersion: MCPVersion, APIVersion: APIVersion,
 		SnapshotID: m.SnapshotID, AsOf: m.AsOf, Games: m.Games, Counts: m.Counts,
-		SnapshotAgeS: snapshots.Round2(time.Since(snap.opened).Seconds()), UptimeSeconds: snapshots.Round2(time.Since(s.started).Seconds()),
+		SnapshotAgeS: snapshots.Round2(time.Since(snap.Opened).Seconds()), UptimeSeconds: snapshots.Round2(time.Since(s.started).Seconds()),
 		Cache: cacheHealth{Enabled: s.opts.CacheBytes > 0, Hits: st.Hits, MemoHits: st.MemoHits, Misses: st.Misses, Evictions: st.Evictions, CostBytes: st.CostBytes, HitRatio: snapshots.Round2(st.HitRatio)},
 	})
 	ctx.Response.Header.Set("Cache-Control", "no-store")
 }
 
 func (s *Server) handleMetrics(ctx *fasthttp.RequestCtx) {
-	snap := s.live.acquire()
+	snap := s.acquire()
 	defer snap.release()
 	var buf bytes.Buffer
-	s.metrics.write(&buf, s.cacheStats(), snap.Manifest().SnapshotID, time.Since(snap.opened))
+	s.metrics.write(&buf, s.cacheStats(), snap.Manifest().SnapshotID, time.Since(snap.Opened), liveCounts{s.live.Swaps(), s.live.Rejections()})
 	if s.opts.Source != nil {
 		writeSourceMetrics(&buf, s.opts.Source.Status(), time.Now())
 	}

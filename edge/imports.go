@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"context"
-
 	"github.com/cardedge/cardedge/collection"
 )
 
@@ -42,7 +40,7 @@ func importPreviewCost(r *request) (int, error) {
 }
 
 func (s *Server) handleImportPreview(r *request) (any, error) {
-	return s.collections.Preview(context.Background(), r.source(), collection.PreviewRequest{Owner: s.owner(r), Game: r.game,
+	return s.collections.Preview(r.ctx, r.view(), collection.PreviewRequest{Owner: s.owner(r), Game: r.game,
 		Body: r.body, ContentType: string(r.ctx.Request.Header.ContentType()), Strict: r.p.flag("strict")})
 }
 
@@ -51,7 +49,7 @@ func (s *Server) handleImportConfirm(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.collections.Confirm(context.Background(), r.source(), s.owner(r), req)
+	return s.collections.Confirm(r.ctx, r.view(), s.owner(r), req)
 }
 
 // owner is whose collection a keyed call acts on: the key's account's when

@@ -1,7 +1,6 @@
 package edge
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/netip"
@@ -13,10 +12,6 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 )
-
-// MountMCP mounts h at /api/v3/mcp/ (call before Serve). h receives the
-// authenticated caller in its request context (access.CallerFromContext).
-func (s *Server) MountMCP(h http.Handler) { s.mcp = s.mcpHandler(h) }
 
 // mcpHandler is the HTTP layer in front of the MCP server:
 //
@@ -63,7 +58,7 @@ func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 			hdr[string([]byte(k))] = vv
 		}
 		req.Header = hdr
-		r := req.WithContext(access.WithCaller(context.Background(), caller))
+		r := req.WithContext(access.WithCaller(ctx, caller))
 		w := &responseWriter{ctx: ctx, header: http.Header{}}
 		h.ServeHTTP(w, r)
 		w.finish()

@@ -3,8 +3,6 @@ package edge
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -43,12 +41,7 @@ func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { acc.Close() })
-	srv, err := New(Options{Snapshots: root, Access: acc, State: st, CacheBytes: cacheBytes,
-		CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.cache.Close)
+	srv := newTestServer(t, root, st, acc, cacheBytes)
 	return &memoEnv{srv: srv, acc: acc, store: store, elite: elite, free: free, eliteID: ek.ID}
 }
 

@@ -21,11 +21,9 @@ var latencyBuckets = [...]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 // The series map is replaced, never changed, when a series is added (rare:
 // routes times statuses), so observe reads it without a lock.
 type metrics struct {
-	mu         sync.Mutex // serializes adding a series
-	series     atomic.Pointer[map[seriesKey]*routeSeries]
-	swaps      atomic.Int64
-	rejections labeledCounter
-	limited    labeledCounter
+	mu      sync.Mutex // serializes adding a series
+	series  atomic.Pointer[map[seriesKey]*routeSeries]
+	limited labeledCounter
 }
 
 type seriesKey struct {
@@ -109,7 +107,14 @@ type cacheStats struct {
 	HitRatio                                     float64
 }
 
-func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapshotAge time.Duration) {
+// liveCounts are the live snapshot's counts of swaps and refusals (by
+// reason).
+type liveCounts struct {
+	swaps      int64
+	rejections map[string]int64
+}
+
+func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapshotAge time.Duration, live liveCounts) {
 	series := *m.series.Load()
 	keys := slices.Collect(maps.Keys(series))
 	sort.Slice(keys, func(i, j int) bool {
@@ -153,9 +158,9 @@ func (m *metrics) write(w io.Writer, cache cacheStats, snapshotID string, snapsh
 	fmt.Fprintln(w, "# HELP cardedge_snapshot_age_seconds Seconds since the served snapshot was opened.\n# TYPE cardedge_snapshot_age_seconds gauge")
 	fmt.Fprintf(w, "cardedge_snapshot_age_seconds %g\n", snapshotAge.Seconds())
 	fmt.Fprintln(w, "# HELP cardedge_snapshot_swaps_total Snapshot swaps.\n# TYPE cardedge_snapshot_swaps_total counter")
-	fmt.Fprintf(w, "cardedge_snapshot_swaps_total %d\n", m.swaps.Load())
+	fmt.Fprintf(w, "cardedge_snapshot_swaps_total %d\n", live.swaps)
 	fmt.Fprintln(w, "# HELP cardedge_snapshot_rejections_total New snapshots refused, by reason.\n# TYPE cardedge_snapshot_rejections_total counter")
-	for reason, n := range sortedCounts(m.rejections.snapshot()) {
+	for reason, n := range sortedCounts(live.rejections) {
 		fmt.Fprintf(w, "cardedge_snapshot_rejections_total{reason=%q} %d\n", reason, n)
 	}
 	fmt.Fprintf(w, "# HELP go_goroutines Goroutines that currently exist.\n# TYPE go_goroutines gauge\ngo_goroutines %d\n", runtime.NumGoroutine())

@@ -232,7 +232,7 @@ func handlePrices(r *request) (any, error) {
 }
 
 // pricesFor answers a parsed query from a snapshot (also the chat tools').
-func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
+func pricesFor(snap *snapshot, q pricesQuery) (*pricesPayload, error) {
 	sources := q.sources()
 	out := &pricesPayload{Source: q.source, Sources: sources, Grade: q.grade.String(), Game: q.game, AsOf: snap.AsOf.String(),
 		Items: make([]priceItem, 0, len(q.ids)), Basis: map[string]string{}, SnapshotID: snap.Manifest().SnapshotID}
@@ -288,7 +288,7 @@ func pricesFor(snap *Snapshot, q pricesQuery) (*pricesPayload, error) {
 
 // cardPrices computes the named sources' current prices of printing finish
 // of card c in grade g (package pricing: one function per source).
-func cardPrices(snap *Snapshot, c *snapshots.Card, finish int, g snapshots.Grade, sources []string) (map[string]*priceQuote, error) {
+func cardPrices(snap *snapshot, c *snapshots.Card, finish int, g snapshots.Grade, sources []string) (map[string]*priceQuote, error) {
 	f := pricing.OnePrinting(c, finish)
 	out := map[string]*priceQuote{}
 	var sales []snapshots.Sale

@@ -32,7 +32,7 @@ func handleQuote(r *request) (any, error) {
 	if q == "" {
 		return nil, validationErrors{queryError("q", "Field required: a card id, partner product id or card name", "missing", nil, nil)}
 	}
-	src := r.source()
+	src := r.view()
 	game := ""
 	if r.p.has("game") || r.ctx.QueryArgs().Has("game") {
 		game = r.game

@@ -77,7 +77,7 @@ func readiness(serving string, rejected string, draining bool, src *snapshots.So
 }
 
 func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
-	snap := s.live.acquire()
+	snap := s.acquire()
 	m := snap.Manifest()
 	snap.release()
 	body := readyBody{SnapshotID: m.SnapshotID, AsOf: m.AsOf}
@@ -92,7 +92,7 @@ func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
 			body.Source.LastOKSeconds = snapshots.Round2(now.Sub(st.LastOK).Seconds())
 		}
 	}
-	body.Ready, body.Reason = readiness(m.SnapshotID, s.live.rejectedID(), s.draining.Load(), src, now)
+	body.Ready, body.Reason = readiness(m.SnapshotID, s.live.RejectedID(), s.draining.Load(), src, now)
 	status := fasthttp.StatusOK
 	if !body.Ready {
 		status = fasthttp.StatusServiceUnavailable

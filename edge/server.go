@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -18,13 +19,11 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/agent"
 	"github.com/cardedge/cardedge/apperr"
-	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge/cache"
 	"github.com/cardedge/cardedge/edge/connguard"
+	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
-	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
-	"github.com/cardedge/cardedge/state"
 	"github.com/valyala/fasthttp"
 )
 
@@ -37,17 +36,16 @@ const APIVersion = "0.3.0"
 
 // Options configure a Server. Zero values are documented per field.
 type Options struct {
-	// Snapshots is the snapshots root holding CURRENT (required).
-	Snapshots string
+	// Snapshots is the live snapshot (required; package live's Live,
+	// opened with Derivation registered).
+	Snapshots Snapshots
 	// Access is the access layer (required).
 	Access *access.Service
-	// State is the state store, where collection imports (package
-	// collection) keep their previews and collections (required).
-	State state.Store
+	// Collections keeps the callers' collections and their imports
+	// (required; package collection's Service).
+	Collections Collections
 	// CacheBytes is the response cache budget (0 disables the cache).
 	CacheBytes int64
-	// WatchInterval is how often CURRENT is polled (0 = 1 s).
-	WatchInterval time.Duration
 	// CursorSecret signs sales cursors (required, at least 16 bytes).
 	CursorSecret []byte
 	// Logger (nil = slog.Default()).
@@ -64,35 +62,37 @@ type Options struct {
 	// Model answers the agent chat with the agent's tools (agent/openai for
 	// an OpenAI-compatible endpoint); nil means the embedded agent.
 	Model agent.Model
-	// Source fills Snapshots from elsewhere (fleet mode: snapshots/s3's
-	// Puller mirrors a bucket into it); nil means a local build does. /ready
-	// and /metrics report it, and a snapshot it verified is not hashed again.
+	// Source fills the snapshots root from elsewhere (fleet mode:
+	// snapshots/s3's Puller mirrors a bucket into it); nil means a local
+	// build does. /ready and /metrics report it.
 	Source snapshots.Source
-	// SwapShare is the share of one CPU that verifying a new snapshot beside
-	// the live one may take (snapshots.Pacer), so that requests served
-	// meanwhile keep their latency; 0 means 0.25, 1 full speed.
-	SwapShare float64
 	// PublicURL is the URL clients reach the server at (the OpenAPI
 	// document's server); "" means the address Serve listens on.
 	PublicURL string
+	// MCP is the MCP server (package mcp's Server) served at /api/v3/mcp/
+	// behind the edge's guard and authentication (mcpmount.go); nil answers
+	// 404 there.
+	MCP http.Handler
+	// Dashboard is the dashboard (package web's Handler) served at
+	// /dashboard (dashboard.go); nil answers 404 there.
+	Dashboard http.Handler
 }
 
 // Server is the edge: the fasthttp front door over the live snapshot.
 type Server struct {
 	opts    Options
 	log     *slog.Logger
-	live    *liveSnapshot
+	live    Snapshots
 	access  *access.Service
 	cache   *cache.Cache
 	memo    *frontMemo // nil when the cache is disabled
 	metrics *metrics
 	router  *router
 	http    *fasthttp.Server
-	cancel  context.CancelFunc
 	reqSeq  atomic.Uint64
 	started time.Time
 	mcp     fasthttp.RequestHandler
-	// dashboard serves /dashboard (MountDashboard); nil: not mounted.
+	// dashboard serves /dashboard (Options.Dashboard); nil: not mounted.
 	dashboard fasthttp.RequestHandler
 	// draining is set by Drain: /ready answers 503 so that a load balancer
 	// stops sending requests before Shutdown.
@@ -104,7 +104,7 @@ type Server struct {
 	// reused: see serveRoute.
 	requests sync.Pool
 	// collections previews and confirms collection imports.
-	collections *collection.Service
+	collections Collections
 	// listenAddr is Serve's listening address (string); the OpenAPI
 	// document is built once, on its first request.
 	listenAddr  atomic.Value
@@ -122,17 +122,17 @@ func New(opts Options) (*Server, error) {
 	if opts.Access == nil {
 		return nil, errors.New("edge: no access layer")
 	}
-	if opts.State == nil {
-		return nil, errors.New("edge: no state store")
+	if opts.Snapshots == nil {
+		return nil, errors.New("edge: no live snapshot")
+	}
+	if opts.Collections == nil {
+		return nil, errors.New("edge: no collections")
 	}
 	if len(opts.CursorSecret) < 16 {
 		return nil, errors.New("edge: cursor secret must be at least 16 bytes")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
-	}
-	if opts.WatchInterval == 0 {
-		opts.WatchInterval = time.Second
 	}
 	if opts.ReadTimeout == 0 {
 		opts.ReadTimeout = 10 * time.Second
@@ -156,14 +156,20 @@ func New(opts Options) (*Server, error) {
 	if opts.CacheBytes > 0 {
 		s.memo = newFrontMemo(opts.CacheBytes)
 	}
-	if opts.SwapShare == 0 {
-		opts.SwapShare = 0.25
-	}
-	if s.live, err = newLiveSnapshot(opts.Snapshots, s.log, s.metrics, opts.Source, snapshots.NewPacer(opts.SwapShare)); err != nil {
+	s.live, s.collections = opts.Snapshots, opts.Collections
+	if v := s.live.Acquire(); v.Derived(derivationName) == nil {
+		v.Release()
 		s.cache.Close()
-		return nil, err
+		return nil, errNoDerivation
+	} else {
+		v.Release()
 	}
-	s.collections = collection.New(collection.Options{State: opts.State})
+	if opts.MCP != nil {
+		s.mcp = s.mcpHandler(opts.MCP)
+	}
+	if opts.Dashboard != nil {
+		s.dashboard = s.dashboardHandler(opts.Dashboard)
+	}
 	s.router = newRouter()
 	s.registerRoutes()
 	s.http = &fasthttp.Server{
@@ -228,39 +234,26 @@ func (l fasthttpLogger) Printf(format string, args ...any) {
 	l.log.Debug("fasthttp", "msg", fmt.Sprintf(format, args...))
 }
 
-// Serve answers on ln until Shutdown, and watches CURRENT meanwhile.
+// Serve answers on ln until Shutdown. The live snapshot is watched (and
+// swapped) by its owner, not here.
 func (s *Server) Serve(ln net.Listener) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
 	s.listenAddr.Store(ln.Addr().String())
-	go s.live.watch(ctx, s.opts.WatchInterval)
 	return s.http.Serve(connguard.Listen(ln, connguard.Timeouts{Read: s.opts.ReadTimeout, Write: s.opts.WriteTimeout, Idle: s.opts.IdleTimeout}))
 }
 
-// CheckSnapshot swaps to a new CURRENT now (tests; the watcher does it too).
-func (s *Server) CheckSnapshot() error { return s.live.check() }
-
 // Shutdown stops accepting, lets in-flight requests finish (until ctx ends),
-// and closes the snapshot and cache.
+// and closes the cache. The live snapshot is its owner's to close, after.
 func (s *Server) Shutdown(ctx context.Context) error {
-	if s.cancel != nil {
-		s.cancel()
-	}
 	err := s.http.ShutdownWithContext(ctx)
-	s.live.close()
 	s.cache.Close()
 	return err
 }
 
-// Collections is the server's collection service (imports, the collection
-// route), for the dashboard and MCP to share.
-func (s *Server) Collections() *collection.Service { return s.collections }
-
-// Snapshot returns the live snapshot with a reference held; call Release.
-func (s *Server) Snapshot() *Snapshot { return s.live.acquire() }
-
-// Release drops the reference taken by Snapshot.
-func (s *Snapshot) Release() { s.release() }
+// acquire returns the live snapshot with the edge's data of it, pinned: call
+// release.
+func (s *Server) acquire() *snapshot {
+	return s.live.Acquire().Derived(derivationName).(*snapshot)
+}
 
 // requestHeaders are the request headers the front door reads, found in one
 // pass over the header (one Peek each would copy and normalize its name).
@@ -414,10 +407,15 @@ func methodString(m []byte) string {
 
 // request is one call of a route, parsed into plain values.
 type request struct {
+	// ctx is the request, and its context.Context for everything the
+	// handler calls (fasthttp's RequestCtx is one: Done when the server
+	// shuts down, values the request's). Like every byte of it, it is valid
+	// until the handler returns: work that outlives the handler (the chat's
+	// stream) takes a context of its own.
 	ctx    *fasthttp.RequestCtx
 	hdr    requestHeaders
 	srv    *Server
-	snap   *Snapshot
+	snap   *snapshot
 	caller access.Caller
 	limits access.Limits
 	p      *params
@@ -439,8 +437,8 @@ func (s *Server) putRequest(req *request) {
 	s.requests.Put(req)
 }
 
-// source is the request's snapshot as the domain packages read it.
-func (r *request) source() resolve.Source { return r.snap.source() }
+// view is the request's snapshot as the domain packages read it.
+func (r *request) view() *live.View { return r.snap.View }
 
 // windowStart returns the first day the caller's tier may see (and false when
 // the tier is unlimited).
@@ -456,7 +454,7 @@ func (r *request) clampSince(since snapshots.Day, set bool) (snapshots.Day, bool
 }
 
 func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *route, vars pathVars) {
-	snap := s.live.acquire()
+	snap := s.acquire()
 	defer snap.release()
 	// The request struct is reused once the response is written: handlers
 	// and payloads use it only until serveRoute returns, except a raw
@@ -583,7 +581,7 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 	if s.memo == nil || len(hdr.authorization) == 0 || !ctx.IsGet() {
 		return ""
 	}
-	m := s.memo.lookup(ctx.RequestURI(), hdr.authorization, s.live.cur.Load().Gen, s.access.KeyTableGen())
+	m := s.memo.lookup(ctx.RequestURI(), hdr.authorization, s.live.Gen(), s.access.KeyTableGen())
 	if m == nil {
 		return ""
 	}

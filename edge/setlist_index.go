@@ -64,7 +64,7 @@ func setOrderOf(key string) setOrder {
 const setTopCards = 10
 
 // setOrders returns the game's set orders, computing them on first use.
-func (s *Snapshot) setOrders(game string) (*setOrders, error) {
+func (s *snapshot) setOrders(game string) (*setOrders, error) {
 	v, _ := s.setViews.LoadOrStore(game, &setOrders{})
 	o := v.(*setOrders)
 	o.once.Do(func() {
@@ -142,7 +142,7 @@ func setLess(key string, a, b *snapshots.Set, foldedA, foldedB string) bool {
 // topCards returns the top priced cards of set (at most setTopCards, price
 // above zero, highest first, ties in catalog order), computing every set's
 // on first use.
-func (s *Snapshot) topCards(game string, set *snapshots.Set) ([]*snapshots.Card, error) {
+func (s *snapshot) topCards(game string, set *snapshots.Set) ([]*snapshots.Card, error) {
 	o, err := s.setOrders(game)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (s *Snapshot) topCards(game string, set *snapshots.Set) ([]*snapshots.Card,
 	return top, nil
 }
 
-func (s *Snapshot) buildTopCards(game string) (map[string][]*snapshots.Card, error) {
+func (s *snapshot) buildTopCards(game string) (map[string][]*snapshots.Card, error) {
 	sets, err := s.Sets(game)
 	if err != nil {
 		return nil, err
@@ -217,7 +217,7 @@ type setTrending struct {
 // setTrending returns the game's trending ranking of metric and window
 // grouped by set, computing it on first use. An error is not kept: the next
 // request tries again.
-func (s *Snapshot) setTrending(game, metric, window string) (*setTrending, error) {
+func (s *snapshot) setTrending(game, metric, window string) (*setTrending, error) {
 	o, err := s.setOrders(game)
 	if err != nil {
 		return nil, err
@@ -233,7 +233,7 @@ func (s *Snapshot) setTrending(game, metric, window string) (*setTrending, error
 	return t, t.err
 }
 
-func (t *setTrending) build(s *Snapshot, game, metric, window string) error {
+func (t *setTrending) build(s *snapshot, game, metric, window string) error {
 	lb, err := pricing.Trending(s.Reader, game, metric, window, "all", pricing.DefaultLiquidity())
 	if err != nil {
 		return err
@@ -279,7 +279,7 @@ func (t *setTrending) of(setID string) []snapshots.TrendingRow {
 // setTrendingRows is the ranking of metric and window of the cards of set
 // setID under the liquidity rule l: the grouped ranking (setTrending) under
 // the default rule, else the precomputed rows filtered for this request.
-func (s *Snapshot) setTrendingRows(game, setID, metric, window string, l pricing.Liquidity) ([]snapshots.TrendingRow, error) {
+func (s *snapshot) setTrendingRows(game, setID, metric, window string, l pricing.Liquidity) ([]snapshots.TrendingRow, error) {
 	if l.IsDefault() {
 		t, err := s.setTrending(game, metric, window)
 		if err != nil {

@@ -159,7 +159,7 @@ func referenceSetEntries(entries []snapshots.TrendingRow, cards []*snapshots.Car
 
 // routeRequest parses a query of the named route as the front door does,
 // with the path variable id (when not empty).
-func routeRequest(tb testing.TB, snap *Snapshot, name, id, query string) *request {
+func routeRequest(tb testing.TB, snap *snapshot, name, id, query string) *request {
 	tb.Helper()
 	s := &Server{router: newRouter()}
 	s.registerRoutes()

@@ -2,7 +2,6 @@ package edge
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
 
@@ -90,7 +89,7 @@ func handleSQLQuery(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := r.snap.Gold.Query(context.Background(), b.SQL)
+	res, err := r.snap.Gold.Query(r.ctx, b.SQL)
 	if err != nil {
 		return nil, sqlRefusal(r, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	mcpproto "github.com/mark3labs/mcp-go/mcp"
@@ -34,8 +35,7 @@ type toolCall struct {
 	srv  *Server
 	name string
 	call *call
-	snap Snapshot
-	src  resolve.Source
+	snap *live.View
 	req  mcpproto.CallToolRequest
 	// cost is the units this call spent (HTTP layer and tool).
 	cost int
@@ -71,10 +71,9 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 			}
 			c = &call{caller: caller}
 		}
-		snap, release := s.opts.Snapshot()
-		defer release()
-		t := &toolCall{ctx: ctx, srv: s, name: name, call: c, snap: snap, req: req, cost: c.charged,
-			src: resolve.Source{Reader: snap.Reader, Index: snap.Index, AsOf: snap.AsOf}}
+		snap := s.opts.Snapshots.Acquire()
+		defer snap.Release()
+		t := &toolCall{ctx: ctx, srv: s, name: name, call: c, snap: snap, req: req, cost: c.charged}
 		defer func() {
 			if p := recover(); p != nil {
 				s.log.Error("mcp tool panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
@@ -95,7 +94,7 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(envelope{Contract: "mcp." + name + ".v1", AsOf: snap.AsOf.String(), SnapshotID: snap.ID, Cost: t.cost, Data: data}); err != nil {
+		if err := enc.Encode(envelope{Contract: "mcp." + name + ".v1", AsOf: snap.AsOf.String(), SnapshotID: snap.ID(), Cost: t.cost, Data: data}); err != nil {
 			s.log.Error("mcp tool result does not encode", "tool", name, "err", err)
 			return errorResult(apperr.Errorf(apperr.EINTERNAL, "internal error")), nil
 		}
@@ -149,7 +148,7 @@ func (t *toolCall) charge(units int) error {
 
 // game resolves the game argument ("" = the snapshot's first game).
 func (t *toolCall) game(name string) (string, bool, error) {
-	return t.src.Game(name)
+	return t.snap.Game(name)
 }
 
 // session is the id results and the active cohort are kept under.
@@ -246,7 +245,7 @@ func (t *toolCall) resolveIDs(field, game string, explicit bool, ids []string) (
 	if len(ids) == 0 {
 		return nil, nil, apperr.Errorf(apperr.EINVALID, "%s is empty: give at least one card id, partner product id or card name", field)
 	}
-	rs, err := resolve.ResolveAll(t.ctx, t.src, game, explicit, ids)
+	rs, err := resolve.ResolveAll(t.ctx, t.snap, game, explicit, ids)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,8 +9,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/index"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/state"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -33,21 +32,17 @@ const (
 	ResultHandlesPerSession = 32
 )
 
-// Snapshot is the data one tool call reads: a snapshot's reader and index,
-// its as_of day and its id.
-type Snapshot struct {
-	Reader snapshots.Reader
-	Index  *index.Index
-	AsOf   snapshots.Day
-	ID     string
+// Snapshots is the live snapshot as the tools read it: package live's Live.
+type Snapshots interface {
+	// Acquire pins the live snapshot (View.Release unpins it).
+	Acquire() *live.View
 }
 
 // Options configure a Server. Every zero value has a documented default
 // except the required fields.
 type Options struct {
-	// Snapshot returns the live snapshot with a reference held and the
-	// function that releases it (required). Each tool call takes one.
-	Snapshot func() (Snapshot, func())
+	// Snapshots is the live snapshot (required). Each tool call pins it.
+	Snapshots Snapshots
 	// Access charges tool calls (required). The caller of every request
 	// must be in its context (access.WithCaller): the HTTP layer in front
 	// (edge) authenticates.
@@ -93,8 +88,8 @@ type Server struct {
 // New builds the server: its ten public tools, and the chat tools that only
 // chat-user tokens with Apps access see (tool_chat.go).
 func New(opts Options) (*Server, error) {
-	if opts.Snapshot == nil || opts.Access == nil || opts.State == nil {
-		return nil, errors.New("mcp: Options.Snapshot, Access and State are required")
+	if opts.Snapshots == nil || opts.Access == nil || opts.State == nil {
+		return nil, errors.New("mcp: Options.Snapshots, Access and State are required")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

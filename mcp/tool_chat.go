@@ -127,7 +127,7 @@ type shownCard struct {
 
 // showCard describes card c.
 func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
-	r := t.src.Reader
+	r := t.snap.Reader
 	cand := resolve.NewCandidate(r, c)
 	out := shownCard{CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, SetName: cand.SetName, Number: c.Number, Language: c.Language,
 		Rarity: c.Rarity, URL: cardURL(c.ID), Grade: snapshots.RawNearMint.String(), Sales30d: c.Sales30d, Listings: c.Listings,
@@ -202,12 +202,12 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 			limit = ShowCardsDefaultLimit
 		}
 		q := strings.TrimSpace(*a.Q)
-		res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{Game: game, Q: q, Limit: limit})
+		res, err := resolve.Search(t.ctx, t.snap, resolve.SearchRequest{Game: game, Q: q, Limit: limit})
 		if err != nil {
 			return nil, err
 		}
 		for _, it := range res.Items {
-			if c, err := t.src.Reader.Card(it.Game, it.CardID); err == nil {
+			if c, err := t.snap.Reader.Card(it.Game, it.CardID); err == nil {
 				cards = append(cards, c)
 			}
 		}
@@ -337,7 +337,7 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	if finish < len(c.Variants) {
 		out.Printing = c.Variants[finish]
 	}
-	ps, err := t.src.Reader.Printings(c.Game, c.ID)
+	ps, err := t.snap.Reader.Printings(c.Game, c.ID)
 	if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return nil, err
 	}
@@ -349,7 +349,7 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	}
 	est := pricing.NewEstimateRow(e)
 	out.PriceUSD, out.Confidence, out.Flags, out.Estimate = est.FMVUSD, est.Confidence, est.Flags, est
-	q, err := pricing.QuoteCard(t.src, c, []snapshots.Grade{g}, out.Printing)
+	q, err := pricing.QuoteCard(t.snap, c, []snapshots.Grade{g}, out.Printing)
 	if err != nil {
 		return nil, err
 	}

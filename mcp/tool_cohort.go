@@ -138,8 +138,8 @@ func (s *Server) toolGetCohort(t *toolCall) (any, error) {
 	out := cohortOut{Cohort: c, Size: len(c.IDs), Active: h == active}
 	if a.IncludeCards {
 		for _, id := range c.IDs {
-			if card, err := t.src.Reader.Card(c.Game, id); err == nil {
-				out.Cards = append(out.Cards, resolve.NewCandidate(t.src.Reader, card))
+			if card, err := t.snap.Reader.Card(c.Game, id); err == nil {
+				out.Cards = append(out.Cards, resolve.NewCandidate(t.snap.Reader, card))
 			}
 		}
 	}
@@ -228,7 +228,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 		if err := t.ctx.Err(); err != nil {
 			return nil, err
 		}
-		sales, err := t.src.Reader.Sales(c.Game, c.ID)
+		sales, err := t.snap.Reader.Sales(c.Game, c.ID)
 		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}

@@ -75,7 +75,7 @@ func (t *toolCall) owner() (collection.Owner, error) {
 // resolveOne resolves ref to one card, or says why not (ENOTFOUND, with the
 // candidates of an ambiguous reference).
 func (t *toolCall) resolveOne(game string, explicit bool, ref string) (*snapshots.Card, error) {
-	r, err := resolve.Resolve(t.ctx, t.src, game, explicit, ref)
+	r, err := resolve.Resolve(t.ctx, t.snap, game, explicit, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (s *Server) toolListCollection(t *toolCall) (any, error) {
 	if err := t.charge(1); err != nil {
 		return nil, err
 	}
-	v, err := s.opts.Collections.View(t.ctx, t.src, o, collection.ViewOptions{Game: a.Game, Sort: a.Sort, Offset: a.Offset, Limit: a.Limit})
+	v, err := s.opts.Collections.View(t.ctx, t.snap, o, collection.ViewOptions{Game: a.Game, Sort: a.Sort, Offset: a.Offset, Limit: a.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -174,14 +174,14 @@ func (s *Server) change(t *toolCall, add bool) (any, error) {
 	}
 	var h *collection.HoldingRow
 	if add {
-		h, err = s.opts.Collections.Add(t.ctx, t.src, o, ch)
+		h, err = s.opts.Collections.Add(t.ctx, t.snap, o, ch)
 	} else {
-		h, err = s.opts.Collections.Remove(t.ctx, t.src, o, ch)
+		h, err = s.opts.Collections.Remove(t.ctx, t.snap, o, ch)
 	}
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.opts.Collections.View(t.ctx, t.src, o, collection.ViewOptions{Limit: 1})
+	v, err := s.opts.Collections.View(t.ctx, t.snap, o, collection.ViewOptions{Limit: 1})
 	if err != nil {
 		return nil, err
 	}

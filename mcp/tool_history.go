@@ -157,11 +157,11 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 			missing = append(missing, unresolved{Ref: c.ID, Status: "finish_not_found", Message: apperr.ErrorMessage(err)})
 			continue
 		}
-		series, err := t.src.Reader.PrintingSeries(c.Game, c.ID, finish)
+		series, err := t.snap.Reader.PrintingSeries(c.Game, c.ID, finish)
 		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}
-		est, _, err := pricing.PrintingEstimate(t.src.Reader, c, finish, grade)
+		est, _, err := pricing.PrintingEstimate(t.snap.Reader, c, finish, grade)
 		if err != nil {
 			return nil, err
 		}
@@ -309,7 +309,7 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 	dayItems := make([]salesItem[pricing.DayRow], 0, len(targets))
 	for _, tg := range targets {
 		c := tg.c
-		sales, err := t.src.Reader.Sales(c.Game, c.ID)
+		sales, err := t.snap.Reader.Sales(c.Game, c.ID)
 		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}
@@ -434,7 +434,7 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 	listItems := make([]listingsItem, 0, len(targets))
 	bookItems := make([]bookItem, 0, len(targets))
 	for _, tg := range targets {
-		ls, err := t.src.Reader.Listings(tg.c.Game, tg.c.ID)
+		ls, err := t.snap.Reader.Listings(tg.c.Game, tg.c.ID)
 		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			return nil, err
 		}

@@ -122,7 +122,7 @@ func (t *toolCall) selectCards(cs cardSource, allowed ...string) (*selected, err
 	}
 	sel := &selected{game: game, finishes: map[*snapshots.Card]pricing.Finish{}, unresolved: []unresolved{}}
 	sel.source = CohortSource{Era: cs.Era, Rarity: cs.Rarity, Finish: cs.Finish}
-	r := t.src.Reader
+	r := t.snap.Reader
 	var cards []*snapshots.Card
 	switch given[0] {
 	case "ids", "queries":
@@ -348,7 +348,7 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade) (ladderBody, 
 		if err := t.ctx.Err(); err != nil {
 			return ladderBody{}, nil, err
 		}
-		cm, err := pricing.LoadCardMarket(t.src.Reader, c, t.snap.AsOf)
+		cm, err := pricing.LoadCardMarket(t.snap.Reader, c, t.snap.AsOf)
 		if err != nil {
 			return ladderBody{}, nil, err
 		}
@@ -545,7 +545,7 @@ func (s *Server) toolCompareSetFinish(t *toolCall) (any, error) {
 func setFinishes(t *toolCall, sel *selected) []string {
 	seen := map[string]bool{}
 	var out []string
-	cards, _ := t.src.Reader.SetCards(sel.game, sel.source.SetID)
+	cards, _ := t.snap.Reader.SetCards(sel.game, sel.source.SetID)
 	for _, c := range cards {
 		for _, v := range c.Variants {
 			if !seen[v] {

@@ -101,7 +101,7 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 		for i, r := range rs {
 			out.Items[i] = idResolution{Ref: r.Ref, Status: r.Status, ResolvedBy: r.ResolvedBy, Candidates: r.Candidates, Message: r.Message}
 			if r.Card != nil {
-				c := resolve.NewCandidate(t.src.Reader, r.Card)
+				c := resolve.NewCandidate(t.snap.Reader, r.Card)
 				c.Play = resolve.NewPlay(r.Card.Play)
 				out.Items[i].Card = &c
 			}
@@ -132,12 +132,12 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 	// An id (card id, product id, source id) resolves straight to its card;
 	// a q with syntax terms (t:water hp>=300) is a search.
 	if !filtered && !parsed.Structured() {
-		r, err := resolve.Resolve(t.ctx, t.src, game, explicit, q)
+		r, err := resolve.Resolve(t.ctx, t.snap, game, explicit, q)
 		if err != nil {
 			return nil, err
 		}
 		if r.Status == resolve.Resolved && r.ResolvedBy != resolve.ByText {
-			c := resolve.NewCandidate(t.src.Reader, r.Card)
+			c := resolve.NewCandidate(t.snap.Reader, r.Card)
 			c.Play = resolve.NewPlay(r.Card.Play)
 			out.Status, out.ResolvedBy, out.CardID = r.Status, r.ResolvedBy, c.CardID
 			out.Total, out.Items = 1, []resolve.Candidate{c}
@@ -145,7 +145,7 @@ func (s *Server) toolSearch(t *toolCall) (any, error) {
 			return out, nil
 		}
 	}
-	res, err := resolve.Search(t.ctx, t.src, resolve.SearchRequest{
+	res, err := resolve.Search(t.ctx, t.snap, resolve.SearchRequest{
 		Game: game, Q: q, Query: parsed, Language: a.Language, SetID: a.SetID, Rarity: a.Rarity, Finish: a.Finish, Limit: a.Limit,
 	})
 	if err != nil {
@@ -205,7 +205,7 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 		return nil, err
 	}
 	// Resolve first (free), charge the unique resolved cards, then quote.
-	rs, err := resolve.ResolveAll(t.ctx, t.src, game, explicit, a.IDs)
+	rs, err := resolve.ResolveAll(t.ctx, t.snap, game, explicit, a.IDs)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 	if err := t.charge(len(cards)); err != nil {
 		return nil, err
 	}
-	quotes, err := pricing.QuoteResolutions(t.ctx, t.src, rs, a.Grade, a.Finish)
+	quotes, err := pricing.QuoteResolutions(t.ctx, t.snap, rs, a.Grade, a.Finish)
 	if err != nil {
 		return nil, err
 	}

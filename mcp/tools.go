@@ -54,12 +54,12 @@ const (
 
 func (s *Server) gameOption() mcpproto.ToolOption {
 	games := []string{"pokemon", "onepiece"}
-	if s.opts.Snapshot != nil {
-		snap, release := s.opts.Snapshot()
+	if s.opts.Snapshots != nil {
+		snap := s.opts.Snapshots.Acquire()
 		if g := snap.Reader.Manifest().Games; len(g) > 0 {
 			games = g
 		}
-		release()
+		snap.Release()
 	}
 	return mcpproto.WithString("game", mcpproto.Enum(games...), mcpproto.Description("Game; default "+games[0]+
 		" (the first). Card ids, sets and product ids are per game; without game, card ids of the other games ("+

@@ -8,6 +8,7 @@ import (
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/jsonschema"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -143,7 +144,7 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 // game, no references or more than MaxRefs; otherwise only the context's or
 // storage errors. A finish a card does not have is not an error of the call:
 // that card's quote has no price and says why in message.
-func Quote(ctx context.Context, src resolve.Source, req QuoteRequest) ([]QuoteResult, error) {
+func Quote(ctx context.Context, src *live.View, req QuoteRequest) ([]QuoteResult, error) {
 	game, explicit, err := src.Game(req.Game)
 	if err != nil {
 		return nil, err
@@ -176,7 +177,7 @@ func QuoteGrades(grade string) ([]snapshots.Grade, error) {
 
 // QuoteResolutions quotes references already resolved with ResolveAll (a
 // caller that charges for the resolved cards first resolves once).
-func QuoteResolutions(ctx context.Context, src resolve.Source, rs []resolve.Resolution, grade, finish string) ([]QuoteResult, error) {
+func QuoteResolutions(ctx context.Context, src *live.View, rs []resolve.Resolution, grade, finish string) ([]QuoteResult, error) {
 	grades, err := QuoteGrades(grade)
 	if err != nil {
 		return nil, err
@@ -245,7 +246,7 @@ func gradesKey(gs []snapshots.Grade) string {
 // QuoteCard quotes card c over grades in order (one grade, or
 // UngradedOrder) in the printing finish names ("" for the base printing;
 // PrintingOf).
-func QuoteCard(src resolve.Source, c *snapshots.Card, grades []snapshots.Grade, finish string) (QuoteResult, error) {
+func QuoteCard(src *live.View, c *snapshots.Card, grades []snapshots.Grade, finish string) (QuoteResult, error) {
 	q := QuoteResult{Status: resolve.Resolved, Card: c}
 	if s, err := src.Reader.Set(c.Game, c.SetID); err == nil {
 		q.SetName = s.Name

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -44,14 +45,14 @@ type Match struct {
 // Columns resolves Fields against one game of a snapshot. Making one reads
 // the game's cards and sets once; Resolve is then cheap per reference.
 type Columns struct {
-	src    Source
+	src    *live.View
 	game   string
 	byName map[string][]*snapshots.Card // index.FoldKey(name) -> cards, catalog order
 	sets   map[string][]*snapshots.Set  // folded id, source id, name, abbreviation -> sets
 }
 
 // NewColumns prepares the resolution of Fields in game.
-func NewColumns(src Source, game string) (*Columns, error) {
+func NewColumns(src *live.View, game string) (*Columns, error) {
 	r := src.Reader
 	cards, err := r.Cards(game)
 	if err != nil {

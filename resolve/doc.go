@@ -5,7 +5,7 @@
 // wherever it is asked.
 //
 // It imports only the standard library, snapshots and index: it reads one open
-// snapshot through a Source and never touches the access layer (callers
+// snapshot through a *live.View and never touches the access layer (callers
 // charge and clamp).
 //
 // # Resolution

@@ -8,6 +8,7 @@ import (
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -39,30 +40,6 @@ const (
 	BySourceID  = "source_id"
 	ByText      = "text"
 )
-
-// Source is one open snapshot: its reader, its index and its "today". The
-// caller keeps it open while a call runs.
-type Source struct {
-	Reader snapshots.Reader
-	Index  *index.Index
-	AsOf   snapshots.Day
-}
-
-// Game returns the game a request names, or the snapshot's first game when
-// name is empty (explicit is then false). An unknown game is EINVALID.
-func (src Source) Game(name string) (game string, explicit bool, err error) {
-	m := src.Reader.Manifest()
-	if name == "" {
-		if len(m.Games) == 0 {
-			return "", false, apperr.Errorf(apperr.EINTERNAL, "snapshot has no games")
-		}
-		return m.Games[0], false, nil
-	}
-	if !m.HasGame(name) {
-		return "", false, apperr.Errorf(apperr.EINVALID, "game must be one of %s", strings.Join(m.Games, ", "))
-	}
-	return name, true, nil
-}
 
 // Candidate is a card offered for a reference: enough to tell cards apart.
 type Candidate struct {
@@ -119,7 +96,7 @@ type Resolution struct {
 // Resolve resolves one reference in game (see the package doc for the
 // order). When explicit is false, card ids of the snapshot's other games are
 // tried too. It returns an error only when ctx ends or the index fails.
-func Resolve(ctx context.Context, src Source, game string, explicit bool, ref string) (Resolution, error) {
+func Resolve(ctx context.Context, src *live.View, game string, explicit bool, ref string) (Resolution, error) {
 	res := Resolution{Ref: ref}
 	q := strings.TrimSpace(ref)
 	switch {
@@ -224,7 +201,7 @@ func exampleID(r snapshots.Reader, game string) string {
 // ResolveAll resolves refs in order; equal references (after trimming, any
 // case) are resolved once. It fails with EINVALID for more than MaxRefs
 // references, and otherwise only when ctx ends or the index fails.
-func ResolveAll(ctx context.Context, src Source, game string, explicit bool, refs []string) ([]Resolution, error) {
+func ResolveAll(ctx context.Context, src *live.View, game string, explicit bool, refs []string) ([]Resolution, error) {
 	if len(refs) > MaxRefs {
 		return nil, apperr.Errorf(apperr.EINVALID, "too many ids: %d, at most %d per call; split the call", len(refs), MaxRefs)
 	}
@@ -291,7 +268,7 @@ type SearchResult struct {
 
 // Search ranks the cards matching a free-text query (and filters), best
 // first. EINVALID for bad filters.
-func Search(ctx context.Context, src Source, req SearchRequest) (SearchResult, error) {
+func Search(ctx context.Context, src *live.View, req SearchRequest) (SearchResult, error) {
 	game, _, err := src.Game(req.Game)
 	if err != nil {
 		return SearchResult{}, err

@@ -8,16 +8,17 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 // src is a real tiny snapshot, built once for the package's tests.
-var src resolve.Source
+var src *live.View
 
 func TestMain(m *testing.M) {
 	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = resolve.Source{Reader: t.Reader, Index: t.Index, AsOf: t.AsOf}
+		src = live.NewView(t.Reader, t.Index, nil)
 	}))
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -80,7 +81,7 @@ const wordsLimit = 40
 // art and of its printing when any match. Without a set, an art or a
 // printing it is the index's ranking of the card words. limit bounds the
 // hits returned.
-func searchWords(ctx context.Context, src Source, game, language string, w snapshots.Words, limit int) ([]index.SearchHit, int, error) {
+func searchWords(ctx context.Context, src *live.View, game, language string, w snapshots.Words, limit int) ([]index.SearchHit, int, error) {
 	q := w.Text
 	narrow := w.Art != "" || w.Printing != ""
 	n := limit

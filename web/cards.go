@@ -11,6 +11,7 @@ import (
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -61,7 +62,7 @@ func (h *Handler) handleLookup(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error":"sign in to search"}`))
 		return
 	}
-	if h.opts.Snapshot == nil {
+	if h.opts.Snapshots == nil {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		w.Write([]byte(`{"error":"market data is not available"}`))
 		return
@@ -71,8 +72,8 @@ func (h *Handler) handleLookup(w http.ResponseWriter, r *http.Request) {
 	if len(text) > 256 {
 		text = text[:256]
 	}
-	s, release := h.opts.Snapshot()
-	defer release()
+	s := h.opts.Snapshots.Acquire()
+	defer s.Release()
 	game := q.Get("game")
 	if !s.Reader.Manifest().HasGame(game) {
 		game = s.Reader.Manifest().Games[0]
@@ -95,7 +96,7 @@ func (h *Handler) handleLookup(w http.ResponseWriter, r *http.Request) {
 
 // gameParamOf is game as a link names it: "" for the first game (the
 // default).
-func gameParamOf(game string, s Snapshot) string {
+func gameParamOf(game string, s *live.View) string {
 	if gs := s.Reader.Manifest().Games; len(gs) > 0 && gs[0] == game {
 		return ""
 	}
@@ -177,7 +178,7 @@ func (h *Handler) search(r *http.Request, m *market, text string, d *cardsData) 
 		return err
 	}
 	d.Total = res.Total
-	game := gameParamOf(m.game, m.Snapshot)
+	game := gameParamOf(m.game, m.View)
 	for _, hit := range res.Hits {
 		c, err := m.Reader.Card(m.game, hit.CardID)
 		if err != nil {
@@ -308,7 +309,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		grade = snapshots.RawNearMint
 		formErrs = append(formErrs, "“"+q.Get("grade")+"” is not a grade (raw:near_mint, slab:10, bgs:9.5…): showing raw:near_mint.")
 	}
-	game := gameParamOf(m.game, m.Snapshot)
+	game := gameParamOf(m.game, m.View)
 	d := cardPageData{Card: c, Game: game, SetHref: setHref(game, c.SetID), SetName: c.SetID, Printing: pricing.PrintingName(c, finish),
 		Grade: grade.String(), Window: m.windowText(), HasChoice: len(c.Variants) > 1,
 		Methodology: "/api/v3/methodology"}

@@ -111,7 +111,7 @@ func (h *Handler) showCollection(w http.ResponseWriter, r *http.Request, si sign
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(0, offset)
 	since, _ := m.since(m.AsOf-collection.HistoryDays+1, true)
-	v, err := h.opts.Collections.View(r.Context(), m.source(), si.owner(), collection.ViewOptions{Sort: sort, Offset: offset, Limit: collectionPageSize,
+	v, err := h.opts.Collections.View(r.Context(), m.View, si.owner(), collection.ViewOptions{Sort: sort, Offset: offset, Limit: collectionPageSize,
 		History: true, HistoryFrom: since})
 	if err != nil {
 		h.fail(w, r, err)
@@ -295,7 +295,7 @@ func (h *Handler) handleCollectionUpload(w http.ResponseWriter, r *http.Request,
 	if game == "" || !m.Reader.Manifest().HasGame(game) {
 		game = m.game
 	}
-	p, err := h.opts.Collections.Preview(context.WithoutCancel(r.Context()), m.source(), collection.PreviewRequest{Owner: si.owner(), Game: game, Body: body, ContentType: ctype})
+	p, err := h.opts.Collections.Preview(context.WithoutCancel(r.Context()), m.View, collection.PreviewRequest{Owner: si.owner(), Game: game, Body: body, ContentType: ctype})
 	if err != nil {
 		h.uploadFailed(w, r, si, m, err)
 		return
@@ -385,7 +385,7 @@ func (h *Handler) handleImportPreview(w http.ResponseWriter, r *http.Request, si
 		return
 	}
 	defer m.done()
-	p, err := h.opts.Collections.ShowPreview(r.Context(), m.source(), si.owner(), r.PathValue("id"))
+	p, err := h.opts.Collections.ShowPreview(r.Context(), m.View, si.owner(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -479,7 +479,7 @@ func (h *Handler) handleImportConfirm(w http.ResponseWriter, r *http.Request, si
 		return
 	}
 	defer m.done()
-	if _, err := h.opts.Collections.Confirm(context.WithoutCancel(r.Context()), m.source(), si.owner(), req); err != nil {
+	if _, err := h.opts.Collections.Confirm(context.WithoutCancel(r.Context()), m.View, si.owner(), req); err != nil {
 		// A choice that is not a candidate (a form not of this page): the
 		// preview again, with what was wrong.
 		var verrs apperr.FieldErrors
@@ -489,7 +489,7 @@ func (h *Handler) handleImportConfirm(w http.ResponseWriter, r *http.Request, si
 		} else if apperr.ErrorCode(err) == apperr.EINVALID {
 			msg = sentence(apperr.ErrorMessage(err))
 		}
-		p, perr := h.opts.Collections.ShowPreview(r.Context(), m.source(), si.owner(), req.PreviewID)
+		p, perr := h.opts.Collections.ShowPreview(r.Context(), m.View, si.owner(), req.PreviewID)
 		if msg == "" || perr != nil {
 			h.fail(w, r, err)
 			return
@@ -513,7 +513,7 @@ func (h *Handler) handleCollectionRemove(w http.ResponseWriter, r *http.Request,
 	}
 	defer m.done()
 	ch := collection.Change{Game: r.PostFormValue("game"), CardID: r.PostFormValue("card_id"), Printing: r.PostFormValue("printing"), Grade: r.PostFormValue("grade")}
-	if _, err := h.opts.Collections.Remove(context.WithoutCancel(r.Context()), m.source(), si.owner(), ch); err != nil {
+	if _, err := h.opts.Collections.Remove(context.WithoutCancel(r.Context()), m.View, si.owner(), ch); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -530,7 +530,7 @@ func (h *Handler) handleCollectionExport(w http.ResponseWriter, r *http.Request,
 		return
 	}
 	defer m.done()
-	b, err := h.opts.Collections.Export(r.Context(), m.source(), si.owner())
+	b, err := h.opts.Collections.Export(r.Context(), m.View, si.owner())
 	if err != nil {
 		h.fail(w, r, err)
 		return

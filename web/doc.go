@@ -17,7 +17,7 @@
 // resolve (what REST's market routes compute) and collection (the
 // accounts' collections). It knows nothing of fasthttp or of the state file;
 // the live snapshot and the collections come from the edge
-// (Options.Snapshot, Options.Collections).
+// (Options.Snapshots, Options.Collections).
 //
 // # Security
 //

@@ -8,30 +8,22 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/index"
-	"github.com/cardedge/cardedge/resolve"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
 // The market pages (cards, sets, movers, the collection) read the live
 // snapshot through the domain code the REST routes use (snapshots.Reader,
 // index, pricing, resolve, collection): the edge hands them its live
-// snapshot (Options.Snapshot), never an HTTP call to itself. The account's
+// snapshot (Options.Snapshots), never an HTTP call to itself. The account's
 // tier applies as it does to the account's keys: its history window clamps
 // every history (access.ClampSince), and each page of market data is charged
 // to the account's daily quota (Options.Charge).
 
-// Snapshot is the live snapshot as the pages read it.
-type Snapshot struct {
-	Reader snapshots.Reader
-	Index  *index.Index
-	AsOf   snapshots.Day
-	ID     string // the snapshot id
-}
-
-// source is s as the domain packages read it.
-func (s Snapshot) source() resolve.Source {
-	return resolve.Source{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf}
+// Snapshots is the live snapshot as the pages read it: package live's Live.
+type Snapshots interface {
+	// Acquire pins the live snapshot (View.Release unpins it).
+	Acquire() *live.View
 }
 
 // Charger charges market pages to an account: the edge's access layer,
@@ -45,14 +37,13 @@ type Charger interface {
 // market is one market page's view: the snapshot (released by done) and the
 // account's tier.
 type market struct {
-	Snapshot
+	*live.View
 	tier access.Tier
 	game string
-	done func()
 }
 
-// source is the page's snapshot as the domain packages read it.
-func (m *market) source() resolve.Source { return m.Snapshot.source() }
+// done releases the page's snapshot.
+func (m *market) done() { m.View.Release() }
 
 // since clamps a history start to the tier's window (ok false: unlimited and
 // not given: from the first point).
@@ -76,7 +67,7 @@ func (m *market) windowText() string {
 // to the account. On false the page was answered (no snapshot, a spent
 // quota, a bad game); otherwise the caller must call m.done.
 func (h *Handler) openMarket(w http.ResponseWriter, r *http.Request, si signedIn, units int) (*market, bool) {
-	if h.opts.Snapshot == nil {
+	if h.opts.Snapshots == nil {
 		h.renderError(w, r, http.StatusServiceUnavailable, "Market data is not available on this server.")
 		return nil, false
 	}
@@ -94,15 +85,15 @@ func (h *Handler) openMarket(w http.ResponseWriter, r *http.Request, si signedIn
 			return nil, false
 		}
 	}
-	s, release := h.opts.Snapshot()
-	m := &market{Snapshot: s, tier: si.account.Tier, done: release}
+	s := h.opts.Snapshots.Acquire()
+	m := &market{View: s, tier: si.account.Tier}
 	m.game = r.URL.Query().Get("game")
 	games := s.Reader.Manifest().Games
 	if m.game == "" && len(games) > 0 {
 		m.game = games[0]
 	}
 	if !s.Reader.Manifest().HasGame(m.game) {
-		release()
+		s.Release()
 		h.renderError(w, r, http.StatusNotFound, "There is no game “"+m.game+"” in this snapshot.")
 		return nil, false
 	}

@@ -97,7 +97,7 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 		return
 	}
 	d.Total, d.Basis = len(lb.Rows), liq.Basis()
-	game := gameParamOf(m.game, m.Snapshot)
+	game := gameParamOf(m.game, m.View)
 	for _, it := range items {
 		d.Items = append(d.Items, newMoverView(game, it))
 	}
@@ -212,7 +212,7 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 		h.fail(w, r, err)
 		return
 	}
-	game := gameParamOf(m.game, m.Snapshot)
+	game := gameParamOf(m.game, m.View)
 	t := agg.Totals
 	d := setPageData{Set: set, Game: game, Value: money(t.ValueCents), Median: moneyOr(t.MedianPriceCents), Priced: t.PricedCards, Cards: t.Cards,
 		Volume30d: money(t.Volume30dCents)}

@@ -46,11 +46,10 @@ type Options struct {
 	RatePerSec float64
 	Burst      int
 
-	// Snapshot returns the live snapshot with a reference held, and the
-	// function that releases it (the edge's): the cards, sets, movers and
-	// collection pages read it. nil: those pages say market data is not
-	// available.
-	Snapshot func() (Snapshot, func())
+	// Snapshots is the live snapshot the REST routes serve: the cards,
+	// sets, movers and collection pages read it. nil: those pages say
+	// market data is not available.
+	Snapshots Snapshots
 	// Collections keeps the accounts' collections (the edge's service, so
 	// that pages, keys and chat share them); nil: the collection pages say
 	// collections are not available.

@@ -385,6 +385,7 @@ func TestBulk_Swap(t *testing.T) {
 	// 24 MiB file stays mostly on the server's side until it is read.
 	growBulkFile(t, filepath.Join(root, "s0001"), "pokemon-price-history", 24<<20)
 	e := mustTestEdge(t, root, edge.Options{CacheBytes: 16 << 20}, nil)
+	go e.live.Watch(t.Context(), time.Second) // as serve watches
 	base := "http://" + e.addr
 	key := e.key(t, access.Elite, false, false)
 	list := func() map[string]bulkItem {

@@ -102,7 +102,8 @@ func healthOf(t *testing.T, base string) map[string]any {
 // find.
 func TestFault_BuildFailsWhileServing(t *testing.T) {
 	root := copyRoot(t, "s0001")
-	e := mustTestEdge(t, root, edge.Options{WatchInterval: 50 * time.Millisecond}, nil)
+	e := mustTestEdge(t, root, edge.Options{}, nil)
+	go e.live.Watch(t.Context(), 50*time.Millisecond)
 	base := "http://" + e.addr
 	key := e.key(t, access.Elite, false, true)
 	stop := make(chan struct{})
@@ -122,8 +123,8 @@ func TestFault_BuildFailsWhileServing(t *testing.T) {
 		if !errors.Is(err, injected) {
 			t.Fatalf("build failed at %s: %v", stage, err)
 		}
-		if err := e.srv.CheckSnapshot(); err != nil {
-			t.Errorf("after the build failed at %s, CheckSnapshot: %v", stage, err)
+		if err := e.live.Check(); err != nil {
+			t.Errorf("after the build failed at %s, Check: %v", stage, err)
 		}
 		if id := healthOf(t, base)["snapshot_id"]; id != "s0001" {
 			t.Errorf("after the build failed at %s, serving %v", stage, id)
@@ -149,7 +150,7 @@ func TestFault_BuildFailsWhileServing(t *testing.T) {
 // snapshot keeps serving, and a good one published afterwards is taken.
 func TestFault_BadSnapshotPublished(t *testing.T) {
 	root := copyRoot(t, "s0001")
-	e := mustTestEdge(t, root, edge.Options{WatchInterval: time.Hour}, nil)
+	e := mustTestEdge(t, root, edge.Options{}, nil)
 	base := "http://" + e.addr
 	key := e.key(t, access.Pro, false, true)
 	truncate := func(name string, frac float64) func(t *testing.T, dir string) {
@@ -249,7 +250,7 @@ func TestFault_BadSnapshotPublished(t *testing.T) {
 			if err := snapshots.Publish(root, id); err != nil {
 				t.Fatal(err)
 			}
-			err := e.srv.CheckSnapshot()
+			err := e.live.Check()
 			if err == nil {
 				t.Fatalf("the damaged snapshot %s was taken", id)
 			}
@@ -267,7 +268,7 @@ func TestFault_BadSnapshotPublished(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(root, snapshots.CurrentFile), []byte(current), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.srv.CheckSnapshot(); err == nil && current != "s0001\x00" {
+		if err := e.live.Check(); err == nil && current != "s0001\x00" {
 			t.Errorf("CURRENT %q accepted", current)
 		}
 		if got := healthOf(t, base)["snapshot_id"]; got != "s0001" {
@@ -295,7 +296,7 @@ func TestFault_BadSnapshotPublished(t *testing.T) {
 	if err := snapshots.Publish(root, "s0300"); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.srv.CheckSnapshot(); err != nil {
+	if err := e.live.Check(); err != nil {
 		t.Fatalf("a good snapshot after the bad ones: %v", err)
 	}
 	if got := healthOf(t, base)["snapshot_id"]; got != "s0300" {

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 	snaps3 "github.com/cardedge/cardedge/snapshots/s3"
 )
@@ -45,9 +45,11 @@ func (c *FleetConfig) register(fs *flag.FlagSet) {
 
 // snapshotSource is where serve's snapshots come from.
 type snapshotSource struct {
-	root   string             // the local snapshots root the edge serves
-	source snapshots.Source   // nil for a local root
-	run    func(*edge.Server) // starts the puller once the server exists
+	root   string           // the local snapshots root the edge serves
+	source snapshots.Source // nil for a local root
+	// run starts the puller once the live snapshot is open: it swaps as
+	// soon as the puller replaced CURRENT, until ctx ends.
+	run func(ctx context.Context, l *live.Live)
 }
 
 // openSnapshotSource returns the local root of cfg.Snapshots: the directory
@@ -58,7 +60,7 @@ func openSnapshotSource(ctx context.Context, cfg ServeConfig, log *slog.Logger) 
 		if cfg.Fleet.CacheDir != "" || cfg.Fleet.Pin != "" {
 			return snapshotSource{}, errors.New("--cache-dir and --pin go with --snapshots s3://BUCKET/PREFIX")
 		}
-		return snapshotSource{root: cfg.Snapshots, run: func(*edge.Server) {}}, nil
+		return snapshotSource{root: cfg.Snapshots, run: func(context.Context, *live.Live) {}}, nil
 	}
 	loc, err := snaps3.ParseURL(cfg.Snapshots)
 	if err != nil {
@@ -71,7 +73,6 @@ func openSnapshotSource(ctx context.Context, cfg ServeConfig, log *slog.Logger) 
 	if err != nil {
 		return snapshotSource{}, err
 	}
-	var srv *edge.Server
 	changed := make(chan struct{}, 1)
 	b := snaps3.New(c, loc, snaps3.Options{Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), Logger: log})
 	p, err := snaps3.NewPuller(b, cfg.Fleet.CacheDir, snaps3.PullOptions{
@@ -90,16 +91,15 @@ func openSnapshotSource(ctx context.Context, cfg ServeConfig, log *slog.Logger) 
 	if err := p.First(ctx); err != nil {
 		return snapshotSource{}, fmt.Errorf("no snapshot to serve from %s: %w", loc, err)
 	}
-	return snapshotSource{root: cfg.Fleet.CacheDir, source: p, run: func(s *edge.Server) {
-		srv = s
+	return snapshotSource{root: cfg.Fleet.CacheDir, source: p, run: func(ctx context.Context, l *live.Live) {
 		go p.Run(ctx)
-		go func() { // swap as soon as the puller replaced CURRENT
+		go func() {
 			for {
 				select {
 				case <-ctx.Done():
 					return
 				case <-changed:
-					srv.CheckSnapshot()
+					l.Check()
 				}
 			}
 		}()

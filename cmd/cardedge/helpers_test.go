@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
@@ -32,6 +34,7 @@ import (
 // and a listener it picks (loopback TCP or fasthttputil's in-memory one).
 type testEdge struct {
 	srv   *edge.Server
+	live  *live.Live
 	acc   *access.Service
 	state string
 	addr  string // listener address
@@ -40,9 +43,9 @@ type testEdge struct {
 }
 
 // mustTestEdge starts an edge over root with a fresh state file in a
-// temporary directory. o's Snapshots, Access, State and CursorSecret are
-// filled in.
-// ln nil means a loopback TCP listener.
+// temporary directory. o's Snapshots, Access, Collections, CursorSecret and
+// MCP are filled in. Nothing watches CURRENT: a test swaps with e.live.Check
+// (or runs e.live.Watch itself). ln nil means a loopback TCP listener.
 func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *testEdge {
 	tb.Helper()
 	e := &testEdge{state: filepath.Join(tb.TempDir(), "state.bolt"), done: make(chan error, 1)}
@@ -51,25 +54,23 @@ func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *
 	if e.acc, err = access.Open(access.Options{State: st}); err != nil {
 		tb.Fatal(err)
 	}
-	o.Snapshots, o.Access, o.State, o.CursorSecret = root, e.acc, st, []byte("a cursor secret of 32 bytes.....")
+	if e.live, err = live.Open(root, live.Options{Logger: slog.New(slog.DiscardHandler), Derive: []live.Derivation{edge.Derivation()}}); err != nil {
+		e.acc.Close()
+		tb.Fatal(err)
+	}
+	if o.MCP, err = cardmcp.New(cardmcp.Options{Snapshots: e.live, Access: e.acc, State: st}); err != nil {
+		tb.Fatal(err)
+	}
+	o.Snapshots, o.Access, o.CursorSecret = e.live, e.acc, []byte("a cursor secret of 32 bytes.....")
+	o.Collections = collection.New(collection.Options{State: st})
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if e.srv, err = edge.New(o); err != nil {
+		e.live.Close()
 		e.acc.Close()
 		tb.Fatal(err)
 	}
-	h, err := cardmcp.New(cardmcp.Options{
-		Snapshot: func() (cardmcp.Snapshot, func()) {
-			s := e.srv.Snapshot()
-			return cardmcp.Snapshot{Reader: s.Reader, Index: s.Index, AsOf: s.AsOf, ID: s.Manifest().SnapshotID}, s.Release
-		},
-		Access: e.acc, State: st,
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.srv.MountMCP(h)
 	if ln == nil {
 		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			tb.Fatal(err)
@@ -82,6 +83,7 @@ func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *
 		defer cancel()
 		e.srv.Shutdown(ctx)
 		<-e.done
+		e.live.Close()
 		e.acc.Close()
 	})
 	return e

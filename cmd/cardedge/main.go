@@ -7,20 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/chattoken"
-	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 )
@@ -91,156 +85,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintln(stderr, usage)
 	return fmt.Errorf("unknown command %q", args[0])
-}
-
-// ServeConfig is what `cardedge serve` runs with.
-type ServeConfig struct {
-	Snapshots, State, Addr, Redis, LogLevel string
-	CacheMB                                 int
-	// LLMURL, LLMModel and LLMKey point the agent chat at an OpenAI-compatible
-	// endpoint (empty URL: the embedded agent).
-	LLMURL, LLMModel, LLMKey string
-	// Signup is "open", "closed" or "" (open on a loopback Addr, closed
-	// elsewhere); PublicURL is the URL people reach the server at (https:
-	// Secure cookies); KeyMaxDays caps dashboard keys' lifetime (0: none).
-	Signup, PublicURL string
-	KeyMaxDays        int
-	// Fleet: the snapshots pulled from a bucket, draining (fleet.go).
-	Fleet FleetConfig
-	// Ready, when set, receives the listening address once serving (tests).
-	Ready func(addr string)
-}
-
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cfg ServeConfig
-	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT, or s3://BUCKET/PREFIX with --cache-dir (required)")
-	fs.StringVar(&cfg.State, "state", "", "state file: accounts, sessions, keys, usage, previews, collections, cohorts (one node; or --redis)")
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
-	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
-	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db: the shared state store of a fleet (alone), or only the quotas and rate limits shared by replicas (with --state)")
-	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
-	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
-	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
-	fs.StringVar(&cfg.Signup, "signup", "", "dashboard sign-up: open or closed (default: open on a loopback --addr, closed elsewhere)")
-	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure; the OpenAPI document's servers)")
-	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
-	cfg.Fleet.register(fs)
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
-	gcPercent := fs.Int("gc-percent", 400, "Go GC target percentage (GOGC) unless GOGC is set: the live heap is mostly the snapshot, which never becomes garbage, so collecting less often costs little memory and saves CPU per request")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if os.Getenv("GOGC") == "" && *gcPercent > 0 {
-		debug.SetGCPercent(*gcPercent)
-	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fmt.Errorf("serve: --cpuprofile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("serve: --cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
-	}
-	cfg.LLMKey = os.Getenv("CARDEDGE_LLM_API_KEY")
-	if cfg.Snapshots == "" || (cfg.State == "" && cfg.Redis == "") {
-		return errors.New("serve: --snapshots and --state FILE (one node) or --redis URL (a fleet) are required")
-	}
-	return Serve(ctx, cfg, stdout, stderr)
-}
-
-// Serve runs the edge until ctx ends, then drains and exits.
-func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		return fmt.Errorf("serve: --log-level: %w", err)
-	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	quietRedis(log)
-	st, counters, err := openServeStore(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	defer st.Close()
-	tokens, err := chattoken.New(ctx, chattoken.Options{State: st, Logger: log})
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	acc, err := access.Open(access.Options{State: st, RedisURL: counters, Logger: log, Chat: tokens})
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	defer acc.Close()
-	legacy := ""
-	if cfg.State != "" {
-		legacy = cfg.State + ".cursor-key"
-	}
-	secret, err := cursorSecret(ctx, st, legacy)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	snaps, err := openSnapshotSource(ctx, cfg, log)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	srv, err := edge.New(edge.Options{
-		Snapshots: snaps.root, Source: snaps.source, SwapShare: cfg.Fleet.SwapShare,
-		Access: acc, State: st, CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
-		Logger: log, Version: version, Model: agentModel(cfg), PublicURL: cfg.PublicURL,
-	})
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
-	snaps.run(srv)
-	// Collections belong to accounts: fold what keys of accounts kept as
-	// their own before (once; a no-op after).
-	if n, err := srv.Collections().Adopt(ctx, func(id string) string { k, _ := acc.Key(id); return k.Account }); err != nil {
-		srv.Shutdown(context.Background())
-		return fmt.Errorf("serve: %w", err)
-	} else if n > 0 {
-		log.Info("collections of keys folded into their accounts' collections", "keys", n)
-	}
-	if h := newMCP(srv, acc, st, log); h != nil {
-		srv.MountMCP(h)
-	}
-	closeDashboard, err := mountDashboard(srv, cfg, st, acc, tokens, log)
-	if err != nil {
-		srv.Shutdown(context.Background())
-		return fmt.Errorf("serve: %w", err)
-	}
-	defer closeDashboard()
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		srv.Shutdown(context.Background())
-		return fmt.Errorf("serve: %w", err)
-	}
-	log.Info("listening", "addr", ln.Addr().String(), "version", version, "dashboard", dashboardURL(cfg.PublicURL, ln.Addr().String()))
-	if cfg.Ready != nil {
-		cfg.Ready(ln.Addr().String())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	if cfg.Fleet.Drain > 0 {
-		srv.Drain()
-		log.Info("draining: /ready answers 503 before the listener closes", "for", cfg.Fleet.Drain.String())
-		time.Sleep(cfg.Fleet.Drain)
-	}
-	log.Info("shutting down: draining requests")
-	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("serve: shutdown: %w", err)
-	}
-	return nil
 }
 
 // openState opens the state file (created when missing, upgraded in place

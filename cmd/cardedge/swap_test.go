@@ -28,7 +28,8 @@ import (
 func TestSnapshot_Swap(t *testing.T) {
 	root := copyRoot(t, "s0001")
 	e := mustTestEdge(t, root, edge.Options{CacheBytes: 64 << 20}, nil)
-	key := e.key(t, access.Pro, false, true) // unmetered: no rate limit
+	go e.live.Watch(t.Context(), time.Second) // as serve watches
+	key := e.key(t, access.Pro, false, true)  // unmetered: no rate limit
 	base := "http://" + e.addr
 	stop := make(chan struct{})
 	var failures, requests atomic.Int64

@@ -17,7 +17,9 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	stateredis "github.com/cardedge/cardedge/state/redis"
@@ -87,8 +89,13 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := rand.Read(secret); err != nil {
 		return err
 	}
-	srv, err := edge.New(edge.Options{Snapshots: *snaps, Access: acc, State: st, CacheBytes: int64(*cacheMB) << 20,
-		CursorSecret: secret, Logger: log, Version: "benchedge"})
+	l, err := live.Open(*snaps, live.Options{Logger: log, Derive: []live.Derivation{edge.Derivation()}})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	srv, err := edge.New(edge.Options{Snapshots: l, Access: acc, Collections: collection.New(collection.Options{State: st}),
+		CacheBytes: int64(*cacheMB) << 20, CursorSecret: secret, Logger: log, Version: "benchedge"})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/bench/load"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -167,7 +169,13 @@ func TestWorkloads_Answer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer acc.Close()
-	srv, err := edge.New(edge.Options{Snapshots: root, Access: acc, State: store, CacheBytes: 8 << 20, CursorSecret: []byte("0123456789abcdef0123456789abcdef")})
+	l, err := live.Open(root, live.Options{Derive: []live.Derivation{edge.Derivation()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	srv, err := edge.New(edge.Options{Snapshots: l, Access: acc, Collections: collection.New(collection.Options{State: store}),
+		CacheBytes: 8 << 20, CursorSecret: []byte("0123456789abcdef0123456789abcdef")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"runtime/pprof"
+	"time"
+
+	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/chattoken"
+	"github.com/cardedge/cardedge/collection"
+	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/live"
+	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/state"
+	"github.com/cardedge/cardedge/web"
+)
+
+// ServeConfig is what `cardedge serve` runs with.
+type ServeConfig struct {
+	Snapshots, State, Addr, Redis, LogLevel string
+	CacheMB                                 int
+	// LLMURL, LLMModel and LLMKey point the agent chat at an OpenAI-compatible
+	// endpoint (empty URL: the embedded agent).
+	LLMURL, LLMModel, LLMKey string
+	// Signup is "open", "closed" or "" (open on a loopback Addr, closed
+	// elsewhere); PublicURL is the URL people reach the server at (https:
+	// Secure cookies); KeyMaxDays caps dashboard keys' lifetime (0: none).
+	Signup, PublicURL string
+	KeyMaxDays        int
+	// Fleet: the snapshots pulled from a bucket, draining (fleet.go).
+	Fleet FleetConfig
+	// Ready, when set, receives the listening address once serving (tests).
+	Ready func(addr string)
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg ServeConfig
+	fs.StringVar(&cfg.Snapshots, "snapshots", "", "snapshots root with CURRENT, or s3://BUCKET/PREFIX with --cache-dir (required)")
+	fs.StringVar(&cfg.State, "state", "", "state file: accounts, sessions, keys, usage, previews, collections, cohorts (one node; or --redis)")
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
+	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db: the shared state store of a fleet (alone), or only the quotas and rate limits shared by replicas (with --state)")
+	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
+	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
+	fs.StringVar(&cfg.Signup, "signup", "", "dashboard sign-up: open or closed (default: open on a loopback --addr, closed elsewhere)")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure; the OpenAPI document's servers)")
+	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
+	cfg.Fleet.register(fs)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
+	gcPercent := fs.Int("gc-percent", 400, "Go GC target percentage (GOGC) unless GOGC is set: the live heap is mostly the snapshot, which never becomes garbage, so collecting less often costs little memory and saves CPU per request")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if os.Getenv("GOGC") == "" && *gcPercent > 0 {
+		debug.SetGCPercent(*gcPercent)
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("serve: --cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	cfg.LLMKey = os.Getenv("CARDEDGE_LLM_API_KEY")
+	if cfg.Snapshots == "" || (cfg.State == "" && cfg.Redis == "") {
+		return errors.New("serve: --snapshots and --state FILE (one node) or --redis URL (a fleet) are required")
+	}
+	return Serve(ctx, cfg, stdout, stderr)
+}
+
+// Serve runs the edge until ctx ends, then drains and exits.
+func Serve(ctx context.Context, cfg ServeConfig, stdout, stderr io.Writer) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return fmt.Errorf("serve: --log-level: %w", err)
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	quietRedis(log)
+	srv, err := openServer(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer srv.Close()
+	return srv.run(ctx, cfg, log)
+}
+
+// server is one cardedge serve: the services main builds (the state store,
+// the live snapshot, access, collections, accounts, chat-user tokens) and
+// the adapters it hands them to (edge, MCP, the dashboard). Close closes
+// what was opened, in reverse order.
+type server struct {
+	store       state.Store
+	tokens      *chattoken.Service
+	access      *access.Service
+	live        *live.Live
+	source      snapshotSource
+	collections *collection.Service
+	accounts    *account.Service
+	edge        *edge.Server
+	closers     []func()
+}
+
+// openServer builds the services and the adapters of cfg.
+func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *server, err error) {
+	s := &server{}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	st, counters, err := openServeStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	s.closers = append(s.closers, func() { st.Close() })
+	if s.tokens, err = chattoken.New(ctx, chattoken.Options{State: st, Logger: log}); err != nil {
+		return nil, err
+	}
+	if s.access, err = access.Open(access.Options{State: st, RedisURL: counters, Logger: log, Chat: s.tokens}); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.access.Close() })
+	legacy := ""
+	if cfg.State != "" {
+		legacy = cfg.State + ".cursor-key"
+	}
+	secret, err := cursorSecret(ctx, st, legacy)
+	if err != nil {
+		return nil, err
+	}
+	if s.source, err = openSnapshotSource(ctx, cfg, log); err != nil {
+		return nil, err
+	}
+	if s.live, err = live.Open(s.source.root, live.Options{
+		Source: s.source.source, Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), Logger: log,
+		Derive: []live.Derivation{edge.Derivation()},
+	}); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, s.live.Close)
+	// One collection service: the REST routes, MCP's chat tools and the
+	// dashboard share the accounts' collections.
+	s.collections = collection.New(collection.Options{State: st})
+	// Collections belong to accounts: fold what keys of accounts kept as
+	// their own before (once; a no-op after).
+	if n, err := s.collections.Adopt(ctx, func(id string) string { k, _ := s.access.Key(id); return k.Account }); err != nil {
+		return nil, err
+	} else if n > 0 {
+		log.Info("collections of keys folded into their accounts' collections", "keys", n)
+	}
+	mcpHandler, err := cardmcp.New(cardmcp.Options{Snapshots: s.live, Access: s.access, State: st, Collections: s.collections, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("MCP server: %w", err)
+	}
+	dashboard, err := s.openDashboard(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	if s.edge, err = edge.New(edge.Options{
+		Snapshots: s.live, Source: s.source.source, Access: s.access, Collections: s.collections,
+		CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
+		Logger: log, Version: version, Model: agentModel(cfg), PublicURL: cfg.PublicURL,
+		MCP: mcpHandler, Dashboard: dashboard,
+	}); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openDashboard builds the account service and the dashboard over the
+// services: its market pages read the live snapshot the REST routes serve
+// and the collections the account's keys and chat share, and spend the
+// account's own quota, as its chat does.
+func (s *server) openDashboard(cfg ServeConfig, log *slog.Logger) (*web.Handler, error) {
+	open, err := signupOpen(cfg.Signup, cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if s.accounts, err = account.New(account.Options{State: s.store, Logger: log, KeyMaxDays: cfg.KeyMaxDays}); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.accounts.Close() })
+	return web.New(web.Options{Accounts: s.accounts, Usage: s.access, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
+		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access})
+}
+
+// run serves until ctx ends: it listens, watches the live snapshot (and
+// pulls new ones from the fleet's bucket), then drains and shuts down.
+func (s *server) run(ctx context.Context, cfg ServeConfig, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	wctx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go s.live.Watch(wctx, time.Second)
+	s.source.run(wctx, s.live)
+	log.Info("listening", "addr", ln.Addr().String(), "version", version, "dashboard", dashboardURL(cfg.PublicURL, ln.Addr().String()))
+	if cfg.Ready != nil {
+		cfg.Ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.edge.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	if cfg.Fleet.Drain > 0 {
+		s.edge.Drain()
+		log.Info("draining: /ready answers 503 before the listener closes", "for", cfg.Fleet.Drain.String())
+		time.Sleep(cfg.Fleet.Drain)
+	}
+	log.Info("shutting down: draining requests")
+	sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := s.edge.Shutdown(sctx); err != nil {
+		return fmt.Errorf("serve: shutdown: %w", err)
+	}
+	return nil
+}
+
+// Close closes what openServer opened, last first.
+func (s *server) Close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+}
