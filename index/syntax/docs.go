@@ -1,7 +1,7 @@
 package syntax
 
-// Doc is the search syntax as users read it (Markdown): the README's
-// "Search syntax" section and the OpenAPI description of q carry this
+// Doc is the search syntax as users read it (Markdown): the "Search syntax"
+// section of docs/search-syntax.md and the OpenAPI description of q carry this
 // text, so that it is written once. TestDoc checks that every field is in
 // it and that its examples parse.
 const Doc = `Plain words search as ` + "`q`" + ` always has: on ` + "`/api/v3/search`" + ` and MCP ` + "`search`" + ` the full text (card names in any language with accents and case ignored, romaji and pinyin, set names and codes, collector numbers, ids and rarities, typos tolerated), on ` + "`/api/v3/cards`" + ` a substring of the card name or id. Add field terms to narrow the search; every term must hold.

@@ -213,26 +213,26 @@ func sameTree(a, b *syntax.Node) bool {
 	return true
 }
 
-var update = flag.Bool("update", false, "rewrite the README's Search syntax section from syntax.Doc")
+var update = flag.Bool("update", false, "rewrite the Search syntax section of docs/search-syntax.md from syntax.Doc")
 
-// TestDoc_README: the README's "Search syntax" section starts with Doc
-// (go test -update rewrites it).
-func TestDoc_README(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
+// TestDoc_SearchSyntaxPage: the "Search syntax" section of docs/search-syntax.md is
+// Doc (go test -update rewrites it).
+func TestDoc_SearchSyntaxPage(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "search-syntax.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const head, tail = "### Search syntax\n\n", "\n\nThe syntax is parsed by package `index/syntax`"
+	const head, tail = "## Search syntax\n\n", "\n\nThe syntax is parsed by package `index/syntax`"
 	readme := string(b)
 	i := strings.Index(readme, head)
 	j := strings.Index(readme, tail)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q section ending before %q", head, tail)
+		t.Fatalf("%s has no %q section ending before %q", path, head, tail)
 	}
 	if got := readme[i+len(head) : j]; got != syntax.Doc {
 		if !*update {
-			t.Fatalf("README.md's Search syntax section is not syntax.Doc (go test -update rewrites it)")
+			t.Fatalf("%s: the Search syntax section is not syntax.Doc (go test -update rewrites it)", path)
 		}
 		if err := os.WriteFile(path, []byte(readme[:i+len(head)]+syntax.Doc+readme[j:]), 0o644); err != nil {
 			t.Fatal(err)
