@@ -249,8 +249,8 @@ func (s *Service) Activity(ctx context.Context, keys []Key, days int) ([]Activit
 				a.LastUsed = time.Unix(0, st.last)
 			}
 			st.mu.Unlock()
-			if s.redis != nil {
-				if n, ok := s.redis.dayCount(st, today); ok && n > live {
+			if s.shared != nil {
+				if n, ok := s.shared.dayCount(st, today); ok && n > live {
 					live = n
 				}
 			}

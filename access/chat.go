@@ -116,7 +116,7 @@ func (s *Service) accountState(id string) *keyState {
 	st := s.states[id]
 	fresh := st == nil
 	if fresh {
-		st = &keyState{id: id, bkey: bucketKey(s.opts.RedisPrefix, id), account: true}
+		st = &keyState{id: id, account: true}
 		s.states[id] = st
 	}
 	s.statesMu.Unlock()

@@ -4,9 +4,10 @@
 // authenticates once per request and passes the Caller on (MCP gets it in the
 // request context).
 //
-// It imports only the standard library, snapshots, state (the state store's
-// interface: it never opens the state file itself) and
-// github.com/redis/go-redis/v9.
+// It imports only the standard library, apperr, snapshots and state (the
+// state store's interface and the types of its shared counters: it never
+// opens the state file or Redis itself; main hands it a state.Store and, in a
+// fleet, a Counter: state/redis's, over the state store's one Redis client).
 //
 // # A request
 //
@@ -135,23 +136,26 @@
 // since the last sync: at most SyncInterval (1 s) of requests. Keys are
 // written by the CLI in their own fsynced transaction and are never lost.
 //
-// # Several replicas and Redis
+// # Several replicas: shared counters
 //
-// Without Redis, each process enforces quotas and rates from its own memory;
-// processes sharing one state store see each other's counts at every sync, so
-// a key may overshoot its quota by what the other processes admit within about
-// a second. With Options.RedisURL, each charge of a metered key runs in a Lua
-// script (EVALSHA) doing the token bucket and the day counter atomically, so
-// all replicas share one quota and one bucket. A charge that finds no round
-// trip of its process in flight makes one at once; the charges that arrive
-// meanwhile wait for it, then go together in one script run (up to 128):
-// under load one command carries many charges, each with its own answer.
-// Redis calls have short
-// timeouts (50 ms) and sit behind a circuit breaker: the first failure opens
-// it, and calls then count locally, with the same limits applied to the local
-// counters (which follow Redis's while it answers), adding no latency. Each
-// sync probes Redis (PING); when it answers, the units admitted meanwhile are
-// added to its counters (INCRBY) and the breaker closes. Policy: while Redis is
+// Without a Counter, each process enforces quotas and rates from its own
+// memory; processes sharing one state store see each other's counts at every
+// sync, so a key may overshoot its quota by what the other processes admit
+// within about a second. With Options.Counter (state/redis's Counter), each
+// charge of a metered key is applied to a shared token bucket and day
+// counter atomically (in Redis, a Lua script run by EVALSHA), so all
+// replicas share one quota and one bucket. The Redis counter batches: a
+// charge that finds no round trip of its process in flight makes one at
+// once; the charges that arrive meanwhile wait for it, then go together in
+// one script run (up to 128): under load one command carries many charges,
+// each with its own answer. Its calls have short timeouts (50 ms) and sit
+// behind this package's circuit breaker (counter.go): the first failure opens
+// it, and calls then count locally, with the same limits applied to the
+// local counters (which follow the shared ones while they answer), adding no
+// latency; charges queued behind the failed round trip fail at once (their
+// context, the breaker's epoch, is cancelled). Each sync pings the Counter;
+// when it answers, the units admitted meanwhile are added (Reconcile) and
+// the breaker closes. Policy: while Redis is
 // down, a key may overshoot its quota (and its rate) by what the other
 // replicas admit meanwhile, at most one quota per replica; a call that timed
 // out after Redis ran it is counted twice (the strict side). A counter Redis
@@ -160,17 +164,16 @@
 // Playground callers never touch Redis: Playground's 1 request/s is per client
 // address and per replica (route a client to one replica, or accept N/s for N
 // replicas). Usage reads per-day history from the state store and today's
-// count as the highest of the store, this process and Redis. Redis mode allocates per
-// charge (go-redis) and waits for a round trip, shared by the charges batched
-// with it.
+// count as the highest of the store, this process and the shared counter. A
+// shared charge allocates (go-redis, the counter's keys) and waits for a
+// round trip, shared by the charges batched with it.
 //
 // # Caveats
 //
-// Authenticate and Charge do not allocate for a valid key without Redis; keep
+// Authenticate and Charge do not allocate for a valid key without a Counter; keep
 // the Caller Authenticate returned (it caches the key's state). ClientAddr
 // must be a string that outlives the request, not one aliasing fasthttp's
 // buffers. Errors are *apperr.Error with codes EUNAUTHORIZED, EFORBIDDEN,
 // EINVALID, ENOTFOUND and EQUOTA; state store errors wrap the sentinels of
-// package state. go-redis logs its own dial failures through its
-// global logger.
+// package state.
 package access

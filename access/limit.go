@@ -103,8 +103,7 @@ func (c *dayCounts) on(d snapshots.Day) int64 {
 // keyState is the mutable state of one key. It outlives reloads of the key
 // table, so counts and buckets survive a key change or a revocation.
 type keyState struct {
-	id   string
-	bkey string // Redis key of the token bucket
+	id string
 	// account marks the chat usage of an account (accountState): no
 	// last-used time is kept for it.
 	account bool
@@ -115,9 +114,7 @@ type keyState struct {
 	used   int64         // units spent on day, by every process as far as known
 	floor  int64         // the state store's count of day at the last sync
 	pend   dayCounts     // admitted here and not yet in the state store
-	owed   dayCounts     // admitted here while Redis was down, not yet in Redis
-	qkey   string        // Redis key of the day counter of qday
-	qday   snapshots.Day // day of qkey
+	owed   dayCounts     // admitted here while the shared counters were down, not yet in them
 
 	// exp is the key's expiry in unix nanoseconds (0: never), set when the
 	// key table is installed; Authenticate and Charge read it.

@@ -3,109 +3,51 @@ package access_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	stateredis "github.com/cardedge/cardedge/state/redis"
+
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/state/redis/redistest"
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisServer is a real redis-server on a loopback port, for one test.
-type RedisServer struct {
-	tb      testing.TB
-	port    int
-	dir     string
-	persist bool
-	cmd     *exec.Cmd
-}
-
-// StartRedis starts redis-server, or skips the test when it is not installed.
-// With persist, every write is appended and fsynced (appendfsync always), so
-// a killed server restarts with its data.
-func StartRedis(tb testing.TB, persist bool) *RedisServer {
+// sharedCount reads the shared day counter of key id on the day of t.
+func sharedCount(tb testing.TB, rs *redistest.Server, prefix, id string, t time.Time) int64 {
 	tb.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		tb.Skip("redis-server not installed (apt-get install -y redis-server); skipping the Redis tests")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	r := &RedisServer{tb: tb, port: port, dir: tb.TempDir(), persist: persist}
-	r.Start()
-	tb.Cleanup(r.Kill)
-	return r
-}
-
-// URL is the server's redis:// URL.
-func (r *RedisServer) URL() string { return "redis://127.0.0.1:" + strconv.Itoa(r.port) + "/0" }
-
-// Start starts the server (again) and waits until it answers.
-func (r *RedisServer) Start() {
-	r.tb.Helper()
-	args := []string{"--port", strconv.Itoa(r.port), "--bind", "127.0.0.1", "--dir", r.dir,
-		"--save", "", "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"}
-	if r.persist {
-		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
-	} else {
-		args = append(args, "--appendonly", "no")
-	}
-	r.cmd = exec.Command("redis-server", args...)
-	if err := r.cmd.Start(); err != nil {
-		r.tb.Fatal(err)
-	}
-	c := r.Client()
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for c.Ping(context.Background()).Err() != nil {
-		if time.Now().After(deadline) {
-			r.tb.Fatal("redis-server did not answer within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// Kill kills the server (SIGKILL) and waits for it to exit.
-func (r *RedisServer) Kill() {
-	if r.cmd != nil && r.cmd.Process != nil {
-		r.cmd.Process.Kill()
-		r.cmd.Wait()
-		r.cmd = nil
-	}
-}
-
-// Client returns a client of the server.
-func (r *RedisServer) Client() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + strconv.Itoa(r.port), DisableIdentity: true})
-}
-
-// Counter reads the shared day counter of key id on the day of t.
-func (r *RedisServer) Counter(prefix, id string, t time.Time) int64 {
-	r.tb.Helper()
-	c := r.Client()
+	c := rs.Client()
 	defer c.Close()
 	k := fmt.Sprintf("%s{%s}:q:%d", prefix, id, snapshots.DayOf(t))
 	n, err := c.Get(context.Background(), k).Int64()
 	if err != nil && err != redis.Nil {
-		r.tb.Fatal(err)
+		tb.Fatal(err)
 	}
 	return n
+}
+
+// mustCounter opens the shared counters at url under prefix (state/redis's
+// Counter with its own client, as serve --state FILE --redis URL does),
+// closed when the test ends; timeout 0 is the default 50 ms.
+func mustCounter(tb testing.TB, url, prefix string, timeout time.Duration) access.Counter {
+	tb.Helper()
+	c, err := stateredis.OpenCounter(url, stateredis.CounterOptions{Prefix: prefix, Timeout: timeout})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
 }
 
 func openRedis(tb testing.TB, path, url, prefix string, clock *Clock) *access.Service {
 	tb.Helper()
 	s, err := access.Open(access.Options{
-		State: Store(tb, path, clock), RedisURL: url, RedisPrefix: prefix, Now: clock.Now,
+		State: Store(tb, path, clock), Counter: mustCounter(tb, url, prefix, 0), Now: clock.Now,
 		SyncInterval: -1, LockTimeout: 500 * time.Millisecond,
 	})
 	if err != nil {
@@ -117,7 +59,7 @@ func openRedis(tb testing.TB, path, url, prefix string, clock *Clock) *access.Se
 
 // Two replicas sharing Redis enforce one quota and one rate bucket.
 func TestRedis_SharedQuota(t *testing.T) {
-	rs := StartRedis(t, false)
+	rs := redistest.Start(t, false)
 	path := StatePath(t)
 	free, fk := MustKey(t, path, access.Free, false, false)
 	pro, _ := MustKey(t, path, access.Pro, false, false)
@@ -149,7 +91,7 @@ func TestRedis_SharedQuota(t *testing.T) {
 			t.Fatalf("101st: %+v, %v", d, err)
 		}
 	}
-	if got := rs.Counter("shared:", fk.ID, clock.Now()); got != 100 {
+	if got := sharedCount(t, rs, "shared:", fk.ID, clock.Now()); got != 100 {
 		t.Fatalf("Redis counter = %d, want 100", got)
 	}
 
@@ -176,14 +118,13 @@ func TestRedis_SharedQuota(t *testing.T) {
 // batches the charges that wait for one in flight): the quota stays exact
 // and each charge gets its own answer.
 func TestRedis_ConcurrentCharges(t *testing.T) {
-	rs := StartRedis(t, false)
+	rs := redistest.Start(t, false)
 	path := StatePath(t)
 	free, fk := MustKey(t, path, access.Free, false, false)
 	clock := NewClock(t, "2026-11-05T08:00:00Z")
 	clock.step = 10 * time.Second // every bucket full: only the quota refuses
 	open := func() *access.Service {
-		s, err := access.Open(access.Options{State: Store(t, path, clock), RedisURL: rs.URL(), RedisPrefix: "batch:",
-			RedisTimeout: 5 * time.Second, Now: clock.Now, SyncInterval: -1, LockTimeout: 500 * time.Millisecond})
+		s, err := access.Open(access.Options{State: Store(t, path, clock), Counter: mustCounter(t, rs.URL(), "batch:", 5*time.Second), Now: clock.Now, SyncInterval: -1, LockTimeout: 500 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,11 +178,11 @@ func TestRedis_ConcurrentCharges(t *testing.T) {
 		}
 	}
 	for _, s := range replicas {
-		if !s.RedisUp() {
+		if !s.SharedUp() {
 			t.Fatal("the breaker opened: the charges were counted locally")
 		}
 	}
-	if got := rs.Counter("batch:", fk.ID, clock.Now()); got != 100 {
+	if got := sharedCount(t, rs, "batch:", fk.ID, clock.Now()); got != 100 {
 		t.Fatalf("Redis counter = %d, want 100", got)
 	}
 }
@@ -249,7 +190,7 @@ func TestRedis_ConcurrentCharges(t *testing.T) {
 // Redis killed mid-way: callers see no error and no added latency, counting
 // goes on locally, and the local counts are added to Redis when it returns.
 func TestRedis_Outage(t *testing.T) {
-	rs := StartRedis(t, true)
+	rs := redistest.StartDurable(t)
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
@@ -269,14 +210,14 @@ func TestRedis_Outage(t *testing.T) {
 		return time.Since(start)
 	}
 	charge(a, ca, 30)
-	if got := rs.Counter("outage:", k.ID, clock.Now()); got != 30 {
+	if got := sharedCount(t, rs, "outage:", k.ID, clock.Now()); got != 30 {
 		t.Fatalf("counter before the outage = %d, want 30", got)
 	}
 
 	rs.Kill()
 	charge(a, ca, 1) // the failing call opens the breaker
 	charge(b, cb, 1)
-	if a.RedisUp() || b.RedisUp() {
+	if a.SharedUp() || b.SharedUp() {
 		t.Fatal("breaker still closed after a failed call")
 	}
 	if took := charge(a, ca, 19) + charge(b, cb, 19); took > 200*time.Millisecond {
@@ -292,10 +233,10 @@ func TestRedis_Outage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if !a.RedisUp() || !b.RedisUp() {
+	if !a.SharedUp() || !b.SharedUp() {
 		t.Fatal("breaker still open after a sync with Redis back")
 	}
-	if got := rs.Counter("outage:", k.ID, clock.Now()); got != 70 {
+	if got := sharedCount(t, rs, "outage:", k.ID, clock.Now()); got != 70 {
 		t.Fatalf("counter after reconciling = %d, want 70", got)
 	}
 	d, err := a.Charge(ca, 1)
@@ -310,7 +251,7 @@ func TestRedis_Outage(t *testing.T) {
 
 // A Redis restarted empty is seeded from the state file.
 func TestRedis_RestartEmpty(t *testing.T) {
-	rs := StartRedis(t, false)
+	rs := redistest.Start(t, false)
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Free, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
@@ -334,7 +275,7 @@ func TestRedis_RestartEmpty(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got := rs.Counter("empty:", k.ID, clock.Now()); got != 51 {
+	if got := sharedCount(t, rs, "empty:", k.ID, clock.Now()); got != 51 {
 		t.Fatalf("counter after the restart = %d, want 51", got)
 	}
 	d, err := s.Charge(c, 1)
@@ -352,8 +293,8 @@ func TestRedis_DownAtStart(t *testing.T) {
 	if _, err := s.Charge(MustAuth(t, s, secret), 1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := access.Open(access.Options{State: Store(t, path, nil), RedisURL: "http://nope"}); err == nil {
-		t.Fatal("a bad Redis URL should fail Open")
+	if _, err := stateredis.OpenCounter("http://nope", stateredis.CounterOptions{}); err == nil {
+		t.Fatal("a bad Redis URL should fail OpenCounter")
 	}
 }
 
@@ -361,13 +302,12 @@ func TestRedis_DownAtStart(t *testing.T) {
 // trip to a local redis-server (timeout raised so a loaded machine does not
 // trip the breaker, which would measure the local path instead).
 func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
-	rs := StartRedis(b, false)
+	rs := redistest.Start(b, false)
 	path := StatePath(b)
 	secret, _ := MustKey(b, path, access.Elite, false, false)
 	clock := NewClock(b, "2026-11-05T00:00:00Z")
 	clock.step = 10 * time.Second
-	s, err := access.Open(access.Options{State: Store(b, path, clock), RedisURL: rs.URL(), RedisPrefix: "bench:",
-		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
+	s, err := access.Open(access.Options{State: Store(b, path, clock), Counter: mustCounter(b, rs.URL(), "bench:", time.Second), Now: clock.Now, SyncInterval: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -385,14 +325,14 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-	if !s.RedisUp() {
+	if !s.SharedUp() {
 		b.Fatal("the breaker opened: this measured local counting")
 	}
 }
 
 // A hung Redis (SIGSTOP) costs one timeout, then the breaker skips it.
 func TestRedis_Hung(t *testing.T) {
-	rs := StartRedis(t, false)
+	rs := redistest.Start(t, false)
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
@@ -402,9 +342,7 @@ func TestRedis_Hung(t *testing.T) {
 	if _, err := s.Charge(c, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := rs.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	rs.Pause()
 	start := time.Now()
 	for i := range 50 {
 		if _, err := s.Charge(c, 1); err != nil {
@@ -417,16 +355,14 @@ func TestRedis_Hung(t *testing.T) {
 	if err := s.Sync(); err != nil { // the probe times out quietly
 		t.Fatal(err)
 	}
-	if err := rs.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	rs.Resume()
 	time.Sleep(50 * time.Millisecond) // let the server drain the abandoned requests
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
 	// The timed-out call may have run on the server too: the counter may then
 	// be one above the 51 charges, never below.
-	if got := rs.Counter("hung:", k.ID, clock.Now()); got != 51 && got != 52 {
+	if got := sharedCount(t, rs, "hung:", k.ID, clock.Now()); got != 51 && got != 52 {
 		t.Fatalf("counter = %d, want 51 (or 52)", got)
 	}
 }
@@ -443,13 +379,12 @@ func processCPU() time.Duration {
 // goroutines at once, as an edge under load makes them: charges in flight
 // together share round trips (the batcher).
 func BenchmarkAuthenticateCharge_RedisParallel(b *testing.B) {
-	rs := StartRedis(b, false)
+	rs := redistest.Start(b, false)
 	path := StatePath(b)
 	secret, _ := MustKey(b, path, access.Elite, false, false)
 	clock := NewClock(b, "2026-11-05T00:00:00Z")
 	clock.step = 10 * time.Second
-	s, err := access.Open(access.Options{State: Store(b, path, clock), RedisURL: rs.URL(), RedisPrefix: "bench:",
-		RedisTimeout: time.Second, Now: clock.Now, SyncInterval: -1})
+	s, err := access.Open(access.Options{State: Store(b, path, clock), Counter: mustCounter(b, rs.URL(), "bench:", time.Second), Now: clock.Now, SyncInterval: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -472,7 +407,7 @@ func BenchmarkAuthenticateCharge_RedisParallel(b *testing.B) {
 			}
 		}
 	})
-	if !s.RedisUp() {
+	if !s.SharedUp() {
 		b.Fatal("the breaker opened: this measured local counting")
 	}
 }

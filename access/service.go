@@ -23,14 +23,10 @@ type Options struct {
 	// State is the state store holding the keys and the daily usage
 	// (required). Open reads it; the sync writes it once a second.
 	State state.Store
-	// RedisURL, when set (redis://host:port/db), shares day counters and
-	// token buckets between replicas. Empty means local counting only.
-	RedisURL string
-	// RedisPrefix prefixes every Redis key; empty means "cardedge:".
-	RedisPrefix string
-	// RedisTimeout bounds dial, read and write of one Redis call; zero means
-	// 50ms.
-	RedisTimeout time.Duration
+	// Counter, when set, shares the day counters and token buckets with the
+	// other replicas of a fleet (state/redis's Counter); nil means local
+	// counting only. The Service does not close it.
+	Counter Counter
 	// Now is the wall clock (quota days and token buckets); nil means
 	// time.Now.
 	Now func() time.Time
@@ -112,7 +108,7 @@ type Service struct {
 
 	addrs [numAddrShards]addrShard
 
-	redis *redisBackend // nil without RedisURL
+	shared *shared // nil without Options.Counter
 
 	syncMu    sync.Mutex
 	stop      chan struct{}
@@ -157,12 +153,6 @@ func Open(opts Options) (*Service, error) {
 	if opts.RetainDays <= 0 {
 		opts.RetainDays = 90
 	}
-	if opts.RedisTimeout <= 0 {
-		opts.RedisTimeout = 50 * time.Millisecond
-	}
-	if opts.RedisPrefix == "" {
-		opts.RedisPrefix = "cardedge:"
-	}
 	s := &Service{
 		opts:   opts,
 		now:    opts.Now,
@@ -182,12 +172,8 @@ func Open(opts Options) (*Service, error) {
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
-	if opts.RedisURL != "" {
-		r, err := newRedis(opts.RedisURL, opts.RedisPrefix, opts.RedisTimeout, s.log)
-		if err != nil {
-			return nil, err
-		}
-		s.redis = r
+	if opts.Counter != nil {
+		s.shared = newShared(opts.Counter, s.log)
 	}
 	if opts.SyncInterval > 0 {
 		go s.loop()
@@ -246,7 +232,7 @@ func (s *Service) install(recs []keyRecord) {
 		h, _ := r.hash() // checked by readKeys
 		st := s.states[r.ID]
 		if st == nil {
-			st = &keyState{id: r.ID, bkey: bucketKey(s.opts.RedisPrefix, r.ID)}
+			st = &keyState{id: r.ID}
 			s.states[r.ID] = st
 		}
 		var exp int64
@@ -308,9 +294,10 @@ func (s *Service) Authenticate(authorization []byte, clientAddr string) (Caller,
 // to skip authenticating a request it has seen.
 func (s *Service) KeyTableGen() uint64 { return s.keys.Load().gen }
 
-// RedisUp reports whether Redis is configured and answering (its circuit
-// breaker is closed), for health checks. Without RedisURL it is false.
-func (s *Service) RedisUp() bool { return s.redis != nil && s.redis.up() }
+// SharedUp reports whether shared counters are configured and answering
+// (their circuit breaker is closed), for health checks. Without
+// Options.Counter it is false.
+func (s *Service) SharedUp() bool { return s.shared != nil && s.shared.up() }
 
 // Key returns the record of key id as the running service knows it.
 func (s *Service) Key(id string) (Key, bool) {
@@ -389,11 +376,11 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	}
 
 	owed := false
-	if r := s.redis; r != nil {
+	if r := s.shared; r != nil {
 		if r.up() {
 			res, err := r.charge(st, today, nowNs, lim, n)
 			if err == nil {
-				return s.applyRedis(st, c.Tier, lim, today, nowNs, n, res, d)
+				return s.applyShared(st, c.Tier, lim, today, nowNs, n, res, d)
 			}
 			r.trip(err)
 		}
@@ -436,16 +423,16 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	return d, nil
 }
 
-// applyRedis records a Redis decision locally.
-func (s *Service) applyRedis(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, res redisResult, d Decision) (Decision, error) {
-	tokens := float64(res.tokensMilli) / 1000
+// applyShared records a shared counter's decision locally.
+func (s *Service) applyShared(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, res state.ChargeResult, d Decision) (Decision, error) {
+	tokens := float64(res.TokensMilli) / 1000
 	st.mu.Lock()
 	day := st.rollover(today)
-	if day == today && res.used > st.used {
-		st.used = res.used
+	if day == today && res.Used > st.used {
+		st.used = res.Used
 	}
 	st.bucket = bucket{tokens: tokens, last: nowNs}
-	if res.status == redisAllowed {
+	if res.Status == state.ChargeAllowed {
 		st.pend.add(day, n)
 		st.last = nowNs
 	} else {
@@ -453,13 +440,13 @@ func (s *Service) applyRedis(st *keyState, t Tier, lim Limits, today snapshots.D
 	}
 	st.mu.Unlock()
 
-	d.Remaining = max(0, lim.DailyQuota-int(res.used))
+	d.Remaining = max(0, lim.DailyQuota-int(res.Used))
 	d.RateRemaining = int(tokens)
 	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
-	switch res.status {
-	case redisQuota:
+	switch res.Status {
+	case state.ChargeQuota:
 		return refuseQuota(d, t)
-	case redisRate:
+	case state.ChargeRate:
 		return refuseRate(d, t, tokens, lim)
 	}
 	d.Allowed = true
@@ -572,8 +559,8 @@ func (s *Service) Usage(keyID string) (Usage, error) {
 		}
 	}
 	used := max(days[today], live)
-	if s.redis != nil {
-		if n, ok := s.redis.dayCount(st, today); ok && n > used {
+	if s.shared != nil {
+		if n, ok := s.shared.dayCount(st, today); ok && n > used {
 			used = n
 		}
 	}
@@ -753,8 +740,8 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 			s.keysRev = rev
 		}
 	}
-	if s.redis != nil {
-		s.redis.tick(states)
+	if s.shared != nil {
+		s.shared.tick(states)
 	}
 	return err
 }
@@ -768,11 +755,6 @@ func (s *Service) Close() error {
 		close(s.stop)
 		<-s.done
 		s.closeErr = s.sync(5*s.opts.LockTimeout, true)
-		if s.redis != nil {
-			if err := s.redis.close(); err != nil && s.closeErr == nil {
-				s.closeErr = err
-			}
-		}
 	})
 	return s.closeErr
 }

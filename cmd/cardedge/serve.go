@@ -131,10 +131,16 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	}
 	s.store = st
 	s.closers = append(s.closers, func() { st.Close() })
+	accessOpts := access.Options{State: st, Logger: log}
+	if counters != nil {
+		s.closers = append(s.closers, func() { counters.Close() })
+		accessOpts.Counter = counters
+	}
 	if s.tokens, err = chattoken.New(ctx, chattoken.Options{State: st, Logger: log}); err != nil {
 		return nil, err
 	}
-	if s.access, err = access.Open(access.Options{State: st, RedisURL: counters, Logger: log, Chat: s.tokens}); err != nil {
+	accessOpts.Chat = s.tokens
+	if s.access, err = access.Open(accessOpts); err != nil {
 		return nil, err
 	}
 	s.closers = append(s.closers, func() { s.access.Close() })

@@ -63,8 +63,8 @@ func (f storeFlags) open() (state.Store, error) {
 	return statebolt.Open(f.path, statebolt.Options{})
 }
 
-// openServeStore opens serve's state store and says where the access
-// layer's shared quota counters live:
+// openServeStore opens serve's state store and the access layer's shared
+// quota counters (nil: counted in memory), over one Redis client:
 //
 //   - --redis URL alone: everything in Redis (accounts, sessions, keys,
 //     usage, previews, collections, cohorts, server secrets) and the quota
@@ -75,26 +75,35 @@ func (f storeFlags) open() (state.Store, error) {
 //     the mode before the shared store).
 //
 // The store is checked (every record decodes) before it is used.
-func openServeStore(ctx context.Context, cfg ServeConfig) (st state.Store, counters string, err error) {
+//
+// Close the counters (when not nil) before the store.
+func openServeStore(ctx context.Context, cfg ServeConfig) (st state.Store, counters *stateredis.Counter, err error) {
 	switch {
 	case cfg.State == "" && cfg.Redis == "":
-		return nil, "", errors.New("--state FILE or --redis URL is required")
+		return nil, nil, errors.New("--state FILE or --redis URL is required")
 	case cfg.State == "":
 		rs, err := stateredis.Open(cfg.Redis, stateredis.Options{})
 		if err != nil {
-			return nil, "", err
+			return nil, nil, err
 		}
 		if err := rs.Check(ctx); err != nil {
 			rs.Close()
-			return nil, "", err
+			return nil, nil, err
 		}
-		return rs, cfg.Redis, nil
+		return rs, rs.Counter(stateredis.CounterOptions{}), nil
 	}
 	bs, err := openState(ctx, cfg.State)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	return bs, cfg.Redis, nil
+	if cfg.Redis == "" {
+		return bs, nil, nil
+	}
+	if counters, err = stateredis.OpenCounter(cfg.Redis, stateredis.CounterOptions{}); err != nil {
+		bs.Close()
+		return nil, nil, err
+	}
+	return bs, counters, nil
 }
 
 // redisLogger sends go-redis's own messages (a pool that cannot dial, every

@@ -68,9 +68,13 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	base := time.Now()
 	var ticks atomic.Int64
 	var st state.Store
+	var counter access.Counter
 	var err error
 	if *redisURL != "" {
-		st, err = stateredis.Open(*redisURL, stateredis.Options{})
+		var rs *stateredis.Store
+		if rs, err = stateredis.Open(*redisURL, stateredis.Options{}); err == nil {
+			st, counter = rs, rs.Counter(stateredis.CounterOptions{})
+		}
 	} else {
 		st, err = statebolt.Open(*statePath, statebolt.Options{})
 	}
@@ -78,7 +82,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	acc, err := access.Open(access.Options{State: st, RedisURL: *redisURL, Logger: log, Now: func() time.Time {
+	acc, err := access.Open(access.Options{State: st, Counter: counter, Logger: log, Now: func() time.Time {
 		return base.Add(time.Duration(ticks.Add(1)) * *step)
 	}})
 	if err != nil {

@@ -24,14 +24,26 @@ type Server struct {
 	port    int
 	dir     string
 	persist bool
+	fsync   string // appendfsync with persist
 	cmd     *exec.Cmd
 }
 
 // Start starts redis-server, or skips tb when it is not installed. With
 // persist the server keeps an append-only file fsynced every second (what
-// the README asks of a production Redis), so that a server stopped with
-// SIGTERM, or restarted, keeps its data.
+// the operations guide asks of a production Redis), so that a server stopped
+// with SIGTERM, or restarted, keeps its data.
 func Start(tb testing.TB, persist bool) *Server {
+	return start(tb, persist, "everysec")
+}
+
+// StartDurable starts a redis-server whose append-only file is fsynced at
+// every write (appendfsync always): even a killed server (Kill) restarts
+// with every write it acknowledged.
+func StartDurable(tb testing.TB) *Server {
+	return start(tb, true, "always")
+}
+
+func start(tb testing.TB, persist bool, fsync string) *Server {
 	tb.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		tb.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does): skipping the Redis tests")
@@ -42,7 +54,7 @@ func Start(tb testing.TB, persist bool) *Server {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &Server{tb: tb, port: port, dir: tb.TempDir(), persist: persist}
+	s := &Server{tb: tb, port: port, dir: tb.TempDir(), persist: persist, fsync: fsync}
 	s.Start()
 	tb.Cleanup(s.Kill)
 	return s
@@ -60,7 +72,7 @@ func (s *Server) Start() {
 	args := []string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
 		"--save", "", "--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"}
 	if s.persist {
-		args = append(args, "--appendonly", "yes", "--appendfsync", "everysec")
+		args = append(args, "--appendonly", "yes", "--appendfsync", s.fsync)
 	} else {
 		args = append(args, "--appendonly", "no")
 	}
@@ -86,6 +98,13 @@ func (s *Server) Stop() { s.signal(syscall.SIGTERM) }
 
 // Kill kills the server (SIGKILL) and waits for it to exit.
 func (s *Server) Kill() { s.signal(syscall.SIGKILL) }
+
+// Pause stops the server's process (SIGSTOP): it accepts connections and
+// answers nothing, as a hung server does, until Resume.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume continues a paused server (SIGCONT).
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 func (s *Server) signal(sig syscall.Signal) {
 	if s.cmd != nil && s.cmd.Process != nil {
