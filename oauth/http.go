@@ -97,7 +97,7 @@ func (s *Server) Metadata() ASMetadata {
 		CodeChallengeMethodsSupported:     []string{"S256"},
 		ClientIDMetadataDocumentSupported: !s.opts.CIMD.Disabled, AuthorizationResponseISSSupported: true,
 		ServiceDocumentation: s.opts.ServiceDocumentation,
-		ProtectedResources: []string{s.resource},
+		ProtectedResources:   []string{s.resource},
 	}
 	if s.opts.RegisterPerHour >= 0 {
 		m.RegistrationEndpoint = s.issuer + PathRegister
