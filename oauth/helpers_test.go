@@ -24,7 +24,7 @@ import (
 // env is an authorization server over a fresh state store, served by an
 // httptest server whose URL is its public URL, with one account.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	clock   *statetest.Clock
 	st      state.Store
 	accts   *account.Service
@@ -38,7 +38,7 @@ type env struct {
 var t0 = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 // MustEnv returns an env; tweak changes the server's options before New.
-func MustEnv(t *testing.T, tweak func(*oauth.Options)) *env {
+func MustEnv(t testing.TB, tweak func(*oauth.Options)) *env {
 	t.Helper()
 	e := &env{t: t, clock: statetest.NewClock(t0)}
 	e.st = statetest.MustOpenPath(t, t.TempDir()+"/state.bolt", boltOptions(e.clock))
@@ -113,7 +113,7 @@ func (e *env) postForm(path string, form url.Values, authorization string) (int,
 	return decode(e.t, resp)
 }
 
-func decode(t *testing.T, resp *http.Response) (int, map[string]any) {
+func decode(t testing.TB, resp *http.Response) (int, map[string]any) {
 	t.Helper()
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
@@ -213,3 +213,12 @@ func reason(err error) string {
 func boltOptions(c *statetest.Clock) statebolt.Options { return statebolt.Options{Now: c.Now} }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func mustQuery(t *testing.T, to string) url.Values {
+	t.Helper()
+	u, err := url.Parse(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query()
+}
