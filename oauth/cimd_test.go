@@ -60,7 +60,9 @@ func mustDocServer(t *testing.T) *docServer {
 func cimdEnv(t *testing.T, d *docServer) *env {
 	pool := x509.NewCertPool()
 	pool.AddCert(d.Certificate())
-	return MustEnv(t, func(o *oauth.Options) { o.CIMD = oauth.CIMDOptions{AllowPrivate: true, RootCAs: pool, Timeout: 2 * time.Second} })
+	return MustEnv(t, func(o *oauth.Options) {
+		o.CIMD = oauth.CIMDOptions{AllowPrivate: true, RootCAs: pool, Timeout: 2 * time.Second}
+	})
 }
 
 func TestCIMD_OK(t *testing.T) {

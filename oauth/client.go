@@ -368,16 +368,17 @@ func isURLClientID(id string) bool {
 	return strings.HasPrefix(id, "https://") || strings.HasPrefix(id, "http://")
 }
 
-// clientCredentials are what a token or revocation request says of its
-// client.
-type clientCredentials struct {
+// ClientCredentials are what a token or revocation request says of its
+// client: its id, and its secret for a confidential client (sent in the
+// form, or with HTTP Basic).
+type ClientCredentials struct {
 	ID, Secret string
 	Basic      bool // sent with HTTP Basic
 }
 
 // authenticate checks a request's client credentials against client c
 // (looked up by id): the method it registered, and its secret.
-func authenticate(c Client, cred clientCredentials) error {
+func authenticate(c Client, cred ClientCredentials) error {
 	switch c.AuthMethod {
 	case AuthNone:
 		if cred.Secret != "" {

@@ -138,14 +138,17 @@ func TestAuthorize_Err(t *testing.T) {
 
 	// No redirect at all: the browser stays on our page.
 	for name, q := range map[string]url.Values{
-		"RedirectOneCharOff":  with(func(q url.Values) { q.Set("redirect_uri", "https://claude.ai/api/mcp/auth_callbacK") }),
-		"RedirectExtraSlash":  with(func(q url.Values) { q.Set("redirect_uri", redirect+"/") }),
-		"RedirectQueryAdded":  with(func(q url.Values) { q.Set("redirect_uri", redirect+"?x=1") }),
-		"OpenRedirect":        with(func(q url.Values) { q.Set("redirect_uri", "https://evil.example/steal") }),
-		"OpenRedirectUnknown": with(func(q url.Values) { q.Set("client_id", "oc_unknownclient000"); q.Set("redirect_uri", "https://evil.example/") }),
-		"NoRedirect":          with(func(q url.Values) { q.Del("redirect_uri") }),
-		"NoClient":            with(func(q url.Values) { q.Del("client_id") }),
-		"RedirectTwice":       with(func(q url.Values) { q.Add("redirect_uri", "https://evil.example/") }),
+		"RedirectOneCharOff": with(func(q url.Values) { q.Set("redirect_uri", "https://claude.ai/api/mcp/auth_callbacK") }),
+		"RedirectExtraSlash": with(func(q url.Values) { q.Set("redirect_uri", redirect+"/") }),
+		"RedirectQueryAdded": with(func(q url.Values) { q.Set("redirect_uri", redirect+"?x=1") }),
+		"OpenRedirect":       with(func(q url.Values) { q.Set("redirect_uri", "https://evil.example/steal") }),
+		"OpenRedirectUnknown": with(func(q url.Values) {
+			q.Set("client_id", "oc_unknownclient000")
+			q.Set("redirect_uri", "https://evil.example/")
+		}),
+		"NoRedirect":    with(func(q url.Values) { q.Del("redirect_uri") }),
+		"NoClient":      with(func(q url.Values) { q.Del("client_id") }),
+		"RedirectTwice": with(func(q url.Values) { q.Add("redirect_uri", "https://evil.example/") }),
 	} {
 		t.Run(name, func(t *testing.T) {
 			status, loc, body := e.authorize(q)

@@ -33,7 +33,7 @@ type TokenRequest struct {
 	RefreshToken string
 	Scope        string
 	Resources    []string
-	Client       clientCredentials
+	Client       ClientCredentials
 }
 
 // TokenResponse is the JSON answer of a successful token request.
@@ -95,7 +95,7 @@ func ParseTokenRequest(form url.Values, authorization string) (TokenRequest, err
 		if t.Client.ID != "" && t.Client.ID != id {
 			return t, invalidClient("client_id differs from the Basic credentials' client")
 		}
-		t.Client = clientCredentials{ID: id, Secret: secret, Basic: true}
+		t.Client = ClientCredentials{ID: id, Secret: secret, Basic: true}
 	}
 	if t.Client.ID == "" {
 		return t, invalidClient("client_id is required (public clients send it in the form)")
