@@ -1,6 +1,7 @@
 package web
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -54,7 +55,7 @@ func (h *Handler) handleConnect(w http.ResponseWriter, r *http.Request, si signe
 		h.fail(w, r, err)
 		return
 	}
-	d := connectData{Pending: p, Tier: si.account.Tier, Minutes: max(1, int(p.Expires.Sub(h.now()).Minutes()))}
+	d := connectData{Pending: p, Tier: si.account.Tier, Minutes: max(1, int(math.Ceil(p.Expires.Sub(h.now()).Minutes())))}
 	for _, s := range p.Scopes {
 		cs := connectScope{Scope: s}
 		if s.Name == oauth.ScopeCollection && !access.AppsAccess(si.account.Tier) {
