@@ -263,27 +263,9 @@ func (s *Server) exchange(ctx context.Context, c Client, t TokenRequest, addr st
 		if err := codes.Put(tx, hashSecret(t.Code), rec, codeRecordTTL); err != nil {
 			return err
 		}
-		if err := grants.Insert(tx, grantKey(a.ID, gid), g, s.opts.RefreshIdle); err != nil {
-			return err
-		}
-		if err := refreshes.Insert(tx, g.Refresh, refreshRecord{Account: a.ID, Grant: gid}, s.opts.RefreshIdle); err != nil {
-			return err
-		}
-		if err := s.renewClient(tx, c.ID, now); err != nil {
-			return err
-		}
-		return s.acc.AuditIn(tx, a.ID, account.Event{What: account.EventAppConnected, Addr: addr, Detail: grantDetail(g)})
+		return s.keepGrant(tx, g, account.EventAppConnected, addr, now)
 	})
-	if err != nil {
-		return TokenResponse{}, err
-	}
-	if reused {
-		s.forgetLater()
-	}
-	if refuse != nil {
-		return TokenResponse{}, refuse
-	}
-	return s.tokens(g, a, refresh)
+	return s.answer(err, reused, refuse, g, a, refresh)
 }
 
 // refresh answers grant_type=refresh_token.
@@ -348,17 +330,34 @@ func (s *Server) refresh(ctx context.Context, c Client, t TokenRequest, addr str
 			return nil
 		}
 		g.Refresh, g.LastUsed = hashSecret(next), now
-		if err := grants.Put(tx, grantKey(g.Account, g.ID), g, s.opts.RefreshIdle); err != nil {
-			return err
-		}
-		if err := refreshes.Insert(tx, g.Refresh, refreshRecord{Account: g.Account, Grant: g.ID}, s.opts.RefreshIdle); err != nil {
-			return err
-		}
-		if err := s.renewClient(tx, c.ID, now); err != nil {
-			return err
-		}
-		return s.acc.AuditIn(tx, a.ID, account.Event{What: account.EventAppRefreshed, Addr: addr, Detail: grantDetail(g)})
+		return s.keepGrant(tx, g, account.EventAppRefreshed, addr, now)
 	})
+	if narrow != nil {
+		g.Scopes = narrow // this access token only; the grant keeps its scopes
+	}
+	return s.answer(err, reused, refuse, g, a, next)
+}
+
+// keepGrant writes grant g and the record of its refresh token, renews its
+// client and writes the audit event what, inside tx.
+func (s *Server) keepGrant(tx state.Tx, g Grant, what, addr string, now time.Time) error {
+	if err := grants.Put(tx, grantKey(g.Account, g.ID), g, s.opts.RefreshIdle); err != nil {
+		return err
+	}
+	if err := refreshes.Insert(tx, g.Refresh, refreshRecord{Account: g.Account, Grant: g.ID}, s.opts.RefreshIdle); err != nil {
+		return err
+	}
+	if err := s.renewClient(tx, g.ClientID, now); err != nil {
+		return err
+	}
+	return s.acc.AuditIn(tx, g.Account, account.Event{What: what, Addr: addr, Detail: grantDetail(g)})
+}
+
+// answer is the outcome of an exchange or a refresh whose transaction
+// returned err and decided reused and refuse: the store's error, the
+// refusal (after a reuse, this process reloads the ended grants at its
+// next Verify), or the tokens of grant g with refresh token refresh.
+func (s *Server) answer(err error, reused bool, refuse error, g Grant, a account.Account, refresh string) (TokenResponse, error) {
 	if err != nil {
 		return TokenResponse{}, err
 	}
@@ -368,10 +367,7 @@ func (s *Server) refresh(ctx context.Context, c Client, t TokenRequest, addr str
 	if refuse != nil {
 		return TokenResponse{}, refuse
 	}
-	if narrow != nil {
-		g.Scopes = narrow // this access token only; the grant keeps its scopes
-	}
-	return s.tokens(g, a, next)
+	return s.tokens(g, a, refresh)
 }
 
 // tokens returns the token response of grant g of account a with refresh
