@@ -260,6 +260,10 @@ func (s *Service) Lookup(ctx context.Context, idOrEmail string) (Account, error)
 	return a, err
 }
 
+// GetIn returns account id read in tx (a transaction of the caller's, such
+// as package oauth's refresh). ENOTFOUND: none.
+func GetIn(tx state.Tx, id string) (Account, error) { return getAccount(tx, id) }
+
 func getAccount(tx state.Tx, id string) (Account, error) {
 	if id == "" || len(id) > 64 {
 		return Account{}, apperr.Errorf(apperr.ENOTFOUND, "no account %q", id)

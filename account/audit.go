@@ -33,6 +33,12 @@ const (
 	EventKeyCreated          = "key_created"
 	EventKeyRolled           = "key_rolled"
 	EventKeyRevoked          = "key_revoked"
+	// Apps connected through OAuth (package oauth): Detail names the app
+	// (client name and redirect host) and the grant.
+	EventAppConnected = "app_connected"   // a grant made (a code exchanged)
+	EventAppRefreshed = "app_refreshed"   // its tokens refreshed
+	EventAppRevoked   = "app_revoked"     // ended: by the account, or by the app (RFC 7009)
+	EventAppReuse     = "app_token_reuse" // ended: a refresh token or code used twice
 )
 
 // AuditRetention is how long audit events are kept.
@@ -53,6 +59,11 @@ func (s *Service) audit(tx state.Tx, id string, e Event) error {
 	key := fmt.Sprintf("%s/%016x/%08x%s", id, uint64(e.Time.UnixNano()), uint32(s.auditSeq.Add(1)), hex.EncodeToString(r[:]))
 	return auditLog.Put(tx, key, e, AuditRetention)
 }
+
+// AuditIn appends e to account id's log inside tx (an Update of the
+// caller's): package oauth records its grants, refreshes and revocations in
+// the transaction that makes them. e.Time is set to now.
+func (s *Service) AuditIn(tx state.Tx, id string, e Event) error { return s.audit(tx, id, e) }
 
 // auditLater appends e in the background: a failed sign-in must answer in
 // the time an unknown email does, without this write. At most a few such

@@ -59,7 +59,8 @@ const (
 	// name -> JSON bytes. "cursor" is the 32-byte HMAC key of sales cursors
 	// (owner: cmd/cardedge, which creates it once); "chat-token" the
 	// signing keys of chat-user tokens, the current one and those retired
-	// within their grace (owner: chattoken). No expiry.
+	// within their grace (owner: chattoken); "oauth-token" the signing keys
+	// of OAuth access tokens, kept the same way (owner: oauth). No expiry.
 	Secrets Bucket = "secrets"
 )
 
@@ -96,6 +97,60 @@ const (
 	LastUsed Bucket = "last_used"
 )
 
+// Buckets of the OAuth 2.1 authorization server (#31): package oauth owns
+// them. Durations named here are oauth's defaults (oauth.Options).
+const (
+	// OAuthClients holds the clients registered by RFC 7591 dynamic
+	// registration: client id ("oc_" + 16 base32 characters) -> JSON client
+	// (name, redirect URIs, token endpoint auth method, the SHA-256 of its
+	// secret when it has one, registration time and address). A
+	// registration nobody uses expires after a day; each grant made or
+	// refreshed with it renews its TTL to the refresh tokens' idle lifetime
+	// plus a day, so unused clients are pruned by expiry. Clients named by
+	// a Client ID Metadata Document (an https URL) are not stored here:
+	// each process fetches and caches their document.
+	OAuthClients Bucket = "oauth_clients"
+
+	// OAuthRequests holds pending authorization requests, between
+	// /oauth/authorize and the consent page's answer: request id (32
+	// random bytes, base64url) -> JSON request (client, redirect URI,
+	// state, PKCE challenge, scopes, resource). They expire 10 minutes
+	// after the authorization request; the answer deletes them.
+	OAuthRequests Bucket = "oauth_requests"
+
+	// OAuthCodes holds authorization codes: hex SHA-256 of the code -> JSON
+	// code (the approved request, the account, used or not). A code works
+	// for a minute, once; its record stays 10 minutes so that a second use
+	// is recognized (and ends the grant the first one made).
+	OAuthCodes Bucket = "oauth_codes"
+
+	// OAuthGrants holds what an account let an app do: "<account id>/<grant
+	// id>" -> JSON grant (client id, name and redirect URI, scopes,
+	// resource, creation and last-use times, the hash of the one refresh
+	// token that may be used next). A prefix scan of "<account id>/" lists
+	// an account's connected apps. The TTL is the refresh tokens' idle
+	// lifetime (30 days), renewed at each refresh.
+	OAuthGrants Bucket = "oauth_grants"
+
+	// OAuthRefresh holds refresh tokens: hex SHA-256 of the token -> JSON
+	// (account id, grant id). Each refresh rotates the token; the used one
+	// stays until its TTL (the idle lifetime) so that its reuse is
+	// recognized and ends the grant.
+	OAuthRefresh Bucket = "oauth_refresh"
+
+	// OAuthRevoked holds the grants ended within an access token's
+	// lifetime: grant id -> JSON (account id, time, why). Kept that long
+	// (1 hour) plus a minute, so that every process refuses the access
+	// tokens of an ended grant; every write adds 1 to the Meta counter
+	// MetaOAuthRev in the same transaction.
+	OAuthRevoked Bucket = "oauth_revoked"
+
+	// OAuthLimits holds counters of the registration limit:
+	// "register/<client address>/<Unix hour>" -> registrations from that
+	// address in that hour. They expire after the hour.
+	OAuthLimits Bucket = "oauth_limits"
+)
+
 // Keys of the Meta bucket.
 const (
 	// MetaKeysRev is the key table's revision: every change to Keys (and,
@@ -103,6 +158,11 @@ const (
 	// Servers read it once a second and reload the key table when it moved,
 	// so that every process and replica sees a change within a second.
 	MetaKeysRev = "keys.rev"
+
+	// MetaOAuthRev is the revision of OAuthRevoked: every grant ended adds
+	// 1. Processes that verify OAuth access tokens read it at most once a
+	// second and reload the ended grants when it moved.
+	MetaOAuthRev = "oauth.rev"
 )
 
 // MaxKeyLen is the longest key a store accepts, in bytes.
@@ -122,15 +182,17 @@ const (
 var Buckets = []Bucket{
 	Keys, Usage, Meta, ImportPreviews, Collections, Cohorts, Secrets,
 	Accounts, AccountEmails, Sessions, Audit, LastUsed,
+	OAuthClients, OAuthRequests, OAuthCodes, OAuthGrants, OAuthRefresh, OAuthRevoked, OAuthLimits,
 }
 
 // Kind returns what b holds, or KindNone when b is not declared above.
 func (b Bucket) Kind() Kind {
 	switch b {
-	case Usage, Meta:
+	case Usage, Meta, OAuthLimits:
 		return KindCounters
 	case Keys, ImportPreviews, Collections, Cohorts, Secrets,
-		Accounts, AccountEmails, Sessions, Audit, LastUsed:
+		Accounts, AccountEmails, Sessions, Audit, LastUsed,
+		OAuthClients, OAuthRequests, OAuthCodes, OAuthGrants, OAuthRefresh, OAuthRevoked:
 		return KindRecords
 	}
 	return KindNone

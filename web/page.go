@@ -51,6 +51,7 @@ var nav = []navItem{
 	{"keys", "Keys", Base + "/keys"},
 	{"usage", "Usage", Base + "/usage"},
 	{"chat", "Chat", Base + "/chat"},
+	{"apps", "Connected apps", Base + "/apps"},
 	{"account", "Account", Base + "/account"},
 }
 
@@ -144,6 +145,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	}
 	if p.Account != nil {
 		for _, it := range nav {
+			if it.Key == "apps" && h.opts.OAuth == nil {
+				continue
+			}
 			p.Items = append(p.Items, navLink{Label: it.Label, Href: it.Href, Current: it.Key == p.Nav})
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cardedge/cardedge/account"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
+	"github.com/cardedge/cardedge/oauth"
 )
 
 // Usage is what the pages read of the keys' use: *access.Service.
@@ -60,6 +61,9 @@ type Options struct {
 	// ChatTokens mints the web chat's chat-user tokens (package chattoken);
 	// nil leaves the chat page without a chat (it says so).
 	ChatTokens ChatTokens
+	// OAuth is the authorization server whose consent and Connected apps
+	// pages the dashboard serves (connect.go); nil: apps cannot connect.
+	OAuth *oauth.Server
 }
 
 // Handler serves the dashboard under /dashboard.
@@ -116,6 +120,7 @@ func New(o Options) (*Handler, error) {
 	h.registerMarketRoutes()
 	h.registerCollectionRoutes()
 	h.registerChatRoutes()
+	h.registerOAuthRoutes()
 	h.registerAssetRoutes()
 	h.mux.HandleFunc("GET "+Base, h.handleHome)
 	h.mux.HandleFunc("GET "+Base+"/{$}", h.handleHome)
