@@ -42,7 +42,15 @@ type ChatVerifier interface {
 func AppsAccess(t Tier) bool { return t == Pro || t == Elite }
 
 // Chat reports whether c was authenticated by a chat-user token.
-func (c Caller) Chat() bool { return c.Account != "" }
+func (c Caller) Chat() bool { return c.Account != "" && !c.App }
+
+// ChatTools reports whether c may use the web chat's extra MCP tools
+// (show_cards, price_card, the collection operations): a chat-user token, or
+// a connected app granted the collection scope, of a tier with Apps access.
+// API keys never do.
+func (c Caller) ChatTools() bool {
+	return AppsAccess(c.Tier) && (c.Chat() || c.App && c.Collection)
+}
 
 // maxJWTLen bounds what LooksLikeJWT accepts (ours are about 300 bytes).
 const maxJWTLen = 4096
@@ -140,4 +148,54 @@ func (s *Service) accountState(id string) *keyState {
 	}
 	st.mu.Unlock()
 	return st
+}
+
+// Connected apps. An MCP host (Claude, ChatGPT, VS Code) that the account
+// connected through OAuth (package oauth) sends "Authorization: Bearer
+// <access token>" to MCP, and only MCP (AuthenticateMCP) takes it. Its caller
+// is the account's, as a chat-user token's is: the account's tier, quota and
+// rate; Collection says whether the chat tools are granted.
+
+// AppClaims is what a verified access token of a connected app says.
+type AppClaims struct {
+	Account    string // the account that connected the app ("a_...")
+	Tier       Tier   // the account's tier when the token was minted
+	Collection bool   // granted the collection scope
+}
+
+// AppVerifier verifies connected apps' access tokens (package oauth's
+// Server implements it).
+type AppVerifier interface {
+	// IsAppToken reports whether a bearer credential has the shape of an
+	// app's access token (no check of its signature).
+	IsAppToken(tok []byte) bool
+	// VerifyApp returns the claims of tok, or an error that unwraps to an
+	// EUNAUTHORIZED *apperr.Error saying why it is refused (expired,
+	// another resource, revoked, invalid); the front door names the
+	// authorization server in its 401 (WWW-Authenticate).
+	VerifyApp(tok []byte) (AppClaims, error)
+}
+
+// AuthenticateMCP is AuthenticateChat for the MCP endpoint: it also takes a
+// connected app's access token (Options.Apps). Errors are EUNAUTHORIZED; an
+// app token's refusal keeps the verifier's error in its chain.
+func (s *Service) AuthenticateMCP(authorization []byte, clientAddr string) (Caller, error) {
+	const scheme = "bearer "
+	if s.opts.Apps == nil || len(authorization) <= len(scheme) || !equalFoldASCII(authorization[:len(scheme)], scheme) ||
+		!s.opts.Apps.IsAppToken(authorization[len(scheme):]) {
+		return s.AuthenticateChat(authorization, clientAddr)
+	}
+	cl, err := s.opts.Apps.VerifyApp(authorization[len(scheme):])
+	if err != nil {
+		if apperr.ErrorCode(err) != apperr.EUNAUTHORIZED {
+			s.log.Error("access: verifying an app's access token", "err", err)
+			return Caller{}, unauthorized("invalid access token")
+		}
+		return Caller{}, err
+	}
+	if cl.Account == "" || !cl.Tier.Valid() || cl.Tier == Playground {
+		return Caller{}, unauthorized("invalid access token")
+	}
+	return Caller{KeyID: cl.Account, Account: cl.Account, Tier: cl.Tier, App: true, Collection: cl.Collection,
+		ClientAddr: clientAddr, st: s.accountState(cl.Account)}, nil
 }

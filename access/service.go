@@ -47,6 +47,9 @@ type Options struct {
 	// Chat verifies the chat-user tokens AuthenticateChat accepts (package
 	// chattoken); nil refuses them (401).
 	Chat ChatVerifier
+	// Apps verifies the access tokens of connected apps (package oauth)
+	// that AuthenticateMCP accepts; nil refuses them (401).
+	Apps AppVerifier
 }
 
 // Caller is who is calling, as Authenticate found it. The zero Caller is a
@@ -59,9 +62,13 @@ type Caller struct {
 	SQL        bool   // on the SQL allowlist
 	Unmetered  bool   // no quota or rate limit
 	ClientAddr string // client address, the Playground rate-limit key
-	// Account is set for a chat-user token (AuthenticateChat): the account
-	// it was minted for, also its KeyID. "" for an API key.
+	// Account is set for a chat-user token (AuthenticateChat) and a
+	// connected app's token (AuthenticateMCP): the account it was minted
+	// for, also its KeyID. "" for an API key.
 	Account string
+	// App is set for a connected app's access token; Collection says that
+	// it was granted the collection scope (the chat tools).
+	App, Collection bool
 
 	st *keyState // cached state of KeyID
 }

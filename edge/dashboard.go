@@ -18,13 +18,14 @@ func isDashboardPath(p []byte) bool {
 	return bytes.HasPrefix(p, []byte(DashboardPath)) && (len(p) == len(DashboardPath) || p[len(DashboardPath)] == '/')
 }
 
-// dashboardHandler serves h (package web) at /dashboard and below. Its
-// requests go through none of the API's access layer: they are not
-// authenticated by key nor charged to a quota (h rate-limits them per client
-// address itself). As for MCP, the request's headers and body are copied out
+// netHTTP serves a net/http handler: the dashboard (package web) at
+// /dashboard and below, and the authorization server of connected apps
+// (package oauth). Their requests go through none of the API's access
+// layer: they are not authenticated by key nor charged to a quota (h limits
+// them per client address itself). As for MCP, the request's headers and body are copied out
 // of fasthttp's reused buffers before h sees them, and on a loopback
 // listener the Host header must name a loopback host (DNS rebinding).
-func (s *Server) dashboardHandler(h http.Handler) fasthttp.RequestHandler {
+func (s *Server) netHTTP(h http.Handler) fasthttp.RequestHandler {
 	return func(ctx *fasthttp.RequestCtx) {
 		if msg := checkLoopbackHost(ctx); msg != "" {
 			ctx.Error(msg, fasthttp.StatusForbidden)

@@ -21,8 +21,11 @@ import (
 //     Host's own host, or a loopback host when Host is one ("null" and
 //     other origins are refused). mcp-go's own guard cannot see the local
 //     address behind the adaptor, so it runs here.
-//  2. A valid Bearer key or chat-user token is required (401 error.v1, no
-//     anonymous access; access.AuthenticateChat).
+//  2. A valid Bearer key, chat-user token or connected app's access token
+//     is required (401 error.v1, no anonymous access;
+//     access.AuthenticateMCP). With connected apps (Options.Apps), every
+//     401 names the authorization server in WWW-Authenticate (RFC 9728),
+//     which is how an MCP host finds where to sign in.
 //  3. Headers are copied out of fasthttp's reused buffers: mcp-go keeps
 //     header strings (the session id) beyond the request.
 //
@@ -35,12 +38,22 @@ func (s *Server) mcpHandler(h http.Handler) fasthttp.RequestHandler {
 			writeCode(ctx, apperr.EFORBIDDEN, msg)
 			return
 		}
-		caller, err := s.access.AuthenticateChat(ctx.Request.Header.Peek("Authorization"), clientAddr(ctx))
+		authorization := ctx.Request.Header.Peek("Authorization")
+		caller, err := s.access.AuthenticateMCP(authorization, clientAddr(ctx))
 		if err == nil {
 			err = access.RequireKey(caller)
 		}
 		if err != nil {
 			s.writeAccessHeaders(ctx, access.Caller{}, nil)
+			if s.opts.Apps != nil && apperr.ErrorCode(err) == apperr.EUNAUTHORIZED {
+				if len(authorization) == 0 {
+					err = nil // no credential: the challenge carries no error
+				}
+				ctx.Response.Header.Set("WWW-Authenticate", s.opts.Apps.Challenge(err))
+				if err == nil {
+					err = apperr.Errorf(apperr.EUNAUTHORIZED, "MCP requires an API key or a connected app's access token (see WWW-Authenticate)")
+				}
+			}
 			s.writeError(ctx, err)
 			return
 		}

@@ -76,6 +76,10 @@ type Options struct {
 	// Dashboard is the dashboard (package web's Handler) served at
 	// /dashboard (dashboard.go); nil answers 404 there.
 	Dashboard http.Handler
+	// Apps is the authorization server of connected apps (package oauth)
+	// served at /.well-known/oauth-* and /oauth/ through the same adaptor
+	// as the dashboard; nil answers 404 there and MCP's 401s name none.
+	Apps Apps
 }
 
 // Server is the edge: the fasthttp front door over the live snapshot.
@@ -94,6 +98,8 @@ type Server struct {
 	mcp     fasthttp.RequestHandler
 	// dashboard serves /dashboard (Options.Dashboard); nil: not mounted.
 	dashboard fasthttp.RequestHandler
+	// apps serves the authorization server (Options.Apps); nil: none.
+	apps fasthttp.RequestHandler
 	// draining is set by Drain: /ready answers 503 so that a load balancer
 	// stops sending requests before Shutdown.
 	draining atomic.Bool
@@ -168,7 +174,10 @@ func New(opts Options) (*Server, error) {
 		s.mcp = s.mcpHandler(opts.MCP)
 	}
 	if opts.Dashboard != nil {
-		s.dashboard = s.dashboardHandler(opts.Dashboard)
+		s.dashboard = s.netHTTP(opts.Dashboard)
+	}
+	if opts.Apps != nil {
+		s.apps = s.netHTTP(opts.Apps.Handler())
 	}
 	s.router = newRouter()
 	s.registerRoutes()
@@ -365,6 +374,9 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	case s.dashboard != nil && isDashboardPath(path):
 		s.dashboard(ctx)
 		return "dashboard"
+	case s.apps != nil && isAppsPath(path):
+		s.apps(ctx)
+		return "oauth"
 	case isDocsPath(path):
 		s.handleDocs(ctx)
 		return "docs"

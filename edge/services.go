@@ -1,7 +1,9 @@
 package edge
 
 import (
+	"bytes"
 	"context"
+	"net/http"
 
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/live"
@@ -27,6 +29,26 @@ type Collections interface {
 	Preview(ctx context.Context, v *live.View, req collection.PreviewRequest) (*collection.Preview, error)
 	Confirm(ctx context.Context, v *live.View, o collection.Owner, req collection.ConfirmRequest) (*collection.Confirmation, error)
 	View(ctx context.Context, v *live.View, o collection.Owner, opts collection.ViewOptions) (*collection.View, error)
+}
+
+// Apps is the authorization server of connected apps (package oauth's
+// Server): the edge serves its endpoints (AppsPaths) and names it in every
+// 401 of MCP.
+type Apps interface {
+	// Handler serves the metadata, registration, authorization, token and
+	// revocation endpoints (net/http).
+	Handler() http.Handler
+	// Challenge is the WWW-Authenticate value of a 401 for err (nil: no
+	// credential was sent).
+	Challenge(err error) string
+}
+
+// isAppsPath reports whether p is one of the authorization server's: its
+// metadata under /.well-known/ and its endpoints under /oauth/.
+func isAppsPath(p []byte) bool {
+	return bytes.HasPrefix(p, []byte("/.well-known/oauth-authorization-server")) ||
+		bytes.HasPrefix(p, []byte("/.well-known/oauth-protected-resource")) ||
+		bytes.HasPrefix(p, []byte("/oauth/"))
 }
 
 var (

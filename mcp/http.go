@@ -116,7 +116,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			if sid != "" && !s.sessions.valid(sid, caller.KeyID) {
 				break
 			}
-			if chatTools[peek.Params.Name] && !(caller.Chat() && access.AppsAccess(caller.Tier)) {
+			if chatTools[peek.Params.Name] && !caller.ChatTools() {
 				break // mcp-go's tool filter refuses it: a tool this caller does not have
 			}
 			if v := r.Header.Get(mcpproto.HeaderProtocolVersion); v != "" && !mcpproto.IsValidProtocolVersion(v) {

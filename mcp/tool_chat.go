@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
@@ -40,7 +39,7 @@ var chatTools = map[string]bool{
 // appsCaller reports whether the call's caller may use the chat tools.
 func appsCaller(ctx context.Context) bool {
 	c := callFrom(ctx)
-	return c != nil && c.caller.Chat() && access.AppsAccess(c.caller.Tier)
+	return c != nil && c.caller.ChatTools()
 }
 
 // chatToolFilter is the server's tool filter (tools/list and tools/call):

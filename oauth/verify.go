@@ -287,3 +287,20 @@ func sortGrants(g []Grant) {
 		return g[i].ID < g[j].ID
 	})
 }
+
+// IsAppToken is IsAccessToken, as the access layer asks it
+// (access.AppVerifier).
+func (s *Server) IsAppToken(tok []byte) bool { return IsAccessToken(tok) }
+
+// VerifyApp verifies tok as presented to the MCP endpoint (Resource) and
+// returns what the access layer needs of it (access.AppVerifier). Errors
+// are Verify's *TokenError.
+func (s *Server) VerifyApp(tok []byte) (access.AppClaims, error) {
+	cl, err := s.Verify(tok, s.resource)
+	if err != nil {
+		return access.AppClaims{}, err
+	}
+	return access.AppClaims{Account: cl.Account, Tier: cl.Tier, Collection: cl.Has(ScopeCollection)}, nil
+}
+
+var _ access.AppVerifier = (*Server)(nil)

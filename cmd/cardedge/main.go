@@ -53,8 +53,8 @@ const usage = `usage:
   cardedge keys|accounts ... --redis URL                     (in place of --state FILE)
   cardedge state migrate --from FILE --to redis://host:port/db   (move a node's state into Redis, exactly)
   cardedge state check --state FILE | --redis URL
-  cardedge secrets rotate --state FILE|--redis URL chat-token [--grace 30m]
-                 (a new key signs chat-user tokens; the old one verifies for the grace)
+  cardedge secrets rotate --state FILE|--redis URL [--grace D] chat-token|oauth-token
+                 (a new key signs chat-user tokens or connected apps' access tokens; the old one verifies for the grace)
   cardedge demo --state FILE [--addr ADDR]`
 
 // Main runs one cardedge command until ctx ends.

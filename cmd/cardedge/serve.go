@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
@@ -20,6 +21,7 @@ import (
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/oauth"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	"github.com/cardedge/cardedge/web"
@@ -113,11 +115,17 @@ type server struct {
 	source      snapshotSource
 	collections *collection.Service
 	accounts    *account.Service
+	apps        *oauth.Server // nil: connected apps are off
 	edge        *edge.Server
+	ln          net.Listener
 	closers     []func()
 }
 
-// openServer builds the services and the adapters of cfg.
+// openServer builds the services and the adapters of cfg, in the order
+// they need each other: the listener (its address is the public URL when
+// none is given), the state store and the shared counters, chat-user
+// tokens, accounts, the authorization server of connected apps, access, the
+// live snapshot, collections, then MCP, the dashboard and the edge.
 func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *server, err error) {
 	s := &server{}
 	defer func() {
@@ -125,6 +133,10 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 			s.Close()
 		}
 	}()
+	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.ln.Close() })
 	st, counters, err := openServeStore(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -140,6 +152,16 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 		return nil, err
 	}
 	accessOpts.Chat = s.tokens
+	if s.accounts, err = account.New(account.Options{State: st, Logger: log, KeyMaxDays: cfg.KeyMaxDays}); err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() { s.accounts.Close() })
+	if err := s.openApps(ctx, cfg, log); err != nil {
+		return nil, err
+	}
+	if s.apps != nil {
+		accessOpts.Apps = s.apps
+	}
 	if s.access, err = access.Open(accessOpts); err != nil {
 		return nil, err
 	}
@@ -176,45 +198,66 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	if err != nil {
 		return nil, fmt.Errorf("MCP server: %w", err)
 	}
-	dashboard, err := s.openDashboard(cfg, log)
+	s.closers = append(s.closers, func() { mcpHandler.Close() })
+	open, err := signupOpen(cfg.Signup, cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
-	if s.edge, err = edge.New(edge.Options{
+	// The dashboard's market pages read the live snapshot the REST routes
+	// serve and the collections the account's keys and chat share, and
+	// spend the account's own quota, as its chat does.
+	dashboard, err := web.New(web.Options{Accounts: s.accounts, Usage: s.access, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
+		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access, OAuth: s.apps})
+	if err != nil {
+		return nil, err
+	}
+	eo := edge.Options{
 		Snapshots: s.live, Source: s.source.source, Access: s.access, Collections: s.collections,
 		CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
 		Logger: log, Version: version, Model: agentModel(cfg), PublicURL: cfg.PublicURL,
 		MCP: mcpHandler, Dashboard: dashboard,
-	}); err != nil {
+	}
+	if s.apps != nil {
+		eo.Apps = s.apps
+	}
+	if s.edge, err = edge.New(eo); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// openDashboard builds the account service and the dashboard over the
-// services: its market pages read the live snapshot the REST routes serve
-// and the collections the account's keys and chat share, and spend the
-// account's own quota, as its chat does.
-func (s *server) openDashboard(cfg ServeConfig, log *slog.Logger) (*web.Handler, error) {
-	open, err := signupOpen(cfg.Signup, cfg.Addr)
+// openApps opens the authorization server of connected apps (package
+// oauth) at the public URL: --public-url, or the listening address when it
+// is a loopback one (a laptop, tests). A server others reach without an
+// https --public-url has connected apps off, and says so: an app's
+// redirects and tokens must not travel in the clear.
+func (s *server) openApps(ctx context.Context, cfg ServeConfig, log *slog.Logger) error {
+	public := cfg.PublicURL
+	if public == "" {
+		addr := s.ln.Addr().(*net.TCPAddr)
+		if !addr.IP.IsLoopback() {
+			log.Warn("connected apps (OAuth for MCP hosts) are off: give --public-url https://... to turn them on")
+			return nil
+		}
+		public = "http://" + addr.String()
+	}
+	apps, err := oauth.New(ctx, oauth.Options{State: s.store, Accounts: s.accounts, PublicURL: public, Logger: log,
+		ServiceDocumentation: strings.TrimRight(public, "/") + edge.DocsPath})
 	if err != nil {
-		return nil, err
+		if !strings.HasPrefix(public, "https://") {
+			log.Warn("connected apps (OAuth for MCP hosts) are off: --public-url must be https", "public_url", public, "err", err)
+			return nil
+		}
+		return fmt.Errorf("connected apps: %w", err)
 	}
-	if s.accounts, err = account.New(account.Options{State: s.store, Logger: log, KeyMaxDays: cfg.KeyMaxDays}); err != nil {
-		return nil, err
-	}
-	s.closers = append(s.closers, func() { s.accounts.Close() })
-	return web.New(web.Options{Accounts: s.accounts, Usage: s.access, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
-		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access})
+	s.apps = apps
+	return nil
 }
 
-// run serves until ctx ends: it listens, watches the live snapshot (and
-// pulls new ones from the fleet's bucket), then drains and shuts down.
+// run serves until ctx ends: it watches the live snapshot (and pulls new
+// ones from the fleet's bucket), then drains and shuts down.
 func (s *server) run(ctx context.Context, cfg ServeConfig, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("serve: %w", err)
-	}
+	ln := s.ln
 	wctx, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
 	go s.live.Watch(wctx, time.Second)
