@@ -11,7 +11,7 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// DashboardPath is where MountDashboard mounts the dashboard.
+// DashboardPath is where the dashboard (Options.Dashboard) is served.
 const DashboardPath = "/dashboard"
 
 func isDashboardPath(p []byte) bool {

@@ -5,9 +5,11 @@
 // access layer; card resolution is package resolve's, quotes, sale rows
 // and the history reader are package pricing's, which REST shares.
 //
-// It imports the standard library, mcp-go, snapshots, index, state,
-// access, resolve, jsonschema and pricing; never edge
-// (cmd/cardedge wires it: see newMCP there). Errors it answers over HTTP use snapshots' codes and
+// It imports the standard library, mcp-go, apperr, live (the snapshot a
+// call reads: Options.Snapshots pins a *live.View per call), snapshots,
+// index/syntax, state, access, resolve, collection, estimate,
+// jsonschema, snapshots/jsontext and pricing; never edge (cmd/cardedge's
+// openServer wires it). Errors it answers over HTTP use apperr's codes and
 // apperr.HTTPStatus, the table REST answers with.
 //
 // # Transport
