@@ -103,12 +103,12 @@ fuzz:
 	  done; \
 	done
 
-# Load benchmarks (bench/cmd/cardbench; README "Benchmarks"): build the binaries,
+# Load benchmarks (cmd/cardbench; README "Benchmarks"): build the binaries,
 # build or reuse var/bench/<preset>, run every workload with the edge on CPU 1 and
 # the load on CPU 0, print a table, write bench/out/cardbench-<mode>-<time>.json.
 # bench: default snapshot, < 15 min; bench-quick: tiny snapshot, < 2 min.
 # BENCH_FLAGS passes flags (e.g. --only carddetail,mix --no-nginx).
-BENCH_BINS = $(GO) build -o bin/cardbench ./bench/cmd/cardbench && $(GO) build -o bin/ceiling ./bench/cmd/ceiling && $(GO) build -o bin/benchedge ./bench/cmd/benchedge
+BENCH_BINS = $(GO) build -o bin/cardbench ./cmd/cardbench && $(GO) build -o bin/ceiling ./cmd/ceiling && $(GO) build -o bin/benchedge ./cmd/benchedge
 bench: build
 	$(BENCH_BINS)
 	bin/cardbench --mode full $(BENCH_FLAGS)
@@ -121,10 +121,10 @@ bench-quick: build
 # Bulk downloads (README "Bulk data"): the largest bulk file of SNAPSHOTS (the
 # snapshot make run serves, built or reused by make snapshot) through the edge
 # against nginx serving the same file, interleaved rounds, medians.
-# BULKBENCH_FLAGS passes flags (go run ./bench/cmd/bulkbench --help).
+# BULKBENCH_FLAGS passes flags (go run ./cmd/bulkbench --help).
 .PHONY: bench-bulk
 bench-bulk: snapshot
-	$(GO) run ./bench/cmd/bulkbench --snapshots $(SNAPSHOTS) $(BULKBENCH_FLAGS)
+	$(GO) run ./cmd/bulkbench --snapshots $(SNAPSHOTS) $(BULKBENCH_FLAGS)
 
 # Soak: the cardedge binary under a fixed-rate REST read mix plus MCP
 # sessions for SOAK_DURATION; reports RSS growth, goroutine drift and 5xx,
@@ -133,7 +133,7 @@ SOAK_DURATION ?= 10m
 SOAK_RATE     ?= 200
 .PHONY: soak
 soak: build
-	$(GO) run ./bench/cmd/soak --duration $(SOAK_DURATION) --rate $(SOAK_RATE) $(SOAK_FLAGS)
+	$(GO) run ./cmd/soak --duration $(SOAK_DURATION) --rate $(SOAK_RATE) $(SOAK_FLAGS)
 
 # staticcheck, pinned: make lint installs it into bin/ once (about 30 s) and
 # fails on any finding, as gofmt and vet do.

@@ -1,10 +1,10 @@
 // Package bench holds cross-layer benchmarks and the load harness; nothing
 // here runs in make test except compile checks and the harness's own tests.
 //
-// The load harness is bench/cmd/cardbench (make bench, make bench-quick; see
+// The load harness is cmd/cardbench (make bench, make bench-quick; see
 // the README's Benchmarks section) with its machinery in bench/load and two
-// helper servers: bench/cmd/ceiling (the minimal fasthttp reference) and
-// bench/cmd/benchedge (the edge for the keyed vs keyless comparison).
+// helper servers: cmd/ceiling (the minimal fasthttp reference) and
+// cmd/benchedge (the edge for the keyed vs keyless comparison).
 //
 // BenchmarkBuild runs the real cardbuild binary per preset and reports wall
 // time, peak RSS, snapshot size and sales. The tiny preset runs by default;

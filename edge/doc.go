@@ -57,7 +57,7 @@
 // snapshots, snapshots/bolt, snapshots/gold, snapshots/jsontext, index,
 // state, access, edge/cache, edge/connguard, resolve, pricing,
 // collection, agent and mcp (for its version); it is the only package that imports
-// fasthttp. Commands import it: cmd/cardedge, and bench/cmd/benchedge
+// fasthttp. Commands import it: cmd/cardedge, and cmd/benchedge
 // for the benchmarks.
 //
 // # Caveats

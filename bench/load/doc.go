@@ -1,4 +1,4 @@
-// Package load is the machinery of the load harness (bench/cmd/cardbench):
+// Package load is the machinery of the load harness (cmd/cardbench):
 // child processes pinned to a CPU, wrk runs driven by a generated Lua
 // script, an open-loop (fixed-schedule) HTTP generator, latency figures and
 // a Zipf sampler.

@@ -3,7 +3,7 @@
 // servers pinned to one CPU, wrk on the other, rounds alternating between
 // them. It is what the README's bulk data figures come from:
 //
-//	make bench-bulk   # or: go run ./bench/cmd/bulkbench --snapshots var/snapshots [--file NAME] [--conns 4] [--duration 8s] [--rounds 5]
+//	make bench-bulk   # or: go run ./cmd/bulkbench --snapshots var/snapshots [--file NAME] [--conns 4] [--duration 8s] [--rounds 5]
 //
 // It prints each round (downloads/s, MB/s, the server's CPU use and CPU
 // time per file from /proc, wrk's CPU use) and the medians: throughput

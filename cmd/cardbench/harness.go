@@ -151,7 +151,7 @@ func (h *harness) prepare(ctx context.Context) error {
 		map[bool]string{true: " (dirty)"}[h.report.Dirty], h.report.Machine.LoadAvgStart)
 	for _, b := range []string{"cardedge", "cardbuild", "ceiling", "benchedge"} {
 		if _, err := os.Stat(filepath.Join(h.cfg.Bin, b)); err != nil {
-			return fmt.Errorf("%s is missing in %s: run make build and go build -o bin/%s ./bench/cmd/... (make bench does it)", b, h.cfg.Bin, b)
+			return fmt.Errorf("%s is missing in %s: run make build and go build -o bin/%s ./cmd/... (make bench does it)", b, h.cfg.Bin, b)
 		}
 	}
 	if h.cfg.EdgeCPU >= 0 {

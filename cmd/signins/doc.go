@@ -3,7 +3,7 @@
 // in a burst of concurrent ones, and the peak memory of the process during
 // the burst. It is what the README's dashboard figures come from:
 //
-//	go run ./bench/cmd/signins [--burst 50] [--max-hashing 0] [--rounds 20]
+//	go run ./cmd/signins [--burst 50] [--max-hashing 0] [--rounds 20]
 //
 // The state file lives in a temporary directory; the program removes it.
 package main

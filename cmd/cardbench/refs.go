@@ -9,7 +9,7 @@ import (
 )
 
 // refs are the two references of one response body: the minimal fasthttp
-// handler (bench/cmd/ceiling) and nginx serving the same bytes as a static
+// handler (cmd/ceiling) and nginx serving the same bytes as a static
 // file for any path, both on the edge's CPU.
 type refs struct {
 	body    string // file
