@@ -93,6 +93,14 @@ type Record struct {
 	Value []byte
 }
 
+// Chunk is the records of one transaction, in key order. After is the key
+// the chunk starts after ("" for the first): the records of other buckets
+// keyed alike in (After, last record's key] belong to the chunk.
+type Chunk struct {
+	After   string
+	Records []Record
+}
+
 // Job is one pass over a bucket.
 type Job struct {
 	// ID names the job: one pass per id, across the fleet ("alerts/<snapshot
@@ -106,7 +114,7 @@ type Job struct {
 	// chunk's commit transaction and may run more than once (see
 	// state.Store.Update). An error stops the run (nothing of the chunk is
 	// written).
-	Visit func(ctx context.Context, chunk []Record) (commit func(tx state.Tx) error, err error)
+	Visit func(ctx context.Context, chunk Chunk) (commit func(tx state.Tx) error, err error)
 }
 
 // Progress is a job's recorded progress.
@@ -235,7 +243,7 @@ func (r *Runner) work(ctx context.Context, job Job, p Progress) (Progress, error
 		if len(chunk) > 0 {
 			err = r.o.Pacer.Step(func() error {
 				var err error
-				commit, err = job.Visit(ctx, chunk)
+				commit, err = job.Visit(ctx, Chunk{After: p.After, Records: chunk})
 				return err
 			})
 			if err != nil {

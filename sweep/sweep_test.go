@@ -56,14 +56,14 @@ func MustFill(tb testing.TB, st state.Store, n int) {
 // markJob is a job whose commit inserts one marker per record: a record
 // committed twice makes the commit fail with ErrConflict.
 func markJob(id string, visit func(ctx context.Context, chunk []sweep.Record) error) sweep.Job {
-	return sweep.Job{ID: id, Bucket: state.Collections, Visit: func(ctx context.Context, chunk []sweep.Record) (func(state.Tx) error, error) {
+	return sweep.Job{ID: id, Bucket: state.Collections, Visit: func(ctx context.Context, chunk sweep.Chunk) (func(state.Tx) error, error) {
 		if visit != nil {
-			if err := visit(ctx, chunk); err != nil {
+			if err := visit(ctx, chunk.Records); err != nil {
 				return nil, err
 			}
 		}
 		return func(tx state.Tx) error {
-			for _, r := range chunk {
+			for _, r := range chunk.Records {
 				if err := tx.Insert(state.AlertStates, id+"/"+r.Key, []byte(`1`), 0); err != nil {
 					return err
 				}
