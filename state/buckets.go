@@ -216,7 +216,8 @@ const (
 	WebhookCursors Bucket = "webhook_cursors"
 
 	// WebhookLog (#33) is each endpoint's delivery log: "<endpoint
-	// id>/<time>/<random>", <time> as in Audit -> JSON attempt (message id,
+	// id>/<time>/<sequence>/<attempt>", <time> as in Audit, the message's
+	// sequence number and the attempt's in hex -> JSON attempt (message id,
 	// attempt number, status, latency, the first bytes of the response or
 	// the error). Kept 30 days. Owner: package webhook.
 	WebhookLog Bucket = "webhook_log"
