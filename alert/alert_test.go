@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/alert/alerttest"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
@@ -222,16 +223,16 @@ func TestService_Create(t *testing.T) {
 		lim  alert.Limits
 		code string
 	}{
-		{"ErrCard", alert.Input{Game: "pokemon", CardID: "nope-1", Kind: alert.FirstSale}, lim, snapshots.ENOTFOUND},
-		{"ErrSet", alert.Input{Game: "pokemon", SetID: "nope", Kind: alert.FirstSale}, lim, snapshots.ENOTFOUND},
-		{"ErrPrinting", alert.Input{Game: "pokemon", CardID: "base1-4", Printing: "reverse", Kind: alert.FirstSale}, lim, snapshots.EINVALID},
-		{"ErrTier", alert.Input{Game: "pokemon", CardID: "base1-4", Kind: alert.FirstSale}, alert.Limits{}, snapshots.EFORBIDDEN},
-		{"ErrTierSet", alert.Input{Game: "pokemon", SetID: "base1", Kind: alert.FirstSale}, alert.Limits{Rules: 5}, snapshots.EFORBIDDEN},
-		{"ErrFull", alert.Input{Game: "pokemon", CardID: "base1-4", Kind: alert.FirstSale}, alert.Limits{Rules: 1}, snapshots.EINVALID},
+		{"ErrCard", alert.Input{Game: "pokemon", CardID: "nope-1", Kind: alert.FirstSale}, lim, apperr.ENOTFOUND},
+		{"ErrSet", alert.Input{Game: "pokemon", SetID: "nope", Kind: alert.FirstSale}, lim, apperr.ENOTFOUND},
+		{"ErrPrinting", alert.Input{Game: "pokemon", CardID: "base1-4", Printing: "reverse", Kind: alert.FirstSale}, lim, apperr.EINVALID},
+		{"ErrTier", alert.Input{Game: "pokemon", CardID: "base1-4", Kind: alert.FirstSale}, alert.Limits{}, apperr.EFORBIDDEN},
+		{"ErrTierSet", alert.Input{Game: "pokemon", SetID: "base1", Kind: alert.FirstSale}, alert.Limits{Rules: 5}, apperr.EFORBIDDEN},
+		{"ErrFull", alert.Input{Game: "pokemon", CardID: "base1-4", Kind: alert.FirstSale}, alert.Limits{Rules: 1}, apperr.EINVALID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := s.Create(ctx, m, "a_1", tc.in, tc.lim)
-			if got := snapshots.ErrorCode(err); got != tc.code {
+			if got := apperr.ErrorCode(err); got != tc.code {
 				t.Fatalf("code %s (%v), want %s", got, err, tc.code)
 			}
 		})
@@ -241,13 +242,13 @@ func TestService_Create(t *testing.T) {
 	if err != nil || r2.ID != r.ID || r2.CardID != "base1-2" || !r2.Updated.After(r.Updated) {
 		t.Fatalf("replace: %+v %v", r2, err)
 	}
-	if _, err := s.Get(ctx, "a_2", r.ID); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Get(ctx, "a_2", r.ID); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Fatalf("another account's rule: %v", err)
 	}
 	if err := s.Delete(ctx, "a_1", r.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Delete(ctx, "a_1", r.ID); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if err := s.Delete(ctx, "a_1", r.ID); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Fatalf("delete twice: %v", err)
 	}
 }
@@ -274,7 +275,7 @@ func TestCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := alert.Check(tc.in, nil)
-			var fe snapshots.FieldErrors
+			var fe apperr.FieldErrors
 			if tc.fields == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -304,7 +305,7 @@ func TestParseInput(t *testing.T) {
 		t.Fatalf("%+v %v", in, err)
 	}
 	for _, body := range []string{``, `[]`, `{"game":1}`, `{"colour":"red"}`, `{} {}`, strings.Repeat(" ", alert.MaxInputSize+1)} {
-		if _, err := alert.ParseInput([]byte(body)); snapshots.ErrorCode(err) != snapshots.EINVALID {
+		if _, err := alert.ParseInput([]byte(body)); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("ParseInput(%.20q): %v, want EINVALID", body, err)
 		}
 	}
@@ -322,14 +323,14 @@ func FuzzParseInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		in, err := alert.ParseInput(body)
 		if err != nil {
-			if snapshots.ErrorCode(err) != snapshots.EINVALID {
+			if apperr.ErrorCode(err) != apperr.EINVALID {
 				t.Fatalf("ParseInput error %v is not EINVALID", err)
 			}
 			return
 		}
 		r, err := alert.Check(in, nil)
 		if err != nil {
-			if snapshots.ErrorCode(err) != snapshots.EINVALID {
+			if apperr.ErrorCode(err) != apperr.EINVALID {
 				t.Fatalf("Check error %v is not EINVALID", err)
 			}
 			return

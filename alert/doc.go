@@ -42,13 +42,14 @@
 // called in the same transaction for each event inserted, so an event is
 // queued for delivery exactly once, whichever replica evaluates.
 //
-// It imports the standard library, snapshots, pricing, state and sweep;
+// It imports the standard library, apperr, snapshots, pricing, state and
+// sweep;
 // never a transport, never the webhook package (OnEvent joins them).
 //
 // # Caveats
 //
 // A rule changed or deleted between a chunk's read and its commit keeps
 // its new state (its results are dropped). Report counts what this process
-// computed. Errors are *snapshots.Error (EINVALID, ENOTFOUND, EFORBIDDEN)
+// computed. Errors are *apperr.Error (EINVALID, ENOTFOUND, EFORBIDDEN)
 // or FieldErrors; store errors wrap the sentinels of package state.
 package alert

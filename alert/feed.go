@@ -12,6 +12,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 )
@@ -76,7 +77,7 @@ func (s *Service) feedToken(ctx context.Context, account string, roll bool) (str
 // FeedAccount returns the account whose feed token is token. ENOTFOUND for
 // an unknown or rolled token.
 func (s *Service) FeedAccount(ctx context.Context, token string) (string, error) {
-	notFound := snapshots.Errorf(snapshots.ENOTFOUND, "no such feed")
+	notFound := apperr.Errorf(apperr.ENOTFOUND, "no such feed")
 	if len(token) < 10 || len(token) > 100 {
 		return "", notFound
 	}

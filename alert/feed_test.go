@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/alert"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -94,7 +94,7 @@ func TestService_Feed(t *testing.T) {
 	if err != nil || rolled == token {
 		t.Fatal(err)
 	}
-	if _, err := s.Feed(ctx, token, alert.FeedInfo{}); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Feed(ctx, token, alert.FeedInfo{}); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Fatalf("old token: %v", err)
 	}
 	b2, _ := s.Feed(ctx, rolled, alert.FeedInfo{})
@@ -151,7 +151,7 @@ func TestDeleteAccount(t *testing.T) {
 			}
 			return nil
 		})
-		if _, err := s.FeedAccount(ctx, x.FeedToken); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+		if _, err := s.FeedAccount(ctx, x.FeedToken); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			t.Errorf("the deleted account's feed: %v", err)
 		}
 		if x2, _ := s.Export(ctx, "a_2"); len(x2.Rules) != 2 || len(x2.Events) != 1 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/alert"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
@@ -63,7 +64,7 @@ func TestReaderMarket(t *testing.T) {
 	if priced == 0 || active == 0 {
 		t.Fatalf("priced %d, active %d of 200 cards: the test sees nothing", priced, active)
 	}
-	if _, err := m.Price("tcgplayer", cards[0], 0, snapshots.RawNearMint, tiny.AsOf); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := m.Price("tcgplayer", cards[0], 0, snapshots.RawNearMint, tiny.AsOf); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Fatalf("unknown source: %v", err)
 	}
 }

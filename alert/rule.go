@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -150,12 +151,12 @@ func ParseInput(body []byte) (Input, error) {
 	return in, nil
 }
 
-func fieldErr(field, typ, msg string, input any) snapshots.FieldErrors {
+func fieldErr(field, typ, msg string, input any) apperr.FieldErrors {
 	loc := []any{"body"}
 	if field != "" {
 		loc = append(loc, field)
 	}
-	return snapshots.FieldErrors{{Loc: loc, Msg: msg, Type: typ, Input: input}}
+	return apperr.FieldErrors{{Loc: loc, Msg: msg, Type: typ, Input: input}}
 }
 
 var (
@@ -168,7 +169,7 @@ var (
 // sources, when not nil, are the price sources a rule may name. It does not
 // look the card up: Service.Create does, against the live snapshot.
 func Check(in Input, sources []string) (Rule, error) {
-	var errs snapshots.FieldErrors
+	var errs apperr.FieldErrors
 	bad := func(field, typ, msg string, input any) {
 		errs = append(errs, fieldErr(field, typ, msg, input)...)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
@@ -79,7 +80,7 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Second)
 // error: callers pass an authenticated account).
 func checkAccount(account string) error {
 	if account == "" || len(account) > 64 || strings.ContainsAny(account, "/\x00") {
-		return snapshots.Errorf(snapshots.EINTERNAL, "alert: no account")
+		return apperr.Errorf(apperr.EINTERNAL, "alert: no account")
 	}
 	return nil
 }
@@ -102,11 +103,11 @@ func resolve(m Market, r *Rule) error {
 			return err
 		}
 		if len(cards) == 0 {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "set %s has no cards", r.SetID)
+			return apperr.Errorf(apperr.ENOTFOUND, "set %s has no cards", r.SetID)
 		}
 		r.SetID = cards[0].SetID
 		if r.Printing != "" && !slices.ContainsFunc(cards, func(c *snapshots.Card) bool { _, ok := finishOf(c, r.Printing); return ok }) {
-			return snapshots.Errorf(snapshots.EINVALID, "no card of set %s has the printing %q", r.SetID, r.Printing)
+			return apperr.Errorf(apperr.EINVALID, "no card of set %s has the printing %q", r.SetID, r.Printing)
 		}
 		return nil
 	}
@@ -151,10 +152,10 @@ func (s *Service) Create(ctx context.Context, m Market, account string, in Input
 		return Rule{}, err
 	}
 	if lim.Rules <= 0 {
-		return Rule{}, snapshots.Errorf(snapshots.EFORBIDDEN, "alerts and want lists are not available to this tier")
+		return Rule{}, apperr.Errorf(apperr.EFORBIDDEN, "alerts and want lists are not available to this tier")
 	}
 	if r.Set() && lim.SetRules <= 0 {
-		return Rule{}, snapshots.Errorf(snapshots.EFORBIDDEN, "rules on a whole set are not available to this tier")
+		return Rule{}, apperr.Errorf(apperr.EFORBIDDEN, "rules on a whole set are not available to this tier")
 	}
 	if m != nil {
 		if err := resolve(m, &r); err != nil {
@@ -179,10 +180,10 @@ func (s *Service) Create(ctx context.Context, m Market, account string, in Input
 			return err
 		}
 		if n >= lim.Rules {
-			return snapshots.Errorf(snapshots.EINVALID, "the account keeps %d rules and want-list entries, the most its tier allows: delete some first", n)
+			return apperr.Errorf(apperr.EINVALID, "the account keeps %d rules and want-list entries, the most its tier allows: delete some first", n)
 		}
 		if r.Set() && sets >= lim.SetRules {
-			return snapshots.Errorf(snapshots.EINVALID, "the account keeps %d rules on whole sets, the most its tier allows", sets)
+			return apperr.Errorf(apperr.EINVALID, "the account keeps %d rules on whole sets, the most its tier allows", sets)
 		}
 		if err := rules.Insert(tx, ruleKey(account, r.ID), r, 0); err != nil {
 			return err
@@ -221,7 +222,7 @@ func (s *Service) Replace(ctx context.Context, m Market, account, id string, in 
 	err = s.state.Update(ctx, func(tx state.Tx) error {
 		old, err := rules.Get(tx, ruleKey(account, id))
 		if errors.Is(err, state.ErrNotFound) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no rule %s", id)
+			return apperr.Errorf(apperr.ENOTFOUND, "no rule %s", id)
 		}
 		if err != nil {
 			return err
@@ -237,7 +238,7 @@ func (s *Service) Replace(ctx context.Context, m Market, account, id string, in 
 				return err
 			}
 			if sets >= lim.SetRules {
-				return snapshots.Errorf(snapshots.EINVALID, "the account keeps %d rules on whole sets, the most its tier allows", sets)
+				return apperr.Errorf(apperr.EINVALID, "the account keeps %d rules on whole sets, the most its tier allows", sets)
 			}
 		}
 		out = r
@@ -270,7 +271,7 @@ func (s *Service) Delete(ctx context.Context, account, id string) error {
 	defer cancel()
 	err := s.state.Update(ctx, func(tx state.Tx) error {
 		if _, err := rules.Get(tx, ruleKey(account, id)); errors.Is(err, state.ErrNotFound) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no rule %s", id)
+			return apperr.Errorf(apperr.ENOTFOUND, "no rule %s", id)
 		} else if err != nil {
 			return err
 		}
@@ -292,7 +293,7 @@ func (s *Service) Get(ctx context.Context, account, id string) (Rule, error) {
 		var err error
 		r, err = rules.Get(tx, ruleKey(account, id))
 		if errors.Is(err, state.ErrNotFound) {
-			return snapshots.Errorf(snapshots.ENOTFOUND, "no rule %s", id)
+			return apperr.Errorf(apperr.ENOTFOUND, "no rule %s", id)
 		}
 		return err
 	})
@@ -327,7 +328,7 @@ func (s *Service) Events(ctx context.Context, account string, limit int, after s
 		return nil, "", err
 	}
 	if limit < 1 || limit > 500 {
-		return nil, "", snapshots.Errorf(snapshots.EINVALID, "limit %d: want 1 to 500", limit)
+		return nil, "", apperr.Errorf(apperr.EINVALID, "limit %d: want 1 to 500", limit)
 	}
 	if after != "" {
 		after = account + "/" + after
@@ -355,8 +356,8 @@ func wrap(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *snapshots.Error
-	var fe snapshots.FieldErrors
+	var se *apperr.Error
+	var fe apperr.FieldErrors
 	if errors.As(err, &se) || errors.As(err, &fe) {
 		return err
 	}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
@@ -98,14 +99,14 @@ func HistoryJobID(snapshotID string) string { return "history/" + snapshotID }
 // keeps each value as the collection's point of the snapshot's day (a later
 // snapshot of the same day replaces it): once per snapshot across a fleet,
 // chunk by chunk at run's pace, resumed where a process that died left it.
-func (s *Service) Record(ctx context.Context, src resolve.Source, run *sweep.Runner, o RecordOptions) (sweep.Progress, error) {
+func (s *Service) Record(ctx context.Context, src *live.View, run *sweep.Runner, o RecordOptions) (sweep.Progress, error) {
 	if o.Sources == nil {
 		o.Sources = []string{pricing.SourceOwn}
 	}
 	if o.Prices == nil {
 		o.Prices = readerPrices{src.Reader, src.AsOf}
 	}
-	id := src.Reader.Manifest().SnapshotID
+	id := src.ID()
 	date := src.AsOf.String()
 	job := sweep.Job{ID: HistoryJobID(id), Bucket: state.Collections, Visit: func(_ context.Context, chunk sweep.Chunk) (func(state.Tx) error, error) {
 		type point struct {
@@ -137,7 +138,7 @@ func (s *Service) Record(ctx context.Context, src resolve.Source, run *sweep.Run
 }
 
 // valueAt values c at the snapshot src by each source of o.
-func valueAt(src resolve.Source, o RecordOptions, snapshotID string, c *collection) historyRecord {
+func valueAt(src *live.View, o RecordOptions, snapshotID string, c *collection) historyRecord {
 	rec := historyRecord{SnapshotID: snapshotID, Holdings: len(c.Holdings)}
 	for _, source := range o.Sources {
 		rec.Sources = append(rec.Sources, sourceValue{Source: source, ByConfidence: map[string]int64{}})
@@ -225,7 +226,7 @@ func ExportHistory(tx state.Tx, ownerID string) ([]HistoryPoint, error) {
 // tx: the account's deletion calls it in its own transaction.
 func DeleteHistory(tx state.Tx, ownerID string) error {
 	if ownerID == "" || strings.Contains(ownerID, "/") {
-		return snapshots.Errorf(snapshots.EINTERNAL, "collection: no owner")
+		return apperr.Errorf(apperr.EINTERNAL, "collection: no owner")
 	}
 	var keys []string
 	if err := history.Scan(tx, state.ScanOptions{Prefix: ownerID + "/"}, func(k string, _ historyRecord) error {
@@ -263,7 +264,7 @@ type SetCompletion struct {
 // or every game for ""), the printings held against the set's, and the cost
 // of the missing ones in grade g at the snapshot src's fmv; most complete
 // first.
-func (s *Service) Completion(ctx context.Context, src resolve.Source, o Owner, game string, g snapshots.Grade) ([]SetCompletion, error) {
+func (s *Service) Completion(ctx context.Context, src *live.View, o Owner, game string, g snapshots.Grade) ([]SetCompletion, error) {
 	coll, err := s.read(ctx, o)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/resolve"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -97,7 +97,8 @@ func TestService_Record(t *testing.T) {
 	}
 	// The same snapshot again (as if on another day): its job is done, so
 	// nothing is recorded twice.
-	next := resolve.Source{Reader: src.Reader, Index: src.Index, AsOf: src.AsOf + 1}
+	next := live.NewView(src.Reader, src.Index, nil)
+	next.AsOf = src.AsOf + 1
 	clock.Advance(24 * time.Hour)
 	if _, err := s.Record(ctx, next, MustRunner(t, st, clock), collection.RecordOptions{}); err != nil {
 		t.Fatal(err)

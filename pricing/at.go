@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -31,7 +32,7 @@ var maxAgeDays = func() snapshots.Day {
 // source is EINVALID; an unknown printing, EINVALID or ENOTFOUND.
 func PriceAt(r snapshots.Reader, source string, c *snapshots.Card, finish int, g snapshots.Grade, asOf, day snapshots.Day) (SourcePrice, error) {
 	if finish < 0 || finish >= c.Printings() {
-		return SourcePrice{}, snapshots.Errorf(snapshots.EINVALID, "card %s has no printing %d", c.ID, finish)
+		return SourcePrice{}, apperr.Errorf(apperr.EINVALID, "card %s has no printing %d", c.ID, finish)
 	}
 	switch source {
 	case SourceOwn:
@@ -60,5 +61,5 @@ func PriceAt(r snapshots.Reader, source string, c *snapshots.Card, finish int, g
 		}
 		return Observed(sales, g, f, day), nil
 	}
-	return SourcePrice{}, snapshots.Errorf(snapshots.EINVALID, "unknown price source %q: want own, partner or observed", source)
+	return SourcePrice{}, apperr.Errorf(apperr.EINVALID, "unknown price source %q: want own, partner or observed", source)
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -206,7 +206,7 @@ func (s *Service) deliverEndpoint(ctx context.Context, account, id string) (int,
 				return nil
 			})
 		})
-		if snapshots.ErrorCode(err) == snapshots.ENOTFOUND {
+		if apperr.ErrorCode(err) == apperr.ENOTFOUND {
 			return n, nil // deleted meanwhile
 		}
 		if err != nil {
@@ -270,10 +270,10 @@ func (s *Service) commit(ctx context.Context, account, id string, fn func(tx sta
 		}
 		return leases.Put(tx, "webhook/"+id, lease{Holder: s.o.Holder}, s.leaseTTL())
 	})
-	if err != nil && !errors.Is(err, ErrLeaseLost) && snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if err != nil && !errors.Is(err, ErrLeaseLost) && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return fmt.Errorf("webhook: record a delivery to %s: %w", id, err)
 	}
-	if snapshots.ErrorCode(err) == snapshots.ENOTFOUND {
+	if apperr.ErrorCode(err) == apperr.ENOTFOUND {
 		return nil
 	}
 	return err
@@ -395,7 +395,7 @@ func (s *Service) Log(ctx context.Context, account, id string, limit int, after 
 		return nil, "", err
 	}
 	if limit < 1 || limit > 500 {
-		return nil, "", snapshots.Errorf(snapshots.EINVALID, "limit %d: want 1 to 500", limit)
+		return nil, "", apperr.Errorf(apperr.EINVALID, "limit %d: want 1 to 500", limit)
 	}
 	if after != "" {
 		after = id + "/" + after

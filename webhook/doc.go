@@ -30,8 +30,8 @@
 // Everything lives in the state store (see state/buckets.go: the Webhook*
 // buckets), so a restart or another replica carries on with the queue.
 //
-// It imports the standard library (net/http as the client), snapshots
-// (error codes) and state; never a server framework.
+// It imports the standard library (net/http as the client), apperr (error
+// codes) and state; never a server framework.
 //
 // # Caveats
 //

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -235,7 +235,7 @@ func newID(prefix string) string {
 
 func checkAccount(account string) error {
 	if account == "" || len(account) > 64 || strings.ContainsAny(account, "/\x00") {
-		return snapshots.Errorf(snapshots.EINTERNAL, "webhook: no account")
+		return apperr.Errorf(apperr.EINTERNAL, "webhook: no account")
 	}
 	return nil
 }
@@ -244,9 +244,9 @@ var typeRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$`)
 
 // check validates in, looking the URL's host up (Guard.CheckURL).
 func (s *Service) check(ctx context.Context, in EndpointInput) (EndpointInput, error) {
-	var errs snapshots.FieldErrors
+	var errs apperr.FieldErrors
 	bad := func(field, typ, msg string, input any) {
-		errs = append(errs, snapshots.FieldError{Loc: []any{"body", field}, Msg: msg, Type: typ, Input: input})
+		errs = append(errs, apperr.FieldError{Loc: []any{"body", field}, Msg: msg, Type: typ, Input: input})
 	}
 	if _, err := s.o.Guard.CheckURL(ctx, in.URL); err != nil {
 		bad("url", "value_error", "url: "+strings.TrimPrefix(err.Error(), "webhook: "), in.URL)
@@ -281,7 +281,7 @@ func (s *Service) Create(ctx context.Context, account string, in EndpointInput, 
 		return Endpoint{}, "", err
 	}
 	if lim.Endpoints <= 0 {
-		return Endpoint{}, "", snapshots.Errorf(snapshots.EFORBIDDEN, "webhooks are not available to this tier")
+		return Endpoint{}, "", apperr.Errorf(apperr.EFORBIDDEN, "webhooks are not available to this tier")
 	}
 	in, err := s.check(ctx, in)
 	if err != nil {
@@ -298,7 +298,7 @@ func (s *Service) Create(ctx context.Context, account string, in EndpointInput, 
 			return err
 		}
 		if n >= lim.Endpoints {
-			return snapshots.Errorf(snapshots.EINVALID, "the account has %d webhook endpoints, the most its tier allows", n)
+			return apperr.Errorf(apperr.EINVALID, "the account has %d webhook endpoints, the most its tier allows", n)
 		}
 		if err := endpoints.Insert(tx, account+"/"+e.ID, e, 0); err != nil {
 			return err
@@ -340,7 +340,7 @@ func (s *Service) view(e endpoint, c cursor) Endpoint {
 func get(tx state.Tx, account, id string) (endpoint, error) {
 	e, err := endpoints.Get(tx, account+"/"+id)
 	if errors.Is(err, state.ErrNotFound) {
-		return e, snapshots.Errorf(snapshots.ENOTFOUND, "no webhook endpoint %s", id)
+		return e, apperr.Errorf(apperr.ENOTFOUND, "no webhook endpoint %s", id)
 	}
 	return e, err
 }
@@ -546,8 +546,8 @@ func wrap(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *snapshots.Error
-	var fe snapshots.FieldErrors
+	var se *apperr.Error
+	var fe apperr.FieldErrors
 	if errors.As(err, &se) || errors.As(err, &fe) {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -101,7 +101,7 @@ func (s *Service) SendTest(ctx context.Context, account, id string) (string, err
 			return err
 		}
 		if e.Disabled != nil {
-			return snapshots.Errorf(snapshots.EINVALID, "the endpoint is disabled (%s): enable it first", e.Disabled.Reason)
+			return apperr.Errorf(apperr.EINVALID, "the endpoint is disabled (%s): enable it first", e.Disabled.Reason)
 		}
 		return s.push(tx, e, m)
 	})

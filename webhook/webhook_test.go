@@ -18,7 +18,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	stateredis "github.com/cardedge/cardedge/state/redis"
@@ -333,7 +333,7 @@ func TestService_Disable(t *testing.T) {
 	if n := MustDeliver(t, s); n != 0 {
 		t.Fatalf("%d attempts to a disabled endpoint", n)
 	}
-	if _, err := s.SendTest(ctx, "a_1", e.ID); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, err := s.SendTest(ctx, "a_1", e.ID); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Fatalf("test event to a disabled endpoint: %v", err)
 	}
 	if _, err := s.SetEnabled(ctx, "a_1", e.ID, true); err != nil {
@@ -433,7 +433,7 @@ func TestGuard_Refused(t *testing.T) {
 	for _, url := range []string{rcv.URL, "http://169.254.169.254/latest/meta-data/", "http://[::1]:" + port, "http://[::ffff:127.0.0.1]/",
 		"http://10.0.0.8/", "http://100.64.1.1/", "http://0.0.0.0:" + port, "http://hooks.example.test:" + port + "/"} {
 		_, _, err := guarded.Create(ctx, "a_1", webhook.EndpointInput{URL: url}, lim)
-		if snapshots.ErrorCode(err) != snapshots.EINVALID || !strings.Contains(err.Error(), "refused") {
+		if apperr.ErrorCode(err) != apperr.EINVALID || !strings.Contains(err.Error(), "refused") {
 			t.Errorf("create %s: %v, want EINVALID refused", url, err)
 		}
 	}
@@ -536,18 +536,18 @@ func TestService_Create(t *testing.T) {
 	clock := statetest.NewClock(time.Now().UTC().Truncate(time.Second))
 	st := statetest.MustOpenPath(t, t.TempDir()+"/s.bolt", statebolt.Options{Now: clock.Now})
 	s := MustService(t, st, clock, webhook.Options{})
-	if _, _, err := s.Create(ctx, "a_1", webhook.EndpointInput{URL: "https://127.0.0.1/"}, webhook.Limits{}); snapshots.ErrorCode(err) != snapshots.EFORBIDDEN {
+	if _, _, err := s.Create(ctx, "a_1", webhook.EndpointInput{URL: "https://127.0.0.1/"}, webhook.Limits{}); apperr.ErrorCode(err) != apperr.EFORBIDDEN {
 		t.Fatalf("tier without webhooks: %v", err)
 	}
 	_, _, err := s.Create(ctx, "a_1", webhook.EndpointInput{URL: "nope", Types: []string{"Bad Type"}, Description: strings.Repeat("x", 300)}, lim)
-	var fe snapshots.FieldErrors
+	var fe apperr.FieldErrors
 	if !errors.As(err, &fe) || len(fe) != 3 {
 		t.Fatalf("bad input: %v, want 3 field errors", err)
 	}
 	for range lim.Endpoints {
 		MustCreate(t, s, "a_1", "http://127.0.0.1:9/")
 	}
-	if _, _, err := s.Create(ctx, "a_1", webhook.EndpointInput{URL: "http://127.0.0.1:9/"}, lim); snapshots.ErrorCode(err) != snapshots.EINVALID {
+	if _, _, err := s.Create(ctx, "a_1", webhook.EndpointInput{URL: "http://127.0.0.1:9/"}, lim); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Fatalf("one too many: %v", err)
 	}
 	es, _ := s.List(ctx, "a_1")
@@ -557,10 +557,10 @@ func TestService_Create(t *testing.T) {
 	if err := s.Delete(ctx, "a_1", es[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, "a_1", es[0].ID); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Get(ctx, "a_1", es[0].ID); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Fatalf("deleted endpoint: %v", err)
 	}
-	if _, err := s.Get(ctx, "a_2", es[1].ID); snapshots.ErrorCode(err) != snapshots.ENOTFOUND {
+	if _, err := s.Get(ctx, "a_2", es[1].ID); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		t.Fatalf("another account's endpoint: %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 // Package alerttest has a Market for tests and benchmarks: a catalog and
 // prices set by hand, changed between snapshots.
 //
-// It imports the standard library, alert, pricing and snapshots.
+// It imports the standard library, alert, apperr, pricing and snapshots.
 package alerttest
 
 import (
@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cardedge/cardedge/alert"
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -101,7 +102,7 @@ func (m *Market) Card(game, id string) (*snapshots.Card, error) {
 	if c, ok := m.cards[game+"|"+strings.ToLower(id)]; ok {
 		return c, nil
 	}
-	return nil, snapshots.Errorf(snapshots.ENOTFOUND, "card %s not found", id)
+	return nil, apperr.Errorf(apperr.ENOTFOUND, "card %s not found", id)
 }
 
 // SetCards implements alert.Market.
@@ -111,7 +112,7 @@ func (m *Market) SetCards(game, set string) ([]*snapshots.Card, error) {
 	if cs, ok := m.sets[game+"|"+strings.ToLower(set)]; ok {
 		return cs, nil
 	}
-	return nil, snapshots.Errorf(snapshots.ENOTFOUND, "set %s not found", set)
+	return nil, apperr.Errorf(apperr.ENOTFOUND, "set %s not found", set)
 }
 
 func (m *Market) call() {
