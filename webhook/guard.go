@@ -173,7 +173,12 @@ func validHostname(h string) bool {
 	if h == "" || len(h) > 253 {
 		return false
 	}
-	for _, l := range strings.Split(h, ".") {
+	labels := strings.Split(h, ".")
+	last := strings.ToLower(labels[len(labels)-1])
+	if strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x") && len(labels) == 1 {
+		return false // a number: an IPv4 address in a form some resolvers read (2130706433, 0x7f.1, 127.1)
+	}
+	for _, l := range labels {
 		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
 			return false
 		}

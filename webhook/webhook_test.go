@@ -502,7 +502,7 @@ func TestGuard_ParseURL(t *testing.T) {
 		{"", false}, {"ftp://example.com/", false}, {"https://user:pw@example.com/", false}, {"https://example.com/#x", false},
 		{"https:///x", false}, {"https://example.com:0/", false}, {"https://example.com:99999/", false}, {"https://exa mple.com/", false},
 		{"https://127.0.0.1/", false}, {"https://[fe80::1%25eth0]/", false}, {"//example.com/", false}, {"https://example.com:/", false},
-		{"https://-bad-.com/", false}, {"https://" + strings.Repeat("a", 2000) + ".com/", false}, {"mailto:x@example.com", false},
+		{"https://-bad-.com/", false}, {"http://2130706433/", false}, {"http://0x7f000001/", false}, {"http://127.1/", false}, {"http://0x7f.1/", false}, {"https://" + strings.Repeat("a", 2000) + ".com/", false}, {"mailto:x@example.com", false},
 	} {
 		_, err := g.ParseURL(tc.url)
 		if (err == nil) != tc.ok {
