@@ -10,6 +10,8 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
+	stateredis "github.com/cardedge/cardedge/state/redis"
+	"github.com/cardedge/cardedge/state/redis/redistest"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/cardedge/cardedge/sweep"
 )
@@ -20,17 +22,32 @@ import (
 // tenth of the rules crossing each time. It reports the time per rule; the
 // figure over the default snapshot comes when the live view is wired.
 func BenchmarkEvaluate_100k(b *testing.B) {
+	b.Run("bolt", func(b *testing.B) {
+		clock := statetest.NewClock(t0)
+		benchEvaluate(b, statetest.MustOpenPath(b, b.TempDir()+"/state.bolt", statebolt.Options{Now: clock.Now}), clock)
+	})
+	b.Run("redis", func(b *testing.B) {
+		srv := redistest.Start(b, false)
+		clock := statetest.NewClock(t0)
+		st, err := stateredis.Open(srv.URL(), stateredis.Options{Now: clock.Now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		benchEvaluate(b, st, clock)
+	})
+}
+
+func benchEvaluate(b *testing.B, st state.Store, clock *statetest.Clock) {
 	const accounts, perAccount, cards = 1000, 100, 10000
-	clock := statetest.NewClock(t0)
-	st := statetest.MustOpenPath(b, b.TempDir()+"/state.bolt", statebolt.Options{Now: clock.Now})
 	m := alerttest.New("b0", day0)
 	for i := range cards {
 		id := fmt.Sprintf("bench-%d", i)
 		m.AddCard("pokemon", fmt.Sprintf("set%d", i/100), id, "Card "+id)
 		m.SetPrice("own", "pokemon", id, 0, nm, day0-30, 1000)
 	}
-	err := st.Update(ctx, func(tx state.Tx) error {
-		for a := range accounts {
+	for a := range accounts {
+		err := st.Update(ctx, func(tx state.Tx) error {
 			for r := range perAccount {
 				n := a*perAccount + r
 				rule := alert.Rule{ID: fmt.Sprintf("r_%016d", n), Account: fmt.Sprintf("a_%04d", a), Game: "pokemon",
@@ -48,11 +65,11 @@ func BenchmarkEvaluate_100k(b *testing.B) {
 					return err
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
 		}
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
 	s := MustService(b, st, clock, nil)
 	run, err := sweep.New(sweep.Options{State: st, Now: clock.Now})
