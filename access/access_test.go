@@ -225,9 +225,9 @@ func TestLimitsOf(t *testing.T) {
 		want access.Limits
 	}{
 		{access.Playground, "playground", access.Limits{RatePerSec: 1, Burst: 1, HistoryDays: 3, RowCap: 50}},
-		{access.Free, "free", access.Limits{DailyQuota: 100, RatePerSec: 5, Burst: 10, HistoryDays: 3}},
-		{access.Pro, "pro", access.Limits{DailyQuota: 2000, RatePerSec: 20, Burst: 40, HistoryDays: 7, BatchMax: 50}},
-		{access.Elite, "elite", access.Limits{DailyQuota: 10000, RatePerSec: 50, Burst: 100, HistoryDays: 0, BatchMax: 100}},
+		{access.Free, "free", access.Limits{DailyQuota: 100, RatePerSec: 5, Burst: 10, HistoryDays: 3, AlertRules: 10}},
+		{access.Pro, "pro", access.Limits{DailyQuota: 2000, RatePerSec: 20, Burst: 40, HistoryDays: 7, BatchMax: 50, AlertRules: 200, AlertSetRules: 10, WebhookEndpoints: 3}},
+		{access.Elite, "elite", access.Limits{DailyQuota: 10000, RatePerSec: 50, Burst: 100, HistoryDays: 0, BatchMax: 100, AlertRules: 5000, AlertSetRules: 100, WebhookEndpoints: 10}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

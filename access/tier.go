@@ -78,13 +78,18 @@ type Limits struct {
 	// BatchMax is the most ids one batch call may carry; 0 means the tier
 	// may not call batch endpoints.
 	BatchMax int
+	// AlertRules is the most want-list entries and alert rules an account
+	// may keep, AlertSetRules how many of them may watch a whole set, and
+	// WebhookEndpoints the most webhook endpoints (package alert's and
+	// webhook's Limits); 0 means none.
+	AlertRules, AlertSetRules, WebhookEndpoints int
 }
 
 var tierLimits = [numTiers]Limits{
 	Playground: {RatePerSec: 1, Burst: 1, HistoryDays: 3, RowCap: 50},
-	Free:       {DailyQuota: 100, RatePerSec: 5, Burst: 10, HistoryDays: 3},
-	Pro:        {DailyQuota: 2000, RatePerSec: 20, Burst: 40, HistoryDays: 7, BatchMax: 50},
-	Elite:      {DailyQuota: 10000, RatePerSec: 50, Burst: 100, HistoryDays: 0, BatchMax: 100},
+	Free:       {DailyQuota: 100, RatePerSec: 5, Burst: 10, HistoryDays: 3, AlertRules: 10},
+	Pro:        {DailyQuota: 2000, RatePerSec: 20, Burst: 40, HistoryDays: 7, BatchMax: 50, AlertRules: 200, AlertSetRules: 10, WebhookEndpoints: 3},
+	Elite:      {DailyQuota: 10000, RatePerSec: 50, Burst: 100, HistoryDays: 0, BatchMax: 100, AlertRules: 5000, AlertSetRules: 100, WebhookEndpoints: 10},
 }
 
 // LimitsOf returns the rules of tier t. An invalid tier gets Playground's.

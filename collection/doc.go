@@ -23,12 +23,19 @@
 //   - preview.go: Service.Preview resolves every row with resolve.Columns,
 //     reads its printing against the card, values it, and keeps what
 //     Confirm needs.
+//   - history.go: Service.Record values every collection at a snapshot
+//     (per source, split by confidence) once per snapshot across a fleet
+//     (package sweep) into state.CollectionHistory; History reads an
+//     owner's points back; Completion is set completion (printings held
+//     against the set's, the cost of the rest at today's fmv);
+//     ExportHistory and DeleteHistory serve the account's data export and
+//     deletion.
 //   - confirm.go: Service.Confirm merges the matched rows (and the
 //     ambiguous rows a choice picks) into the collection by card, printing
 //     and grade; a second confirm answers already_confirmed.
 //
-// It imports the standard library, snapshots, estimate, resolve,
-// pricing and state (the previews and collections tables); never a
+// It imports the standard library, apperr, snapshots, estimate, resolve, live,
+// pricing, sweep and state (the previews, collections and history tables); never a
 // transport, never bbolt (the state store's package owns the file). The
 // edge's handlers (edge/imports.go, edge/collection.go), the dashboard
 // (package web) and MCP call a Service, naming the Owner.

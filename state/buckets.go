@@ -151,6 +151,89 @@ const (
 	OAuthLimits Bucket = "oauth_limits"
 )
 
+// Buckets of alerts, webhooks and collection histories (#33). Every key that
+// starts with an account id belongs to that account: its data export reads
+// them and its deletion removes them (alert.DeleteAccount,
+// webhook.DeleteAccount, collection.DeleteHistory).
+const (
+	// AlertRules (#33) holds want-list entries and alert rules:
+	// "<account id>/<rule id>" (rule id "r_" + 16 base32 characters) ->
+	// JSON rule (target, condition, source, want-list fields). No expiry.
+	// Owner: package alert.
+	AlertRules Bucket = "alert_rules"
+
+	// AlertStates (#33) holds each rule's crossing state, written only when
+	// it changes: "<account id>/<rule id>" (as AlertRules) -> JSON state
+	// (the members of the rule, card ids, whose condition held at the last
+	// evaluation, and the snapshot it was). Deleted with the rule, and reset
+	// when the rule changes. No expiry. Owner: package alert.
+	AlertStates Bucket = "alert_states"
+
+	// AlertEvents (#33) holds each account's fired alerts: "<account
+	// id>/<as_of>/<event id>", where <as_of> is the snapshot's day as 8 hex
+	// digits and the event id is derived from the snapshot, the rule and the
+	// member (so an evaluation done twice inserts nothing twice) -> JSON
+	// event. A reverse Scan of "<account id>/" reads them newest first (the
+	// feed, the dashboard). Kept 90 days. Owner: package alert.
+	AlertEvents Bucket = "alert_events"
+
+	// AlertFeeds (#33) holds the Atom feeds' secret tokens: "a/<account id>"
+	// -> JSON {token}, and "t/<hex SHA-256 of the token>" -> JSON account id,
+	// written together; a roll replaces both. No expiry. Owner: package
+	// alert.
+	AlertFeeds Bucket = "alert_feeds"
+
+	// Sweeps (#33) records the progress of background jobs that visit every
+	// record of a bucket once per snapshot (package sweep): job id
+	// ("alerts/<snapshot id>", "history/<snapshot id>") -> JSON progress
+	// (the last key done, counts, done or not). Kept 30 days. Owner: sweep.
+	Sweeps Bucket = "sweeps"
+
+	// Leases (#33) holds leases, so that one process of a fleet does a piece
+	// of work at a time: "sweep/<job id>" (package sweep) and
+	// "webhook/<endpoint id>" (package webhook) -> JSON holder. The TTL is
+	// the lease's term, renewed by a Put while the work goes on; a holder
+	// that dies leaves the lease to expire. Owners: sweep, webhook.
+	Leases Bucket = "leases"
+
+	// WebhookEndpoints (#33) holds webhook endpoints: "<account
+	// id>/<endpoint id>" (endpoint id "ep_" + 16 base32 characters) -> JSON
+	// endpoint (URL, signing secrets with their expiry, event types,
+	// disabled state, the sequence number of its last queued message). No
+	// expiry. Owner: package webhook.
+	WebhookEndpoints Bucket = "webhook_endpoints"
+
+	// WebhookQueue (#33) holds each endpoint's messages waiting for
+	// delivery: "<endpoint id>/<sequence>" (16 hex digits) -> JSON message
+	// (id, type, body). Delivered in key order, one at a time; deleted when
+	// delivered or given up. Kept 7 days. Owner: package webhook.
+	WebhookQueue Bucket = "webhook_queue"
+
+	// WebhookCursors (#33) holds each endpoint's delivery state:
+	// "<endpoint id>" -> JSON cursor (the sequence number delivered last, the
+	// next attempt's time, attempts of the head message, failing since).
+	// No expiry; deleted with the endpoint. Owner: package webhook.
+	WebhookCursors Bucket = "webhook_cursors"
+
+	// WebhookLog (#33) is each endpoint's delivery log: "<endpoint
+	// id>/<time>/<sequence>/<attempt>", <time> as in Audit, the message's
+	// sequence number and the attempt's in hex -> JSON attempt (message id,
+	// attempt number, status, latency, the first bytes of the response or
+	// the error). Kept 30 days. Owner: package webhook.
+	WebhookLog Bucket = "webhook_log"
+
+	// WebhookNotices (#33) holds notices for the dashboard: "<account
+	// id>/<time>/<endpoint id>" -> JSON notice (an endpoint disabled after
+	// failing for days). Kept 90 days. Owner: package webhook.
+	WebhookNotices Bucket = "webhook_notices"
+
+	// CollectionHistory (#33) holds the value of each collection at each
+	// snapshot: "<owner id>/<as_of>" (YYYY-MM-DD; a later snapshot of the same
+	// day replaces it) -> JSON point (snapshot id, value per source with its
+	// confidence). Kept 800 days. Owner: package collection.
+	CollectionHistory Bucket = "collection_history"
+)
+
 // Keys of the Meta bucket.
 const (
 	// MetaKeysRev is the key table's revision: every change to Keys (and,
@@ -183,6 +266,9 @@ var Buckets = []Bucket{
 	Keys, Usage, Meta, ImportPreviews, Collections, Cohorts, Secrets,
 	Accounts, AccountEmails, Sessions, Audit, LastUsed,
 	OAuthClients, OAuthRequests, OAuthCodes, OAuthGrants, OAuthRefresh, OAuthRevoked, OAuthLimits,
+	AlertRules, AlertStates, AlertEvents, AlertFeeds, Sweeps, Leases,
+	WebhookEndpoints, WebhookQueue, WebhookCursors, WebhookLog, WebhookNotices,
+	CollectionHistory,
 }
 
 // Kind returns what b holds, or KindNone when b is not declared above.
@@ -192,7 +278,10 @@ func (b Bucket) Kind() Kind {
 		return KindCounters
 	case Keys, ImportPreviews, Collections, Cohorts, Secrets,
 		Accounts, AccountEmails, Sessions, Audit, LastUsed,
-		OAuthClients, OAuthRequests, OAuthCodes, OAuthGrants, OAuthRefresh, OAuthRevoked:
+		OAuthClients, OAuthRequests, OAuthCodes, OAuthGrants, OAuthRefresh, OAuthRevoked,
+		AlertRules, AlertStates, AlertEvents, AlertFeeds, Sweeps, Leases,
+		WebhookEndpoints, WebhookQueue, WebhookCursors, WebhookLog, WebhookNotices,
+		CollectionHistory:
 		return KindRecords
 	}
 	return KindNone
