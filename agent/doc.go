@@ -13,8 +13,8 @@
 //     OpenAI-compatible endpoints): the model is told the tools and answers,
 //     running tool calls for at most MaxRounds turns.
 //
-// It imports the standard library, snapshots, index (name folding),
-// resolve, pricing and access (the tiers' history windows:
+// It imports the standard library, apperr, estimate, snapshots, index
+// (name folding), live, resolve, pricing and access (the tiers' history windows:
 // ClampSince, WindowStart); never a transport (no fasthttp, no net/http).
 //
 // # Caveats

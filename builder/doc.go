@@ -20,7 +20,7 @@
 // before Bleve and the gold tables' indexes (stage bulk): the manifest covers them, and cardbuild bulk
 // writes the same bytes from a published snapshot.
 //
-// It imports estimate, snapshots, snapshots/bolt, snapshots/gold, index,
+// It imports apperr, estimate, snapshots, snapshots/bolt, snapshots/gold, index,
 // bulk, builder/synth and the standard library; servers never import it.
 //
 // # Caveats

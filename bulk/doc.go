@@ -23,8 +23,9 @@
 // in catalog order, no map iteration, gzip at GzipLevel with no name and no
 // modification time), whatever Options.Workers is.
 //
-// It imports the standard library, estimate, snapshots, snapshots/jsontext
-// and resolve (the API's shape of a card's gameplay facts); it reads a
+// It imports the standard library, estimate, snapshots, snapshots/jsontext,
+// pricing (a card's estimates and flags) and resolve (the API's shape of a
+// card's gameplay facts); it reads a
 // snapshot only through snapshots.Reader.
 //
 // # Caveats

@@ -34,7 +34,8 @@
 //     ambiguous rows a choice picks) into the collection by card, printing
 //     and grade; a second confirm answers already_confirmed.
 //
-// It imports the standard library, apperr, snapshots, estimate, resolve, live,
+// It imports the standard library, apperr, snapshots, snapshots/jsontext,
+// estimate, resolve, live,
 // pricing, sweep and state (the previews, collections and history tables); never a
 // transport, never bbolt (the state store's package owns the file). The
 // edge's handlers (edge/imports.go, edge/collection.go), the dashboard

@@ -53,12 +53,12 @@
 // list's orders and every card's object encoded once (card_encode.go), which
 // card detail and the card list copy.
 //
-// It imports the standard library, fasthttp (and fasthttpadaptor),
-// snapshots, snapshots/bolt, snapshots/gold, snapshots/jsontext, index,
-// state, access, edge/cache, edge/connguard, resolve, pricing,
-// collection, agent and mcp (for its version); it is the only package that imports
-// fasthttp. Commands import it: cmd/cardedge, and cmd/benchedge
-// for the benchmarks.
+// It imports the standard library, fasthttp (and fasthttpadaptor), apperr,
+// live, snapshots, snapshots/gold, snapshots/jsontext, index, index/syntax,
+// estimate, access, edge/cache, edge/connguard, resolve, pricing,
+// collection, bulk, jsonschema, agent and mcp (for its version); it is the
+// only package that imports fasthttp. Commands import it: cmd/cardedge, and
+// cmd/benchedge for the benchmarks.
 //
 // # Caveats
 //

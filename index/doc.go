@@ -180,4 +180,7 @@
 //     each character's most common reading (no word-level heteronyms).
 //   - Lookup does not combine words across fields ("charizard base" finds
 //     names starting so, not Charizard cards of Base): that is Search's job.
+//
+// It imports the standard library, Bleve (blevesearch/bleve/v2), go-pinyin,
+// apperr, snapshots, snapshots/jsontext and index/syntax.
 package index

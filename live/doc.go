@@ -15,8 +15,8 @@
 // opened, before it serves (so the first requests after a start or a swap
 // do not pay for it), and read with View.Derived.
 //
-// It imports snapshots, snapshots/bolt, snapshots/gold, index and the
-// standard library.
+// It imports apperr, snapshots, snapshots/bolt, snapshots/gold, index and
+// the standard library.
 //
 // # Caveats
 //

@@ -4,7 +4,8 @@
 // shows. REST (edge), the MCP tools (mcp) and the agent (agent) call it, so a
 // card is priced the same way wherever it is asked.
 //
-// It imports the standard library, estimate, snapshots, resolve (a
+// It imports the standard library, apperr, estimate, snapshots,
+// snapshots/jsontext, live, resolve (a
 // quote first resolves its references) and jsonschema (a quote describes
 // its JSON); never the access layer (callers charge and clamp) nor a
 // transport.

@@ -4,7 +4,8 @@
 // (quotes through package pricing), so a reference resolves the same way
 // wherever it is asked.
 //
-// It imports only the standard library, snapshots and index: it reads one open
+// It imports only the standard library, apperr, snapshots,
+// snapshots/jsontext, index, index/syntax and live: it reads one open
 // snapshot through a *live.View and never touches the access layer (callers
 // charge and clamp).
 //

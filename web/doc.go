@@ -10,8 +10,8 @@
 // http.Handler (net/http, html/template, assets embedded with embed) that
 // package edge mounts into its fasthttp server, as it mounts MCP.
 //
-// It imports the standard library, account (the domain: accounts, sessions,
-// keys), access (keys, tiers, history windows and their activity),
+// It imports the standard library, apperr, account (the domain: accounts,
+// sessions, keys), oauth (consent and connected apps), access (keys, tiers, history windows and their activity),
 // chattoken (the type of a minted token), snapshots (domain types, error
 // codes), index and index/syntax (search and lookup), pricing, estimate and
 // resolve (what REST's market routes compute) and collection (the

@@ -18,7 +18,8 @@
 // it), the nightly build. Run from the repository root after make build
 // (make bench does both).
 //
-// It imports bench/load, bench/queries, snapshots, snapshots/bolt, go-redis
+// It imports bench/load, bench/queries, snapshots, snapshots/bolt,
+// snapshots/s3 and snapshots/s3/s3test (the swap workload's bucket), go-redis
 // and the standard library, and runs the other binaries (bin/cardedge,
 // bin/cardbuild, bin/ceiling, bin/benchedge) as processes.
 package main

@@ -20,8 +20,8 @@
 // reads flags, environment ($CARDEDGE_LLM_API_KEY; the AWS_* variables
 // through snapshots/s3's NewClient) and files.
 //
-// It imports edge, access, mcp, web, account, chattoken, collection,
-// state, state/bolt, agent,
+// It imports edge, live, access, mcp, web, account, oauth, chattoken,
+// collection, state, state/bolt, state/redis, agent,
 // agent/openai, snapshots, snapshots/s3 and the standard library.
 //
 // # Caveats

@@ -6,4 +6,6 @@
 //	go run ./cmd/signins [--burst 50] [--max-hashing 0] [--rounds 20]
 //
 // The state file lives in a temporary directory; the program removes it.
+//
+// It imports account, access, state/bolt and the standard library.
 package main

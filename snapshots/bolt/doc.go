@@ -24,7 +24,7 @@
 // kept apart (format 2), so the per-request reads of the base printing are
 // what they were.
 //
-// It imports snapshots, bbolt and the standard library.
+// It imports snapshots, apperr, bbolt and the standard library.
 //
 // # Caveats
 //

@@ -13,7 +13,8 @@
 // modernc.org/sqlite/lib exposes it (see bulk.go), which made bulk loading
 // about twice as fast as binding through database/sql/driver.
 //
-// Allowed imports: the standard library, package snapshots, and
+// Allowed imports: the standard library, package snapshots,
+// snapshots/jsontext, and
 // modernc.org/sqlite with its companions modernc.org/sqlite/lib and
 // modernc.org/libc.
 //
