@@ -63,13 +63,9 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 		if err := validateArgs(tool, req.GetArguments()); err != nil {
 			return errorResult(err), nil
 		}
-		c := callFrom(ctx)
-		if c == nil {
-			caller, ok := access.CallerFromContext(ctx)
-			if !ok || caller.KeyID == "" {
-				return errorResult(apperr.Errorf(apperr.EUNAUTHORIZED, "MCP requires an API key")), nil
-			}
-			c = &call{caller: caller}
+		c, err := callOf(ctx)
+		if err != nil {
+			return errorResult(err), nil
 		}
 		snap := s.opts.Snapshots.Acquire()
 		defer snap.Release()
@@ -91,18 +87,42 @@ func (s *Server) handler(d toolDef) server.ToolHandlerFunc {
 			s.log.Error("mcp tool returned an undeclared type", "tool", name, "type", fmt.Sprintf("%T", data))
 			return errorResult(apperr.Errorf(apperr.EINTERNAL, "internal error")), nil
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(envelope{Contract: "mcp." + name + ".v1", AsOf: snap.AsOf.String(), SnapshotID: snap.ID(), Cost: t.cost, Data: data}); err != nil {
+		text, err := envelopeJSON("mcp."+name+".v1", snap, t.cost, data)
+		if err != nil {
 			s.log.Error("mcp tool result does not encode", "tool", name, "err", err)
 			return errorResult(apperr.Errorf(apperr.EINTERNAL, "internal error")), nil
 		}
-		text := bytes.TrimRight(buf.Bytes(), "\n")
 		// The JSON as text in the first content block, and the same bytes
 		// as structuredContent (the tool's outputSchema describes them).
 		return mcpproto.NewToolResultStructured(json.RawMessage(text), string(text)), nil
 	}
+}
+
+// callOf is the call ctx carries: the HTTP layer's, or for a caller put in
+// the context without it (in-process use) a call of that caller, charged
+// nothing yet. EUNAUTHORIZED without a caller with a key.
+func callOf(ctx context.Context) (*call, error) {
+	if c := callFrom(ctx); c != nil {
+		return c, nil
+	}
+	caller, ok := access.CallerFromContext(ctx)
+	if !ok || caller.KeyID == "" {
+		return nil, apperr.Errorf(apperr.EUNAUTHORIZED, "MCP requires an API key")
+	}
+	return &call{caller: caller}, nil
+}
+
+// envelopeJSON encodes the envelope of a result (a tool's, a resource's):
+// contract, the snapshot's as_of and id, the units spent, and data; JSON
+// without HTML escaping or a trailing newline.
+func envelopeJSON(contract string, snap *live.View, cost int, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(envelope{Contract: contract, AsOf: snap.AsOf.String(), SnapshotID: snap.ID(), Cost: cost, Data: data}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // errorResult is a tool error: HTTP 200, isError true, and an error.v1 JSON

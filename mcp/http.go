@@ -29,6 +29,9 @@ type call struct {
 	charged int
 	// session is the Mcp-Session-Id ("" for sessionless protocol versions).
 	session string
+	// fault is the JSON-RPC error a resource or prompt handler refused the
+	// request with (nil: none, or mcp-go's own); see answerFault.
+	fault *rpcFault
 }
 
 type callKey struct{}
@@ -55,7 +58,8 @@ func httpContext(ctx context.Context, r *http.Request) context.Context {
 type rpcPeek struct {
 	Method string `json:"method"`
 	Params struct {
-		Name      string `json:"name"`
+		Name      string `json:"name"` // tools/call, prompts/get
+		URI       string `json:"uri"`  // resources/read
 		Arguments struct {
 			DryRun any `json:"dry_run"`
 		} `json:"arguments"`
@@ -67,6 +71,7 @@ type rpcPeek struct {
 //   - a caller with a key must be in the context (401 otherwise);
 //   - POST tools/call is charged one unit (429 with Retry-After when the
 //     key's quota or rate is exceeded), except a batch_grade_ladder dry run;
+//     so are resources/read and a prompts/get that reads data (charged);
 //   - a request other than initialize without Mcp-Session-Id is 400, an
 //     unknown, ended or foreign session 404 (mcp-go asks the session
 //     manager); DELETE of a live session ends it;
@@ -81,6 +86,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	sid := r.Header.Get(HeaderSessionID)
 	modern := mcpproto.IsModernProtocol(r.Header.Get(mcpproto.HeaderProtocolVersion))
 	c := &call{caller: caller, session: sid}
+	var peek rpcPeek // of a POST
 
 	switch r.Method {
 	case http.MethodDelete:
@@ -103,21 +109,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		var peek rpcPeek
 		_ = json.Unmarshal(body, &peek) // mcp-go answers malformed messages
 		if sid == "" && !modern && peek.Method != "" && peek.Method != string(mcpproto.MethodInitialize) {
 			writeHTTPError(w, apperr.EBADREQUEST, "missing Mcp-Session-Id header: send the id the initialize response returned")
 			return
 		}
-		if peek.Method == string(mcpproto.MethodToolsCall) && !(peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true) {
+		if s.charged(peek, caller) {
 			// Requests mcp-go refuses before any tool runs (unknown session,
-			// unsupported protocol version, wrong content type, a chat tool
-			// the caller does not have) cost nothing.
+			// unsupported protocol version, wrong content type) cost nothing.
 			if sid != "" && !s.sessions.valid(sid, caller.KeyID) {
 				break
-			}
-			if chatTools[peek.Params.Name] && !caller.ChatTools() {
-				break // mcp-go's tool filter refuses it: a tool this caller does not have
 			}
 			if v := r.Header.Get(mcpproto.HeaderProtocolVersion); v != "" && !mcpproto.IsValidProtocolVersion(v) {
 				break
@@ -135,7 +136,96 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			c.charged = 1
 		}
 	}
-	s.http.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callKey{}, c)))
+	r = r.WithContext(context.WithValue(r.Context(), callKey{}, c))
+	if r.Method == http.MethodPost && (peek.Method == string(mcpproto.MethodResourcesRead) || peek.Method == string(mcpproto.MethodPromptsGet)) {
+		buf := &responseBuffer{header: w.Header(), status: http.StatusOK}
+		s.http.ServeHTTP(buf, r)
+		answerFault(w, buf, c.fault)
+		return
+	}
+	s.http.ServeHTTP(w, r)
+}
+
+// charged reports whether the HTTP layer charges a request one unit: a
+// tools/call (but a batch_grade_ladder dry run, and a chat tool the caller
+// does not have: mcp-go's tool filter refuses it), a resources/read of one
+// of the resources (chargedRead) and a prompts/get of a prompt that reads
+// data (chargedPrompts).
+func (s *Server) charged(peek rpcPeek, caller access.Caller) bool {
+	switch peek.Method {
+	case string(mcpproto.MethodToolsCall):
+		if peek.Params.Name == "batch_grade_ladder" && peek.Params.Arguments.DryRun == true {
+			return false
+		}
+		return !chatTools[peek.Params.Name] || caller.ChatTools()
+	case string(mcpproto.MethodResourcesRead):
+		return s.chargedRead(peek.Params.URI, caller)
+	case string(mcpproto.MethodPromptsGet):
+		return chargedPrompts[peek.Params.Name]
+	}
+	return false
+}
+
+// rpcFault is a JSON-RPC error a resource or prompt handler answers with.
+// mcp-go (v1.2.1) answers every error of such a handler with -32603
+// (internal error), where the MCP revisions want "resource not found"
+// (-32002, or -32602 from 2026-07-28) for a resource that does not exist
+// and -32602 (invalid params) for a prompt's bad argument: the handler
+// records the error it means in the call, and answerFault puts its code,
+// message and data into mcp-go's answer.
+type rpcFault struct {
+	code    int
+	message string
+	data    any
+}
+
+// responseBuffer holds mcp-go's answer to a resources/read or prompts/get
+// (one application/json body: streaming is off), its header being the
+// response's.
+type responseBuffer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *responseBuffer) Header() http.Header         { return b.header }
+func (b *responseBuffer) WriteHeader(status int)      { b.status = status }
+func (b *responseBuffer) Write(p []byte) (int, error) { return b.body.Write(p) }
+
+// answerFault writes the buffered answer, its JSON-RPC error (mcp-go's
+// -32603) replaced by f when the handler recorded one.
+func answerFault(w http.ResponseWriter, b *responseBuffer, f *rpcFault) {
+	body := b.body.Bytes()
+	if f != nil && b.status == http.StatusOK {
+		var msg struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(body, &msg) == nil && msg.Error != nil && msg.Error.Code == mcpproto.INTERNAL_ERROR {
+			var out bytes.Buffer
+			enc := json.NewEncoder(&out)
+			enc.SetEscapeHTML(false)
+			type rpcError struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+				Data    any    `json:"data,omitempty"`
+			}
+			err := enc.Encode(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   rpcError        `json:"error"`
+			}{msg.JSONRPC, msg.ID, rpcError{f.code, f.message, f.data}})
+			if err == nil {
+				body = bytes.TrimSuffix(out.Bytes(), []byte("\n"))
+				w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			}
+		}
+	}
+	w.WriteHeader(b.status)
+	w.Write(body)
 }
 
 // httpHeader lets access.SetHeaders write into a net/http header.

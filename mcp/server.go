@@ -15,10 +15,15 @@ import (
 )
 
 // Name and Version are the server's identity in initialize (serverInfo);
-// Version is also the mcp_version the edge reports on /health.
+// Version is also the mcp_version the edge reports on /health. Title and
+// Description are what hosts show of it (serverInfo.title and description,
+// with the icons of icon.go).
 const (
-	Name    = "cardedge"
-	Version = "1.1.0"
+	Name        = "cardedge"
+	Version     = "1.1.0"
+	Title       = "cardedge: trading-card market data"
+	Description = "Fair prices from verified sales, sales, listings and grade ladders of trading cards, per card, printing and grade, " +
+		"as of the live snapshot; cohorts, a collection and prompts for the common questions."
 )
 
 // Defaults of Options.
@@ -71,6 +76,10 @@ type Options struct {
 	// MaxCohortsPerKey bounds the live cohorts of one key; pinning one more
 	// drops its oldest. 0 means DefaultMaxCohortsPerKey.
 	MaxCohortsPerKey int
+	// WebsiteURL is the server's home page in initialize
+	// (serverInfo.websiteUrl: the dashboard at the public URL); "" leaves
+	// it out.
+	WebsiteURL string
 }
 
 // Server is the MCP server: an http.Handler for /api/v3/mcp/ behind an
@@ -85,8 +94,9 @@ type Server struct {
 	cohorts  *cohortStore
 }
 
-// New builds the server: its ten public tools, and the chat tools that only
-// chat-user tokens with Apps access see (tool_chat.go).
+// New builds the server: its ten public tools, the chat tools that only
+// callers with the chat tools see (tool_chat.go), its resources
+// (resources.go) and prompts (prompts.go).
 func New(opts Options) (*Server, error) {
 	if opts.Snapshots == nil || opts.Access == nil || opts.State == nil {
 		return nil, errors.New("mcp: Options.Snapshots, Access and State are required")
@@ -114,15 +124,27 @@ func New(opts Options) (*Server, error) {
 		sessions: newSessions(opts.MaxSessionsPerKey, opts.Now),
 		cohorts:  newCohortStore(opts.State, opts.CohortTTL, opts.MaxCohortsPerKey, opts.Now),
 	}
-	s.mcp = server.NewMCPServer(Name, Version,
+	info := []server.ServerOption{
+		server.WithTitle(Title),
+		server.WithDescription(Description),
+		server.WithIcons(icons()...),
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithPromptCapabilities(false),
 		server.WithStrictInputSchemaDefault(),
 		server.WithInstructions(instructions),
 		server.WithToolFilter(chatToolFilter),
-	)
+		server.WithPromptFilter(promptFilter),
+	}
+	if opts.WebsiteURL != "" {
+		info = append(info, server.WithWebsiteURL(opts.WebsiteURL))
+	}
+	s.mcp = server.NewMCPServer(Name, Version, info...)
 	for _, t := range append(s.tools(), s.chatToolDefs()...) {
 		s.mcp.AddTool(t.tool, s.handler(t))
 	}
+	s.addResources()
+	s.addPrompts()
 	s.http = server.NewStreamableHTTPServer(s.mcp,
 		server.WithStateful(true),
 		server.WithSessionIdManagerResolver(sessionResolver{s.sessions}),
@@ -146,7 +168,8 @@ const instructions = `cardedge: trading-card market data (prices, sales, listing
 Resolve cards first with search (q for one lookup, ids to batch-resolve card ids, numeric partner product ids or names), then quote or read history with the ids it returns.
 Every tools/call costs at least 1 unit of the key's daily quota; batch tools cost their unique resolved ids (batch_grade_ladder dry_run=true previews the cost for free). At most 1000 ids per call.
 History rows (get_sales, get_prices, rank_set_sales) are limited to the key's tier history window, counted back from the snapshot's as_of.
-Cohorts: pin a working set with pin_cohort (or compare_set_finish) and pass its cohort_handle to batch_grade_ladder and rank_set_sales; handles live 7 days.`
+Cohorts: pin a working set with pin_cohort (or compare_set_finish) and pass its cohort_handle to batch_grade_ladder and rank_set_sales; handles live 7 days.
+Resources (JSON, 1 unit a read): cardedge://cards/{id} (a card and each printing's price), cardedge://sets/{id}, cardedge://movers/{game} (the week's biggest fmv moves) and cardedge://me/collection (chat tools' callers only). Prompts: compare_printings, what_moved_this_week, value_my_collection.`
 
 // ServeHTTP serves one MCP request (see the package doc for the HTTP rules).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r) }
