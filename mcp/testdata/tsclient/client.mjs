@@ -3,7 +3,9 @@
 //   node client.mjs <mcp-url> <api-key>
 //
 // Initializes a session over Streamable HTTP (Bearer key in
-// requestInit.headers), lists the tools, calls every tool, checks the
+// requestInit.headers), lists the tools, calls every tool, lists the
+// resources, resource templates and prompts, reads a card resource (1 unit,
+// counted in the summary's cost) and gets a prompt (free), checks the
 // results, ends the session, and prints one JSON summary line on stdout. Exits
 // non-zero on the first failed check (the message says which).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -30,6 +32,8 @@ await client.connect(transport);
 
 const server = client.getServerVersion();
 check(server?.name === "cardedge" && server?.version === "1.1.0", "serverInfo " + JSON.stringify(server));
+check(typeof server.title === "string" && server.title.length > 0 && server.icons?.some((i) => i.mimeType === "image/png" && i.src.startsWith("data:image/png;base64,")),
+  "serverInfo title and icons " + JSON.stringify({ title: server.title, icons: server.icons?.map((i) => i.mimeType) }));
 check(typeof transport.sessionId === "string" && transport.sessionId.length > 0, "no session id");
 
 const { tools } = await client.listTools();
@@ -138,6 +142,24 @@ body = await call("quote", { ids: ["en:base1-4"], grade: "psa:11" }, true);
 check(body.contract === "error.v1" && /grade/.test(body.error.message), "bad grade error: " + JSON.stringify(body));
 body = await call("batch_grade_ladder", { set_id: "en:nope" }, true);
 check(/unknown set_id/.test(body.error.message), "unknown set error");
+
+// Resources and prompts, as a host lists and reads them.
+const { resources } = await client.listResources();
+check(resources.some((r) => r.uri === "cardedge://me/collection" && r.mimeType === "application/json" && r.title), "resources " + JSON.stringify(resources));
+const { resourceTemplates } = await client.listResourceTemplates();
+const templates = resourceTemplates.map((t) => t.uriTemplate).sort();
+check(JSON.stringify(templates) === JSON.stringify(["cardedge://cards/{+id}", "cardedge://movers/{+game}", "cardedge://sets/{+id}"]), "resource templates " + templates);
+const read = await client.readResource({ uri: "cardedge://cards/en:base1-4" });
+check(read.contents.length === 1 && read.contents[0].mimeType === "application/json", "read card: " + JSON.stringify(read).slice(0, 300));
+body = JSON.parse(read.contents[0].text);
+check(body.contract === "mcp.resource.card.v1" && body.data.card_id === "en:base1-4" && body.data.printings.length > 0, "card resource: " + read.contents[0].text.slice(0, 300));
+summary.resources = { read: 1 };
+summary.cost += body.cost;
+const { prompts } = await client.listPrompts();
+summary.prompts = prompts.map((p) => p.name).sort();
+check(JSON.stringify(summary.prompts) === JSON.stringify(["compare_printings", "what_moved_this_week"]), "prompts " + summary.prompts);
+const prompt = await client.getPrompt({ name: "compare_printings", arguments: { card: "charizard base" } });
+check(prompt.messages.length === 1 && /search/.test(prompt.messages[0].content.text), "compare_printings: " + JSON.stringify(prompt).slice(0, 300));
 
 await transport.terminateSession();
 await client.close();
