@@ -1,8 +1,9 @@
-// Package mcp is cardedge's MCP (Model Context Protocol) tool server: an
-// http.Handler, built on github.com/mark3labs/mcp-go (v1.2.1), that the edge
-// mounts at /api/v3/mcp/ behind its authenticating HTTP layer. Callers alias
-// it cardmcp. Its tools read the same snapshot as REST and charge the same
-// access layer; card resolution is package resolve's, quotes, sale rows
+// Package mcp is cardedge's MCP (Model Context Protocol) server: tools,
+// resources and prompts behind an http.Handler, built on
+// github.com/mark3labs/mcp-go (v1.2.1), that the edge mounts at /api/v3/mcp/
+// behind its authenticating HTTP layer. Callers alias it cardmcp. Its tools
+// and resources read the same snapshot as REST and charge the same access
+// layer; card resolution is package resolve's, quotes, sale rows, trending
 // and the history reader are package pricing's, which REST shares.
 //
 // It imports the standard library, mcp-go, apperr, live (the snapshot a
@@ -16,8 +17,12 @@
 //
 // Streamable HTTP, JSON-RPC 2.0 over POST, following the MCP 2025-11-25
 // revision: initialize returns serverInfo {name "cardedge", version
-// "1.1.0"} and an Mcp-Session-Id header; notifications are answered 202;
-// every later request carries Mcp-Session-Id (400 without it) and
+// "1.1.0", title, description, icons (icon.go: PNG and SVG data URIs),
+// websiteUrl (Options.WebsiteURL)}, the capabilities tools, resources and
+// prompts (no subscriptions, no list_changed), and an Mcp-Session-Id header.
+// initialize negotiates the client's version when mcp-go knows it
+// (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25), else 2025-11-25.
+// Notifications are answered 202; every later request carries Mcp-Session-Id (400 without it) and
 // MCP-Protocol-Version (400 for an unsupported one). Sessions are stateful
 // and bound to the key that initialized them: an unknown, ended or other
 // key's session id is 404; DELETE ends a session (404 when it is not live).
@@ -50,8 +55,14 @@
 //     saying what it needed; its first unit stays spent. That second charge
 //     takes a second rate token.
 //   - search with q, pin_cohort, get_cohort and rank_set_sales cost 1.
-//   - Protocol messages (initialize, notifications, tools/list, ping, DELETE)
-//     are free.
+//   - resources/read costs 1 unit, charged by the HTTP layer like a
+//     tools/call (429 over quota), also when the id names nothing; a read of
+//     cardedge://me/collection by a caller without the chat tools, a URI
+//     without an id and a URI of no resource are free (refused). prompts/get
+//     of what_moved_this_week costs 1 (it embeds the movers resource).
+//   - Protocol messages (initialize, notifications, tools/list, ping, DELETE,
+//     resources/list, resources/templates/list, prompts/list, the other
+//     prompts/get) are free.
 //
 // A tool failure (bad argument, unknown id, over the cap, quota) is HTTP 200
 // with result.isError true and an error.v1 JSON text whose message says what
@@ -88,6 +99,31 @@
 // token's account's collection (package collection, Options.Collections).
 // A token's calls are charged to the account's chat quota (its KeyID is the
 // account id), and its sessions and cohorts belong to the account.
+//
+// # Resources and prompts
+//
+// resources.go: the templates cardedge://cards/{+id} (show_cards' card: each
+// printing's raw near-mint price), cardedge://sets/{+id} (REST's set fields,
+// market, rarities, top cards) and cardedge://movers/{+game} (the 7-day
+// price_pct ranking's gainers and losers: pricing.Trending and Ranked, as
+// GET /api/v3/trending), and the resource cardedge://me/collection
+// (list_collection's view; callers with the chat tools only, with
+// Options.Collections). Each read is one application/json text: the
+// envelope of a tool result with contract "mcp.resource.<name>.v1". The
+// templates use reserved expansion ({+id}) so that ids with ':' match
+// written as they are (and percent-encoded).
+//
+// prompts.go: compare_printings (argument card), what_moved_this_week
+// (argument game; its second message embeds the movers resource) and
+// value_my_collection (chat tools' callers only: mcp-go's prompt filter);
+// each a user message naming the tools to call.
+//
+// A resource that does not exist is the JSON-RPC error -32002 (resource not
+// found; -32602 for 2026-07-28 clients, SEP-2164) and a prompt's bad
+// argument -32602, each with apperr's code in data. mcp-go answers every
+// handler error with -32603: the handler records the error it means
+// (call.fault) and the HTTP layer, which buffers resources/read and
+// prompts/get answers, puts it in (answerFault).
 //
 // # Cohorts and result handles
 //
