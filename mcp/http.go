@@ -71,7 +71,10 @@ type rpcPeek struct {
 //   - a caller with a key must be in the context (401 otherwise);
 //   - POST tools/call is charged one unit (429 with Retry-After when the
 //     key's quota or rate is exceeded), except a batch_grade_ladder dry run;
-//     so are resources/read and a prompts/get that reads data (charged);
+//     so are a resources/read of one of the resources and a prompts/get of
+//     a prompt that reads data (charged);
+//   - the answer to a resources/read or prompts/get is buffered, to put in
+//     the JSON-RPC error its handler meant (answerFault);
 //   - a request other than initialize without Mcp-Session-Id is 400, an
 //     unknown, ended or foreign session 404 (mcp-go asks the session
 //     manager); DELETE of a live session ends it;
