@@ -194,7 +194,8 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	} else if n > 0 {
 		log.Info("collections of keys folded into their accounts' collections", "keys", n)
 	}
-	mcpHandler, err := cardmcp.New(cardmcp.Options{Snapshots: s.live, Access: s.access, State: st, Collections: s.collections, Logger: log})
+	mcpHandler, err := cardmcp.New(cardmcp.Options{Snapshots: s.live, Access: s.access, State: st, Collections: s.collections, Logger: log,
+		WebsiteURL: dashboardURL(cfg.PublicURL, s.ln.Addr().String())})
 	if err != nil {
 		return nil, fmt.Errorf("MCP server: %w", err)
 	}
