@@ -219,7 +219,7 @@ func expectedCatalog(tb testing.TB, gen *synth.Generator) (map[string][]*snapsho
 	byGame, setsByGame := map[string][]*snapshots.Card{}, map[string][]*snapshots.Set{}
 	for _, c := range cards {
 		c.Ordinal = uint32(len(byGame[c.Game]))
-		c.PartnerProductID = gen.PartnerProductID(c)
+		c.PartnerProductID = c.TCGplayerProductID()
 		byGame[c.Game] = append(byGame[c.Game], c)
 	}
 	for _, s := range sets {
@@ -1340,6 +1340,11 @@ func TestReadCatalog(t *testing.T) {
 		Subtypes: []string{"Stage 2"}, Colors: []string{"Fire"}, NationalDex: []int{6},
 		Variants: []string{"holo/unlimited", "holo/shadowless/1st-edition", "holo/shadowless", "holo/1999-2000-copyright"},
 		Source:   "pokemon-tcg-data",
+		MarketIDs: []snapshots.MarketID{
+			{Variant: "holo/unlimited", Cardmarket: 273699, TCGplayer: 42382},
+			{Variant: "holo/shadowless/1st-edition", Cardmarket: 660224, TCGplayer: 106999},
+			{Variant: "holo/shadowless", Cardmarket: 660224, TCGplayer: 106999},
+		},
 		Play: snapshots.Play{Pokemon: &snapshots.PokemonPlay{
 			HP: intPtr(120), Types: []string{"Fire"}, EvolvesFrom: "Charmeleon", Level: "76",
 			Abilities:   []snapshots.Ability{{Name: "Energy Burn", Type: "Pokémon Power"}},

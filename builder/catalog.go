@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/cardedge/cardedge/snapshots"
@@ -141,24 +142,25 @@ type catalogCard snapshots.Card
 
 func (c *catalogCard) UnmarshalJSON(b []byte) error {
 	var row struct {
-		Game         string          `json:"game"`
-		ID           string          `json:"id"`
-		Language     string          `json:"language"`
-		SourceID     string          `json:"source_id"`
-		SetID        string          `json:"set_id"`
-		Name         string          `json:"name"`
-		NameLanguage string          `json:"name_language"`
-		Number       string          `json:"number"`
-		Rarity       *string         `json:"rarity"`
-		Supertype    *string         `json:"supertype"`
-		Subtypes     []string        `json:"subtypes"`
-		Colors       []string        `json:"colors"`
-		NationalDex  []float64       `json:"national_dex"` // a few rows carry forms such as 384.1
-		Variants     []string        `json:"variants"`
-		ENCardID     *string         `json:"en_card_id"`
-		ENMatch      *string         `json:"en_match"`
-		Play         json.RawMessage `json:"play"`
-		Source       string          `json:"source"`
+		Game         string            `json:"game"`
+		ID           string            `json:"id"`
+		Language     string            `json:"language"`
+		SourceID     string            `json:"source_id"`
+		SetID        string            `json:"set_id"`
+		Name         string            `json:"name"`
+		NameLanguage string            `json:"name_language"`
+		Number       string            `json:"number"`
+		Rarity       *string           `json:"rarity"`
+		Supertype    *string           `json:"supertype"`
+		Subtypes     []string          `json:"subtypes"`
+		Colors       []string          `json:"colors"`
+		NationalDex  []float64         `json:"national_dex"` // a few rows carry forms such as 384.1
+		Variants     []string          `json:"variants"`
+		ENCardID     *string           `json:"en_card_id"`
+		ENMatch      *string           `json:"en_match"`
+		Play         json.RawMessage   `json:"play"`
+		MarketIDs    []catalogMarketID `json:"market_ids"`
+		Source       string            `json:"source"`
 	}
 	if err := decodeRow(b, &row); err != nil {
 		return err
@@ -167,14 +169,91 @@ func (c *catalogCard) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
+	ids, err := marketIDs(row.MarketIDs, row.Variants)
+	if err != nil {
+		return err
+	}
 	*c = catalogCard{
 		Game: row.Game, ID: row.ID, Language: row.Language, SourceID: row.SourceID, SetID: row.SetID,
 		Name: row.Name, NameLanguage: row.NameLanguage, Number: row.Number, Rarity: deref(row.Rarity),
 		Supertype: deref(row.Supertype), Subtypes: row.Subtypes, Colors: row.Colors, NationalDex: dexNumbers(row.NationalDex),
 		Variants: row.Variants, ENCardID: deref(row.ENCardID), ENMatch: deref(row.ENMatch), Source: row.Source,
-		Play: play,
+		Play: play, MarketIDs: ids,
 	}
 	return nil
+}
+
+// catalogMarketID is one entry of a card's market_ids: a variant (null: the
+// card as a whole) and the marketplaces' product ids (null: none).
+type catalogMarketID struct {
+	Variant    *string `json:"variant"`
+	Cardmarket *int64  `json:"cardmarket"`
+	TCGplayer  *int64  `json:"tcgplayer"`
+}
+
+// marketIDs checks a card's market_ids against its variants (each entry
+// names one of them, or none: the card as a whole) and their ids (positive)
+// and folds the entries of one variant together: the catalog lists some
+// variants twice, once without an id, or with two products of one
+// marketplace (a promo stamped in several years). Each variant keeps its
+// distinct ids of each marketplace, in catalog order, paired up in as few
+// entries as they need. Entries without any id are dropped.
+func marketIDs(rows []catalogMarketID, variants []string) ([]snapshots.MarketID, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	type ids struct{ cardmarket, tcgplayer []int64 }
+	var order []string
+	byVariant := map[string]*ids{}
+	add := func(list []int64, v *int64, name string) ([]int64, error) {
+		if v == nil {
+			return list, nil
+		}
+		if *v <= 0 {
+			return nil, &FeedError{Field: "market_ids", Err: fmt.Errorf("%s id %d is not a positive number", name, *v)}
+		}
+		if slices.Contains(list, *v) {
+			return list, nil
+		}
+		return append(list, *v), nil
+	}
+	for _, r := range rows {
+		variant := ""
+		if r.Variant != nil {
+			variant = *r.Variant
+			if variant == "" || indexOf(variants, variant) < 0 {
+				return nil, &FeedError{Field: "market_ids", Err: fmt.Errorf("variant %q is not one of the card's variants", variant)}
+			}
+		}
+		x := byVariant[variant]
+		if x == nil {
+			x = &ids{}
+			byVariant[variant] = x
+			order = append(order, variant)
+		}
+		var err error
+		if x.cardmarket, err = add(x.cardmarket, r.Cardmarket, "cardmarket"); err != nil {
+			return nil, err
+		}
+		if x.tcgplayer, err = add(x.tcgplayer, r.TCGplayer, "tcgplayer"); err != nil {
+			return nil, err
+		}
+	}
+	var out []snapshots.MarketID
+	for _, v := range order {
+		x := byVariant[v]
+		for i := range max(len(x.cardmarket), len(x.tcgplayer)) {
+			m := snapshots.MarketID{Variant: v}
+			if i < len(x.cardmarket) {
+				m.Cardmarket = x.cardmarket[i]
+			}
+			if i < len(x.tcgplayer) {
+				m.TCGplayer = x.tcgplayer[i]
+			}
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 func checkCard(c *snapshots.Card) error {

@@ -110,3 +110,59 @@ func TestReadCatalog_Play(t *testing.T) {
 }
 
 func intPtr(v int) *int { return &v }
+
+// TestReadCatalog_MarketIDs reads market_ids: the entries of one variant
+// fold together (the catalog lists some twice, once without an id, or with
+// two products of one marketplace), entries without ids go, and a variant
+// the card has not or a non-positive id is refused.
+func TestReadCatalog_MarketIDs(t *testing.T) {
+	sets := `{"game":"pokemon","id":"en:hgss2","language":"en","source_id":"hgss2","name":"Unleashed","source":"pokemon-tcg-data"}` + "\n"
+	card := `{"game":"pokemon","id":"en:hgss2-82","language":"en","source_id":"hgss2-82","set_id":"en:hgss2","name":"Pokémon Collector","number":"82","variants":["normal","reverse","normal/ross-cawthorn"],"source":"pokemon-tcg-data","market_ids":%s}`
+	read := func(t *testing.T, ids string) ([]snapshots.MarketID, error) {
+		t.Helper()
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "sets.jsonl"), []byte(sets), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cards.jsonl"), []byte(fmt.Sprintf(card, ids)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cat, err := builder.ReadCatalog(dir)
+		if err != nil {
+			return nil, err
+		}
+		return cat.Cards[0].MarketIDs, nil
+	}
+	for _, tt := range []struct {
+		name, ids string
+		want      []snapshots.MarketID
+		err       string
+	}{
+		{"null", `null`, nil, ""},
+		{"OK", `[{"variant":"normal","cardmarket":279238,"tcgplayer":88595},{"variant":"reverse","cardmarket":279238,"tcgplayer":88595}]`,
+			[]snapshots.MarketID{{Variant: "normal", Cardmarket: 279238, TCGplayer: 88595}, {Variant: "reverse", Cardmarket: 279238, TCGplayer: 88595}}, ""},
+		{"Folded", `[{"variant":"normal/ross-cawthorn","cardmarket":null,"tcgplayer":480471},{"variant":null,"cardmarket":1,"tcgplayer":null},{"variant":"normal/ross-cawthorn","cardmarket":868187,"tcgplayer":480471}]`,
+			[]snapshots.MarketID{{Variant: "normal/ross-cawthorn", Cardmarket: 868187, TCGplayer: 480471}, {Cardmarket: 1}}, ""},
+		{"TwoProducts", `[{"variant":"normal","cardmarket":1,"tcgplayer":null},{"variant":"normal","cardmarket":2,"tcgplayer":3}]`,
+			[]snapshots.MarketID{{Variant: "normal", Cardmarket: 1, TCGplayer: 3}, {Variant: "normal", Cardmarket: 2}}, ""},
+		{"NoIDs", `[{"variant":"normal","cardmarket":null,"tcgplayer":null}]`, nil, ""},
+		{"ErrVariant", `[{"variant":"holo","cardmarket":1,"tcgplayer":null}]`, nil, `market_ids: variant "holo" is not one of the card's variants`},
+		{"ErrID", `[{"variant":null,"cardmarket":0,"tcgplayer":null}]`, nil, "market_ids: cardmarket id 0 is not a positive number"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := read(t, tt.ids)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("market ids (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

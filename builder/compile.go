@@ -153,8 +153,6 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		}
 		source = synthSource{gen: synth.New(preset, opts.Seed, asOf).WithCatalog(cards, sets)}
 	}
-	gen := synth.New(preset, opts.Seed, asOf)
-
 	id := opts.SnapshotID
 	if id == "" {
 		id = b.started.UTC().Format("20060102T150405Z")
@@ -205,7 +203,7 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		games = append(games, game)
 		for i, c := range byGame[game] {
 			c.Ordinal = uint32(i)
-			c.PartnerProductID = gen.PartnerProductID(c)
+			c.PartnerProductID = c.TCGplayerProductID()
 		}
 		if err := b.stage("market:" + game); err != nil {
 			w.Abort()

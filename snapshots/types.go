@@ -124,8 +124,12 @@ type Card struct {
 	Source       string   `json:"source"`
 	Play         Play     `json:"play,omitzero"` // gameplay facts (see Play)
 
-	// PartnerProductID is the partner marketplace's numeric product id (first
-	// game only); 0 when the card has none.
+	// MarketIDs are the marketplaces' own product ids of the card's
+	// printings (the catalog's market_ids); nil when it has none.
+	MarketIDs []MarketID `json:"market_ids,omitempty"`
+	// PartnerProductID is the partner marketplace's (TCGplayer's) product id
+	// of the card: TCGplayerProductID, set by the builder; 0 when the card
+	// has none.
 	PartnerProductID int64 `json:"partner_product_id,omitempty"`
 
 	// Computed by the builder.

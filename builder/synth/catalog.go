@@ -252,6 +252,7 @@ func expand(seed int64, reprints int, cards []*snapshots.Card, sets []*snapshots
 				cp.Colors = slices.Clone(c.Colors)
 				cp.NationalDex = slices.Clone(c.NationalDex)
 				cp.Variants = slices.Clone(c.Variants)
+				cp.MarketIDs = nil // a synthetic reprint is no marketplace's product
 				cp.ENCardID, cp.ENMatch = "", ""
 				if c.ENCardID != "" {
 					if es, ok := cardSet[setKey{c.Game, c.ENCardID}]; ok && editions[es]+1 >= k {

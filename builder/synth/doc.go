@@ -119,8 +119,9 @@
 //
 // Sale ids are gameIndex<<56 | Ordinal<<24 | seq: unique across a snapshot as
 // long as ordinals are unique per game and below 1<<32, and a card has fewer
-// than 1<<24 rows (it has at most thousands). PartnerProductID is derived
-// from Ordinal too, so the caller sets Ordinal before calling either.
+// than 1<<24 rows (it has at most thousands), so the caller sets Ordinal
+// before calling CardMarket. Product ids are not synthesized: a card's
+// partner product id is the marketplace's own (snapshots.Card.MarketIDs).
 //
 // Money is integer cents (USD). Listing DealScore compares the ask with the
 // synthesizer's own fair value of that grade and finish on as_of, not with the

@@ -79,37 +79,6 @@ func (g *Generator) Preset() Preset { return g.p }
 // AsOf returns the last day of the generated history.
 func (g *Generator) AsOf() snapshots.Day { return g.asOf }
 
-// PartnerProductID returns the partner marketplace's numeric product id of a
-// card of the first game (Games[0]), 0 for other games. It is a fixed
-// permutation of c.Ordinal (which the caller sets, unique per game) into
-// 100000 and up, so ids are unique within the catalog, > 0, and do not depend
-// on the seed.
-func (g *Generator) PartnerProductID(c *snapshots.Card) int64 {
-	return PartnerProductID(c)
-}
-
-// PartnerProductID is Generator.PartnerProductID without a generator.
-func PartnerProductID(c *snapshots.Card) int64 {
-	if c == nil || c.Game != Games[0] {
-		return 0
-	}
-	o := uint64(c.Ordinal)
-	if o < 1<<20 {
-		return 100000 + int64(permute20(o))
-	}
-	return 100000 + int64(o) // beyond the permuted block: still unique
-}
-
-// permute20 is a bijection on [0, 1<<20).
-func permute20(x uint64) uint64 {
-	const mask = 1<<20 - 1
-	for range 3 {
-		x = (x*0x9e3b5 + 0x3c6ef) & mask
-		x ^= x >> 9
-	}
-	return x
-}
-
 // cardSeed is the hash every random draw of a card starts from.
 func (g *Generator) cardSeed(c *snapshots.Card) uint64 {
 	return hashString(g.seed^hashString(0, c.Game), c.ID)

@@ -377,37 +377,6 @@ func TestGenerator_Budget(t *testing.T) {
 	}
 }
 
-func TestGenerator_PartnerProductID(t *testing.T) {
-	cards, _ := catalogFor(t, "default", 1)
-	g := synth.New(MustPreset(t, "default"), 1, testAsOf)
-	other := synth.New(MustPreset(t, "default"), 2, testAsOf)
-	seen := map[int64]string{}
-	for _, c := range cards {
-		id := g.PartnerProductID(c)
-		if c.Game != "pokemon" {
-			if id != 0 {
-				t.Fatalf("%s %s: product id %d, want 0", c.Game, c.ID, id)
-			}
-			continue
-		}
-		if id <= 0 {
-			t.Fatalf("%s: product id %d", c.ID, id)
-		}
-		if other, dup := seen[id]; dup {
-			t.Fatalf("%s and %s share product id %d", c.ID, other, id)
-		}
-		seen[id] = c.ID
-		if other.PartnerProductID(c) != id {
-			t.Fatalf("%s: product id depends on the seed", c.ID)
-		}
-	}
-	// Ordinals beyond the permuted block stay unique.
-	a := &snapshots.Card{Game: "pokemon", Ordinal: 1 << 20}
-	if id := g.PartnerProductID(a); id < 100000 || seen[id] != "" {
-		t.Errorf("ordinal 1<<20: product id %d", id)
-	}
-}
-
 // TestGenerator_Chases: on the default preset each set's chase card
 // (synth.Chases) is among the five dearest cards of its set (Base Set
 // Charizard the dearest of Base Set), by the median
