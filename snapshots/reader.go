@@ -50,7 +50,8 @@ type Reader interface {
 
 	// Card returns a card by id (case-insensitive). ENOTFOUND.
 	Card(game, id string) (*Card, error)
-	// CardByPartnerID returns the card with a partner product id. ENOTFOUND.
+	// CardByPartnerID returns the card with a partner product id (the first
+	// in catalog order when cards of two languages share it). ENOTFOUND.
 	CardByPartnerID(game string, productID int64) (*Card, error)
 	// Cards returns the game's cards in catalog order (index = Ordinal).
 	// The slice and the cards are shared and must not be modified.

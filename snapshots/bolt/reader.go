@@ -196,7 +196,10 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string, meter *snapshots
 			g.cards = append(g.cards, c)
 			g.base = append(g.base, uint8(snapshots.BasePrinting(c)))
 			g.byID[strings.ToLower(c.ID)] = c
-			if c.PartnerProductID != 0 {
+			// Cards of two languages can share a product (the catalog
+			// gives Traditional Chinese cards the ids of their Japanese
+			// printing): the first in catalog order keeps it.
+			if _, taken := g.byPartner[c.PartnerProductID]; c.PartnerProductID != 0 && !taken {
 				g.byPartner[c.PartnerProductID] = c
 			}
 			key := strings.ToLower(c.SetID)
