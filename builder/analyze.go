@@ -18,6 +18,7 @@ type cardResult struct {
 	printings []printingResult // by finish (index into the card's variants)
 	summaries []snapshots.Printing
 	daily     map[snapshots.Day][2]int64
+	sources   *snapshots.CardSources
 }
 
 // printingResult is what the builder derives for one printing of a card.
@@ -28,6 +29,10 @@ type printingResult struct {
 	// rows[metric][window] is the printing's row of each ranking (Value
 	// NaN: it does not rank).
 	rows [][]snapshots.TrendingRow
+	// feedLiquid[metric][window]: the row's reference series is a fresh
+	// feed's with a price of at least the liquidity rule's (it ranks
+	// without verified sales; see feedEstimate).
+	feedLiquid [][]bool
 }
 
 // verified reports whether a sale counts in prices and aggregates: executed,
@@ -72,10 +77,14 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 		r.daily[s.Day] = [2]int64{d[0] + 1, d[1] + s.PriceCents}
 	}
 	supplied := map[seriesKey]*snapshots.PriceSeries{}
+	suppliedBy := map[seriesKey]*SuppliedSeries{}
 	for i := range m.Prices {
 		p := &m.Prices[i]
-		supplied[seriesKey{finishOf(p.Finish), p.Grade}] = &p.PriceSeries
+		k := seriesKey{finishOf(p.Finish), p.Grade}
+		supplied[k] = &p.PriceSeries
+		suppliedBy[k] = p
 	}
+	r.sources = m.Sources
 	keys := make([]seriesKey, 0, len(bySeries)+len(supplied))
 	for k := range bySeries {
 		keys = append(keys, k)
@@ -130,6 +139,9 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 			pr.series = append(pr.series, *sp)
 			p, _ := snapshots.PointAt(sp, asOf)
 			x.FMVCents, x.TVWAPCents, x.MedianCents = p.FMVCents, p.TVWAPCents, p.MedianCents
+			if by := suppliedBy[k]; by.Source != "" {
+				x.Confidence, x.Flags = feedEstimate(sp, asOf)
+			}
 		} else {
 			ps := snapshots.PriceSeries{Grade: k.grade, Points: make([]snapshots.PricePoint, len(e.Points))}
 			for j, p := range e.Points {
@@ -145,6 +157,22 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 		}
 	}
 	soloFlags(r.printings, estimates, asOf)
+	if r.sources != nil {
+		r.sources.Series = r.sources.Series[:0]
+		for _, k := range keys {
+			if estimates[k] == nil {
+				continue
+			}
+			ss := snapshots.SeriesSource{Finish: uint8(k.finish), Grade: k.grade, Source: snapshots.SourceObserved}
+			if r.sources.Synthetic {
+				ss.Source = snapshots.SourceSynthetic
+			}
+			if by := suppliedBy[k]; by != nil && by.Source != "" {
+				ss.Source, ss.Field = by.Source, by.Field
+			}
+			r.sources.Series = append(r.sources.Series, ss)
+		}
+	}
 
 	// Summaries: the card's (price of the base printing, counts of all) and
 	// each printing's.
@@ -200,7 +228,11 @@ func analyzeCard(c *snapshots.Card, m CardMarket, asOf snapshots.Day) *cardResul
 				pr.analytics = append(pr.analytics, analytics(w, byGrade[f], pr.series, asOf))
 			}
 		}
-		pr.rows = trendingRows(uint8(f), pr.cum, pr.series, listingsOf[f], estimates, asOf)
+		fresh := func(g snapshots.Grade) bool {
+			by := suppliedBy[seriesKey{f, g}]
+			return by != nil && by.Source != "" && feedFresh(&by.PriceSeries, asOf)
+		}
+		pr.rows, pr.feedLiquid = trendingRows(uint8(f), pr.cum, pr.series, listingsOf[f], estimates, asOf, fresh)
 	}
 	c.Listings = len(m.Listings)
 	return r
@@ -375,11 +407,14 @@ func slabGrade(g snapshots.Grade) bool { return g.Grader() == 0 }
 // row's Value is NaN when the printing does not rank (no activity). Rows
 // carry their sample size, price and the flags of their reference series.
 func trendingRows(finish uint8, cum []snapshots.CumSeries, series []snapshots.PriceSeries, listings []snapshots.Listing,
-	estimates map[seriesKey]*snapshots.Estimate, asOf snapshots.Day) [][]snapshots.TrendingRow {
+	estimates map[seriesKey]*snapshots.Estimate, asOf snapshots.Day, fresh func(snapshots.Grade) bool) ([][]snapshots.TrendingRow, [][]bool) {
 	out := make([][]snapshots.TrendingRow, len(snapshots.TrendingMetrics))
+	liquid := make([][]bool, len(snapshots.TrendingMetrics))
 	for i := range out {
 		out[i] = make([]snapshots.TrendingRow, len(snapshots.TrendingWindows))
+		liquid[i] = make([]bool, len(snapshots.TrendingWindows))
 	}
+	minPrice := estimate.Default.MinPriceCents()
 	flags := func(g snapshots.Grade) estimate.Flags {
 		if x := estimates[seriesKey{int(finish), g}]; x != nil {
 			return x.Flags
@@ -411,7 +446,34 @@ func trendingRows(finish uint8, cum []snapshots.CumSeries, series []snapshots.Pr
 				x, _ = values.Metric(metric)
 			}
 			out[mi][wi] = snapshots.TrendingRow{Finish: finish, Value: x, SampleSize: int32(v.Sample), PriceCents: v.PriceCents, Flags: flags(v.Ref)}
+			liquid[mi][wi] = fresh(v.Ref) && v.PriceCents >= minPrice
 		}
 	}
-	return out
+	return out, liquid
+}
+
+// feedEstimate is the confidence and flags of a real source's series as of
+// asOf, from the age of its last point: medium while the source is fresh
+// (its last day at most snapshots.StaleAfterDays before asOf: a marketplace's
+// daily market price stands for sales the feed does not count), low and
+// stale after that, none and stale beyond estimate.Default.StaleDays.
+func feedEstimate(s *snapshots.PriceSeries, asOf snapshots.Day) (estimate.Confidence, estimate.Flags) {
+	p, ok := snapshots.PointAt(s, asOf)
+	if !ok {
+		return estimate.ConfidenceNone, estimate.FlagStale
+	}
+	switch age := int(asOf - p.Day); {
+	case age <= snapshots.StaleAfterDays:
+		return estimate.ConfidenceMedium, 0
+	case age <= estimate.Default.StaleDays:
+		return estimate.ConfidenceLow, estimate.FlagStale
+	}
+	return estimate.ConfidenceNone, estimate.FlagStale
+}
+
+// feedFresh reports whether a real source's series has a point at most
+// snapshots.StaleAfterDays before asOf.
+func feedFresh(s *snapshots.PriceSeries, asOf snapshots.Day) bool {
+	p, ok := snapshots.PointAt(s, asOf)
+	return ok && int(asOf-p.Day) <= snapshots.StaleAfterDays
 }

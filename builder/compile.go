@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/builder/synth"
 	"github.com/cardedge/cardedge/bulk"
 	"github.com/cardedge/cardedge/estimate"
@@ -54,6 +55,41 @@ type Options struct {
 	// Hooks, for tests that kill or fail a build at a stage: called at the
 	// start of each stage with its name; an error aborts the build.
 	StageHook func(stage string) error
+
+	// Sources, when set, are the real market sources the build reads
+	// (cardbuild build --source name=LOCATION[,key=value]) instead of
+	// synthesizing market data; MarketDir must then be empty. See
+	// sources.go for how their numbers land in the snapshot.
+	Sources []source.Input
+	// History is the history store (a directory or s3://BUCKET/PREFIX):
+	// each source's day is filed there and the snapshot's history is read
+	// back from it. "" keeps none: the snapshot has the days read now.
+	History string
+	// HistoryDays is how many days, ending at as_of, of the history the
+	// snapshot holds (< 1 = 730).
+	HistoryDays int
+	// ReplaceDay lets a day already filed with other content be replaced
+	// (else that day's input is refused and the filed day serves).
+	ReplaceDay bool
+	// Rates is the ECB's eurofxref-hist.csv (a file or URL), which converts
+	// the sources' non-USD amounts ("" = none: a source in EUR then gives
+	// no numbers, and its report says why).
+	Rates string
+	// Fetcher reads the sources' and the rates' locations (nil:
+	// source.NewFetcher(Version, Contact, "")).
+	Fetcher *source.Fetcher
+	// Version and Contact make the default Fetcher's User-Agent.
+	Version, Contact string
+	// ReportDir receives each source's report of the day it read,
+	// <source>-<day>.csv ("" = none).
+	ReportDir string
+	// SyntheticFill gives the cards no source had synthesized market data,
+	// flagged row by row (snapshots.SaleSynthetic).
+	SyntheticFill bool
+	// OnReport receives each source's report of the day it read; OnRefused
+	// each refused input (nil: none).
+	OnReport  func(*source.Report)
+	OnRefused func(source string, err error)
 }
 
 // Compile builds a snapshot and publishes it: everything is written into
@@ -129,10 +165,30 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		inputs["catalog/"+k] = v
 	}
 
-	var source MarketSource
+	// Ordinals first: the sources' matching orders cards by them.
+	ordinals := map[string]uint32{}
+	for _, c := range cards {
+		c.Ordinal = ordinals[c.Game]
+		ordinals[c.Game]++
+	}
+
+	var market MarketSource
 	asOf := opts.AsOf
-	marketSource := "synthetic"
-	if opts.MarketDir != "" {
+	marketSource := snapshots.MarketSynthetic
+	var statuses []snapshots.MarketSourceStatus
+	if len(opts.Sources) > 0 && opts.MarketDir != "" {
+		return nil, errors.New("build: give market feeds (--market) or sources (--source), not both")
+	}
+	if len(opts.Sources) > 0 {
+		res, err := b.loadSources(ctx, cards, sets, preset)
+		if err != nil {
+			return nil, fmt.Errorf("build: sources: %w", err)
+		}
+		for k, v := range res.inputs {
+			inputs[k] = v
+		}
+		asOf, market, marketSource, statuses = res.asOf, res.market, snapshots.MarketSources, res.statuses
+	} else if opts.MarketDir != "" {
 		if err := b.stage("market-feeds"); err != nil {
 			return nil, err
 		}
@@ -146,12 +202,12 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 		if asOf == 0 {
 			asOf = latest
 		}
-		source, marketSource = feed, "feed"
+		market, marketSource = feed, snapshots.MarketFeed
 	} else {
 		if asOf == 0 {
 			asOf = snapshots.DayOf(opts.Now()) - 1
 		}
-		source = synthSource{gen: synth.New(preset, opts.Seed, asOf).WithCatalog(cards, sets)}
+		market = synthSource{gen: synth.New(preset, opts.Seed, asOf).WithCatalog(cards, sets)}
 	}
 	id := opts.SnapshotID
 	if id == "" {
@@ -210,7 +266,7 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 			gs.abort()
 			return nil, err
 		}
-		if err := b.compileGame(ctx, gi, game, setsByGame[game], byGame[game], source, asOf, w, gs, counts); err != nil {
+		if err := b.compileGame(ctx, gi, game, setsByGame[game], byGame[game], market, asOf, w, gs, counts); err != nil {
 			w.Abort()
 			gs.abort()
 			return nil, fmt.Errorf("build: %s: %w", game, err)
@@ -274,7 +330,7 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	counts["sets"], counts["cards"] = int64(len(allSets)), int64(len(allCards))
 	m := &snapshots.Manifest{
 		SnapshotID: id, FormatVersion: snapshots.FormatVersion, AsOf: asOf.String(), Games: games,
-		Preset: opts.Preset, Seed: opts.Seed, MarketSource: marketSource, Counts: counts,
+		Preset: opts.Preset, Seed: opts.Seed, MarketSource: marketSource, Sources: statuses, SyntheticFill: len(opts.Sources) > 0 && opts.SyntheticFill, Counts: counts,
 		BuiltAt: b.started.UTC().Format(time.RFC3339), InputDigests: inputs, Files: files, ContentDigest: digest,
 	}
 	m.BuildSeconds = math.Round(opts.Now().Sub(b.started).Seconds()*1000) / 1000
@@ -413,7 +469,7 @@ func (b *build) compileGame(ctx context.Context, gameIndex int, game string, set
 			c := r.card
 			base := &r.printings[r.base]
 			cm := &bolt.CardMarket{Sales: r.sales, Series: base.series, Analytics: base.analytics, Listings: r.listings,
-				Cum: base.cum, Printings: r.summaries}
+				Cum: base.cum, Printings: r.summaries, Sources: r.sources}
 			for f := range r.printings {
 				if p := &r.printings[f]; f != r.base {
 					cm.Others = append(cm.Others, bolt.PrintingMarket{Finish: uint8(f), Series: p.series, Analytics: p.analytics, Cum: p.cum})
@@ -499,7 +555,7 @@ func (a *gameAggregates) add(r *cardResult) {
 				}
 				row.Ordinal = c.Ordinal
 				a.rows[mi][wi] = append(a.rows[mi][wi], row)
-				if f != r.base || !est.Liquid(int(row.SampleSize), row.PriceCents) {
+				if f != r.base || !(est.Liquid(int(row.SampleSize), row.PriceCents) || r.printings[f].feedLiquid[mi][wi]) {
 					continue
 				}
 				e := snapshots.TrendingEntry{Ordinal: c.Ordinal, Value: row.Value}
@@ -642,6 +698,13 @@ func (p *progress) stage(name string) {
 		fmt.Fprintf(p.w, "build: %-18s done in %s\n", p.name, now.Sub(p.stageStart).Round(time.Millisecond))
 	}
 	p.name, p.stageStart, p.last = name, now, now
+}
+
+// note prints one line about the stage in progress.
+func (p *progress) note(line string) {
+	if p.w != nil {
+		fmt.Fprintf(p.w, "build: %s\n", line)
+	}
 }
 
 func (p *progress) rows(what string, done, total int) {

@@ -19,6 +19,9 @@ type CardMarket struct {
 	// Prices are supplied price series: each replaces the estimate of its
 	// printing and grade.
 	Prices []SuppliedSeries
+	// Sources is the provenance of the card's numbers in a build from real
+	// sources (nil otherwise); analyzeCard completes its Series.
+	Sources *snapshots.CardSources
 }
 
 // SuppliedSeries is a price series a feed supplies for one printing (index
@@ -26,6 +29,11 @@ type CardMarket struct {
 type SuppliedSeries struct {
 	Finish uint8
 	snapshots.PriceSeries
+	// Source and Field name the real source and field the series is
+	// (tcgplayer market, cardmarket trend ...); "" for a series of
+	// cardedge's own feed format (prices.jsonl). A sourced series'
+	// estimate takes its confidence from its freshness (feedEstimate).
+	Source, Field string
 }
 
 // MarketSource supplies each card's market data. The builder calls it from

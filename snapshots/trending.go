@@ -44,7 +44,9 @@ func SumWindow(cum []CumSeries, keep func(Grade) bool, from, to Day) (count int,
 // at asOf, over the grades that pass keep (nil: every grade), whether or not
 // the row meets the liquidity rule: a metric is NaN only where it is
 // undefined (no sale in the window; no volume in the previous window for
-// volume_pct; no fmv at both ends for price_pct).
+// volume_pct; no fmv at both ends for price_pct). price_pct is defined
+// without a sale when the reference series has a point in the window (a
+// marketplace's daily price feed).
 func TrendingStats(cum []CumSeries, series []PriceSeries, asOf Day, days int, keep func(Grade) bool) TrendValues {
 	nan := math.NaN()
 	v := TrendValues{SalesCount: nan, VolumeUSD: nan, VolumePct: nan, PricePct: nan, Composite: nan}
@@ -58,11 +60,32 @@ func TrendingStats(cum []CumSeries, series []PriceSeries, asOf Day, days int, ke
 				best, v.Ref = s.Points[len(s.Points)-1].Count, s.Grade
 			}
 		}
+		if best < 0 {
+			// No sales at all: the first kept grade with a price series
+			// (a feed's) is the reference.
+			for _, s := range series {
+				if (keep == nil || keep(s.Grade)) && len(s.Points) > 0 {
+					v.Ref = s.Grade
+					break
+				}
+			}
+		}
 	}
 	ref := seriesFor(series, v.Ref)
 	v.PriceCents, _ = FMVAt(ref, asOf)
+	pricePct := func() {
+		before, ok1 := FMVAt(ref, from-1)
+		if ok1 && before > 0 && v.PriceCents > 0 {
+			v.PricePct = math.Round(10000*float64(v.PriceCents-before)/float64(before)) / 100
+		}
+	}
 	n, cents := SumWindow(cum, keep, from, asOf)
 	if n == 0 {
+		// No sale in the window: a series priced inside it without sales
+		// (a marketplace's daily price feed) still moves price_pct.
+		if hasPointIn(ref, from, asOf) {
+			pricePct()
+		}
 		return v
 	}
 	v.SalesCount, v.VolumeUSD = float64(n), float64(cents)/100
@@ -71,10 +94,7 @@ func TrendingStats(cum []CumSeries, series []PriceSeries, asOf Day, days int, ke
 		scaled := float64(prev) * float64(days) / float64(base)
 		v.VolumePct = math.Round(10000*(float64(cents)-scaled)/scaled) / 100
 	}
-	before, ok1 := FMVAt(ref, from-1)
-	if ok1 && before > 0 && v.PriceCents > 0 {
-		v.PricePct = math.Round(10000*float64(v.PriceCents-before)/float64(before)) / 100
-	}
+	pricePct()
 	v.Composite = estimate.Default.CompositeOf(v.PricePct, v.VolumePct, v.Sample)
 	return v
 }
@@ -88,6 +108,19 @@ func TrendingValues(cum []CumSeries, series []PriceSeries, asOf Day, days int, k
 		v.SalesCount, v.VolumeUSD, v.VolumePct, v.PricePct, v.Composite = nan, nan, nan, nan, nan
 	}
 	return v
+}
+
+// hasPointIn reports whether s has a point on a day of [from, to].
+func hasPointIn(s *PriceSeries, from, to Day) bool {
+	if s == nil {
+		return false
+	}
+	for i := len(s.Points) - 1; i >= 0; i-- {
+		if d := s.Points[i].Day; d <= to {
+			return d >= from
+		}
+	}
+	return false
 }
 
 func seriesFor(series []PriceSeries, g Grade) *PriceSeries {

@@ -157,6 +157,11 @@ const (
 	// series' recent level and never confirmed (estimate.OutlierRule). It
 	// counts in volumes and sales counts but moves no price. Not hidden.
 	SaleOutlier
+	// SaleSynthetic marks a synthesized sale in a snapshot built from real
+	// sources with --synthetic-fill (a card no source had). The synthetic
+	// default (Manifest.MarketSource "synthetic") does not flag its rows:
+	// they all are.
+	SaleSynthetic
 )
 
 // Sale is one recorded sale of a card. Sales are stored per card, newest
@@ -252,6 +257,9 @@ type Listing struct {
 	Quantity           int     `json:"quantity"`
 	DealScore          float64 `json:"deal_score"`           // experimental: 100 × (1 - ask / fmv), clamped to [-100, 100]
 	PlatformFreshnessH int     `json:"platform_freshness_h"` // experimental: hours since the platform was last read
+	// Synthetic marks a synthesized listing in a snapshot built from real
+	// sources with --synthetic-fill (see SaleSynthetic).
+	Synthetic bool `json:"synthetic,omitempty"`
 }
 
 // Window is an analytics window.
@@ -322,13 +330,20 @@ type DailyStat struct {
 
 // Manifest describes a snapshot and lets the edge verify it before serving.
 type Manifest struct {
-	SnapshotID    string            `json:"snapshot_id"`
-	FormatVersion int               `json:"format_version"`
-	AsOf          string            `json:"as_of"` // YYYY-MM-DD, the snapshot's "today"
-	Games         []string          `json:"games"` // in order; the first is the default
-	Preset        string            `json:"preset"`
-	Seed          int64             `json:"seed"`
-	MarketSource  string            `json:"market_source"` // "synthetic" or "feed"
+	SnapshotID    string   `json:"snapshot_id"`
+	FormatVersion int      `json:"format_version"`
+	AsOf          string   `json:"as_of"` // YYYY-MM-DD, the snapshot's "today"
+	Games         []string `json:"games"` // in order; the first is the default
+	Preset        string   `json:"preset"`
+	Seed          int64    `json:"seed"`
+	MarketSource  string   `json:"market_source"` // MarketSynthetic, MarketFeed or MarketSources
+	// Sources are the real market sources of a build from them
+	// (MarketSource "sources"), in --source order.
+	Sources []MarketSourceStatus `json:"sources,omitempty"`
+	// SyntheticFill: the cards no source had got synthetic market data,
+	// flagged row by row (SaleSynthetic, Listing.Synthetic,
+	// CardSources.Synthetic).
+	SyntheticFill bool              `json:"synthetic_fill,omitempty"`
 	Counts        map[string]int64  `json:"counts"`
 	BuiltAt       string            `json:"built_at"` // RFC 3339 UTC
 	BuildSeconds  float64           `json:"build_seconds"`
@@ -336,6 +351,24 @@ type Manifest struct {
 	Files         map[string]string `json:"files"` // relative path -> hex SHA-256
 	ContentDigest string            `json:"content_digest"`
 }
+
+// Market sources of a snapshot (Manifest.MarketSource).
+const (
+	// MarketSynthetic: every sale, price and listing is synthesized (the
+	// offline default).
+	MarketSynthetic = "synthetic"
+	// MarketFeed: cardedge's own JSON Lines feeds (--market DIR).
+	MarketFeed = "feed"
+	// MarketSources: real sources (--source): the marketplaces' price
+	// files, PriceCharting's guide, sold listings; each number's
+	// provenance is in the card's CardSources.
+	MarketSources = "sources"
+)
+
+// Synthetic reports whether the snapshot's market data is synthesized as a
+// whole (MarketSynthetic); a build from sources with SyntheticFill flags its
+// synthetic rows one by one.
+func (m *Manifest) Synthetic() bool { return m.MarketSource == MarketSynthetic }
 
 // AsOfDay returns the manifest's as_of as a Day.
 func (m *Manifest) AsOfDay() Day {

@@ -96,12 +96,25 @@ func Join(loc string, elem ...string) string {
 
 // Get reads a location whole. A URL must be https, or http on a loopback
 // address (tests).
+// Every error wraps ErrUnavailable (and ErrNotFound for a location that
+// does not exist).
 func (f *Fetcher) Get(ctx context.Context, loc string) (*File, error) {
-	if !IsURL(loc) {
-		return f.getFile(loc)
+	var file *File
+	var err error
+	if IsURL(loc) {
+		file, err = f.getURL(ctx, loc)
+	} else {
+		file, err = f.getFile(loc)
 	}
-	return f.getURL(ctx, loc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return file, nil
 }
+
+// ErrUnavailable is a location that could not be read (missing, a network
+// failure, an HTTP error): the day of its source is missing, not refused.
+var ErrUnavailable = errors.New("unavailable")
 
 func (f *Fetcher) getFile(loc string) (*File, error) {
 	fh, err := os.Open(loc)

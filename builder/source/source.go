@@ -30,11 +30,12 @@ type Source interface {
 	// refused input is an error wrapping ErrRefused that says what is
 	// wrong. Rows it could not read are refused rows in Day.Rejected.
 	Read(ctx context.Context, f *Fetcher, in Input) (*Day, error)
-	// Map maps days of the source (oldest first, as the history store
-	// holds them) onto the catalog: the observations of every day and a
-	// report per day. Days may inform each other (products named on one
-	// day identify the bare price rows of another).
-	Map(days []*Day, cat *Catalog) ([]Observation, []*Report)
+	// Map maps one day of the source onto the catalog: its observations
+	// and its report. latest is the source's newest day (d itself, or the
+	// day a history's older day is mapped with), from which a source may
+	// take what d lacks (tcgcsv's archive days have prices only: the
+	// products of the latest day name them).
+	Map(d, latest *Day, cat *Catalog) ([]Observation, *Report)
 }
 
 // ErrRefused marks an input refused as a whole: nothing of it is used.
@@ -192,8 +193,9 @@ type Observation struct {
 	// Confidence is how sure the match is (snapshots' identity
 	// confidences; exact for an id).
 	Confidence snapshots.Confidence
-	// Sales (Field FieldSale): where it sold and the listing.
+	// Sales (Field FieldSale): where and how it sold and the listing.
 	Marketplace snapshots.Marketplace
+	TradeType   snapshots.TradeType
 	URL         string
 	Title       string
 }

@@ -15,6 +15,7 @@
 //	                 fanalytics/<game>  uint32 BE ordinal -> AppendPrinting(EncodeAnalytics) per other printing
 //	                 fcum/<game>        uint32 BE ordinal -> AppendPrinting(EncodeCum) per other printing
 //	                 printings/<game>   uint32 BE ordinal -> EncodePrintings (every printing's summary)
+//	                 sources/<game>     uint32 BE ordinal -> EncodeCardSources (provenance; builds from real sources only)
 //	aggregates.bolt  trending/<game>    metric|window|lang -> EncodeTrending (liquid base printings)
 //	                 trendrows/<game>   metric|window|all  -> EncodeTrendingRows (every printing)
 //	                 setagg/<game>      set id            -> JSON SetAggregates

@@ -56,16 +56,20 @@ const (
 	fanalyticsBucket
 	fcumBucket
 	printingsBucket
+	sourcesBucket
 	numCardBuckets
 )
 
-var cardBucketNames = [numCardBuckets]string{"sales", "prices", "analytics", "cum", "listings", "fprices", "fanalytics", "fcum", "printings"}
+var cardBucketNames = [numCardBuckets]string{"sales", "prices", "analytics", "cum", "listings", "fprices", "fanalytics", "fcum", "printings", "sources"}
 
 // printingBucket is, per kind of per-printing row, the bucket of the base
 // printing's and of the other printings'.
 var printingBucket = map[cardBucket]cardBucket{pricesBucket: fpricesBucket, analyticsBucket: fanalyticsBucket, cumBucket: fcumBucket}
 
-var _ snapshots.Reader = (*Reader)(nil)
+var (
+	_ snapshots.Reader           = (*Reader)(nil)
+	_ snapshots.ProvenanceReader = (*Reader)(nil)
+)
 
 type gameCatalog struct {
 	cards     []*snapshots.Card
@@ -573,6 +577,18 @@ func (r *Reader) TrendingRows(game, metric, window, language string) ([]snapshot
 		}
 		var err error
 		out, err = snapshots.DecodeTrendingRows(nil, v, keep)
+		return err
+	})
+	return out, err
+}
+
+// CardSources implements snapshots.ProvenanceReader.
+func (r *Reader) CardSources(game, cardID string) (*snapshots.CardSources, error) {
+	var out *snapshots.CardSources
+	err := r.cardValue(sourcesBucket, game, cardID, func(v []byte) (err error) {
+		if v != nil {
+			out, err = snapshots.DecodeCardSources(v)
+		}
 		return err
 	})
 	return out, err

@@ -148,6 +148,9 @@ type CardMarket struct {
 	Printings []snapshots.Printing
 	// Others are the rows of the card's other printings.
 	Others []PrintingMarket
+	// Sources is the provenance of the card's numbers in a snapshot built
+	// from real sources (nil: none written).
+	Sources *snapshots.CardSources
 }
 
 // PrintingMarket is the rows of one printing other than the base printing.
@@ -214,6 +217,15 @@ func (w *Writer) PutCardMarket(game string, ord uint32, m *CardMarket) error {
 			if err := w.put(MarketFile, x.bucket+game, key, x.v); err != nil {
 				return err
 			}
+		}
+	}
+	if m.Sources != nil {
+		v, err := snapshots.EncodeCardSources(nil, m.Sources)
+		if err != nil {
+			return fmt.Errorf("card %d: %w", ord, err)
+		}
+		if err := w.put(MarketFile, "sources/"+game, key, v); err != nil {
+			return err
 		}
 	}
 	if len(m.Printings) > 0 {

@@ -203,12 +203,15 @@ func readGuides(dec *json.Decoder, d *source.Day, seen map[string]int) error {
 	for dec.More() {
 		n++
 		var g guide
+		// The decoder reads a whole value before decoding it: a syntax
+		// error (a truncated file) refuses the file, a value of the wrong
+		// type refuses the entry alone.
 		err := dec.Decode(&g)
-		var te *json.UnmarshalTypeError
-		if err != nil && !errors.As(err, &te) {
+		var se *json.SyntaxError
+		if err != nil && (errors.As(err, &se) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
 			return source.Refusedf("priceGuides entry %d: not whole JSON: %v", n, err)
 		}
-		row, reason, detail := rowOf(&g, te)
+		row, reason, detail := rowOf(&g, err)
 		if reason == "" {
 			if first, dup := seen[row.Product]; dup {
 				reason, detail = "duplicate idProduct", fmt.Sprintf("idProduct %s already at entry %d", row.Product, first)
@@ -230,13 +233,17 @@ func readGuides(dec *json.Decoder, d *source.Day, seen map[string]int) error {
 }
 
 // rowOf checks one entry: a positive integer idProduct, numbers or nulls.
-func rowOf(g *guide, te *json.UnmarshalTypeError) (source.Row, string, string) {
+func rowOf(g *guide, decodeErr error) (source.Row, string, string) {
 	row := source.Row{Currency: "EUR", Prices: map[string]int64{}}
 	if g.IDProduct != nil {
 		row.Product = g.IDProduct.String()
 	}
-	if te != nil {
-		return row, "bad field type", fmt.Sprintf("%s: want a number or null, got JSON %s", te.Field, te.Value)
+	if decodeErr != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(decodeErr, &te) {
+			return row, "bad field type", fmt.Sprintf("%s: want a number or null, got JSON %s", te.Field, te.Value)
+		}
+		return row, "bad field type", fmt.Sprintf("want numbers or null: %v", decodeErr)
 	}
 	if g.IDProduct == nil {
 		return row, "no idProduct", ""
@@ -261,17 +268,13 @@ func rowOf(g *guide, te *json.UnmarshalTypeError) (source.Row, string, string) {
 }
 
 // Map implements source.Source.
-func (Source) Map(days []*source.Day, cat *source.Catalog) ([]source.Observation, []*source.Report) {
+func (Source) Map(d, _ *source.Day, cat *source.Catalog) ([]source.Observation, *source.Report) {
 	var obs []source.Observation
-	reports := make([]*source.Report, 0, len(days))
-	for _, d := range days {
-		rep := source.NewReport(source.Cardmarket, d)
-		for i := range d.Rows {
-			obs = mapRow(obs, d, i, cat, rep)
-		}
-		reports = append(reports, rep)
+	rep := source.NewReport(source.Cardmarket, d)
+	for i := range d.Rows {
+		obs = mapRow(obs, d, i, cat, rep)
 	}
-	return obs, reports
+	return obs, rep
 }
 
 func mapRow(obs []source.Observation, d *source.Day, i int, cat *source.Catalog, rep *source.Report) []source.Observation {
@@ -366,12 +369,18 @@ func btoi(b bool) int {
 //   - a card without known variants: the plain fields go to its one
 //     printing; the -holo fields to none (which printing is foil is
 //     unknown);
-//   - the plain fields go to the plainest (BaseOf) of the product's
+//   - a product that is only reverse printings (Cardmarket lists the
+//     ball-pattern reverses as products of their own): its plain fields go
+//     to its (plainest) reverse printing, the product being that printing
+//     whatever foil flag its sellers set; its -holo fields to none (they
+//     would price it twice). This case has no outside evidence: the report
+//     counts it ("-holo fields: the product is a reverse printing of its
+//     own");
+//   - else the plain fields go to the plainest (BaseOf) of the product's
 //     printings that are not reverse, preferring one without 1st-edition
 //     (Cardmarket lists 1st edition and unlimited as one product and its
 //     guide does not tell them apart: the unlimited printing takes the
-//     number, the 1st edition gets none from Cardmarket); none when the
-//     product is only reverse printings;
+//     number, the 1st edition gets none from Cardmarket);
 //   - the -holo fields go to the plainest of its reverse printings; without
 //     one, to its plainest holo printing when it also has a normal (non-holo)
 //     printing (the holo is then the foil of the normal card); else none.
@@ -386,15 +395,17 @@ func Printings(c *snapshots.Card, printings []int) (plain, foil int, why [2]stri
 	others := source.Filter(c, printings, func(v string) bool { return !isReverse(v) })
 	reverse := source.Filter(c, printings, isReverse)
 	plain, foil = -1, -1
-	if len(others) > 0 {
-		unlimited := source.Filter(c, others, func(v string) bool { return !source.HasPart(v, source.PartFirstEd) })
-		if len(unlimited) > 0 {
-			plain = source.BaseOf(c, unlimited)
-		} else {
-			plain = source.BaseOf(c, others)
-		}
+	if len(others) == 0 {
+		// The product is a reverse printing of its own (a ball-pattern
+		// reverse): its plain fields price it, whatever the sellers' foil
+		// flag says; its -holo fields would price it twice.
+		return source.BaseOf(c, reverse), -1, [2]string{"", "the product is a reverse printing of its own: its plain fields price it"}
+	}
+	unlimited := source.Filter(c, others, func(v string) bool { return !source.HasPart(v, source.PartFirstEd) })
+	if len(unlimited) > 0 {
+		plain = source.BaseOf(c, unlimited)
 	} else {
-		why[0] = "the product is only reverse printings"
+		plain = source.BaseOf(c, others)
 	}
 	switch {
 	case len(reverse) > 0:

@@ -10,29 +10,33 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// Map implements source.Source. The products named on any of the days
-// (the live layout's products files) identify the bare price rows of the
-// others (the archive's).
-func (Source) Map(days []*source.Day, cat *source.Catalog) ([]source.Observation, []*source.Report) {
+// Map implements source.Source. A day of the archive layout (prices only)
+// takes its products' names and numbers from latest.
+func (Source) Map(d, latest *source.Day, cat *source.Catalog) ([]source.Observation, *source.Report) {
 	known := map[string]source.Row{} // productId -> a row with the product's name, number and group
-	for _, d := range days {
-		for _, r := range d.Rows {
+	if latest != nil && latest != d && needsNames(d) {
+		for _, r := range latest.Rows {
 			if r.Name != "" || r.Number != "" {
 				known[r.Product] = r
 			}
 		}
 	}
 	var obs []source.Observation
-	reports := make([]*source.Report, 0, len(days))
-	for _, d := range days {
-		rep := source.NewReport(source.TCGplayer, d)
-		m := mapper{day: d, cat: cat, rep: rep, known: known, taken: map[string]string{}}
-		for i := range d.Rows {
-			obs = m.row(obs, i)
-		}
-		reports = append(reports, rep)
+	rep := source.NewReport(source.TCGplayer, d)
+	m := mapper{day: d, cat: cat, rep: rep, known: known, taken: map[string]string{}}
+	for i := range d.Rows {
+		obs = m.row(obs, i)
 	}
-	return obs, reports
+	return obs, rep
+}
+
+func needsNames(d *source.Day) bool {
+	for _, r := range d.Rows {
+		if r.Name == "" && r.Number == "" {
+			return true
+		}
+	}
+	return false
 }
 
 type mapper struct {
@@ -40,8 +44,8 @@ type mapper struct {
 	cat   *source.Catalog
 	rep   *source.Report
 	known map[string]source.Row
-	// taken: card id|finish -> the subTypeName that took the printing
-	// (two rows of one product for one printing keep the first).
+	// taken: card id|finish -> the product and subTypeName that took the
+	// printing (two rows for one printing: the first keeps it).
 	taken map[string]string
 }
 
@@ -92,10 +96,11 @@ func (m *mapper) row(obs []source.Observation, i int) []source.Observation {
 		f, why := PrintingOf(c, printings, row.Printing)
 		if f >= 0 {
 			key := c.ID + "|" + strconv.Itoa(f)
-			if other, dup := m.taken[key]; dup && other != row.Printing {
-				f, why = -1, "printing already priced by subTypeName "+other
+			mine := row.Product + " " + row.Printing
+			if other, dup := m.taken[key]; dup && other != mine {
+				f, why = -1, "printing already priced by product "+other
 			} else {
-				m.taken[key] = row.Printing
+				m.taken[key] = mine
 			}
 		}
 		if f < 0 {

@@ -467,3 +467,17 @@ func ArchiveDays(root string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ParsePrices reads one prices answer (for tests and fuzzing): its rows
+// (category 3, no group) and refused results; a bad answer is an error
+// wrapping source.ErrRefused.
+func ParsePrices(b []byte) ([]source.Row, []source.Entry, error) {
+	d := &source.Day{}
+	if err := addPrices(d, b, "prices", CategoryPokemon, nil, nil); err != nil {
+		return nil, nil, err
+	}
+	return d.Rows, d.Rejected, nil
+}
+
+// ParseGroups reads one groups answer (for tests and fuzzing).
+func ParseGroups(b []byte) ([]Group, error) { return parseGroups(b) }

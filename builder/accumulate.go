@@ -1,0 +1,245 @@
+package builder
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/cardedge/cardedge/builder/source"
+	"github.com/cardedge/cardedge/builder/source/ecb"
+	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// accumulator gathers the sources' observations, day after day (each
+// source's days oldest first), into each card's compact market: the newest
+// day's quotes per source, the headline fields' daily history, the
+// observed sales. Only one day of a source is in memory at a time.
+type accumulator struct {
+	asOf  snapshots.Day
+	cards map[*snapshots.Card]*cardAcc
+}
+
+type histKey struct {
+	source, field string
+	finish        uint8
+	grade         snapshots.Grade
+}
+
+type cardAcc struct {
+	history  map[histKey]*snapshots.SourceSeries
+	quotes   map[string][]snapshots.Quote // source -> its newest day's
+	quoteDay map[string]snapshots.Day
+	sales    []snapshots.Sale
+	saleSeen map[string]bool
+}
+
+func newAccumulator(asOf snapshots.Day) *accumulator {
+	return &accumulator{asOf: asOf, cards: map[*snapshots.Card]*cardAcc{}}
+}
+
+func (a *accumulator) card(c *snapshots.Card) *cardAcc {
+	ca := a.cards[c]
+	if ca == nil {
+		ca = &cardAcc{history: map[histKey]*snapshots.SourceSeries{}, quotes: map[string][]snapshots.Quote{}, quoteDay: map[string]snapshots.Day{}}
+		a.cards[c] = ca
+	}
+	return ca
+}
+
+// Reasons an observation is dropped while accumulating (counted in its
+// day's report).
+const (
+	dropAfterAsOf = "observation after as_of"
+	dropNoRates   = "no --rates to convert the currency"
+	dropNoRate    = "no ECB rate for the day"
+	dropDuplicate = "duplicate observation"
+)
+
+// add files one day's observations of source src; it returns the
+// observations it dropped, by reason.
+func (a *accumulator) add(src string, day snapshots.Day, obs []source.Observation, rates *ecb.Rates) map[string]int {
+	dropped := map[string]int{}
+	prov := provenanceName(src)
+	for i := range obs {
+		o := &obs[i]
+		if o.Day > a.asOf {
+			dropped[dropAfterAsOf]++
+			continue
+		}
+		conv := ecb.Conversion{USDCents: o.Amount, Amount: o.Amount, Currency: o.Currency, Rate: 1}
+		if o.Currency != "USD" {
+			if rates == nil {
+				dropped[dropNoRates+" "+o.Currency]++
+				continue
+			}
+			var err error
+			if conv, err = rates.ToUSD(o.Amount, o.Currency, o.Day); err != nil {
+				dropped[dropNoRate]++
+				continue
+			}
+		}
+		ca := a.card(o.Card)
+		finish := uint8(o.Finish)
+		if o.Field == source.FieldSale {
+			key := o.Day.String() + "|" + strconv.FormatInt(o.Amount, 10) + "|" + o.Currency + "|" + o.Title + "|" + o.URL
+			if ca.saleSeen == nil {
+				ca.saleSeen = map[string]bool{}
+			}
+			if ca.saleSeen[key] {
+				dropped[dropDuplicate]++
+				continue
+			}
+			ca.saleSeen[key] = true
+			ca.sales = append(ca.sales, snapshots.Sale{Day: o.Day, PriceCents: conv.USDCents, Marketplace: o.Marketplace,
+				TradeType: o.TradeType, Grade: o.Grade, Confidence: o.Confidence, Finish: finish})
+			continue
+		}
+		if d := ca.quoteDay[prov]; day > d {
+			ca.quoteDay[prov] = day
+			ca.quotes[prov] = ca.quotes[prov][:0]
+		}
+		if day == ca.quoteDay[prov] {
+			ca.quotes[prov] = append(ca.quotes[prov], snapshots.Quote{Source: prov, Finish: finish, Grade: o.Grade, Field: o.Field, Day: o.Day,
+				Cents: conv.USDCents, Amount: conv.Amount, Currency: conv.Currency, Rate: conv.Rate, RateDay: conv.RateDay,
+				Product: o.Product, Match: o.Match})
+		}
+		if !headline(src, o.Field) {
+			continue
+		}
+		k := histKey{prov, o.Field, finish, o.Grade}
+		s := ca.history[k]
+		if s == nil {
+			s = &snapshots.SourceSeries{Source: prov, Field: o.Field, Finish: finish, Grade: o.Grade, Currency: conv.Currency}
+			ca.history[k] = s
+		}
+		if n := len(s.Points); n > 0 && s.Points[n-1].Day >= o.Day {
+			dropped[dropDuplicate]++ // two products of one printing: the first keeps the day
+			continue
+		}
+		s.Points = append(s.Points, snapshots.SourcePoint{Day: o.Day, Cents: conv.USDCents, Amount: conv.Amount, RateDay: conv.RateDay})
+	}
+	for k, n := range dropped {
+		if n == 0 {
+			delete(dropped, k)
+		}
+	}
+	return dropped
+}
+
+// markets makes each card's CardMarket from what was accumulated.
+func (a *accumulator) markets(cards []*snapshots.Card, loaded []*loadedSource) map[*snapshots.Card]*CardMarket {
+	stale := map[string]bool{}
+	for _, ls := range loaded {
+		stale[provenanceName(ls.in.Source)] = ls.status.Stale
+	}
+	out := make(map[*snapshots.Card]*CardMarket, len(a.cards))
+	for _, c := range cards {
+		ca := a.cards[c]
+		if ca == nil {
+			continue
+		}
+		cs := &snapshots.CardSources{}
+		provs := make([]string, 0, len(ca.quotes))
+		for p := range ca.quotes {
+			provs = append(provs, p)
+		}
+		sort.Slice(provs, func(i, j int) bool { return seriesPriority[provs[i]] < seriesPriority[provs[j]] })
+		for _, p := range provs {
+			for _, q := range ca.quotes[p] {
+				q.Stale = stale[p]
+				cs.Quotes = append(cs.Quotes, q)
+			}
+		}
+		sort.SliceStable(cs.Quotes, func(i, j int) bool {
+			x, y := &cs.Quotes[i], &cs.Quotes[j]
+			if x.Finish != y.Finish {
+				return x.Finish < y.Finish
+			}
+			return x.Grade < y.Grade
+		})
+		keys := make([]histKey, 0, len(ca.history))
+		for k := range ca.history {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			x, y := keys[i], keys[j]
+			if x.finish != y.finish {
+				return x.finish < y.finish
+			}
+			if x.grade != y.grade {
+				return x.grade < y.grade
+			}
+			if seriesPriority[x.source] != seriesPriority[y.source] {
+				return seriesPriority[x.source] < seriesPriority[y.source]
+			}
+			return x.field < y.field
+		})
+		cm := &CardMarket{Sources: cs}
+		type pg struct {
+			finish uint8
+			grade  snapshots.Grade
+		}
+		chosen := map[pg]*snapshots.SourceSeries{}
+		var order []pg
+		for _, k := range keys {
+			s := ca.history[k]
+			cs.History = append(cs.History, *s)
+			g := pg{k.finish, k.grade}
+			best, ok := chosen[g]
+			if !ok {
+				order = append(order, g)
+			}
+			if !ok || betterSeries(s, best, a.asOf) {
+				chosen[g] = s
+			}
+			if k.source == snapshots.SourceTCGplayer && k.field == "market" {
+				for _, p := range s.Points {
+					cm.Sales = append(cm.Sales, snapshots.Sale{Day: p.Day, PriceCents: p.Cents, Marketplace: snapshots.MarketPartner,
+						TradeType: snapshots.TradeFixedPrice, Grade: k.grade, Confidence: snapshots.ConfExact, Flags: snapshots.SalePriceFeed, Finish: k.finish})
+				}
+			}
+		}
+		for _, g := range order {
+			s := chosen[g]
+			ps := snapshots.PriceSeries{Grade: g.grade, Points: make([]snapshots.PricePoint, len(s.Points))}
+			for i, p := range s.Points {
+				// A feed's point is the source's number of the day: fmv,
+				// tvwap and median alike; no sales behind it that the
+				// feed counts.
+				ps.Points[i] = snapshots.PricePoint{Day: p.Day, FMVCents: p.Cents, TVWAPCents: p.Cents, MedianCents: p.Cents,
+					Confidence: estimate.ConfidenceMedium}
+			}
+			cm.Prices = append(cm.Prices, SuppliedSeries{Finish: g.finish, PriceSeries: ps, Source: s.Source, Field: s.Field})
+		}
+		cm.Sales = append(cm.Sales, ca.sales...)
+		sort.SliceStable(cm.Sales, func(i, j int) bool { return cm.Sales[i].Day > cm.Sales[j].Day })
+		if len(cm.Sales) > maxSalesPerCard {
+			cm.Sales = cm.Sales[:maxSalesPerCard] // the newest
+		}
+		out[c] = cm
+	}
+	return out
+}
+
+// betterSeries reports whether s should make a price series rather than
+// cur: a fresh series (its last point at most snapshots.StaleAfterDays
+// before asOf) over a stale one; among fresh ones the higher priority
+// (TCGplayer, Cardmarket, PriceCharting); among stale ones the later last
+// point, then the priority.
+func betterSeries(s, cur *snapshots.SourceSeries, asOf snapshots.Day) bool {
+	last := func(x *snapshots.SourceSeries) snapshots.Day {
+		if len(x.Points) == 0 {
+			return 0
+		}
+		return x.Points[len(x.Points)-1].Day
+	}
+	fs, fc := int(asOf-last(s)) <= snapshots.StaleAfterDays, int(asOf-last(cur)) <= snapshots.StaleAfterDays
+	if fs != fc {
+		return fs
+	}
+	ps, pc := seriesPriority[s.Source], seriesPriority[cur.Source]
+	if !fs && last(s) != last(cur) {
+		return last(s) > last(cur)
+	}
+	return ps < pc
+}

@@ -1,0 +1,397 @@
+package builder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cardedge/cardedge/builder/history"
+	"github.com/cardedge/cardedge/builder/source"
+	"github.com/cardedge/cardedge/builder/source/cardmarket"
+	"github.com/cardedge/cardedge/builder/source/ecb"
+	"github.com/cardedge/cardedge/builder/source/tcgcsv"
+	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// How the numbers of real sources land in a snapshot (docs/real-data.md
+// says the same for operators):
+//
+//   - Every number a source gave on its newest day, with its provenance
+//     (source, day, original amount and currency, the ECB rate and its day,
+//     product id, match) is a Quote of the card's CardSources (bucket
+//     sources/<game>).
+//   - Each source's headline field (TCGplayer market, Cardmarket trend,
+//     PriceCharting's price of each grade) is kept day by day as a
+//     SourceSeries of the card's CardSources: the source's market history.
+//   - TCGplayer is the partner marketplace: its market price is also filed
+//     as partner price-feed sales (SalePriceFeed, raw near-mint), one per
+//     printing and day, which the partner history route and prices.v1's
+//     source=partner read today.
+//   - Each printing and grade with a feed gets a supplied price series, its
+//     own (fmv) history, from one source chosen per series (headlineOf): raw
+//     grades from TCGplayer's market price, else Cardmarket's trend in USD;
+//     graded ones from PriceCharting. The choice is recorded as a
+//     SeriesSource. Its estimate's confidence follows the source's freshness
+//     (feedEstimate). Series without a feed are estimated from verified
+//     sales as before: the sold listings (observed).
+//   - Sold listings matched with confidence are verified sales of their
+//     marketplace (observed).
+
+// sourcesByName are the sources --source names.
+var sourcesByName = map[string]source.Source{
+	source.Cardmarket:    cardmarket.Source{},
+	source.TCGplayer:     tcgcsv.Source{},
+}
+
+// SourceNames lists the sources --source takes, sorted.
+func SourceNames() []string {
+	out := make([]string, 0, len(sourcesByName))
+	for n := range sourcesByName {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SourceByName returns the source named name.
+func SourceByName(name string) (source.Source, error) {
+	s, ok := sourcesByName[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown source %q; known: %s", name, strings.Join(SourceNames(), ", "))
+	}
+	return s, nil
+}
+
+// provenanceName is the provenance name of a source's numbers.
+func provenanceName(src string) string {
+	switch src {
+	case source.Cardmarket:
+		return snapshots.SourceCardmarket
+	case source.TCGplayer:
+		return snapshots.SourceTCGplayer
+	case source.PriceCharting:
+		return snapshots.SourcePriceCharting
+	}
+	return snapshots.SourceObserved
+}
+
+// headline reports whether a source's field is kept day by day (its
+// history) and may make a price series.
+func headline(src, field string) bool {
+	switch src {
+	case source.TCGplayer:
+		return field == "market"
+	case source.Cardmarket:
+		return field == "trend"
+	case source.PriceCharting:
+		return true
+	}
+	return false
+}
+
+// seriesPriority ranks the sources a price series may come from (lower
+// first).
+var seriesPriority = map[string]int{snapshots.SourceTCGplayer: 0, snapshots.SourceCardmarket: 1, snapshots.SourcePriceCharting: 2}
+
+// refusable reports whether err refuses a source's day (a bad file, a
+// location unavailable) rather than the build.
+func refusable(err error) bool {
+	return errors.Is(err, source.ErrRefused) || errors.Is(err, source.ErrUnavailable) || errors.Is(err, history.ErrDayFiled)
+}
+
+// loadedSource is one --source of the build.
+type loadedSource struct {
+	src    source.Source
+	in     source.Input
+	read   *source.Day // the day this build read (nil: refused or none)
+	status snapshots.MarketSourceStatus
+	days   []history.Entry // the store's days of the source (with a store)
+}
+
+// sourcesMarket is the market of a build from real sources: each card's
+// prepared market, the synthesizer for --synthetic-fill.
+type sourcesMarket struct {
+	byCard map[*snapshots.Card]*CardMarket
+	fill   *synth.Generator // nil: no fill
+}
+
+func (m *sourcesMarket) CardMarket(gameIndex int, c *snapshots.Card, set *snapshots.Set) CardMarket {
+	if cm := m.byCard[c]; cm != nil {
+		// Sale ids as the synthesizer gives them: game, ordinal and a
+		// sequence rising with time (sales are newest first).
+		out := *cm
+		out.Sales = make([]snapshots.Sale, len(cm.Sales))
+		base := uint64(gameIndex)<<56 | uint64(c.Ordinal)<<24
+		for i, s := range cm.Sales {
+			s.ID = base | uint64(len(cm.Sales)-1-i)
+			out.Sales[i] = s
+		}
+		return out
+	}
+	if m.fill == nil {
+		return CardMarket{}
+	}
+	sales, listings := m.fill.CardMarket(gameIndex, c, set)
+	for i := range sales {
+		sales[i].Flags |= snapshots.SaleSynthetic
+	}
+	for i := range listings {
+		listings[i].Synthetic = true
+	}
+	return CardMarket{Sales: sales, Listings: listings, Sources: &snapshots.CardSources{Synthetic: true}}
+}
+
+// sourcesResult is what loadSources made.
+type sourcesResult struct {
+	market   *sourcesMarket
+	asOf     snapshots.Day
+	statuses []snapshots.MarketSourceStatus
+	inputs   map[string]string
+}
+
+// loadSources reads the build's sources, files their days in the history
+// store, reads the history back and maps every day onto the catalog
+// (cards: every game, ordinals set).
+func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets []*snapshots.Set, preset synth.Preset) (*sourcesResult, error) {
+	opts := b.opts
+	f := opts.Fetcher
+	if f == nil {
+		f = source.NewFetcher(opts.Version, opts.Contact, "")
+	}
+	var store *history.Store
+	if opts.History != "" {
+		var err error
+		if store, err = history.Open(ctx, opts.History); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+	}
+	var rates *ecb.Rates
+	inputs := map[string]string{}
+	if opts.Rates != "" {
+		file, err := f.Get(ctx, opts.Rates)
+		if err != nil {
+			return nil, fmt.Errorf("rates: %w", err)
+		}
+		if rates, err = ecb.Parse(file.Body); err != nil {
+			return nil, fmt.Errorf("rates %s: %w", opts.Rates, err)
+		}
+		inputs["rates"] = source.Digest(file.Body)
+	}
+
+	// Read each source's day and file it.
+	var loaded []*loadedSource
+	seen := map[string]bool{}
+	for _, in := range opts.Sources {
+		src, err := SourceByName(in.Source)
+		if err != nil {
+			return nil, err
+		}
+		if seen[in.Source] {
+			return nil, fmt.Errorf("source %s given twice", in.Source)
+		}
+		seen[in.Source] = true
+		ls := &loadedSource{src: src, in: in, status: snapshots.MarketSourceStatus{Name: in.Source, Input: in.Location}}
+		loaded = append(loaded, ls)
+		if err := b.stage("source:" + in.Source); err != nil {
+			return nil, err
+		}
+		day, err := src.Read(ctx, f, in)
+		if err != nil {
+			if !refusable(err) {
+				return nil, err
+			}
+			b.refuse(ls, err)
+		}
+		if store != nil {
+			if ls.days, err = store.Days(ctx, in.Source); err != nil {
+				return nil, err
+			}
+		}
+		if day != nil && store != nil {
+			if err := checkCreatedAt(ctx, store, ls.days, day); err != nil {
+				b.refuse(ls, err)
+				day = nil
+			}
+		}
+		if day != nil && store != nil {
+			e, outcome, n, err := store.Put(ctx, day, opts.ReplaceDay)
+			if err != nil {
+				if !refusable(err) {
+					return nil, err
+				}
+				b.refuse(ls, err)
+				day = nil
+			} else {
+				b.progress.note(fmt.Sprintf("history: %s %s %s (%d bytes)", in.Source, day.Date, outcome, n))
+				if ls.days, err = store.Days(ctx, in.Source); err != nil {
+					return nil, err
+				}
+				_ = e
+			}
+		}
+		if day != nil {
+			ls.read = day
+			inputs["source/"+in.Source] = day.Digest
+		}
+	}
+
+	// as_of: given, else the newest day of any source.
+	asOf := opts.AsOf
+	if asOf == 0 {
+		for _, ls := range loaded {
+			if ls.read != nil && ls.read.Date > asOf {
+				asOf = ls.read.Date
+			}
+			if n := len(ls.days); n > 0 && ls.days[n-1].Date > asOf {
+				asOf = ls.days[n-1].Date
+			}
+		}
+	}
+	if asOf == 0 {
+		msgs := make([]string, 0, len(loaded))
+		for _, ls := range loaded {
+			msgs = append(msgs, ls.in.Source+": "+ls.status.Refused)
+		}
+		return nil, fmt.Errorf("no source has a day to build from (%s)", strings.Join(msgs, "; "))
+	}
+
+	// Map every day of every source onto the catalog.
+	cat := source.NewCatalog(cards, sets)
+	acc := newAccumulator(asOf)
+	historyDays := opts.HistoryDays
+	if historyDays < 1 {
+		historyDays = 730
+	}
+	from := asOf - snapshots.Day(historyDays) + 1
+	for _, ls := range loaded {
+		if err := b.stage("map:" + ls.in.Source); err != nil {
+			return nil, err
+		}
+		days, err := b.daysOf(ctx, store, ls, from, asOf)
+		if err != nil {
+			return nil, err
+		}
+		var latest *source.Day
+		if n := len(days); n > 0 {
+			if latest, err = days[n-1](); err != nil {
+				return nil, err
+			}
+		}
+		for i, get := range days {
+			d := latest
+			if i < len(days)-1 {
+				if d, err = get(); err != nil {
+					return nil, err
+				}
+			}
+			obs, rep := ls.src.Map(d, latest, cat)
+			dropped := acc.add(ls.in.Source, d.Date, obs, rates)
+			for reason, n := range dropped {
+				rep.Reasons[reason] += n
+				rep.Observations -= n
+			}
+			if d == latest {
+				ls.status.LastDay = d.Date.String()
+				ls.status.Rows, ls.status.Matched, ls.status.Observations = rep.Read, rep.Matched(), rep.Observations
+				if ls.read != nil && ls.read.Date == d.Date {
+					if err := b.report(rep); err != nil {
+						return nil, err
+					}
+				}
+			}
+			ls.status.Days++
+		}
+		ls.status.Stale = ls.status.LastDay == "" || int(asOf-mustDay(ls.status.LastDay)) > snapshots.StaleAfterDays
+	}
+	for _, ls := range loaded {
+		if ls.read == nil && ls.status.Refused == "" {
+			ls.status.Refused = "no day read"
+		}
+	}
+
+	m := &sourcesMarket{byCard: acc.markets(cards, loaded)}
+	if opts.SyntheticFill {
+		m.fill = synth.New(preset, opts.Seed, asOf).WithCatalog(cards, sets)
+	}
+	res := &sourcesResult{market: m, asOf: asOf, inputs: inputs}
+	for _, ls := range loaded {
+		res.statuses = append(res.statuses, ls.status)
+	}
+	return res, nil
+}
+
+func mustDay(s string) snapshots.Day {
+	d, _ := snapshots.ParseDay(s)
+	return d
+}
+
+// refuse records why a source's day is not used.
+func (b *build) refuse(ls *loadedSource, err error) {
+	ls.status.Refused = err.Error()
+	b.progress.note(fmt.Sprintf("source %s: day refused, the history serves: %v", ls.in.Source, err))
+	if b.opts.OnRefused != nil {
+		b.opts.OnRefused(ls.in.Source, err)
+	}
+}
+
+// report writes a source's report of the day it read.
+func (b *build) report(rep *source.Report) error {
+	if b.opts.OnReport != nil {
+		b.opts.OnReport(rep)
+	}
+	if b.opts.ReportDir == "" {
+		return nil
+	}
+	path, err := rep.WriteFile(b.opts.ReportDir)
+	if err != nil {
+		return err
+	}
+	b.progress.note("report: " + path)
+	return nil
+}
+
+// checkCreatedAt refuses a day whose input is older than the newest filed
+// day's (Cardmarket's createdAt, tcgcsv's last-updated.txt).
+func checkCreatedAt(ctx context.Context, store *history.Store, days []history.Entry, d *source.Day) error {
+	if d.CreatedAt.IsZero() || len(days) == 0 {
+		return nil
+	}
+	last, err := store.Header(ctx, days[len(days)-1])
+	if err != nil {
+		return err
+	}
+	if !last.CreatedAt.IsZero() && d.CreatedAt.Before(last.CreatedAt) {
+		return source.Refusedf("%s's file was created %s, before the last one loaded (%s, day %s)", d.Source,
+			d.CreatedAt.Format("2006-01-02T15:04:05Z07:00"), last.CreatedAt.Format("2006-01-02T15:04:05Z07:00"), last.Date)
+	}
+	return nil
+}
+
+// daysOf returns a source's days to map, oldest first, as loaders (one day
+// in memory at a time): the store's days from from to to, or the day read.
+func (b *build) daysOf(ctx context.Context, store *history.Store, ls *loadedSource, from, to snapshots.Day) ([]func() (*source.Day, error), error) {
+	var out []func() (*source.Day, error)
+	if store == nil {
+		if ls.read != nil && ls.read.Date <= to {
+			d := ls.read
+			out = append(out, func() (*source.Day, error) { return d, nil })
+		}
+		return out, nil
+	}
+	for _, e := range ls.days {
+		if e.Date < from || e.Date > to {
+			continue
+		}
+		e := e
+		if ls.read != nil && ls.read.Date == e.Date {
+			d := ls.read
+			out = append(out, func() (*source.Day, error) { return d, nil })
+			continue
+		}
+		out = append(out, func() (*source.Day, error) { return store.Get(ctx, e) })
+	}
+	return out, nil
+}
