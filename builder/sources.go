@@ -42,8 +42,8 @@ import (
 
 // sourcesByName are the sources --source names.
 var sourcesByName = map[string]source.Source{
-	source.Cardmarket:    cardmarket.Source{},
-	source.TCGplayer:     tcgcsv.Source{},
+	source.Cardmarket: cardmarket.Source{},
+	source.TCGplayer:  tcgcsv.Source{},
 }
 
 // SourceNames lists the sources --source takes, sorted.

@@ -119,7 +119,9 @@ func (s *Store) Days(ctx context.Context, src string) ([]Entry, error) {
 		}
 		out = append(out, Entry{Source: src, Date: d, SHA256: m[2], Name: n})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Date < out[j].Date || (out[i].Date == out[j].Date && out[i].Name < out[j].Name) })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Date < out[j].Date || (out[i].Date == out[j].Date && out[i].Name < out[j].Name)
+	})
 	for i := 1; i < len(out); i++ {
 		if out[i].Date == out[i-1].Date {
 			return nil, fmt.Errorf("history %s: %s is filed twice (%s, %s): remove the wrong one", s.b, out[i].Date, out[i-1].Name, out[i].Name)
