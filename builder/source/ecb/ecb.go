@@ -209,7 +209,7 @@ func (rt *Rates) ToUSD(amount int64, currency string, d snapshots.Day) (Conversi
 			continue
 		}
 		v := math.Round(float64(amount) * rate)
-		if v > math.MaxInt64/2 {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v > math.MaxInt64/2 {
 			return c, fmt.Errorf("%d %s is too large", amount, currency)
 		}
 		c.USDCents, c.Rate, c.RateDay = int64(v), rate, rt.days[i]

@@ -1,0 +1,136 @@
+package history_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/cardedge/cardedge/builder/history"
+	"github.com/cardedge/cardedge/builder/source"
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+func day(s string) snapshots.Day {
+	d, err := snapshots.ParseDay(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func sampleDay(date string, trend int64) *source.Day {
+	return &source.Day{Source: "cardmarket", Date: day(date), CreatedAt: time.Date(2026, 11, 20, 1, 51, 40, 0, time.UTC), Digest: strings.Repeat("ab", 32),
+		Input: "/somewhere/price_guide_6.json",
+		Rows: []source.Row{
+			{Product: "273699", Category: "51", Currency: "EUR", Prices: map[string]int64{"trend": trend, "avg": 32000}},
+			{Product: "702303", Currency: "EUR", Prices: map[string]int64{"trend-holo": 37}},
+		}}
+}
+
+func mustStore(tb testing.TB) (*history.Store, string) {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "history")
+	s, err := history.Open(context.Background(), dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, dir
+}
+
+func TestStore_Put(t *testing.T) {
+	ctx := context.Background()
+	s, dir := mustStore(t)
+	e, outcome, n, err := s.Put(ctx, sampleDay("2026-11-20", 32050), false)
+	if err != nil || outcome != history.Filed || n == 0 {
+		t.Fatalf("first put: %v %v %d", outcome, err, n)
+	}
+	if !strings.HasPrefix(e.Name, "cardmarket/2026-11-20.") || !strings.HasSuffix(e.Name, ".jsonl.gz") {
+		t.Errorf("name %s", e.Name)
+	}
+	// Immutable: read-only on disk.
+	if st, err := os.Stat(filepath.Join(dir, e.Name)); err != nil || st.Mode().Perm()&0o222 != 0 {
+		t.Errorf("file mode %v, %v", st.Mode(), err)
+	}
+	// The same content again (read from elsewhere): unchanged.
+	again := sampleDay("2026-11-20", 32050)
+	again.Input = "https://elsewhere/price_guide_6.json"
+	if _, outcome, _, err := s.Put(ctx, again, false); err != nil || outcome != history.Unchanged {
+		t.Errorf("same day again: %v %v", outcome, err)
+	}
+	// Other content: refused, unless replaced.
+	if _, _, _, err := s.Put(ctx, sampleDay("2026-11-20", 99900), false); !errors.Is(err, history.ErrDayFiled) {
+		t.Errorf("other content: %v, want ErrDayFiled", err)
+	}
+	e2, outcome, _, err := s.Put(ctx, sampleDay("2026-11-20", 99900), true)
+	if err != nil || outcome != history.Replaced {
+		t.Fatalf("replace: %v %v", outcome, err)
+	}
+	if _, _, _, err := s.Put(ctx, sampleDay("2026-11-21", 32100), false); err != nil {
+		t.Fatal(err)
+	}
+	days, err := s.Days(ctx, "cardmarket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(days) != 2 || days[0] != e2 || days[1].Date != day("2026-11-21") {
+		t.Fatalf("days %+v", days)
+	}
+	got, err := s.Get(ctx, days[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleDay("2026-11-20", 99900)
+	want.Input = dir + "/" + e2.Name
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	loaded, err := s.Load(ctx, "cardmarket", day("2026-11-21"), day("2026-11-30"))
+	if err != nil || len(loaded) != 1 || loaded[0].Rows[0].Prices["trend"] != 32100 {
+		t.Errorf("Load: %v, %v", loaded, err)
+	}
+}
+
+// TestStore_ErrCorrupt: a file whose bytes no longer match its checksum is
+// an error, never read.
+func TestStore_ErrCorrupt(t *testing.T) {
+	ctx := context.Background()
+	s, dir := mustStore(t)
+	e, _, _, err := s.Put(ctx, sampleDay("2026-11-20", 32050), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, e.Name)
+	os.Chmod(path, 0o644)
+	b, _ := os.ReadFile(path)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(path, b, 0o644)
+	if _, err := s.Get(ctx, e); !errors.Is(err, history.ErrCorrupt) {
+		t.Errorf("flipped byte: %v, want ErrCorrupt", err)
+	}
+	// Two files of one day: an error naming both.
+	os.WriteFile(filepath.Join(dir, "cardmarket", "2026-11-20."+strings.Repeat("0", 64)+".jsonl.gz"), nil, 0o644)
+	if _, err := s.Days(ctx, "cardmarket"); err == nil || !strings.Contains(err.Error(), "filed twice") {
+		t.Errorf("two files of a day: %v", err)
+	}
+}
+
+// FuzzDecode: no panic on any day file content.
+func FuzzDecode(f *testing.F) {
+	b, _, err := history.Encode(sampleDay("2026-11-20", 32050))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := history.Decode(b)
+		if err == nil && d == nil {
+			t.Fatal("nil day without error")
+		}
+	})
+}
