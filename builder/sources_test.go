@@ -63,7 +63,7 @@ func (sb *sourcesBuild) mustBuild(t *testing.T, sources []string, edit func(*bui
 	return m, r
 }
 
-func cm(name string) string { return "cardmarket=" + sourcetest.Path("cardmarket", name) }
+func cm(name string) string  { return "cardmarket=" + sourcetest.Path("cardmarket", name) }
 func tcg(name string) string { return "tcgplayer=" + sourcetest.Path("tcgplayer", name) }
 
 func statusOf(m *snapshots.Manifest, name string) snapshots.MarketSourceStatus {
