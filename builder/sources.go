@@ -11,6 +11,8 @@ import (
 	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/builder/source/cardmarket"
 	"github.com/cardedge/cardedge/builder/source/ecb"
+	"github.com/cardedge/cardedge/builder/source/pricecharting"
+	"github.com/cardedge/cardedge/builder/source/soldlistings"
 	"github.com/cardedge/cardedge/builder/source/tcgcsv"
 	"github.com/cardedge/cardedge/builder/synth"
 	"github.com/cardedge/cardedge/snapshots"
@@ -42,8 +44,10 @@ import (
 
 // sourcesByName are the sources --source names.
 var sourcesByName = map[string]source.Source{
-	source.Cardmarket: cardmarket.Source{},
-	source.TCGplayer:  tcgcsv.Source{},
+	source.Cardmarket:    cardmarket.Source{},
+	source.TCGplayer:     tcgcsv.Source{},
+	source.PriceCharting: pricecharting.Source{},
+	source.SoldListings:  soldlistings.Source{},
 }
 
 // SourceNames lists the sources --source takes, sorted.

@@ -69,3 +69,43 @@ func VariantOf(c *snapshots.Card, f int) string {
 	}
 	return ""
 }
+
+// PrintingOfWords picks the printing of c that printing parts name, as the
+// collectors' words reader gives them (snapshots.Words.Printing:
+// "1st-edition/shadowless", "reverse", "unlimited"): none said, the card's
+// base printing; else the printings whose variant has every part (reverse
+// and normal as its type; unlimited as no 1st-edition part), the plainest
+// of several. -1 and why when none does, or when the card's printings are
+// unknown and the words name one.
+func PrintingOfWords(c *snapshots.Card, printing string) (int, string) {
+	if printing == "" {
+		return snapshots.BasePrinting(c), ""
+	}
+	if len(c.Variants) == 0 {
+		if printing == PartNormal || printing == PartUnlimited {
+			return 0, ""
+		}
+		return -1, "printing words for a card without known printings: " + c.ID + " " + printing
+	}
+	var cands []int
+	for f, v := range c.Variants {
+		ok := true
+		for p := range strings.SplitSeq(printing, "/") {
+			switch p {
+			case PartReverse, PartNormal:
+				ok = ok && VariantType(v) == p
+			case PartUnlimited:
+				ok = ok && !HasPart(v, PartFirstEd)
+			default:
+				ok = ok && HasPart(v, p)
+			}
+		}
+		if ok {
+			cands = append(cands, f)
+		}
+	}
+	if len(cands) == 0 {
+		return -1, "printing words match no printing: " + c.ID + " " + printing + " in " + strings.Join(c.Variants, ", ")
+	}
+	return BaseOf(c, cands), ""
+}
