@@ -242,6 +242,26 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 		}
 	}
 
+	// The store's other sources serve too: a source not given today (a
+	// weekly guide, the sold listings of past exports) keeps its days.
+	if store != nil {
+		for _, name := range SourceNames() {
+			if seen[name] {
+				continue
+			}
+			days, err := store.Days(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			if len(days) == 0 {
+				continue
+			}
+			src, _ := SourceByName(name)
+			loaded = append(loaded, &loadedSource{src: src, in: source.Input{Source: name}, days: days,
+				status: snapshots.MarketSourceStatus{Name: name}})
+		}
+	}
+
 	// as_of: given, else the newest day of any source.
 	asOf := opts.AsOf
 	if asOf == 0 {
@@ -309,11 +329,6 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 			ls.status.Days++
 		}
 		ls.status.Stale = ls.status.LastDay == "" || int(asOf-mustDay(ls.status.LastDay)) > snapshots.StaleAfterDays
-	}
-	for _, ls := range loaded {
-		if ls.read == nil && ls.status.Refused == "" {
-			ls.status.Refused = "no day read"
-		}
 	}
 
 	m := &sourcesMarket{byCard: acc.markets(cards, loaded)}

@@ -477,3 +477,65 @@ func TestCompile_SourcesErrors(t *testing.T) {
 		t.Error("unreachable")
 	}
 }
+
+// TestBackfill files past days into the store (Cardmarket's dated files in
+// the order of their createdAt, tcgcsv's archive days), refuses the bad
+// ones, and a build then serves the history.
+func TestBackfill(t *testing.T) {
+	sb := newSourcesBuild(t)
+	dir := t.TempDir()
+	for _, name := range []string{"price_guide_6-2026-11-20.json", "price_guide_6-2026-11-19.json", "truncated-2026-11-21.json"} {
+		b, err := os.ReadFile(sourcetest.Path("cardmarket", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ins []source.Input
+	for _, s := range []string{"cardmarket=" + dir, "tcgplayer=" + sourcetest.Path("tcgplayer", "archive")} {
+		in, err := source.ParseInput(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	res, err := builder.Backfill(context.Background(), builder.BackfillOptions{History: sb.history, Sources: ins})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res {
+		s := r.Source + " " + r.Day.String() + " " + string(r.Outcome)
+		if r.Refused != "" {
+			s = r.Source + " refused " + filepath.Base(r.Input)
+		}
+		got = append(got, s)
+	}
+	want := []string{"cardmarket refused truncated-2026-11-21.json", "cardmarket 2026-11-19 filed", "cardmarket 2026-11-20 filed", "tcgplayer 2026-11-18 filed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("backfill (-want +got):\n%s", diff)
+	}
+	// Again: unchanged.
+	res, err = builder.Backfill(context.Background(), builder.BackfillOptions{History: sb.history, Sources: ins[1:]})
+	if err != nil || len(res) != 1 || res[0].Outcome != "unchanged" {
+		t.Errorf("second backfill: %+v, %v", res, err)
+	}
+	// A build with today's tcgcsv day reads the backfilled history: the
+	// archive's 2026-11-18 point named through today's products.
+	_, r := sb.mustBuild(t, []string{tcg("day1")}, nil)
+	cs, err := r.CardSources("onepiece", "en:OP01-001_p1")
+	if err != nil || cs == nil {
+		t.Fatal(cs, err)
+	}
+	var pts []string
+	for _, h := range cs.History {
+		for _, p := range h.Points {
+			pts = append(pts, h.Source+" "+p.Day.String()+" "+source.FormatAmount(p.Cents))
+		}
+	}
+	if diff := cmp.Diff([]string{"tcgplayer 2026-11-18 24.00", "tcgplayer 2026-11-19 25.00"}, pts); diff != "" {
+		t.Errorf("history of en:OP01-001_p1 (-want +got):\n%s", diff)
+	}
+}

@@ -37,8 +37,8 @@ const StaleAfterDays = 2
 // MarketSourceStatus is one real source of a snapshot (Manifest.Sources).
 type MarketSourceStatus struct {
 	Name string `json:"name"`
-	// Input is where this build read the source's day from ("" when the
-	// build read none and the history served).
+	// Input is where this build read the source's day from ("" when it
+	// was given none: the history store's days serve).
 	Input string `json:"input,omitempty"`
 	// LastDay is the source's newest day in the snapshot (YYYY-MM-DD; ""
 	// when it has none), Days how many days of it the snapshot holds.

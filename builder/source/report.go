@@ -169,7 +169,9 @@ func (r *Report) Summary() string {
 	fmt.Fprintf(&b, "  ambiguous              %d (%s)\n", r.Ambiguous, pct(r.Ambiguous))
 	fmt.Fprintf(&b, "  unmatched              %d (%s)\n", r.Unmatched, pct(r.Unmatched))
 	fmt.Fprintf(&b, "  rejected               %d (%s)\n", r.Rejected, pct(r.Rejected))
-	fmt.Fprintf(&b, "  observations           %d\n", r.Observations)
+	if r.Observations >= 0 {
+		fmt.Fprintf(&b, "  observations           %d\n", r.Observations)
+	}
 	reasons := make([]string, 0, len(r.Reasons))
 	for k := range r.Reasons {
 		reasons = append(reasons, k)
@@ -187,8 +189,8 @@ func (r *Report) Summary() string {
 }
 
 // ReadReportCSV reads a report written by WriteCSV back: its entries and
-// counts (Read counts its rows; Input and Observations are not in the
-// file).
+// counts (Read counts its rows; Input is not in the file, nor the
+// observations: Observations is -1).
 func ReadReportCSV(rd io.Reader) (*Report, error) {
 	cr := csv.NewReader(rd)
 	cr.FieldsPerRecord = len(reportHeader)
@@ -199,7 +201,7 @@ func ReadReportCSV(rd io.Reader) (*Report, error) {
 	if strings.Join(head, ",") != strings.Join(reportHeader, ",") {
 		return nil, fmt.Errorf("report: header %q, want %q", strings.Join(head, ","), strings.Join(reportHeader, ","))
 	}
-	r := &Report{Reasons: map[string]int{}}
+	r := &Report{Reasons: map[string]int{}, Observations: -1}
 	seen := map[int]bool{}
 	for {
 		rec, err := cr.Read()
@@ -220,9 +222,11 @@ func ReadReportCSV(rd io.Reader) (*Report, error) {
 			return nil, fmt.Errorf("report: row %q is not a row number", rec[2])
 		}
 		e := Entry{Row: row, Status: rec[3], Product: rec[4], Printing: rec[5], CardID: rec[6], Finish: rec[7], Reason: rec[8], Detail: rec[9]}
-		first := row > 0 && !seen[row]
-		seen[row] = true
+		// A row counts once, by its first entry that is not a dropped
+		// part (the parts a source drops may come first).
+		first := row > 0 && !seen[row] && e.Status != StatusDropped
 		if first {
+			seen[row] = true
 			r.Read++
 		}
 		r.Add(e, first)

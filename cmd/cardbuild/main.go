@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cardedge/cardedge/builder"
+	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/snapshots"
 	snaps3 "github.com/cardedge/cardedge/snapshots/s3"
 )
@@ -50,6 +52,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runReport(args[1:], stdout, stderr)
 	case "bulk":
 		return runBulk(ctx, args[1:], stdout, stderr)
+	case "backfill":
+		return runBackfill(ctx, args[1:], stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, version)
 		return nil
@@ -65,13 +69,27 @@ const usage = `usage:
   cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
                   [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
                   [--publish s3://BUCKET/PREFIX [--allow-shrink]]
+                  [--source NAME=FILE|DIR|URL[,key=value...]]... [--history DIR|s3://BUCKET/PREFIX]
+                  [--rates FILE|URL] [--contact URL|EMAIL] [--reports DIR] [--replace-day]
+                  [--synthetic-fill] [--history-days N] [--fetch-cache DIR]
+                                         real market sources instead of the synthesizer (docs/real-data.md):
+                                         cardmarket=price_guide_6.json  tcgplayer=https://tcgcsv.com[,categories=3+85+68]
+                                         pricecharting=guide.csv[,day=D]  soldlistings=sold.csv[,day=D,marketplace=ebay]
+  cardbuild backfill --history DIR|s3://BUCKET/PREFIX --source NAME=DIR|FILE ... [--replace-day] [--contact C]
+                                         file past days into the history store: a directory of dated Cardmarket
+                                         files, tcgcsv's archive (YYYY-MM-DD/{category}/{group}/prices), dated CSVs
   cardbuild publish DIR/<snapshot_id> s3://BUCKET/PREFIX [--allow-shrink] [--max-shrink 0.10]
                                          upload every file, then the manifest, then CURRENT; refuses a snapshot
                                          whose cards, sets or sales shrank more than 10 % against the published one
                                          (credentials, region, endpoint: AWS_* environment and config files)
   cardbuild verify DIR/<snapshot_id>
   cardbuild report DIR/<snapshot_id>     the realism report: liquidity of leaderboards, graded ladders,
-                                         single-sale moves, printings, chase cards
+                                         single-sale moves, printings, chase cards; with the per-source
+                                         summary of a snapshot built from sources
+  cardbuild report --reports DIR [--day YYYY-MM-DD]
+                                         the sources' reports (<source>-<day>.csv): per source, rows read,
+                                         matched by id, by number and name, by title, ambiguous, unmatched,
+                                         rejected with reasons (the newest day of each source by default)
   cardbuild bulk DIR/<snapshot_id> OUTDIR [--workers N] [--quiet]
                                          write the snapshot's bulk files (per game: cards, sets, prices,
                                          price-history as gzip JSON Lines, their schemas, index.json) into OUTDIR`
@@ -113,6 +131,16 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the build to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the live Go heap to this file (and print what --memstats prints)")
 	memStats := fs.Bool("memstats", false, "print the peak resident set and Go heap of each build stage to stderr")
+	var srcs sourceFlags
+	fs.Var(&srcs, "source", "a real market source, NAME=FILE|DIR|URL[,key=value...] (repeatable; NAME: "+strings.Join(builder.SourceNames(), ", ")+")")
+	fs.StringVar(&opts.History, "history", "", "the sources' history store, a directory or s3://BUCKET/PREFIX: each day is filed there and the snapshot's history read back")
+	fs.IntVar(&opts.HistoryDays, "history-days", 730, "days of history, ending at as_of, the snapshot holds")
+	fs.BoolVar(&opts.ReplaceDay, "replace-day", false, "replace a day already filed in the history with other content (else that input is refused)")
+	fs.StringVar(&opts.Rates, "rates", "", "the ECB's eurofxref-hist.csv (or .zip), a file or URL, converting EUR and other currencies to USD")
+	fs.StringVar(&opts.Contact, "contact", "", "the operator's URL or email, sent in the User-Agent of every request to a source")
+	fs.StringVar(&opts.ReportDir, "reports", "var/reports", "where each source's report of the day goes (<source>-<day>.csv)")
+	fs.BoolVar(&opts.SyntheticFill, "synthetic-fill", false, "give the cards no source has synthesized market data, flagged row by row")
+	fetchCache := fs.String("fetch-cache", "", "keep the sources' downloads here for conditional requests (ETag, If-Modified-Since)")
 	memLimitMiB := fs.Int64("mem-limit-mib", 3200, "soft limit of the Go heap in MiB (the garbage collector works harder near it; 0: none)")
 	gcPercent := fs.Int("gc-percent", 200, "garbage collection target percentage, as GOGC (-1: keep GOGC's)")
 	if err := fs.Parse(args); err != nil {
@@ -138,6 +166,19 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if !quiet {
 		opts.Progress = stderr
+	}
+	opts.Sources = srcs
+	if len(srcs) > 0 {
+		opts.Version = version
+		opts.Fetcher = source.NewFetcher(version, opts.Contact, *fetchCache)
+		opts.OnRefused = func(name string, err error) {
+			if quiet {
+				fmt.Fprintf(stderr, "cardbuild: source %s refused (the history serves): %v\n", name, err)
+			}
+		}
+		if opts.Contact == "" {
+			fmt.Fprintln(stderr, "cardbuild: no --contact: the sources see no way to reach the operator (give a URL or an email)")
+		}
 	}
 	if *memLimitMiB > 0 {
 		// A backstop: the build's RSS target is 4 GiB, and the large
@@ -182,6 +223,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !quiet {
 		fmt.Fprintf(stdout, "snapshot %s: as_of %s, %d cards, %d sales, content digest %s\n",
 			m.SnapshotID, m.AsOf, m.Counts["cards"], m.Counts["sales"], m.ContentDigest)
+		writeSources(stdout, m)
 	}
 	dir := filepath.Join(opts.Out, m.SnapshotID)
 	if *publishTo != "" {

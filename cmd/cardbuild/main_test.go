@@ -199,3 +199,53 @@ func TestMain_Help(t *testing.T) {
 		t.Errorf("build -h = %v, want flag.ErrHelp", err)
 	}
 }
+
+// TestMain_Sources builds from the sources' fixtures through the command
+// line, prints the per-source summary, the reports and a backfill.
+func TestMain_Sources(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "testdata", "sources")
+	root, hist, reports := t.TempDir(), t.TempDir(), t.TempDir()
+	common := []string{"build", "--out", root, "--catalog", filepath.Join(fixtures, "catalog"), "--history", hist, "--reports", reports,
+		"--rates", filepath.Join(fixtures, "ecb", "eurofxref-hist.csv"), "--contact", "ops@example.com"}
+	stdout, stderr, err := run(append(common, "--id", "d1",
+		"--source", "cardmarket="+filepath.Join(fixtures, "cardmarket", "price_guide_6-2026-11-19.json"),
+		"--source", "tcgplayer="+filepath.Join(fixtures, "tcgplayer", "day1"))...)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"snapshot d1: as_of 2026-11-19", "cardmarket  2026-11-19  1     false  10    8 (80.0 %)", "tcgplayer   2026-11-19  1     false  17"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	// A truncated file: refused, said on stderr, the build goes on.
+	stdout, stderr, err = run(append(common, "--id", "d2", "--quiet",
+		"--source", "cardmarket="+filepath.Join(fixtures, "cardmarket", "truncated-2026-11-21.json"),
+		"--source", "tcgplayer="+filepath.Join(fixtures, "tcgplayer", "day2"))...)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "cardbuild: source cardmarket refused (the history serves)") || !strings.Contains(stdout, filepath.Join(root, "d2")) {
+		t.Errorf("refused build: stdout %q, stderr %q", stdout, stderr)
+	}
+	stdout, _, err = run("report", filepath.Join(root, "d2"))
+	if err != nil || !strings.Contains(stdout, "market sources") || !strings.Contains(stdout, "not whole JSON") {
+		t.Errorf("report: %v\n%s", err, stdout)
+	}
+	stdout, _, err = run("report", "--reports", reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cardmarket 2026-11-19", "matched by id          8 (80.0 %)", "tcgplayer 2026-11-20", "no card has this idProduct"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report --reports lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, err = run("backfill", "--history", hist, "--source", "tcgplayer="+filepath.Join(fixtures, "tcgplayer", "archive"))
+	if err != nil || !strings.Contains(stdout, "1 days filed or already there, 0 inputs refused") || !strings.Contains(stderr, "tcgplayer 2026-11-18 filed") {
+		t.Errorf("backfill: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if _, _, err := run("build", "--out", root, "--source", "ebay=x"); err == nil || !strings.Contains(err.Error(), `unknown source "ebay"`) {
+		t.Errorf("unknown source: %v", err)
+	}
+}
