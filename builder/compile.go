@@ -59,7 +59,8 @@ type Options struct {
 	// Sources, when set, are the real market sources the build reads
 	// (cardbuild build --source name=LOCATION[,key=value]) instead of
 	// synthesizing market data; MarketDir must then be empty. See
-	// sources.go for how their numbers land in the snapshot.
+	// sources.go for how their numbers land in the snapshot. A History
+	// without Sources builds from the store's days alone.
 	Sources []source.Input
 	// History is the history store (a directory or s3://BUCKET/PREFIX):
 	// each source's day is filed there and the snapshot's history is read
@@ -176,10 +177,11 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	asOf := opts.AsOf
 	marketSource := snapshots.MarketSynthetic
 	var statuses []snapshots.MarketSourceStatus
-	if len(opts.Sources) > 0 && opts.MarketDir != "" {
-		return nil, errors.New("build: give market feeds (--market) or sources (--source), not both")
+	fromSources := len(opts.Sources) > 0 || opts.History != ""
+	if fromSources && opts.MarketDir != "" {
+		return nil, errors.New("build: give market feeds (--market) or sources (--source, --history), not both")
 	}
-	if len(opts.Sources) > 0 {
+	if fromSources {
 		res, err := b.loadSources(ctx, cards, sets, preset)
 		if err != nil {
 			return nil, fmt.Errorf("build: sources: %w", err)
@@ -330,7 +332,7 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	counts["sets"], counts["cards"] = int64(len(allSets)), int64(len(allCards))
 	m := &snapshots.Manifest{
 		SnapshotID: id, FormatVersion: snapshots.FormatVersion, AsOf: asOf.String(), Games: games,
-		Preset: opts.Preset, Seed: opts.Seed, MarketSource: marketSource, Sources: statuses, SyntheticFill: len(opts.Sources) > 0 && opts.SyntheticFill, Counts: counts,
+		Preset: opts.Preset, Seed: opts.Seed, MarketSource: marketSource, Sources: statuses, SyntheticFill: fromSources && opts.SyntheticFill, Counts: counts,
 		BuiltAt: b.started.UTC().Format(time.RFC3339), InputDigests: inputs, Files: files, ContentDigest: digest,
 	}
 	m.BuildSeconds = math.Round(opts.Now().Sub(b.started).Seconds()*1000) / 1000

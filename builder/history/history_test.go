@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +134,29 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("nil day without error")
 		}
 	})
+}
+
+// BenchmarkStore_Get reads back a day of 30,000 Cardmarket rows (twelve
+// fields each), the size of a day at the shipped catalog.
+func BenchmarkStore_Get(b *testing.B) {
+	d := &source.Day{Source: "cardmarket", Date: day("2026-11-20")}
+	for i := range 30_000 {
+		p := map[string]int64{}
+		for j, f := range []string{"avg", "low", "trend", "avg1", "avg7", "avg30", "avg-holo", "low-holo", "trend-holo", "avg1-holo", "avg7-holo", "avg30-holo"} {
+			p[f] = int64(100 + i*7 + j)
+		}
+		d.Rows = append(d.Rows, source.Row{Product: strconv.Itoa(270_000 + i), Category: "51", Currency: "EUR", Prices: p})
+	}
+	s, _ := mustStore(b)
+	e, _, n, err := s.Put(context.Background(), d, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Get(context.Background(), e); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
