@@ -134,9 +134,9 @@ func MustBinary(tb testing.TB) string {
 	tb.Helper()
 	binary.once.Do(func() {
 		binary.path = filepath.Join(sharedDir, "cardbuild")
-		cmd := exec.Command("go", "build", "-o", binary.path, "./cmd/cardbuild")
+		cmd := exec.Command("go", "build", "-o", binary.path, "github.com/cardedge/cardedge/cmd/cardbuild")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			binary.err = fmt.Errorf("go build ./cmd/cardbuild: %v\n%s", err, out)
+			binary.err = fmt.Errorf("go build cmd/cardbuild: %v\n%s", err, out)
 		}
 	})
 	if binary.err != nil {

@@ -2,8 +2,14 @@
 // snapshot and publishes it atomically.
 //
 // A build reads the catalog feed (sets.jsonl, cards.jsonl), takes market data
-// from the synthesizer (package builder/synth) or from market feeds in JSON
-// Lines (sales.jsonl, prices.jsonl, listings.jsonl), derives every price
+// from the synthesizer (package builder/synth, the offline default), from
+// market feeds in JSON Lines (sales.jsonl, prices.jsonl, listings.jsonl), or
+// from real sources (Options.Sources: Cardmarket's price guide, TCGplayer's
+// prices through tcgcsv, PriceCharting's guide, sold-listing exports;
+// packages builder/source and its source packages, rates of
+// builder/source/ecb, days filed in and read back from the history store of
+// builder/history; sources.go says how their numbers land in the
+// snapshot, with their provenance, and Backfill files past days), derives every price
 // series and aggregate the edge serves, and writes them through
 // snapshots/bolt, snapshots/gold and index into <out>/<id>.tmp/. Only after
 // every file is fsynced is the directory renamed and CURRENT replaced, so a
@@ -21,7 +27,10 @@
 // writes the same bytes from a published snapshot.
 //
 // It imports apperr, estimate, snapshots, snapshots/bolt, snapshots/gold, index,
-// bulk, builder/synth and the standard library; servers never import it.
+// bulk, builder/synth, builder/source, builder/source/cardmarket,
+// builder/source/tcgcsv, builder/source/pricecharting,
+// builder/source/soldlistings, builder/source/ecb, builder/history and the
+// standard library; servers never import it.
 //
 // # Caveats
 //

@@ -21,8 +21,9 @@
 // Catalog indexes the cards for the sources' matching: by the marketplaces'
 // product ids (the catalog's market_ids), by set and number, by name.
 //
-// It imports snapshots and the standard library; the source packages import
-// it, and the builder imports them all.
+// It imports snapshots, estimate (the base-printing rule its printing rules
+// apply), golang.org/x/text (name folding) and the standard library; the
+// source packages import it, and the builder imports them all.
 //
 // # Caveats
 //

@@ -203,7 +203,7 @@ func TestMain_Help(t *testing.T) {
 // TestMain_Sources builds from the sources' fixtures through the command
 // line, prints the per-source summary, the reports and a backfill.
 func TestMain_Sources(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "testdata", "sources")
+	fixtures := filepath.Join("..", "..", "builder", "testdata", "sources")
 	root, hist, reports := t.TempDir(), t.TempDir(), t.TempDir()
 	common := []string{"build", "--out", root, "--catalog", filepath.Join(fixtures, "catalog"), "--history", hist, "--reports", reports,
 		"--rates", filepath.Join(fixtures, "ecb", "eurofxref-hist.csv"), "--contact", "ops@example.com"}
@@ -229,7 +229,7 @@ func TestMain_Sources(t *testing.T) {
 		t.Errorf("refused build: stdout %q, stderr %q", stdout, stderr)
 	}
 	stdout, _, err = run("report", filepath.Join(root, "d2"))
-	if err != nil || !strings.Contains(stdout, "market sources") || !strings.Contains(stdout, "not whole JSON") {
+	if err != nil || !strings.Contains(stdout, "market sources") || !strings.Contains(stdout, "truncated-2026-11-21.json: refused") {
 		t.Errorf("report: %v\n%s", err, stdout)
 	}
 	stdout, _, err = run("report", "--reports", reports)
