@@ -33,7 +33,7 @@ func TestResolve(t *testing.T) {
 	}{
 		{"en:base1-4", "pokemon", false, resolve.Resolved, resolve.ByCardID, "en:base1-4"},
 		{"  EN:BASE1-4 ", "pokemon", false, resolve.Resolved, resolve.ByCardID, "en:base1-4"},
-		{"1018118", "pokemon", false, resolve.Resolved, resolve.ByPartnerID, "en:base1-4"},
+		{"42382", "pokemon", false, resolve.Resolved, resolve.ByPartnerID, "en:base1-4"},
 		{"base1-4", "pokemon", false, resolve.Resolved, resolve.BySourceID, "en:base1-4"},
 		{"charizard", "pokemon", false, resolve.Resolved, resolve.ByText, "en:base1-4"},
 		{"pikachu", "pokemon", false, resolve.Ambiguous, "", ""},
@@ -77,7 +77,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveAll(t *testing.T) {
-	rs, err := resolve.ResolveAll(context.Background(), src, "pokemon", false, []string{"en:base1-4", "EN:base1-4", "1018118", "pikachu", "nope-zz"})
+	rs, err := resolve.ResolveAll(context.Background(), src, "pokemon", false, []string{"en:base1-4", "EN:base1-4", "42382", "pikachu", "nope-zz"})
 	if err != nil {
 		t.Fatal(err)
 	}

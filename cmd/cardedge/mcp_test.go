@@ -504,7 +504,7 @@ func TestMCP_Search(t *testing.T) {
 	if d["status"] != "ambiguous" || len(items(t, d["items"])) != 3 {
 		t.Errorf("q pikachu: %v", d)
 	}
-	d = s.ok("search", map[string]any{"q": "1018118"}).data
+	d = s.ok("search", map[string]any{"q": "42382"}).data
 	if d["status"] != "resolved" || d["resolved_by"] != "partner_product_id" || d["card_id"] != "en:base1-4" {
 		t.Errorf("q product id: %v", d)
 	}
@@ -523,7 +523,7 @@ func TestMCP_Search(t *testing.T) {
 	if it := items(t, op["items"])[0]; it["status"] != "resolved" || it["card"].(map[string]any)["game"] != "onepiece" {
 		t.Errorf("other game's card id: %v", it)
 	}
-	tr := s.ok("search", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "1018118", "pikachu", "no-such-card-zz"}})
+	tr := s.ok("search", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "42382", "pikachu", "no-such-card-zz"}})
 	d = tr.data
 	if d["resolved"] != 3.0 || d["ambiguous"] != 1.0 || d["not_found"] != 1.0 || d["unique_cards"] != 1.0 || tr.env["cost"] != 1.0 {
 		t.Errorf("ids: cost %v %v", tr.env["cost"], d)
@@ -544,7 +544,7 @@ func TestMCP_Search(t *testing.T) {
 
 func TestMCP_Quote(t *testing.T) {
 	s := openSession(t, mustKey(t, access.Elite, true))
-	tr := s.ok("quote", map[string]any{"ids": []string{"en:base1-4", "1018118", "pikachu", "no-such-card-zz"}})
+	tr := s.ok("quote", map[string]any{"ids": []string{"en:base1-4", "42382", "pikachu", "no-such-card-zz"}})
 	qs := items(t, tr.data["items"])
 	if len(qs) != 4 || tr.env["cost"] != 1.0 {
 		t.Fatalf("quote: cost %v, %d items", tr.env["cost"], len(qs))
@@ -712,7 +712,7 @@ func TestMCP_LadderAndCohorts(t *testing.T) {
 		t.Errorf("active cohort: %v", c)
 	}
 	// pin_cohort from ids, a set (filtered) and a result handle.
-	pin := s.ok("pin_cohort", map[string]any{"name": "two", "ids": []string{"en:base1-4", "1018118", "en:base1-2", "nope-zz"}}).data
+	pin := s.ok("pin_cohort", map[string]any{"name": "two", "ids": []string{"en:base1-4", "42382", "en:base1-2", "nope-zz"}}).data
 	pc := pin["cohort"].(map[string]any)
 	if pc["size"] != 2.0 || pc["name"] != "two" || len(items(t, pin["unresolved"])) != 1 {
 		t.Errorf("pin ids: %v", pin)
@@ -803,7 +803,7 @@ func TestMCP_Costs(t *testing.T) {
 		args map[string]any
 		cost float64
 	}{
-		{"quote", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "1018118", "nope-zz"}}, 1},
+		{"quote", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "42382", "nope-zz"}}, 1},
 		{"quote", map[string]any{"ids": []string{"en:base1-4", "en:base1-2", "en:base1-3"}}, 3},
 		{"get_sales", map[string]any{"ids": []string{"en:base1-4", "en:base1-2"}}, 2},
 		{"batch_grade_ladder", map[string]any{"set_id": "en:base1", "dry_run": true}, 0},
