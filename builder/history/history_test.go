@@ -15,6 +15,7 @@ import (
 	"github.com/cardedge/cardedge/builder/history"
 	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/s3/s3test"
 )
 
 func day(s string) snapshots.Day {
@@ -158,5 +159,41 @@ func BenchmarkStore_Get(b *testing.B) {
 		if _, err := s.Get(context.Background(), e); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestStore_S3: the store in an S3-compatible bucket (versitygw; skipped
+// when it is not installed): put, unchanged, refused, replaced, read back.
+func TestStore_S3(t *testing.T) {
+	srv := s3test.Start(t)
+	c := srv.Client(t)
+	srv.MakeBucket(t, c, "history")
+	ctx := context.Background()
+	s, err := history.Open(ctx, "s3://history/cardedge/days")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, outcome, _, err := s.Put(ctx, sampleDay("2026-11-20", 32050), false); err != nil || outcome != history.Filed {
+		t.Fatalf("put: %v %v", outcome, err)
+	}
+	if _, outcome, _, err := s.Put(ctx, sampleDay("2026-11-20", 32050), false); err != nil || outcome != history.Unchanged {
+		t.Fatalf("again: %v %v", outcome, err)
+	}
+	if _, _, _, err := s.Put(ctx, sampleDay("2026-11-20", 1), false); !errors.Is(err, history.ErrDayFiled) {
+		t.Fatalf("other content: %v", err)
+	}
+	if _, outcome, _, err := s.Put(ctx, sampleDay("2026-11-20", 1), true); err != nil || outcome != history.Replaced {
+		t.Fatalf("replace: %v %v", outcome, err)
+	}
+	days, err := s.Days(ctx, "cardmarket")
+	if err != nil || len(days) != 1 {
+		t.Fatalf("days %v, %v", days, err)
+	}
+	d, err := s.Get(ctx, days[0])
+	if err != nil || d.Rows[0].Prices["trend"] != 1 {
+		t.Fatalf("get: %+v, %v", d, err)
+	}
+	if !strings.HasPrefix(d.Input, "s3://history/cardedge/days/cardmarket/2026-11-20.") {
+		t.Errorf("input %s", d.Input)
 	}
 }
