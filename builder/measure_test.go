@@ -17,6 +17,8 @@ import (
 	"github.com/cardedge/cardedge/builder/history"
 	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/builder/source/cardmarket"
+	"github.com/cardedge/cardedge/builder/source/pricecharting"
+	"github.com/cardedge/cardedge/builder/source/soldlistings"
 	"github.com/cardedge/cardedge/builder/source/tcgcsv"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -426,4 +428,64 @@ func TestMeasure_HistoryDays(t *testing.T) {
 		t.Logf("%d days: history store %d KiB, build %s (sources mapped in %s), market.bolt %d MiB, %d price points, %d sales (feed rows)",
 			days, filed>>10, time.Since(start).Round(time.Millisecond), mapEnd.Sub(mapStart).Round(time.Millisecond), fi.Size()>>20, m.Counts["price_points"], m.Counts["sales"])
 	}
+}
+
+// TestMeasure_NameMatching: how well the name matchers of PriceCharting and
+// of sold-listing titles find the shipped catalog's cards from what those
+// sources write: a product "<name> #<number>" of console "Pokemon <set>"
+// (or "One Piece <set>"), a title "<name> <number>/<printed> <set>" (and
+// "<name> <set>" without a number), for every English card. An upper
+// bound: real names carry more noise.
+func TestMeasure_NameMatching(t *testing.T) {
+	measureOnly(t)
+	cat := shippedSourceCatalog(t)
+	sets := map[string][]*snapshots.Set{}
+	for _, s := range cat.Sets {
+		sets[s.Game] = append(sets[s.Game], s)
+	}
+	pc, title, bare := map[string]int{}, map[string]int{}, map[string]int{}
+	n := 0
+	for _, c := range cat.Cards {
+		if c.Language != "en" {
+			continue
+		}
+		n++
+		s := cat.Set(c.Game, c.SetID)
+		console := "Pokemon " + s.Name
+		if c.Game == "onepiece" {
+			console = "One Piece " + s.Name
+		}
+		m, err := pricecharting.Match(cat, console, c.Name+" #"+c.Number)
+		pc[outcome(c, m.Card, err)]++
+		number := c.Number
+		if s.CardCountPrinted > 0 {
+			number += fmt.Sprintf("/%d", s.CardCountPrinted)
+		}
+		tm, err := soldlistings.MatchTitle(cat, sets, c.Name+" "+number+" "+s.Name, c.Game)
+		title[outcome(c, tm.Card, err)]++
+		tm, err = soldlistings.MatchTitle(cat, sets, c.Name+" "+s.Name+" set", c.Game)
+		bare[outcome(c, tm.Card, err)]++
+	}
+	t.Logf("%d English cards", n)
+	t.Log("PriceCharting product and console names:")
+	logCounts(t, pc)
+	t.Log("sold-listing titles with number and set:")
+	logCounts(t, title)
+	t.Log("sold-listing titles with set, no number:")
+	logCounts(t, bare)
+}
+
+func outcome(want, got *snapshots.Card, err error) string {
+	switch {
+	case err != nil:
+		reason, _, _ := strings.Cut(err.Error(), ":")
+		return "no match: " + reason
+	case got == want:
+		return "the card"
+	case want.Game == "onepiece" && strings.Contains(want.SourceID, "_"):
+		return "another card: the normal art of a parallel (the name says no art)"
+	case got.Name == want.Name && got.SetID == want.SetID:
+		return "another card of the same name and set (" + want.Game + ")"
+	}
+	return "another card (" + want.ID + " read as " + got.ID + ")"
 }
