@@ -221,7 +221,7 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 			}
 		}
 		if day != nil && store != nil {
-			e, outcome, n, err := store.Put(ctx, day, opts.ReplaceDay)
+			_, outcome, n, err := store.Put(ctx, day, opts.ReplaceDay)
 			if err != nil {
 				if !refusable(err) {
 					return nil, err
@@ -233,7 +233,6 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 				if ls.days, err = store.Days(ctx, in.Source); err != nil {
 					return nil, err
 				}
-				_ = e
 			}
 		}
 		if day != nil {
