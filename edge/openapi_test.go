@@ -54,7 +54,7 @@ var exampleRequests = []struct {
 	{"lookup", "GET", "/api/v3/lookup?q=chari&limit=3", "", ""},
 	{"quote", "GET", "/api/v3/quote?q=charizard%20base&grade=slab:10", "", ""},
 	{"prices_get", "GET", "/prices?ids=en:base1-4", "", ""},
-	{"prices_post", "POST", "/prices", "application/json", `{"ids":["en:base1-4","1018118"],"source":"all"}`},
+	{"prices_post", "POST", "/prices", "application/json", `{"ids":["en:base1-4","42382"],"source":"all"}`},
 	{"imports_preview", "POST", "/api/v3/me/imports/preview", "application/json",
 		`{"rows":[{"card_id":"en:base1-4","quantity":1,"grade":"slab:9","price_paid":250},{"name":"Pikachu","quantity":2}]}`},
 	{"imports_confirm", "POST", "/api/v3/me/imports/confirm", "application/json", `{"preview_id":"$preview_id"}`},

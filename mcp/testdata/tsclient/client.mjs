@@ -82,7 +82,7 @@ let d = note("search", await call("search", { q: "zzzzqqqq no such card" }));
 check(d.status === "not_found" && d.items.length === 0, "search not found: " + JSON.stringify(d).slice(0, 300));
 d = note("search", await call("search", { q: "charizard" }));
 check(d.status === "resolved" && d.card_id === "en:base1-4", "search q charizard: " + JSON.stringify(d).slice(0, 300));
-d = note("search", await call("search", { ids: ["en:base1-4", "1018118", "zzzz-no-such-card"] }));
+d = note("search", await call("search", { ids: ["en:base1-4", "42382", "zzzz-no-such-card"] }));
 check(d.resolved === 2 && d.not_found === 1 && d.unique_cards === 1, "search ids: " + JSON.stringify(d).slice(0, 300));
 
 d = note("quote", await call("quote", { ids: ["en:base1-4", "pikachu"] }));
