@@ -6,7 +6,8 @@
 //
 // OpenTiny builds the tiny snapshot into a temporary directory and opens its
 // reader and index: what a package's TestMain shares (resolve, pricing,
-// agent).
+// agent). Shared builds it on a package's first use instead and is closed
+// by the TestMain (mcp, web).
 //
 // # Caveats
 //

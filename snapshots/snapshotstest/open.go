@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/cardedge/cardedge/index"
@@ -73,4 +74,42 @@ func RunTiny(m *testing.M, use func(*Tiny)) int {
 	defer t.Close()
 	use(t)
 	return m.Run()
+}
+
+// Shared is a tiny snapshot a package's tests share, built on first use
+// (Get) so that tests which do not need it do not wait for the build, and
+// closed by the package's TestMain:
+//
+//	var tiny snapshotstest.Shared
+//
+//	func TestMain(m *testing.M) {
+//		code := m.Run()
+//		tiny.Close()
+//		os.Exit(code)
+//	}
+//
+// It is safe for concurrent use.
+type Shared struct {
+	once sync.Once
+	tiny *Tiny
+	err  error
+}
+
+// Get returns the shared tiny snapshot, building it on the first call; a
+// build that failed fails tb (and every later caller).
+func (s *Shared) Get(tb testing.TB) *Tiny {
+	tb.Helper()
+	s.once.Do(func() { s.tiny, s.err = OpenTiny() })
+	if s.err != nil {
+		tb.Fatal(s.err)
+	}
+	return s.tiny
+}
+
+// Close closes the snapshot when one was built.
+func (s *Shared) Close() error {
+	if s.tiny == nil {
+		return nil
+	}
+	return s.tiny.Close()
 }
