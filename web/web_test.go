@@ -10,34 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/account"
-	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/cardedge/cardedge/web"
 )
-
-// MustHandler returns a dashboard over a fresh state store; o's Accounts and
-// Usage are filled in.
-func MustHandler(tb testing.TB, o web.Options) *web.Handler {
-	tb.Helper()
-	st := statetest.MustOpen(tb)
-	accts, err := account.New(account.Options{State: st})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { accts.Close() })
-	acc, err := access.Open(access.Options{State: st, SyncInterval: -1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { acc.Close() })
-	o.Accounts, o.Usage = accts, acc
-	h, err := web.New(o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
 
 var csrfRe = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
