@@ -8,30 +8,27 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/builder"
 	main "github.com/cardedge/cardedge/cmd/cardedge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/snapshots"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
-	"github.com/redis/go-redis/v9"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -246,7 +243,7 @@ func TestFault_BadSnapshotPublished(t *testing.T) {
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			id := fmt.Sprintf("s02%02d", i)
-			tc.damage(t, cloneSnapshot(t, root, "s0001", id))
+			tc.damage(t, e2etest.CloneSnapshot(t, root, "s0001", id))
 			if err := snapshots.Publish(root, id); err != nil {
 				t.Fatal(err)
 			}
@@ -259,7 +256,7 @@ func TestFault_BadSnapshotPublished(t *testing.T) {
 			if got := healthOf(t, base)["snapshot_id"]; got != "s0001" {
 				t.Fatalf("serving %v, want s0001", got)
 			}
-			if status, err := get(http.DefaultClient, base+"/api/v3/cards/en:base1-4?include=price_history,recent_sales", key); err != nil || status != 200 {
+			if status, err := e2etest.Get(http.DefaultClient, base+"/api/v3/cards/en:base1-4?include=price_history,recent_sales", key); err != nil || status != 200 {
 				t.Fatalf("a request after the refusal: %d %v", status, err)
 			}
 		})
@@ -292,7 +289,7 @@ func TestFault_BadSnapshotPublished(t *testing.T) {
 		t.Errorf("metrics count %d rejections, want %d:\n%s", counted, rejections, metrics)
 	}
 	// A good snapshot published after all that is taken.
-	cloneSnapshot(t, root, "s0001", "s0300")
+	e2etest.CloneSnapshot(t, root, "s0001", "s0300")
 	if err := snapshots.Publish(root, "s0300"); err != nil {
 		t.Fatal(err)
 	}
@@ -328,32 +325,11 @@ func rehash(t *testing.T, dir string) {
 // gracefully; if it fails to start it returns the error.
 func tryServe(t *testing.T, state string) (string, func(), error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	ready := make(chan string, 1)
-	go func() {
-		done <- main.Serve(ctx, main.ServeConfig{Snapshots: env.root, State: state, Addr: "127.0.0.1:0", LogLevel: "error",
-			Ready: func(addr string) { ready <- addr }}, io.Discard, io.Discard)
-	}()
-	select {
-	case err := <-done:
-		cancel()
-		if err == nil {
-			t.Fatal("serve returned no error")
-		}
+	e, err := startServe(main.ServeConfig{Snapshots: env.root, State: state})
+	if err != nil {
 		return "", nil, err
-	case addr := <-ready:
-		return "http://" + addr, func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("serve returned: %v", err)
-			}
-		}, nil
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("serve neither started nor failed in 30 s")
 	}
-	return "", nil, nil
+	return e.base, func() { e.stop(t) }, nil
 }
 
 // mustUsedState makes a state file with one Pro key that used n units today
@@ -475,190 +451,4 @@ func usageOfID(t *testing.T, state, id string) int64 {
 		t.Fatal(err)
 	}
 	return u.Today.Used
-}
-
-// TestFault_RedisRestart kills redis-server (SIGKILL) under load and starts
-// it again empty on the same port: no request fails (the edge counts
-// locally while Redis is down), and once Redis answers the shared day
-// counter is reconciled to exactly what the edge admitted.
-func TestFault_RedisRestart(t *testing.T) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed (.ci/run installs it): " + err.Error())
-	}
-	port := freePort(t)
-	dir := t.TempDir()
-	startRedis := func() *exec.Cmd {
-		cmd := exec.Command(bin, "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no", "--dir", dir)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		waitPort(t, port)
-		return cmd
-	}
-	rs := startRedis()
-	t.Cleanup(func() { rs.Process.Kill(); rs.Wait() })
-	state := filepath.Join(dir, "state.bolt")
-	secret, k, err := createKey(t, state, access.Elite, "redis-fault", false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url := fmt.Sprintf("redis://127.0.0.1:%d/0", port)
-	e := startEdge(t, state, url)
-
-	// About 30 requests a second (Elite allows 50) for 6 s; Redis dies at
-	// 1.5 s and comes back empty at 3.5 s.
-	var ok, failed atomic.Int64
-	var samples sync.Map
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 3; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := &http.Client{Timeout: 10 * time.Second}
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-				status, err := get(c, e.base+"/api/v3/sets?limit=1", secret)
-				if err == nil && status == 200 {
-					ok.Add(1)
-				} else {
-					failed.Add(1)
-					samples.Store(fmt.Sprintf("%d %v", status, err), true)
-				}
-			}
-		}()
-	}
-	time.Sleep(1500 * time.Millisecond)
-	rs.Process.Signal(syscall.SIGKILL)
-	rs.Wait()
-	time.Sleep(2 * time.Second)
-	rs = startRedis()
-	time.Sleep(2500 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if failed.Load() > 0 {
-		var s []string
-		samples.Range(func(k, _ any) bool { s = append(s, k.(string)); return true })
-		t.Fatalf("%d of %d requests failed across the Redis restart: %v", failed.Load(), ok.Load()+failed.Load(), s)
-	}
-	// Reconciled within a sync or two: the counter is what was admitted,
-	// never less. A charge in flight while the breaker closes may be counted
-	// twice (access/redis.go: overcounting is the safe side; README, "A Redis
-	// outage"): at most one per client goroutine here, 1 of 7 runs showed it.
-	rc := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", port)})
-	defer rc.Close()
-	counter := fmt.Sprintf("cardedge:{%s}:q:%d", k.ID, snapshots.DayOf(time.Now()))
-	const inFlight = 3 // the client goroutines above
-	var got int64
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got, _ = rc.Get(context.Background(), counter).Int64()
-		if got >= ok.Load() || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got < ok.Load() || got > ok.Load()+inFlight {
-		t.Fatalf("Redis counter %d after the restart, want the %d requests admitted (at most %d more)", got, ok.Load(), inFlight)
-	}
-	if used := usageOf(t, e.base, secret); int64(used) != ok.Load()+1 {
-		t.Errorf("usage %d, want %d (+1 for the usage call)", used, ok.Load()+1)
-	}
-	t.Logf("%d requests across the Redis restart, none failed; counter %d", ok.Load(), got)
-}
-
-// TestFault_EdgeKilled runs the cardedge binary, SIGKILLs it under load and
-// starts it again over the same state file: it starts (the kernel released
-// the lock; the file is consistent), and the usage lost is at most what was
-// admitted in the last flush interval (1 s, as the README documents).
-func TestFault_EdgeKilled(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and kills the cardedge binary")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "cardedge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	state := filepath.Join(dir, "state.bolt")
-	secret, _, err := createKey(t, state, access.Pro, "kill", false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := func() (*exec.Cmd, string) {
-		port := freePort(t)
-		cmd := exec.Command(bin, "serve", "--snapshots", env.root, "--state", state, "--addr", fmt.Sprintf("127.0.0.1:%d", port), "--log-level", "error", "--cache-mb", "16")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		base := fmt.Sprintf("http://127.0.0.1:%d", port)
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if resp, err := http.Get(base + "/health"); err == nil {
-				resp.Body.Close()
-				return cmd, base
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("cardedge did not start: %s", stderr.String())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	cmd, base := start()
-	var mu sync.Mutex
-	var admitted []time.Time // when each 200 arrived
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := &http.Client{Timeout: 5 * time.Second}
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if status, err := get(c, base+"/api/v3/cards?limit=2", secret); err == nil && status == 200 {
-					mu.Lock()
-					admitted = append(admitted, time.Now())
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	time.Sleep(2500 * time.Millisecond)
-	killed := time.Now()
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	close(stop)
-	wg.Wait()
-	var total, lastSecond int
-	for _, at := range admitted {
-		total++
-		if at.After(killed.Add(-time.Second - 200*time.Millisecond)) { // the flush period, and the time a flush takes
-			lastSecond++
-		}
-	}
-	_, base = start()
-	used := usageOf(t, base, secret) - 1 // the usage call counts itself
-	lost := total - used
-	t.Logf("admitted %d, %d in the last second before SIGKILL; after the restart usage %d: %d lost", total, lastSecond, used, lost)
-	if lost > lastSecond {
-		t.Errorf("lost %d units, more than the %d admitted in the last flush interval", lost, lastSecond)
-	}
-	if lost < -4 { // at most the requests in flight when killed: counted, never answered
-		t.Errorf("usage %d is above the %d requests admitted", used, total)
-	}
 }

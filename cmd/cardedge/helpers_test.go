@@ -4,30 +4,28 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	main "github.com/cardedge/cardedge/cmd/cardedge"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
 
-// Helpers of the end-to-end tests: an in-process edge of a test's own
-// (testEdge), raw HTTP exchanges, snapshot copies, and the keys of the
-// feature tests (SQL, prices, imports, chat) on the shared edge.
+// Helpers of the wiring tests: an in-process edge of a test's own
+// (testEdge) and raw HTTP exchanges.
 
 // testEdge is an edge wired in-process the way Serve wires it (access layer,
 // cursor secret, MCP mounted), with Options a test picks (short timeouts)
@@ -102,6 +100,74 @@ func (e *testEdge) key(tb testing.TB, tier access.Tier, sql, unmetered bool) str
 	return secret
 }
 
+// edgeProc is the real program (Main's Serve) running in-process.
+type edgeProc struct {
+	base   string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startServe runs Serve with cfg (on 127.0.0.1:0 and logging errors only,
+// unless cfg says otherwise) until it listens, or returns the error it
+// failed with (within a minute).
+func startServe(cfg main.ServeConfig) (*edgeProc, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &edgeProc{cancel: cancel, done: make(chan error, 1)}
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.LogLevel == "" {
+		cfg.LogLevel = "error"
+	}
+	ready := make(chan string, 1)
+	cfg.Ready = func(addr string) { ready <- addr }
+	go func() { e.done <- main.Serve(ctx, cfg, io.Discard, io.Discard) }()
+	select {
+	case addr := <-ready:
+		e.base = "http://" + addr
+		return e, nil
+	case err := <-e.done:
+		cancel()
+		if err == nil {
+			err = errors.New("serve returned no error")
+		}
+		return nil, err
+	case <-time.After(60 * time.Second):
+		cancel()
+		return nil, errors.New("serve neither started nor failed in 60 s")
+	}
+}
+
+// startEdge is startServe for a test: an edge that does not start fails t,
+// and t's Cleanup stops it.
+func startEdge(t *testing.T, cfg main.ServeConfig) *edgeProc {
+	t.Helper()
+	e, err := startServe(cfg)
+	if err != nil {
+		t.Fatalf("edge did not start: %v", err)
+	}
+	t.Cleanup(func() { e.stop(t) })
+	return e
+}
+
+// shutdown shuts the edge down gracefully (SIGTERM's path: drain, flush
+// usage) and returns what Serve returned (nil once stopped).
+func (e *edgeProc) shutdown() error {
+	if e.cancel == nil {
+		return nil
+	}
+	e.cancel()
+	e.cancel = nil
+	return <-e.done
+}
+
+// stop is shutdown for a test: an error fails t.
+func (e *edgeProc) stop(t *testing.T) {
+	if err := e.shutdown(); err != nil {
+		t.Errorf("edge returned: %v", err)
+	}
+}
+
 // rawResponse is one response read off a raw connection.
 type rawResponse struct {
 	status int
@@ -165,39 +231,6 @@ func request(method, target string, body []byte, headers ...string) []byte {
 	return b.Bytes()
 }
 
-// copyRoot copies snapshot id of env.root into a new root (published), so a
-// test can publish into it without touching the shared one.
-func copyRoot(tb testing.TB, id string) string {
-	tb.Helper()
-	root := filepath.Join(tb.TempDir(), "snapshots")
-	if err := copyDir(filepath.Join(env.root, id), filepath.Join(root, id)); err != nil {
-		tb.Fatal(err)
-	}
-	if err := snapshots.Publish(root, id); err != nil {
-		tb.Fatal(err)
-	}
-	return root
-}
-
-// cloneSnapshot copies root/src to root/dst with the manifest renamed (a
-// well-formed new snapshot with the same content), not published.
-func cloneSnapshot(tb testing.TB, root, src, dst string) string {
-	tb.Helper()
-	dir := filepath.Join(root, dst)
-	if err := copyDir(filepath.Join(root, src), dir); err != nil {
-		tb.Fatal(err)
-	}
-	m, err := snapshots.ReadManifest(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m.SnapshotID = dst
-	if err := snapshots.WriteManifest(dir, m); err != nil {
-		tb.Fatal(err)
-	}
-	return dir
-}
-
 func fileSize(tb testing.TB, path string) int64 {
 	tb.Helper()
 	fi, err := os.Stat(path)
@@ -205,83 +238,4 @@ func fileSize(tb testing.TB, path string) int64 {
 		tb.Fatal(err)
 	}
 	return fi.Size()
-}
-
-var featureKeysOnce sync.Once
-
-// setupFeatureKeys creates the feature tests' keys once (a pro key per route
-// family, so usage deltas are exact) and waits until the server has loaded
-// them.
-func setupFeatureKeys(t *testing.T) {
-	t.Helper()
-	featureKeysOnce.Do(func() {
-		for _, k := range []struct {
-			name string
-			tier access.Tier
-		}{{"prices", access.Pro}, {"importer", access.Pro}, {"chat", access.Pro}, {"pricesfree", access.Free}} {
-			secret, key, err := createKey(t, env.state, k.tier, k.name, false, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env.keys[k.name], env.keyIDs[k.name] = secret, key.ID
-		}
-		deadline := time.Now().Add(10 * time.Second)
-		for _, name := range []string{"prices", "importer", "chat", "pricesfree"} {
-			for {
-				r := do(t, keyedClient, "GET", "/api/v3/sets?limit=1", env.keys[name], nil)
-				if r.status == 200 {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("key %s not loaded by the server: %d", name, r.status)
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-		}
-	})
-}
-
-// detailOf returns the first entry of a 422 body.
-func detailOf(t *testing.T, r reply) map[string]any {
-	t.Helper()
-	d, _ := r.json["detail"].([]any)
-	if r.status != 422 || len(d) == 0 {
-		t.Fatalf("want a 422 HTTPValidationError, got %d: %s", r.status, truncate(r.body))
-	}
-	return d[0].(map[string]any)
-}
-
-func copyDir(src, dst string) error {
-	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-}
-
-// TestValidateOpenAPI_OwnEdge: a response of an edge of a test's own
-// (getJSON) is checked against the document like the shared edge's: its
-// route is found though the document's server is the shared edge.
-func TestValidateOpenAPI_OwnEdge(t *testing.T) {
-	req, err := http.NewRequest("GET", "http://127.0.0.2:1/api/v3/cards/en:base1-4?include=market_summary", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := env.router.FindRoute(req); err == nil {
-		t.Errorf("the router found a route for another host: onSharedEdge is no longer needed")
-	}
-	route, _, err := env.router.FindRoute(onSharedEdge(req))
-	if err != nil || route.Path != "/api/v3/cards/{card_id}" {
-		t.Errorf("route of %s: %v %v", req.URL, route, err)
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -347,7 +348,7 @@ func TestHostile_Inputs(t *testing.T) {
 			if tc.status == 422 {
 				got := loc422(t, r)
 				for _, n := range tc.names {
-					if !contains(got, n) {
+					if !slices.Contains(got, n) {
 						t.Errorf("422 names %v, want %q", got, n)
 					}
 				}
@@ -478,7 +479,7 @@ func TestHostile_Cursors(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := page(tc.key, tc.target)
-			if r.status != 422 || !contains(loc422(t, r), "cursor") {
+			if r.status != 422 || !slices.Contains(loc422(t, r), "cursor") {
 				t.Fatalf("status %d, want a 422 naming cursor: %s", r.status, truncate(r.body))
 			}
 		})
@@ -595,7 +596,7 @@ func TestHostile_SQL(t *testing.T) {
 			if r.status != 422 {
 				t.Fatalf("status %d, want 422: %s", r.status, truncate(r.body))
 			}
-			if locs := loc422(t, r); !contains(locs, "sql") && !contains(locs, "body") {
+			if locs := loc422(t, r); !slices.Contains(locs, "sql") && !slices.Contains(locs, "body") {
 				t.Fatalf("422 at %v, want body.sql", locs)
 			}
 		})

@@ -3,7 +3,6 @@ package main_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -13,40 +12,16 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	main "github.com/cardedge/cardedge/cmd/cardedge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	stateredis "github.com/cardedge/cardedge/state/redis"
 	"github.com/cardedge/cardedge/state/redis/redistest"
+	"github.com/cardedge/cardedge/web/webtest"
 )
 
 // End-to-end tests of the shared state store: replicas with --redis alone
 // (no state file) against a real redis-server (skipped when it is missing).
-
-// startRedisEdge starts Serve with the state store in Redis at url.
-func startRedisEdge(t *testing.T, url string) *edgeProc {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	e := &edgeProc{cancel: cancel, done: make(chan error, 1)}
-	ready := make(chan string, 1)
-	go func() {
-		e.done <- main.Serve(ctx, main.ServeConfig{
-			Snapshots: env.root, Redis: url, Addr: "127.0.0.1:0", CacheMB: 16, LogLevel: "error",
-			Ready: func(addr string) { ready <- addr },
-		}, io.Discard, io.Discard)
-	}()
-	select {
-	case addr := <-ready:
-		e.base = "http://" + addr
-	case err := <-e.done:
-		cancel()
-		t.Fatalf("edge did not start: %v", err)
-	case <-time.After(60 * time.Second):
-		cancel()
-		t.Fatal("edge did not start in 60 s")
-	}
-	t.Cleanup(func() { e.stop(t) })
-	return e
-}
 
 // mainRun runs a cardedge command in-process.
 func mainRun(args ...string) (string, error) {
@@ -58,7 +33,7 @@ func mainRun(args ...string) (string, error) {
 // statusOn GETs path on base with key.
 func statusOn(t *testing.T, base, path, key string) int {
 	t.Helper()
-	status, err := get(keyedClient, base+path, key)
+	status, err := e2etest.Get(keyedClient, base+path, key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +59,7 @@ func waitStatusOn(t *testing.T, base, path, key string, want int, within time.Du
 
 func TestServe_RedisState(t *testing.T) {
 	rs := redistest.Start(t, true) // AOF, fsynced every second
-	a, b := startRedisEdge(t, rs.URL()), startRedisEdge(t, rs.URL())
+	a, b := startEdge(t, main.ServeConfig{Snapshots: env.root, Redis: rs.URL(), CacheMB: 16}), startEdge(t, main.ServeConfig{Snapshots: env.root, Redis: rs.URL(), CacheMB: 16})
 	const path = "/api/v3/sets?limit=1"
 
 	// A key created with the CLI against Redis works on every replica within 2 s.
@@ -106,15 +81,14 @@ func TestServe_RedisState(t *testing.T) {
 
 	t.Run("Dashboard", func(t *testing.T) {
 		// Sign up on one replica, create a key, use it on the other.
-		d := newDash(t)
-		d.base, d.origin = a.base, a.base
-		d.signUp(uniqueEmail(t))
-		key, _ := d.createKey("across replicas")
+		d := webtest.New(t, a.base, webtest.Loopback())
+		d.SignUp(webtest.UniqueEmail(t))
+		key, _ := d.CreateKey("across replicas")
 		waitStatusOn(t, b.base, path, key, 200, 2*time.Second)
 		// The session works on the other replica too.
-		d.base, d.origin = b.base, b.base
-		if p := d.get("/dashboard/keys"); p.status != 200 || !strings.Contains(p.body, "across replicas") {
-			t.Fatalf("the session on the other replica: %d", p.status)
+		d.Base, d.Origin = b.base, b.base
+		if p := d.Get("/dashboard/keys"); p.Status != 200 || !strings.Contains(p.Body, "across replicas") {
+			t.Fatalf("the session on the other replica: %d", p.Status)
 		}
 	})
 
@@ -143,7 +117,7 @@ func TestServe_RedisState(t *testing.T) {
 			statusOn(t, a.base, path, secret)
 		}
 		time.Sleep(1500 * time.Millisecond) // synced into Redis, which fsyncs each second
-		used := usageOf(t, b.base, secret)
+		used := e2etest.UsageOf(t, b.base, secret)
 		rs.Stop()
 		// Reads keep working with the last key table, on every replica.
 		for _, e := range []*edgeProc{a, b} {
@@ -155,21 +129,20 @@ func TestServe_RedisState(t *testing.T) {
 		if out, err := mainRun("keys", "create", "--redis", rs.URL(), "--tier", "free"); err == nil || !strings.Contains(out+err.Error(), "unavailable") {
 			t.Fatalf("keys create with Redis down: %v %s", err, out)
 		}
-		d := newDash(t)
-		d.base, d.origin = a.base, a.base
-		email := uniqueEmail(t)
-		p := d.post("/dashboard/signup", url.Values{"csrf": {d.csrf("/dashboard/signup")}, "email": {email}, "password": {dashPassword}})
-		if p.status != http.StatusServiceUnavailable || !strings.Contains(p.body, "nothing was saved") {
-			t.Fatalf("sign-up with Redis down: %d %.300s", p.status, p.body)
+		d := webtest.New(t, a.base, webtest.Loopback())
+		email := webtest.UniqueEmail(t)
+		p := d.Post("/dashboard/signup", url.Values{"csrf": {d.CSRF("/dashboard/signup")}, "email": {email}, "password": {webtest.Password}})
+		if p.Status != http.StatusServiceUnavailable || !strings.Contains(p.Body, "nothing was saved") {
+			t.Fatalf("sign-up with Redis down: %d %.300s", p.Status, p.Body)
 		}
 		rs.Start()
 		// Keys and usage intact after the restart; the sign-up left nothing:
 		// the email is still free.
 		waitStatusOn(t, b.base, path, secret, 200, 5*time.Second)
-		if got := usageOf(t, a.base, secret); got < used {
+		if got := e2etest.UsageOf(t, a.base, secret); got < used {
 			t.Fatalf("usage %d after the Redis restart, %d before", got, used)
 		}
-		d.signUp(email)
+		d.SignUp(email)
 	})
 
 	t.Run("Migrate", func(t *testing.T) {
@@ -197,7 +170,7 @@ func TestServe_RedisState(t *testing.T) {
 		if diff := entriesDiff(t, fs, dst); diff != "" {
 			t.Fatalf("Redis after the migration differs from the file: %s", diff)
 		}
-		e := startRedisEdge(t, to.URL())
+		e := startEdge(t, main.ServeConfig{Snapshots: env.root, Redis: to.URL(), CacheMB: 16})
 		if s := statusOn(t, e.base, path, old); s != 200 {
 			t.Fatalf("a migrated key: %d", s)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
@@ -38,7 +39,7 @@ func TestSnapshot_Swap(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := client("127.0.0.1")
+			c := e2etest.Client("127.0.0.1")
 			for {
 				select {
 				case <-stop:
@@ -66,10 +67,10 @@ func TestSnapshot_Swap(t *testing.T) {
 	if _, err := snapshotstest.Build(root, 7, "2026-11-21", "s0002"); err != nil {
 		t.Fatal(err)
 	}
-	waitAsOf(t, base, "2026-11-21")
+	e2etest.WaitAsOf(t, base, "2026-11-21")
 	// A corrupted snapshot: copy s0002 as s0003, flip a byte, publish.
 	src, dst := filepath.Join(root, "s0002"), filepath.Join(root, "s0003")
-	if err := copyDir(src, dst); err != nil {
+	if err := e2etest.CopyDir(src, dst); err != nil {
 		t.Fatal(err)
 	}
 	var m snapshots.Manifest
@@ -87,53 +88,15 @@ func TestSnapshot_Swap(t *testing.T) {
 	time.Sleep(2500 * time.Millisecond) // two polls of CURRENT
 	close(stop)
 	wg.Wait()
-	if h := health(t, base); h["snapshot_id"] != "s0002" {
+	if h := e2etest.Health(t, base); h["snapshot_id"] != "s0002" {
 		t.Errorf("serving %v after a corrupted publish, want s0002", h["snapshot_id"])
 	}
 	if failures.Load() > 0 {
 		t.Errorf("%d of %d requests failed during the swaps", failures.Load(), requests.Load())
 	}
 	t.Logf("%d requests during two swaps, %d failed", requests.Load(), failures.Load())
-	metrics := getBody(t, base+"/metrics")
+	metrics := e2etest.Body(t, base+"/metrics")
 	if !bytes.Contains(metrics, []byte(`cardedge_snapshot_rejections_total{reason="verify"} 1`)) {
 		t.Errorf("metrics do not count the rejection")
 	}
-}
-
-// waitAsOf waits until the edge at base serves as_of.
-func waitAsOf(t *testing.T, base, asOf string) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if health(t, base)["as_of"] == asOf {
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("as_of %s never served", asOf)
-}
-
-// health reads /health of the edge at base.
-func health(t *testing.T, base string) map[string]any {
-	t.Helper()
-	var h map[string]any
-	if err := json.Unmarshal(getBody(t, base+"/health"), &h); err != nil {
-		t.Fatalf("health: %v", err)
-	}
-	return h
-}
-
-// getBody GETs url and returns its body.
-func getBody(t *testing.T, url string) []byte {
-	t.Helper()
-	resp, err := keyedClient.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

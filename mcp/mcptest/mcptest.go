@@ -310,3 +310,21 @@ func Truncate(b []byte) string {
 	}
 	return string(b)
 }
+
+// WaitKey waits (up to 10 s) until the server at base accepts key, a key
+// just written to its state store (servers reload keys within a second):
+// initialize is free, so waiting costs the key nothing.
+func WaitKey(tb testing.TB, base, key string) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := Post(tb, base, key, "", Initialize(1))
+		if r.Status == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("new key not accepted after 10 s: %d %s", r.Status, r.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -289,3 +289,16 @@ var emails atomic.Int64
 func UniqueEmail(tb testing.TB) string {
 	return strings.ToLower(strings.NewReplacer("/", ".", "_", "-", " ", "-").Replace(tb.Name())) + fmt.Sprintf(".%d.%d@example.com", time.Now().UnixNano(), emails.Add(1))
 }
+
+var refusedRowRe = regexp.MustCompile(`<tr><td>(\d{3})</td><td>[^<]*</td><td>(\d+)</td></tr>`)
+
+// Refused reads the usage page's table of refused calls: the count of each
+// status ("403": 1).
+func Refused(p Page) map[string]int {
+	out := map[string]int{}
+	for _, m := range refusedRowRe.FindAllStringSubmatch(p.Body, -1) {
+		n, _ := strconv.Atoi(m[2])
+		out[m[1]] += n
+	}
+	return out
+}

@@ -1,20 +1,22 @@
-package main_test
+package e2e_test
 
 import (
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cardedge/cardedge/e2e/e2etest"
 )
 
 // End-to-end tests of /prices (GET and POST, prices.v1) against the shared
 // edge of main_test.go: each source against the card routes, batch costs.
 
-// pricesOf returns the prices map of the first item of a prices.v1 reply.
-func pricesOf(t *testing.T, r reply) map[string]any {
+// pricesOf returns the prices map of the first item of a prices.v1 e2etest.Reply.
+func pricesOf(t *testing.T, r e2etest.Reply) map[string]any {
 	t.Helper()
-	if r.status != 200 || r.json["contract"] != "prices.v1" {
-		t.Fatalf("prices: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "prices.v1" {
+		t.Fatalf("prices: %d %s", r.Status, truncate(r.Body))
 	}
 	it := data(t, r)["items"].([]any)[0].(map[string]any)
 	p, _ := it["prices"].(map[string]any)
@@ -91,13 +93,13 @@ func TestPrices_Batch(t *testing.T) {
 	card := data(t, do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4", env.keys["elite"], nil))
 	pid := fmt.Sprint(int64(card["partner_product_id"].(float64)))
 	r := do(t, keyedClient, "GET", "/prices?ids=en:base1-4,en:nope-1,"+pid+",EN:BASE1-4&source=all", key, nil)
-	if r.status != 200 {
-		t.Fatalf("mixed ids: %d %s", r.status, r.body)
+	if r.Status != 200 {
+		t.Fatalf("mixed ids: %d %s", r.Status, r.Body)
 	}
 	d := data(t, r)
 	items := d["items"].([]any)
 	if len(items) != 3 {
-		t.Fatalf("3 unique ids, %d items: %s", len(items), truncate(r.body))
+		t.Fatalf("3 unique ids, %d items: %s", len(items), truncate(r.Body))
 	}
 	if it := items[1].(map[string]any); it["status"] != "not_found" || it["id"] != "en:nope-1" || it["message"] == "" {
 		t.Errorf("unknown id: %v", it)
@@ -117,8 +119,8 @@ func TestPrices_Batch(t *testing.T) {
 	if d := detailOf(t, do(t, keyedClient, "GET", "/prices?ids="+strings.Join(ids, ","), key, nil)); fmt.Sprint(d["loc"]) != "[query ids]" {
 		t.Errorf("51 ids: %v", d)
 	}
-	if r := do(t, freshClient(), "GET", "/prices?ids=en:base1-4", "", nil); r.status != 401 {
-		t.Errorf("GET /prices without a key: %d", r.status)
+	if r := do(t, freshClient(), "GET", "/prices?ids=en:base1-4", "", nil); r.Status != 401 {
+		t.Errorf("GET /prices without a key: %d", r.Status)
 	}
 	detailOf(t, do(t, keyedClient, "GET", "/prices?ids=en:base1-4&grade=slab:11", key, nil))
 	detailOf(t, do(t, keyedClient, "GET", "/prices?source=all", key, nil))
@@ -143,7 +145,7 @@ func TestPrices_Batch(t *testing.T) {
 	for i := 0; len(body) < 1000; i++ {
 		body = append(body, fmt.Sprintf("en:none-%d", i))
 	}
-	post := func(ids []string, extra map[string]any) reply {
+	post := func(ids []string, extra map[string]any) e2etest.Reply {
 		m := map[string]any{"ids": ids}
 		for k, v := range extra {
 			m[k] = v
@@ -153,8 +155,8 @@ func TestPrices_Batch(t *testing.T) {
 	}
 	before := usedToday(t, "prices")
 	r = post(body, map[string]any{"source": "observed", "grade": "raw:near_mint"})
-	if r.status != 200 {
-		t.Fatalf("POST 1,000 ids: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 {
+		t.Fatalf("POST 1,000 ids: %d %s", r.Status, truncate(r.Body))
 	}
 	d = data(t, r)
 	if n := len(d["items"].([]any)); n != 250+650 {
@@ -171,17 +173,17 @@ func TestPrices_Batch(t *testing.T) {
 	}
 	detailOf(t, post([]string{"en:base1-4"}, map[string]any{"source": "blended"}))
 	detailOf(t, post([]string{"en:base1-4"}, map[string]any{"game": "chess"}))
-	if r := do(t, keyedClient, "POST", "/prices", key, []byte(`{"ids": "en:base1-4"}`)); r.status != 422 {
-		t.Errorf("ids not an array: %d", r.status)
+	if r := do(t, keyedClient, "POST", "/prices", key, []byte(`{"ids": "en:base1-4"}`)); r.Status != 422 {
+		t.Errorf("ids not an array: %d", r.Status)
 	}
 	// The second game by body.
 	r = post([]string{"onepiece-nope"}, map[string]any{"game": "onepiece"})
-	if r.status != 200 || data(t, r)["game"] != "onepiece" {
-		t.Errorf("game onepiece: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || data(t, r)["game"] != "onepiece" {
+		t.Errorf("game onepiece: %d %s", r.Status, truncate(r.Body))
 	}
 	// A free key may POST too (its quota is the limit).
 	r = do(t, keyedClient, "POST", "/prices", env.keys["pricesfree"], []byte(`{"ids": ["en:base1-4", "en:base1-2"], "source": "all"}`))
-	if r.status != 200 || data(t, r)["cost"].(float64) != 2 {
-		t.Errorf("free POST: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || data(t, r)["cost"].(float64) != 2 {
+		t.Errorf("free POST: %d %s", r.Status, truncate(r.Body))
 	}
 }

@@ -1,11 +1,9 @@
-package main_test
+package e2e_test
 
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"path/filepath"
 	"reflect"
@@ -14,7 +12,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/builder"
-	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/estimate"
 )
 
@@ -32,8 +30,8 @@ var charizard = []string{"holo/unlimited", "holo/shadowless/1st-edition", "holo/
 // values, keyless; the thresholds the routes apply are its thresholds.
 func TestMethodology(t *testing.T) {
 	r := do(t, freshClient(), "GET", "/api/v3/methodology", "", nil)
-	if r.status != 200 || r.json["contract"] != "methodology.v1" {
-		t.Fatalf("methodology: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "methodology.v1" {
+		t.Fatalf("methodology: %d %s", r.Status, truncate(r.Body))
 	}
 	got := data(t, r)
 	b, err := json.Marshal(estimate.Default)
@@ -251,7 +249,7 @@ func TestPrintings_Quote(t *testing.T) {
 		if q["finish"] != want || q["label"] != "Midprice" || q["price_usd"] != byFinish[want]["price_usd"] {
 			t.Errorf("quote finish %q: %v, by_finish %v", finish, q, byFinish[want])
 		}
-		mq := items(t, s.ok("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:near_mint", "finish": finish}).data["items"])[0]
+		mq := items(t, s.OK("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:near_mint", "finish": finish}).Data["items"])[0]
 		if mq["finish"] != want || mq["price_usd"] != q["price_usd"] {
 			t.Errorf("MCP quote finish %q: %v, REST %v", finish, mq, q)
 		}
@@ -259,18 +257,18 @@ func TestPrintings_Quote(t *testing.T) {
 		if mid["confidence"] != byFinish[want]["confidence"] || mid["sample_size"] != byFinish[want]["sample_size"] {
 			t.Errorf("MCP quote midprice %v, by_finish %v", mid, byFinish[want])
 		}
-		gp := items(t, s.ok("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "finish": finish, "limit": 3}).data["items"])[0]
+		gp := items(t, s.OK("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "finish": finish, "limit": 3}).Data["items"])[0]
 		pts := items(t, gp["points"])
 		if gp["finish"] != want || gp["estimate"].(map[string]any)["fmv_usd"] != byFinish[want]["price_usd"] || len(pts) == 0 || pts[len(pts)-1]["fmv_usd"] != byFinish[want]["price_usd"] {
 			t.Errorf("get_prices finish %q: %v", finish, truncate(mustJSON(gp)))
 		}
 	}
 	// A range without points is an empty list, not null.
-	gp := items(t, s.ok("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2000-01-01", "until": "2000-01-31"}).data["items"])[0]
+	gp := items(t, s.OK("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2000-01-01", "until": "2000-01-31"}).Data["items"])[0]
 	if pts, ok := gp["points"].([]any); !ok || len(pts) != 0 {
 		t.Errorf("points of an empty range: %v", gp["points"])
 	}
-	d := s.ok("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "finish": "reverse"}).data
+	d := s.OK("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "finish": "reverse"}).Data
 	if len(items(t, d["items"])) != 0 || len(items(t, d["unresolved"])) != 1 {
 		t.Errorf("get_prices of a finish the card lacks: %v", truncate(mustJSON(d)))
 	}
@@ -374,34 +372,20 @@ func TestLeaderboards(t *testing.T) {
 	if len(items(t, mv0["sets"])) < len(items(t, mv["sets"])) || mv0["total_volume_usd"] != mv["total_volume_usd"] {
 		t.Errorf("market volume: min_sales=0 %d sets, default %d; totals %v, %v", len(items(t, mv0["sets"])), len(items(t, mv["sets"])), mv0["total_volume_usd"], mv["total_volume_usd"])
 	}
-	if r := do(t, keyedClient, "GET", "/api/v3/trending?min_sales=-1", elite, nil); r.status != 422 {
-		t.Errorf("min_sales=-1: %d", r.status)
+	if r := do(t, keyedClient, "GET", "/api/v3/trending?min_sales=-1", elite, nil); r.Status != 422 {
+		t.Errorf("min_sales=-1: %d", r.Status)
 	}
 }
 
-// getJSON is a keyed GET to another edge (base), its data decoded.
+// getJSON is a keyed GET to another edge (base), its data decoded (the
+// answer checked against the document, doAt).
 func getJSON(t *testing.T, base, key, path string) map[string]any {
 	t.Helper()
-	req, err := http.NewRequest("GET", base+path, nil)
-	if err != nil {
-		t.Fatal(err)
+	r := doAt(t, keyedClient, base, "GET", path, key, nil)
+	if r.Status != 200 {
+		t.Fatalf("GET %s: %d %s", path, r.Status, truncate(r.Body))
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := keyedClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %s: %v", path, err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %v %s", path, resp.StatusCode, err, truncate(b))
-	}
-	validateOpenAPI(t, req, resp.StatusCode, resp.Header, b)
-	d, _ := out["data"].(map[string]any)
+	d, _ := r.JSON["data"].(map[string]any)
 	return d
 }
 
@@ -412,13 +396,14 @@ func getJSON(t *testing.T, base, key, path string) map[string]any {
 // the shill sale is flagged outlier and the fmv does not move; the thin
 // series moves by at most the methodology's bound per sale.
 func TestPrintings_OutlierFeed(t *testing.T) {
+	smallCatalog := filepath.Join(e2etest.RepoRoot(), "builder", "testdata", "feeds", "small")
 	root := t.TempDir()
 	if _, err := builder.Compile(t.Context(), builder.Options{Out: root, Preset: "default", CatalogDir: smallCatalog, SnapshotID: "feed",
-		MarketDir: filepath.Join("..", "..", "builder", "testdata", "feeds", "outlier")}); err != nil {
+		MarketDir: filepath.Join(e2etest.RepoRoot(), "builder", "testdata", "feeds", "outlier")}); err != nil {
 		t.Fatal(err)
 	}
-	e := mustTestEdge(t, root, edge.Options{}, nil)
-	base, key := "http://"+e.addr, e.key(t, access.Elite, false, true)
+	e := serveRoot(t, root)
+	base, key := e.Base, e.key(t, access.Elite, false, true)
 
 	sales := items(t, getJSON(t, base, key, "/api/v3/cards/en:base1-4/sales?limit=50")["items"])
 	outliers := 0

@@ -1,9 +1,11 @@
-package main_test
+package e2e_test
 
 import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/cardedge/cardedge/web/webtest"
 )
 
 // End-to-end tests of GET /api/v3/me/collection (collection.v1): a
@@ -14,31 +16,31 @@ import (
 func TestCollection_AccountKeys(t *testing.T) {
 	setupFeatureKeys(t)
 	d := newDash(t)
-	d.signUp(uniqueEmail(t))
-	one, _ := d.createKey("one")
-	two, _ := d.createKey("two")
+	d.SignUp(webtest.UniqueEmail(t))
+	one, _ := d.CreateKey("one")
+	two, _ := d.CreateKey("two")
 	waitStatus(t, "/api/v3/sets?limit=1", one, 200)
 	waitStatus(t, "/api/v3/sets?limit=1", two, 200)
 
 	csv := "card_id,printing,grade,qty,price paid\nen:base1-4,,slab:9,2,100\nen:base1-4,1st-edition,,1,\n"
 	p := upload(t, one, "/api/v3/me/imports/preview", "text/csv", []byte(csv))
-	if p.status != 200 {
-		t.Fatalf("preview: %d %s", p.status, truncate(p.body))
+	if p.Status != 200 {
+		t.Fatalf("preview: %d %s", p.Status, truncate(p.Body))
 	}
 	body, _ := json.Marshal(map[string]any{"preview_id": data(t, p)["preview_id"]})
-	if c := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", two, body); c.status != 200 { // the other key of the account
-		t.Fatalf("confirm with the account's other key: %d %s", c.status, truncate(c.body))
+	if c := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", two, body); c.Status != 200 { // the other key of the account
+		t.Fatalf("confirm with the account's other key: %d %s", c.Status, truncate(c.Body))
 	}
 
 	r := do(t, keyedClient, "GET", "/api/v3/me/collection", two, nil)
-	if r.status != 200 || r.json["contract"] != "collection.v1" {
-		t.Fatalf("collection: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "collection.v1" {
+		t.Fatalf("collection: %d %s", r.Status, truncate(r.Body))
 	}
 	v := data(t, r)
 	sum := v["summary"].(map[string]any)
 	holdings := v["holdings"].([]any)
 	if v["owner"] != "account" || sum["quantity"].(float64) != 3 || len(holdings) != 2 || sum["paid_usd"].(float64) != 200 {
-		t.Fatalf("collection of the account: %s", truncate(r.body))
+		t.Fatalf("collection of the account: %s", truncate(r.Body))
 	}
 	var first map[string]any
 	for _, h := range holdings {
@@ -75,11 +77,11 @@ func TestCollection_AccountKeys(t *testing.T) {
 		t.Errorf("a key without an account: %v", lone)
 	}
 	for _, q := range []string{"?game=nope", "?sort=price", "?limit=0", "?limit=1001"} {
-		if r := do(t, keyedClient, "GET", "/api/v3/me/collection"+q, one, nil); r.status != 422 {
-			t.Errorf("%s: %d", q, r.status)
+		if r := do(t, keyedClient, "GET", "/api/v3/me/collection"+q, one, nil); r.Status != 422 {
+			t.Errorf("%s: %d", q, r.Status)
 		}
 	}
-	if r := do(t, freshClient(), "GET", "/api/v3/me/collection", "", nil); r.status != 401 {
-		t.Errorf("without a key: %d", r.status)
+	if r := do(t, freshClient(), "GET", "/api/v3/me/collection", "", nil); r.Status != 401 {
+		t.Errorf("without a key: %d", r.Status)
 	}
 }

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -9,17 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/page"
-	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -39,51 +35,17 @@ import (
 // var/screenshots/market/ (git-ignored); at 390 px no page may scroll
 // sideways (browser.shoot).
 
-var anySecret = regexp.MustCompile(`ce_[a-z]_[A-Za-z0-9_-]{43}`)
-
 func TestDashboard_MarketBrowser(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		t.Skip("skipped: Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
-	}
 	start := time.Now()
-	bin := buildEdgeBinary(t)
 	state := filepath.Join(t.TempDir(), "state.bolt")
 	const email, password = "grace@example.com", "a long and unusual passphrase"
-	create := exec.Command(bin, "accounts", "create", "--state", state, "--email", email, "--tier", "elite", "--password-stdin")
+	create := exec.Command(env.bin, "accounts", "create", "--state", state, "--email", email, "--tier", "elite", "--password-stdin")
 	create.Stdin = strings.NewReader(password + "\n")
 	if out, err := create.CombinedOutput(); err != nil {
 		t.Fatalf("accounts create: %v\n%s", err, out)
 	}
-	edge := startEdgeProcess(t, bin, state, "")
-	shots := filepath.Join("..", "..", "var", "screenshots", "market")
-	os.RemoveAll(shots)
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 800), chromedp.Flag("disable-gpu", true))...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	var dialogs, exceptions atomic.Int32 // no script of ours opens a dialog or throws
-	if err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*cdpruntime.EventExceptionThrown); ok {
-			exceptions.Add(1)
-			t.Logf("script exception: %s %v", e.ExceptionDetails.Text, e.ExceptionDetails.Exception)
-		}
-		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
-			dialogs.Add(1)
-			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	b := &browser{t: t, ctx: ctx, base: edge.base, shots: shots}
+	edge := startEdgeProcess(t, state, "")
+	b := startBrowser(t, "market", edge.Base)
 
 	b.open("/dashboard/signin")
 	b.fill("Email", email)
@@ -93,11 +55,8 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	// A key of the account, to read what REST says of the same data.
 	b.fill("Name", "reader")
 	b.click("button", "Create key")
-	key := anySecret.FindString(b.text("region", "Key “reader” created"))
-	if key == "" {
-		t.Fatal("no secret shown for the new key")
-	}
-	eventually(t, edge.base, key, 200)
+	key := b.secret("Key “reader” created")
+	eventually(t, edge.Base, key, 200)
 
 	// Search: type "chari"; the suggestions come from the lookup.
 	b.click("link", "Cards")
@@ -129,7 +88,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	}
 	b.run("enter", chromedp.KeyEvent(kb.Enter))
 	b.see("heading", "Charizard")
-	if loc, _ := chromedp.Run(ctx, chromedp.Location()); !strings.HasSuffix(loc, "/dashboard/cards/en:base1-4") {
+	if loc, _ := chromedp.Run(b.ctx, chromedp.Location()); !strings.HasSuffix(loc, "/dashboard/cards/en:base1-4") {
 		t.Fatalf("the suggestion opened %s", loc)
 	}
 
@@ -138,7 +97,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	asOf, _ := snapshots.ParseDay(snapshotstest.AsOf)
 	from := (asOf - 89).String()
 	base := b.chartPoints()
-	want := restPoints(t, edge.base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&date_from="+from)
+	want := restPoints(t, edge.Base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&date_from="+from)
 	if len(base) < 5 || !equalStrings(base, want) {
 		t.Fatalf("the chart's points:\n%v\nREST's changes from %s:\n%v", base, from, want)
 	}
@@ -152,7 +111,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	b.choose("Printing", first) // app.js submits the form on change
 	b.see("heading", "Price history: raw:near_mint, "+first)
 	other := b.chartPoints()
-	want = restPoints(t, edge.base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&finish="+first+"&date_from="+from)
+	want = restPoints(t, edge.Base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&finish="+first+"&date_from="+from)
 	if len(other) == 0 || !equalStrings(other, want) || equalStrings(other, base) {
 		t.Fatalf("the chart of %s:\n%v\nREST's:\n%v", first, other, want)
 	}
@@ -162,7 +121,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	b.choose("History", "365")
 	b.seeText((asOf - 364).String() + " to " + asOf.String())
 	slab := b.chartPoints()
-	want = restPoints(t, edge.base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&grade=slab:10&finish="+first+"&date_from="+(asOf-364).String())
+	want = restPoints(t, edge.Base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&grade=slab:10&finish="+first+"&date_from="+(asOf-364).String())
 	if !equalStrings(slab, want) {
 		t.Fatalf("the slab:10 chart over a year:\n%v\nREST's:\n%v", slab, want)
 	}
@@ -234,7 +193,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	b.seeText("Import confirmed")
 
 	// The page's value is the collection's as REST reads it.
-	coll := restData(t, edge.base, key, "/api/v3/me/collection")
+	coll := restData(t, edge.Base, key, "/api/v3/me/collection")
 	sum := coll["summary"].(map[string]any)
 	if sum["quantity"].(float64) != 3 || coll["total"].(float64) != 2 {
 		t.Fatalf("GET /api/v3/me/collection after the confirm: %v", coll)
@@ -265,22 +224,21 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	// copies of en:base1-4 in slab:9 and remove one (chat.mjs); the
 	// collection page shows the third copy and REST's value.
 	t.Run("MCP add_to_collection", func(t *testing.T) {
-		b := &browser{t: t, ctx: ctx, base: edge.base, shots: shots, n: b.n}
-		tools := npmTools(t, "mcp/testdata/tsclient")
+		b := &browser{t: t, ctx: b.ctx, base: b.base, shots: b.shots, n: b.n, seen: b.seen}
+		dir := npmWorkdir(t, "mcp/testdata/tsclient", "chat.mjs") // skips without Node.js
 		b.open("/dashboard/chat")
 		b.see("heading", "Chat")
 		tok := b.evalAwait(`fetch("/dashboard/chat/token", {method: "POST", headers: {"Content-Type": "application/x-www-form-urlencoded"},
 			body: "csrf=" + encodeURIComponent(document.querySelector("[data-csrf]").getAttribute("data-csrf"))}).then(r => r.json()).then(j => j.token)`)
-		dir := npmWorkdir(t, tools, "mcp/testdata/tsclient", "chat.mjs")
 		var sum struct {
 			Held float64 `json:"held"`
 		}
-		if out := runNode(t, dir, 2*time.Minute, "node", "chat.mjs", edge.base+mcpPath, tok, "apps"); json.Unmarshal(out, &sum) != nil || sum.Held != 3 {
+		if out := runNode(t, dir, 2*time.Minute, "node", "chat.mjs", edge.Base+mcpPath, tok, "apps"); json.Unmarshal(out, &sum) != nil || sum.Held != 3 {
 			t.Fatalf("chat.mjs: %s", out)
 		}
 		b.click("link", "Collection")
 		b.see("heading", "Your collection")
-		coll := restData(t, edge.base, key, "/api/v3/me/collection")
+		coll := restData(t, edge.Base, key, "/api/v3/me/collection")
 		copies := b.eval(`Array.from(document.querySelectorAll("table.holdings tbody tr")).filter(r => r.textContent.includes("en:base1-4") && r.textContent.includes("slab:9")).map(r => r.querySelector("td[data-label=Copies]").textContent).join()`)
 		value := b.eval(`document.querySelector("[data-collection-value]").textContent`).(string)
 		if want := "$" + formatUSD(coll["summary"].(map[string]any)["value_usd"].(float64)); copies != "3" || value != want {
@@ -310,26 +268,10 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	b.click("button", "Show")
 	b.see("heading", "Price history: raw:near_mint, holo/shadowless")
 
-	if n, m := dialogs.Load(), exceptions.Load(); n != 0 || m != 0 {
-		t.Fatalf("%d dialogs opened, %d script exceptions", n, m)
+	if p := b.problems(false); len(p) != 0 {
+		t.Fatalf("dialogs, CSP violations or script errors: %v", p)
 	}
-	t.Logf("market browser test took %v (binary build included); screenshots in %s", time.Since(start).Round(100*time.Millisecond), shots)
-}
-
-// typeInto types text into the element of role and name, key by key.
-func (b *browser) typeInto(role, name, text string) {
-	b.t.Helper()
-	b.run("type into "+name, chromedp.SendKeys(role+" "+name, text, byRole(role, name)))
-}
-
-// evalAwait evaluates js, a promise of a string, and returns the string.
-func (b *browser) evalAwait(js string) string {
-	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
-	if err != nil {
-		b.t.Fatalf("%s: %v", js, err)
-	}
-	return v
+	t.Logf("market browser test took %v (binary build included); screenshots in %s", time.Since(start).Round(100*time.Millisecond), b.shots)
 }
 
 // chartPoints are the labels of the price chart's points ("2026-11-20:

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"fmt"
@@ -7,10 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -22,14 +20,14 @@ import (
 // *_default_test.go:
 //
 //	make test-default
-//	CARDEDGE_DEFAULT_SNAPSHOTS=$PWD/var/snapshots go test ./cmd/cardedge -run DefaultSnapshot -v
+//	CARDEDGE_DEFAULT_SNAPSHOTS=$PWD/var/snapshots go test ./e2e -run DefaultSnapshot -v
 const defaultSnapshotsEnv = "CARDEDGE_DEFAULT_SNAPSHOTS"
 
 // defaultEdge starts an edge of the test's own over the default snapshot
 // and creates an unmetered Elite key; it skips the test when
 // CARDEDGE_DEFAULT_SNAPSHOTS is not set, and fails it when the root's live
 // snapshot is not of the default preset (its figures would prove nothing).
-func defaultEdge(t *testing.T) (e *testEdge, root string, se searchEdge) {
+func defaultEdge(t *testing.T) (e *edgeProc, root string, se searchEdge) {
 	t.Helper()
 	root = os.Getenv(defaultSnapshotsEnv)
 	if root == "" {
@@ -47,8 +45,8 @@ func defaultEdge(t *testing.T) (e *testEdge, root string, se searchEdge) {
 		t.Fatalf("%s=%s: snapshot %s is of the %q preset, want default", defaultSnapshotsEnv, root, id, m.Preset)
 	}
 	t.Logf("snapshot %s: preset %s, seed %d, as_of %s, %d cards, %d sales", id, m.Preset, m.Seed, m.AsOf, m.Counts["cards"], m.Counts["sales"])
-	e = mustTestEdge(t, root, edge.Options{CacheBytes: 64 << 20, WriteTimeout: time.Minute}, nil)
-	return e, root, searchEdge{"http://" + e.addr, e.key(t, access.Elite, false, true)}
+	e = serveRoot(t, root)
+	return e, root, searchEdge{e.Base, e.key(t, access.Elite, false, true)}
 }
 
 // TestLeaderboards_DefaultSnapshot checks #19's done-when figures through

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"fmt"
@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/e2e/e2etest"
+	"github.com/cardedge/cardedge/mcp/mcptest"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 )
@@ -118,7 +120,7 @@ type searchEdge struct{ base, key string }
 
 func sharedSearchEdge() searchEdge { return searchEdge{env.base, env.keys["elite"]} }
 
-func (e searchEdge) get(t *testing.T, path string) reply {
+func (e searchEdge) get(t *testing.T, path string) e2etest.Reply {
 	t.Helper()
 	return doAt(t, keyedClient, e.base, "GET", path, e.key, nil)
 }
@@ -135,8 +137,8 @@ func (e searchEdge) all(t *testing.T, route, game, q string) []map[string]any {
 			path += "&game=" + game
 		}
 		r := e.get(t, path)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", path, r.status, truncate(r.body))
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, truncate(r.Body))
 		}
 		d := data(t, r)
 		page := items(t, d["items"])
@@ -302,12 +304,12 @@ func checkSyntaxErrs(t *testing.T, e searchEdge) {
 		} {
 			t.Run(route+"/"+tc.q, func(t *testing.T) {
 				r := e.get(t, route+"?q="+url.QueryEscape(tc.q))
-				if r.status != 422 {
-					t.Fatalf("status %d, want 422: %s", r.status, truncate(r.body))
+				if r.Status != 422 {
+					t.Fatalf("status %d, want 422: %s", r.Status, truncate(r.Body))
 				}
-				detail, _ := r.json["detail"].([]any)
+				detail, _ := r.JSON["detail"].([]any)
 				if len(detail) != 1 {
-					t.Fatalf("detail %v, want one entry", r.json["detail"])
+					t.Fatalf("detail %v, want one entry", r.JSON["detail"])
 				}
 				entry := detail[0].(map[string]any)
 				msg := fmt.Sprint(entry["msg"])
@@ -349,8 +351,8 @@ func TestCardDetail_Play(t *testing.T) { checkCardPlay(t, sharedSearchEdge()) }
 
 // checkMCPSearchSyntax: MCP search takes the same syntax and returns the
 // play facts; a bad term is a tool error that names it.
-func checkMCPSearchSyntax(t *testing.T, s *mcpSession) {
-	d := s.ok("search", map[string]any{"q": `attack:"Fire Spin"`}).data
+func checkMCPSearchSyntax(t *testing.T, s *mcptest.Session) {
+	d := s.OK("search", map[string]any{"q": `attack:"Fire Spin"`}).Data
 	found := false
 	for _, it := range items(t, d["items"]) {
 		if it["card_id"] == "en:base1-4" {
@@ -363,7 +365,7 @@ func checkMCPSearchSyntax(t *testing.T, s *mcpSession) {
 	if !found {
 		t.Errorf(`attack:"Fire Spin": %v`, d)
 	}
-	d = s.ok("search", map[string]any{"q": "c:red cost=5 power>=7000", "game": "onepiece"}).data
+	d = s.OK("search", map[string]any{"q": "c:red cost=5 power>=7000", "game": "onepiece"}).Data
 	if len(items(t, d["items"])) == 0 {
 		t.Errorf("c:red cost=5 power>=7000: no items")
 	}
@@ -372,12 +374,12 @@ func checkMCPSearchSyntax(t *testing.T, s *mcpSession) {
 			t.Errorf("c:red cost=5 power>=7000 let through %v", it)
 		}
 	}
-	d = s.ok("search", map[string]any{"q": "en:base1-4"}).data
+	d = s.OK("search", map[string]any{"q": "en:base1-4"}).Data
 	if d["status"] != "resolved" || items(t, d["items"])[0]["play"] == nil {
 		t.Errorf("q en:base1-4: %v", d)
 	}
-	s.fails("search", map[string]any{"q": "hp>=abc"}, "at position 0: hp takes a whole number")
-	s.fails("search", map[string]any{"q": "foo:bar"}, "known fields")
+	s.Fails("search", map[string]any{"q": "hp>=abc"}, "at position 0: hp takes a whole number")
+	s.Fails("search", map[string]any{"q": "foo:bar"}, "known fields")
 }
 
 func TestMCP_SearchSyntax(t *testing.T) {

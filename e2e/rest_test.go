@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"bytes"
@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
@@ -22,15 +24,15 @@ import (
 
 func TestREST_Health(t *testing.T) {
 	r := do(t, keyedClient, "GET", "/health", "", nil)
-	if r.status != 200 || r.json["mcp_version"] != "1.1.0" || r.json["snapshot_id"] != "s0001" || r.json["as_of"] != snapshotstest.AsOf {
-		t.Fatalf("health: %d %s", r.status, r.body)
+	if r.Status != 200 || r.JSON["mcp_version"] != "1.1.0" || r.JSON["snapshot_id"] != "s0001" || r.JSON["as_of"] != snapshotstest.AsOf {
+		t.Fatalf("health: %d %s", r.Status, r.Body)
 	}
-	if _, ok := r.json["cache"].(map[string]any); !ok {
-		t.Errorf("health has no cache statistics: %s", r.body)
+	if _, ok := r.JSON["cache"].(map[string]any); !ok {
+		t.Errorf("health has no cache statistics: %s", r.Body)
 	}
 	m := do(t, keyedClient, "GET", "/metrics", "", nil)
-	if m.status != 200 || !bytes.Contains(m.body, []byte("cardedge_requests_total")) || !bytes.Contains(m.body, []byte("cardedge_cache_hits_total")) {
-		t.Errorf("metrics: %d %s", m.status, truncate(m.body))
+	if m.Status != 200 || !bytes.Contains(m.Body, []byte("cardedge_requests_total")) || !bytes.Contains(m.Body, []byte("cardedge_cache_hits_total")) {
+		t.Errorf("metrics: %d %s", m.Status, truncate(m.Body))
 	}
 }
 
@@ -75,20 +77,20 @@ func TestREST_Routes(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
 			r := do(t, keyedClient, "GET", tc.path, pro, nil)
-			if r.status != 200 {
-				t.Fatalf("status %d: %s", r.status, truncate(r.body))
+			if r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, truncate(r.Body))
 			}
-			if got := r.json["contract"]; got != tc.contract {
+			if got := r.JSON["contract"]; got != tc.contract {
 				t.Errorf("contract %v, want %s", got, tc.contract)
 			}
 			d := data(t, r)
 			for _, f := range tc.fields {
 				if _, ok := d[f]; !ok {
-					t.Errorf("data has no %q: %s", f, truncate(r.body))
+					t.Errorf("data has no %q: %s", f, truncate(r.Body))
 				}
 			}
-			if r.header.Get("X-Service-Tier") != "elite" || r.header.Get("X-Service-History-Days") == "" {
-				t.Errorf("access headers: %v", r.header)
+			if r.Header.Get("X-Service-Tier") != "elite" || r.Header.Get("X-Service-History-Days") == "" {
+				t.Errorf("access headers: %v", r.Header)
 			}
 		})
 	}
@@ -108,7 +110,7 @@ func TestREST_CardsListFilters(t *testing.T) {
 	r = do(t, keyedClient, "GET", "/api/v3/cards?q=charizard&card_number=4&set_id=en:base1", env.keys["elite"], nil)
 	items = data(t, r)["items"].([]any)
 	if len(items) != 1 || items[0].(map[string]any)["card_id"] != "en:base1-4" {
-		t.Fatalf("charizard #4: %s", truncate(r.body))
+		t.Fatalf("charizard #4: %s", truncate(r.Body))
 	}
 	// Sorted by price descending: non-increasing prices.
 	r = do(t, keyedClient, "GET", "/api/v3/cards?sort=price&order=desc&limit=50", env.keys["elite"], nil)
@@ -143,10 +145,10 @@ func TestREST_Validation(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
 			r := do(t, keyedClient, "GET", tc.path, key, nil)
-			if r.status != 422 {
-				t.Fatalf("status %d, want 422: %s", r.status, truncate(r.body))
+			if r.Status != 422 {
+				t.Fatalf("status %d, want 422: %s", r.Status, truncate(r.Body))
 			}
-			detail, _ := r.json["detail"].([]any)
+			detail, _ := r.JSON["detail"].([]any)
 			var got []string
 			for _, d := range detail {
 				e := d.(map[string]any)
@@ -157,7 +159,7 @@ func TestREST_Validation(t *testing.T) {
 				}
 			}
 			for _, n := range tc.names {
-				if !contains(got, n) {
+				if !slices.Contains(got, n) {
 					t.Errorf("422 does not name %q (names %v)", n, got)
 				}
 			}
@@ -165,24 +167,15 @@ func TestREST_Validation(t *testing.T) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func TestREST_NotFoundAndRemoved(t *testing.T) {
 	key := env.keys["elite"]
 	r := do(t, keyedClient, "GET", "/api/v3/cards/en:nope-1", key, nil)
-	if r.status != 404 || r.json["contract"] != "error.v1" {
-		t.Errorf("unknown card: %d %s", r.status, r.body)
+	if r.Status != 404 || r.JSON["contract"] != "error.v1" {
+		t.Errorf("unknown card: %d %s", r.Status, r.Body)
 	}
 	r = do(t, keyedClient, "GET", "/api/v3/sets/en:nope", key, nil)
-	if r.status != 404 {
-		t.Errorf("unknown set: %d %s", r.status, r.body)
+	if r.Status != 404 {
+		t.Errorf("unknown set: %d %s", r.Status, r.Body)
 	}
 	removed := map[string]string{
 		"GET /api/v3/cards/summary":             "GET /api/v3/cards/{id} or GET /api/v3/cards?limit=N",
@@ -209,9 +202,9 @@ func TestREST_NotFoundAndRemoved(t *testing.T) {
 	for route, repl := range removed {
 		method, path, _ := strings.Cut(route, " ")
 		r := do(t, keyedClient, method, path, key, nil)
-		e, _ := r.json["error"].(map[string]any)
-		if r.status != 404 || e["code"] != "removed" {
-			t.Errorf("%s: %d %s", route, r.status, r.body)
+		e, _ := r.JSON["error"].(map[string]any)
+		if r.Status != 404 || e["code"] != "removed" {
+			t.Errorf("%s: %d %s", route, r.Status, r.Body)
 			continue
 		}
 		details, _ := e["details"].(map[string]any)
@@ -230,22 +223,22 @@ func TestREST_Auth(t *testing.T) {
 	for _, p := range keyed {
 		for _, key := range []string{"", "not-a-key", env.keys["pro"] + "x"} {
 			r := do(t, c, "GET", p, key, nil)
-			e, _ := r.json["error"].(map[string]any)
-			if r.status != 401 || r.json["contract"] != "error.v1" || e["code"] == "" {
-				t.Errorf("%s with key %q: %d %s", p, key, r.status, r.body)
+			e, _ := r.JSON["error"].(map[string]any)
+			if r.Status != 401 || r.JSON["contract"] != "error.v1" || e["code"] == "" {
+				t.Errorf("%s with key %q: %d %s", p, key, r.Status, r.Body)
 			}
 		}
 	}
 	r := do(t, c, "GET", "/api/v3/cards", "", nil, "Authorization", "Basic abc")
-	if r.status != 401 {
-		t.Errorf("Basic scheme: %d", r.status)
+	if r.Status != 401 {
+		t.Errorf("Basic scheme: %d", r.Status)
 	}
 	// Keyless routes answer without a key, as playground.
 	for _, p := range []string{"/api/v3/cards/en:base1-4", "/api/v3/cards/en:base1-4/market-history", "/api/v3/cards/en:base1-4/marketplace-sales",
 		"/api/v3/cards/en:base1-4/sales", "/api/v3/cards/en:base1-4/partner-history", "/api/v3/trending"} {
 		r := do(t, freshClient(), "GET", p, "", nil)
-		if r.status != 200 || r.header.Get("X-Service-Tier") != "playground" || r.header.Get("X-Service-History-Days") != "3" {
-			t.Errorf("keyless %s: %d tier %q: %s", p, r.status, r.header.Get("X-Service-Tier"), truncate(r.body))
+		if r.Status != 200 || r.Header.Get("X-Service-Tier") != "playground" || r.Header.Get("X-Service-History-Days") != "3" {
+			t.Errorf("keyless %s: %d tier %q: %s", p, r.Status, r.Header.Get("X-Service-Tier"), truncate(r.Body))
 		}
 	}
 }
@@ -253,8 +246,8 @@ func TestREST_Auth(t *testing.T) {
 func TestREST_Playground(t *testing.T) {
 	c := freshClient()
 	r := do(t, c, "GET", "/api/v3/cards/en:base1-4/sales?limit=200", "", nil)
-	if r.status != 200 {
-		t.Fatalf("sales: %d %s", r.status, r.body)
+	if r.Status != 200 {
+		t.Fatalf("sales: %d %s", r.Status, r.Body)
 	}
 	d := data(t, r)
 	if n := len(d["items"].([]any)); n > 50 {
@@ -265,14 +258,14 @@ func TestREST_Playground(t *testing.T) {
 	}
 	// Second request within the second: 429 with Retry-After.
 	r = do(t, c, "GET", "/api/v3/cards/en:base1-4", "", nil)
-	if r.status != 429 || r.header.Get("Retry-After") == "" {
-		t.Errorf("second playground request in a second: %d Retry-After %q", r.status, r.header.Get("Retry-After"))
+	if r.Status != 429 || r.Header.Get("Retry-After") == "" {
+		t.Errorf("second playground request in a second: %d Retry-After %q", r.Status, r.Header.Get("Retry-After"))
 	}
 	// The history window clamps since to as_of - 2 days.
 	time.Sleep(1100 * time.Millisecond)
 	r = do(t, c, "GET", "/api/v3/cards/en:base1-4/sales?since=2020-01-01", "", nil)
-	if r.status != 200 {
-		t.Fatalf("sales since: %d %s", r.status, r.body)
+	if r.Status != 200 {
+		t.Fatalf("sales since: %d %s", r.Status, r.Body)
 	}
 	f := data(t, r)["filters"].(map[string]any)
 	if f["since"] != "2026-11-18" {
@@ -297,8 +290,8 @@ func TestREST_SalesCursor(t *testing.T) {
 			p += "&cursor=" + cur
 		}
 		r := do(t, keyedClient, "GET", p, key, nil)
-		if r.status != 200 {
-			t.Fatalf("page %d: %d %s", pages, r.status, r.body)
+		if r.Status != 200 {
+			t.Fatalf("page %d: %d %s", pages, r.Status, r.Body)
 		}
 		d := data(t, r)
 		lastDate := "9999"
@@ -332,39 +325,39 @@ func TestREST_SalesCursor(t *testing.T) {
 	}
 	// A cursor of another query is refused.
 	r := do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4/sales?cursor="+firstCursor, key, nil)
-	if r.status != 422 {
-		t.Errorf("cursor with other filters: %d", r.status)
+	if r.Status != 422 {
+		t.Errorf("cursor with other filters: %d", r.Status)
 	}
 	tampered := []byte(firstCursor)
 	tampered[3] ^= 1
 	r = do(t, keyedClient, "GET", path+"&cursor="+string(tampered), key, nil)
-	if r.status != 422 {
-		t.Errorf("tampered cursor: %d", r.status)
+	if r.Status != 422 {
+		t.Errorf("tampered cursor: %d", r.Status)
 	}
 }
 
 func TestREST_ETagGzip(t *testing.T) {
 	key := env.keys["elite"]
 	r := do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4?include=grade_breakdown", key, nil)
-	etag := r.header.Get("ETag")
-	if r.status != 200 || etag == "" {
-		t.Fatalf("no ETag: %d %v", r.status, r.header)
+	etag := r.Header.Get("ETag")
+	if r.Status != 200 || etag == "" {
+		t.Fatalf("no ETag: %d %v", r.Status, r.Header)
 	}
 	r2 := do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4?include=grade_breakdown", key, nil, "If-None-Match", etag)
-	if r2.status != 304 || len(r2.body) != 0 {
-		t.Errorf("If-None-Match: %d (%d bytes)", r2.status, len(r2.body))
+	if r2.Status != 304 || len(r2.Body) != 0 {
+		t.Errorf("If-None-Match: %d (%d bytes)", r2.Status, len(r2.Body))
 	}
 	// Parameters in another order hit the same entry (same ETag).
 	a := do(t, keyedClient, "GET", "/api/v3/cards?limit=3&sort=name&order=asc", key, nil)
 	b := do(t, keyedClient, "GET", "/api/v3/cards?order=asc&sort=name&limit=3&unknown=1", key, nil)
-	if a.header.Get("ETag") != b.header.Get("ETag") {
+	if a.Header.Get("ETag") != b.Header.Get("ETag") {
 		t.Errorf("parameter order changed the response")
 	}
 	gz := do(t, keyedClient, "GET", "/api/v3/cards?limit=20", key, nil, "Accept-Encoding", "gzip")
-	if gz.header.Get("Content-Encoding") != "gzip" {
-		t.Fatalf("no gzip: %v", gz.header)
+	if gz.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("no gzip: %v", gz.Header)
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz.body))
+	zr, err := gzip.NewReader(bytes.NewReader(gz.Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,8 +366,8 @@ func TestREST_ETagGzip(t *testing.T) {
 		t.Fatalf("gzip body does not decode to JSON: %v", err)
 	}
 	br := do(t, keyedClient, "GET", "/api/v3/cards?limit=20", key, nil, "Accept-Encoding", "br")
-	if br.header.Get("Content-Encoding") != "br" {
-		t.Errorf("no brotli: %v", br.header)
+	if br.Header.Get("Content-Encoding") != "br" {
+		t.Errorf("no brotli: %v", br.Header)
 	}
 }
 
@@ -388,32 +381,32 @@ func TestREST_Batch(t *testing.T) {
 		return b
 	}
 	r := do(t, keyedClient, "POST", "/api/v3/cards/batch", env.keys["free"], body(3))
-	if r.status != 403 {
-		t.Errorf("free batch: %d %s", r.status, r.body)
+	if r.Status != 403 {
+		t.Errorf("free batch: %d %s", r.Status, r.Body)
 	}
 	r = do(t, keyedClient, "POST", "/api/v3/cards/batch", env.keys["pro"], body(52)) // 51 unique ids
-	if r.status != 422 {
-		t.Errorf("pro batch of 51: %d %s", r.status, truncate(r.body))
+	if r.Status != 422 {
+		t.Errorf("pro batch of 51: %d %s", r.Status, truncate(r.Body))
 	}
 	r = do(t, keyedClient, "POST", "/api/v3/cards/batch", env.keys["elite"], body(102)) // 101 unique ids
-	if r.status != 422 {
-		t.Errorf("elite batch of 101: %d", r.status)
+	if r.Status != 422 {
+		t.Errorf("elite batch of 101: %d", r.Status)
 	}
 	before := usedToday(t, "pro")
 	r = do(t, keyedClient, "POST", "/api/v3/cards/batch", env.keys["pro"], body(3))
-	if r.status != 200 {
-		t.Fatalf("pro batch: %d %s", r.status, r.body)
+	if r.Status != 200 {
+		t.Fatalf("pro batch: %d %s", r.Status, r.Body)
 	}
 	d := data(t, r)
 	if len(d["items"].([]any)) != 1 || len(d["not_found"].([]any)) != 1 || d["cost"].(float64) != 1 {
-		t.Errorf("batch payload: %s", truncate(r.body))
+		t.Errorf("batch payload: %s", truncate(r.Body))
 	}
 	if after := usedToday(t, "pro"); after-before != 1+1 { // 1 unique resolved id + the usage call itself
 		t.Errorf("batch of 2 unique ids, 1 of them a card, cost %d units; want 1", after-before-1)
 	}
 	r = do(t, keyedClient, "POST", "/api/v3/cards/batch", env.keys["pro"], []byte(`{"ids": "x"}`))
-	if r.status != 422 {
-		t.Errorf("bad body: %d", r.status)
+	if r.Status != 422 {
+		t.Errorf("bad body: %d", r.Status)
 	}
 }
 
@@ -422,42 +415,42 @@ func TestREST_Batch(t *testing.T) {
 func usedToday(t *testing.T, name string) int {
 	t.Helper()
 	r := do(t, keyedClient, "GET", "/keys/usage", env.keys[name], nil)
-	if r.status != 200 {
-		t.Fatalf("usage: %d %s", r.status, r.body)
+	if r.Status != 200 {
+		t.Fatalf("usage: %d %s", r.Status, r.Body)
 	}
 	d := data(t, r)
 	if _, ok := d["history_days"]; !ok {
-		t.Fatalf("usage has no history_days: %s", r.body)
+		t.Fatalf("usage has no history_days: %s", r.Body)
 	}
 	today, _ := d["today"].(map[string]any)
 	used, ok := today["used"].(float64)
 	if !ok {
-		t.Fatalf("usage has no today.used: %s", r.body)
+		t.Fatalf("usage has no today.used: %s", r.Body)
 	}
 	return int(used)
 }
 
 func TestREST_FreeQuota(t *testing.T) {
 	key := env.keys["free2"]
-	var last reply
+	var last e2etest.Reply
 	for i := 0; i < 101; i++ {
 		last = do(t, keyedClient, "GET", "/api/v3/sets?limit=1", key, nil)
-		if i < 100 && last.status != 200 {
-			if last.status == 429 && last.header.Get("Retry-After") != "" && i > 0 && strings.Contains(string(last.body), "rate") {
+		if i < 100 && last.Status != 200 {
+			if last.Status == 429 && last.Header.Get("Retry-After") != "" && i > 0 && strings.Contains(string(last.Body), "rate") {
 				time.Sleep(time.Second) // the per-second bucket, not the quota
 				i--
 				continue
 			}
-			t.Fatalf("request %d: %d %s", i+1, last.status, last.body)
+			t.Fatalf("request %d: %d %s", i+1, last.Status, last.Body)
 		}
 		if i%5 == 4 {
 			time.Sleep(time.Second) // stay under the 5/s rate
 		}
 	}
-	if last.status != 429 {
-		t.Fatalf("101st request: %d", last.status)
+	if last.Status != 429 {
+		t.Fatalf("101st request: %d", last.Status)
 	}
-	ra := last.header.Get("Retry-After")
+	ra := last.Header.Get("Retry-After")
 	now := time.Now().UTC()
 	midnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 	want := int(midnight.Sub(now).Seconds())
@@ -470,8 +463,8 @@ func TestREST_FreeQuota(t *testing.T) {
 
 func TestREST_RevokedKey(t *testing.T) {
 	key := env.keys["revoke"]
-	if r := do(t, keyedClient, "GET", "/api/v3/sets?limit=1", key, nil); r.status != 200 {
-		t.Fatalf("before revoke: %d", r.status)
+	if r := do(t, keyedClient, "GET", "/api/v3/sets?limit=1", key, nil); r.Status != 200 {
+		t.Fatalf("before revoke: %d", r.Status)
 	}
 	if _, err := (access.Keys{State: stateAt(t, env.state)}).Revoke(context.Background(), env.keyIDs["revoke"]); err != nil {
 		t.Fatal(err)
@@ -479,11 +472,11 @@ func TestREST_RevokedKey(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r := do(t, keyedClient, "GET", "/api/v3/sets?limit=1", key, nil)
-		if r.status == 401 {
+		if r.Status == 401 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("revoked key still answered %d after 5 s", r.status)
+			t.Fatalf("revoked key still answered %d after 5 s", r.Status)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -494,8 +487,8 @@ func TestREST_SearchAndLookup(t *testing.T) {
 	first := func(path string) map[string]any {
 		t.Helper()
 		r := do(t, keyedClient, "GET", path, key, nil)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", path, r.status, truncate(r.body))
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, truncate(r.Body))
 		}
 		items := data(t, r)["items"].([]any)
 		if len(items) == 0 {
@@ -525,13 +518,13 @@ func TestREST_SearchAndLookup(t *testing.T) {
 		"/api/v3/lookup?q=pika&language=en&limit=3",
 	} {
 		r := do(t, keyedClient, "GET", path, key, nil)
-		if r.status != 200 || (r.json["contract"] != "search.v1" && r.json["contract"] != "lookup.v1") {
-			t.Errorf("%s: %d %s", path, r.status, truncate(r.body))
+		if r.Status != 200 || (r.JSON["contract"] != "search.v1" && r.JSON["contract"] != "lookup.v1") {
+			t.Errorf("%s: %d %s", path, r.Status, truncate(r.Body))
 		}
 	}
 	for _, path := range []string{"/api/v3/search?limit=101", "/api/v3/search?sort=best&collapse=sets&min_price=-1", "/api/v3/lookup?limit=101", "/api/v3/search?min_price=10&max_price=5"} {
-		if r := do(t, keyedClient, "GET", path, key, nil); r.status != 422 {
-			t.Errorf("%s: %d, want 422", path, r.status)
+		if r := do(t, keyedClient, "GET", path, key, nil); r.Status != 422 {
+			t.Errorf("%s: %d, want 422", path, r.Status)
 		}
 	}
 	sug := first("/api/v3/lookup?q=chari")
@@ -540,22 +533,22 @@ func TestREST_SearchAndLookup(t *testing.T) {
 	}
 	r := do(t, keyedClient, "GET", "/api/v3/lookup?q=en:base1-4", key, nil)
 	if res, _ := data(t, r)["resolved"].(map[string]any); res == nil || res["id"] != "en:base1-4" {
-		t.Errorf("lookup of a card id did not resolve: %s", truncate(r.body))
+		t.Errorf("lookup of a card id did not resolve: %s", truncate(r.Body))
 	}
 	r = do(t, keyedClient, "GET", "/api/v3/lookup?q=c", key, nil)
 	if n := len(data(t, r)["items"].([]any)); n == 0 {
 		t.Errorf("lookup from one character returned nothing")
 	}
-	if r := do(t, freshClient(), "GET", "/api/v3/search?q=x", "", nil); r.status != 401 {
-		t.Errorf("search without key: %d", r.status)
+	if r := do(t, freshClient(), "GET", "/api/v3/search?q=x", "", nil); r.Status != 401 {
+		t.Errorf("search without key: %d", r.Status)
 	}
 }
 
 func TestREST_Quote(t *testing.T) {
 	c := freshClient()
 	r := do(t, c, "GET", "/api/v3/quote?q=en:base1-4", "", nil)
-	if r.status != 200 || r.json["contract"] != "quote.v1" {
-		t.Fatalf("quote: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "quote.v1" {
+		t.Fatalf("quote: %d %s", r.Status, truncate(r.Body))
 	}
 	q := data(t, r)["quote"].(map[string]any)
 	if q["status"] != "resolved" || q["card_id"] != "en:base1-4" || q["price_basis"] == "" {
@@ -574,8 +567,8 @@ func TestREST_Quote(t *testing.T) {
 		t.Errorf("graded quote: %v", q)
 	}
 	for _, p := range []string{"/api/v3/quote", "/api/v3/quote?q=x&grade=psa:11"} {
-		if r := do(t, keyedClient, "GET", p, key, nil); r.status != 422 {
-			t.Errorf("%s: %d", p, r.status)
+		if r := do(t, keyedClient, "GET", p, key, nil); r.Status != 422 {
+			t.Errorf("%s: %d", p, r.Status)
 		}
 	}
 }

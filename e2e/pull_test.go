@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	main "github.com/cardedge/cardedge/cmd/cardedge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/snapshots"
 	snaps3 "github.com/cardedge/cardedge/snapshots/s3"
 	"github.com/cardedge/cardedge/snapshots/s3/s3test"
 )
 
-// End-to-end test of a fleet replica's snapshots: serve --snapshots
-// s3://BUCKET/PREFIX against a real S3-compatible server (versitygw; skipped
+// End-to-end test of a fleet replica's snapshots: the cardedge binary
+// with --snapshots s3://BUCKET/PREFIX against a real S3-compatible server (versitygw; skipped
 // when it is missing).
 
 type readyAnswer struct {
@@ -67,41 +67,23 @@ func TestServe_SnapshotsFromS3(t *testing.T) {
 	loc, _ := snaps3.ParseURL("s3://fleet/prod")
 	bucket := snaps3.New(c, loc, snaps3.Options{})
 	ctx := context.Background()
-	root := copyRoot(t, "s0001")
+	root := e2etest.CopyRoot(t, env.root, "s0001")
 	if _, err := bucket.Publish(ctx, filepath.Join(root, "s0001"), snaps3.PublishOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
 	cache := filepath.Join(t.TempDir(), "cache")
-	sctx, cancel := context.WithCancel(ctx)
-	ready := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- main.Serve(sctx, main.ServeConfig{
-			Snapshots: "s3://fleet/prod", State: filepath.Join(t.TempDir(), "state.bolt"), Addr: "127.0.0.1:0", CacheMB: 16, LogLevel: "error",
-			Fleet: main.FleetConfig{CacheDir: cache, Poll: 200 * time.Millisecond, Keep: 2, SwapShare: 0.5, Drain: 300 * time.Millisecond},
-			Ready: func(addr string) { ready <- addr },
-		}, io.Discard, io.Discard)
-	}()
-	var base string
-	select {
-	case addr := <-ready:
-		base = "http://" + addr
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not start")
-	}
+	p := e2etest.Serve(t, env.bin, "serve", "--snapshots", "s3://fleet/prod", "--state", filepath.Join(t.TempDir(), "state.bolt"),
+		"--cache-mb", "16", "--log-level", "error",
+		"--cache-dir", cache, "--poll", "200ms", "--keep", "2", "--swap-share", "0.5", "--drain", "300ms")
+	base := p.Base
 	stopped := false
-	stop := func() error {
-		if stopped {
-			return nil
+	stop := func() {
+		if !stopped {
+			stopped = true
+			p.Stop()
 		}
-		stopped = true
-		cancel()
-		return <-done
 	}
-	t.Cleanup(func() { stop() })
 
 	code, r := getReady(t, base)
 	if code != 200 || !r.Ready || r.SnapshotID != "s0001" || r.Source == nil || r.Source.Published != "s0001" {
@@ -138,7 +120,7 @@ func TestServe_SnapshotsFromS3(t *testing.T) {
 	}
 
 	t.Run("Swap", func(t *testing.T) {
-		cloneSnapshot(t, root, "s0001", "s0002")
+		e2etest.CloneSnapshot(t, root, "s0001", "s0002")
 		published := time.Now()
 		if _, err := bucket.Publish(ctx, filepath.Join(root, "s0002"), snaps3.PublishOptions{}); err != nil {
 			t.Fatal(err)
@@ -151,7 +133,7 @@ func TestServe_SnapshotsFromS3(t *testing.T) {
 	})
 
 	t.Run("ErrVerify", func(t *testing.T) {
-		cloneSnapshot(t, root, "s0001", "s0003")
+		e2etest.CloneSnapshot(t, root, "s0001", "s0003")
 		if _, err := bucket.Publish(ctx, filepath.Join(root, "s0003"), snaps3.PublishOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +152,7 @@ func TestServe_SnapshotsFromS3(t *testing.T) {
 		if code, r := getReady(t, base); code != 200 || r.SnapshotID != "s0002" || !strings.Contains(r.Reason, "refused") {
 			t.Fatalf("/ready with a refused snapshot = %d %+v", code, r)
 		}
-		metrics := string(getBody(t, base+"/metrics"))
+		metrics := string(e2etest.Body(t, base+"/metrics"))
 		if !strings.Contains(metrics, `cardedge_snapshot_source_polls_total{result="refused"}`) || strings.Contains(metrics, `cardedge_snapshot_source_polls_total{result="refused"} 0`) {
 			t.Fatalf("/metrics does not count the refusal:\n%s", grepLines(metrics, "snapshot_source"))
 		}
@@ -179,13 +161,13 @@ func TestServe_SnapshotsFromS3(t *testing.T) {
 	t.Run("Unreachable", func(t *testing.T) {
 		srv.Stop()
 		waitFor(t, 10*time.Second, "store down in /metrics", func() bool {
-			return strings.Contains(string(getBody(t, base+"/metrics")), "cardedge_snapshot_source_up 0")
+			return strings.Contains(string(e2etest.Body(t, base+"/metrics")), "cardedge_snapshot_source_up 0")
 		})
 		if code, r := getReady(t, base); code != 200 || r.SnapshotID != "s0002" {
 			t.Fatalf("/ready with the store down = %d %+v", code, r)
 		}
 		srv.Restart(t)
-		cloneSnapshot(t, root, "s0001", "s0004")
+		e2etest.CloneSnapshot(t, root, "s0001", "s0004")
 		if _, err := bucket.Publish(ctx, filepath.Join(root, "s0004"), snaps3.PublishOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,16 +17,13 @@ import (
 	"github.com/cardedge/cardedge/state"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
-// The web chat in a real browser (headless Chromium through chromedp, as
-// dashboard_browser_test.go): the cardedge binary twice, once with the
-// embedded agent (the figures: time to the first token and to the end of an
-// answer, as the page measures them) and once pointed at a model that
+// The web chat in a real browser (headless Chromium, browser_test.go): the
+// cardedge binary twice, once with the embedded agent (the figures: time to
+// the first token and to the end of an answer, as the page measures them)
+// and once pointed at a model that
 // streams at a person's reading pace (pacedLLM), where tokens visibly arrive
 // before the end and Stop has something to stop. Screenshots at 1280x800 and
 // 390x844 go to var/screenshots/chat/ (git-ignored).
@@ -187,55 +183,14 @@ func (b *browser) signUpPro(state, email string) {
 	b.fill("Password", "a long and unusual passphrase")
 	b.click("button", "Sign up")
 	b.see("heading", "API keys")
-	if out, err := runMain(b.t, "accounts", "set-tier", "--state", state, email, "pro"); err != nil {
+	if out, err := runBin(b.t, "accounts", "set-tier", "--state", state, email, "pro"); err != nil {
 		b.t.Fatalf("set-tier: %v %s", err, out)
 	}
 }
 
 func TestChat_Browser(t *testing.T) {
-	chromium := findChromium()
-	if chromium == "" {
-		t.Skip("skipped: Chromium is not installed (Debian: apt-get install chromium; .ci/run installs it)")
-	}
-	bin := buildEdgeBinary(t)
-	shots := filepath.Join("..", "..", "var", "screenshots", "chat")
-	os.RemoveAll(shots)
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1280, 800), chromedp.Flag("disable-gpu", true))...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting Chromium: %v", err)
-	}
-	// Dialogs, CSP violations (the browser's log) and script errors are
-	// counted: the page must have none.
-	var dialogs, cspErrors, scriptErrors atomic.Int32
-	var problems sync.Map
-	if err := chromedp.Listen(ctx, func(ev any) {
-		switch ev := ev.(type) {
-		case *page.EventJavascriptDialogOpening:
-			dialogs.Add(1)
-			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
-		case *log.EventEntryAdded:
-			if strings.Contains(ev.Entry.Text, "Content Security Policy") {
-				cspErrors.Add(1)
-				problems.Store(ev.Entry.Text, true)
-			}
-		case *runtime.EventExceptionThrown:
-			scriptErrors.Add(1)
-			problems.Store(ev.ExceptionDetails.Text, true)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	b := &browser{t: t, ctx: ctx, shots: shots}
+	b := startBrowser(t, "chat", "")
+	ctx := b.ctx
 	// Screenshots show the newest message (or the form, before the first).
 	b.prepare = func() {
 		b.eval(`(() => { const m = [...document.querySelectorAll(".msg")].pop(); if (m) m.scrollIntoView({block: "end"}); return 0; })()`)
@@ -244,8 +199,8 @@ func TestChat_Browser(t *testing.T) {
 	t.Run("Embedded", func(t *testing.T) {
 		b.t = t
 		state := filepath.Join(t.TempDir(), "state.bolt")
-		edge := startEdgeProcess(t, bin, state, "")
-		b.base = edge.base
+		edge := startEdgeProcess(t, state, "")
+		b.base = edge.Base
 		b.signUpPro(state, "chat-embedded@example.com")
 		b.click("link", "Chat")
 		b.see("heading", "Chat")
@@ -306,8 +261,8 @@ func TestChat_Browser(t *testing.T) {
 		defer srv.Close()
 		t.Setenv("CARDEDGE_LLM_API_KEY", "paced-key")
 		state := filepath.Join(t.TempDir(), "state.bolt")
-		edge := startEdgeProcess(t, bin, state, "", "--llm-url", srv.URL+"/v1", "--llm-model", "paced")
-		b.base = edge.base
+		edge := startEdgeProcess(t, state, "", "--llm-url", srv.URL+"/v1", "--llm-model", "paced")
+		b.base = edge.Base
 		b.signUpPro(state, "chat-stream@example.com")
 		b.open("/dashboard/chat")
 		b.see("heading", "Chat")
@@ -373,10 +328,8 @@ func TestChat_Browser(t *testing.T) {
 		if got := strings.Join(roles, ","); got != "system,user,assistant,user" {
 			t.Errorf("the second question sent messages %s, want system,user,assistant,user", got)
 		}
-		if dialogs.Load() != 0 || cspErrors.Load() != 0 || scriptErrors.Load() != 0 {
-			var seen []string
-			problems.Range(func(k, _ any) bool { seen = append(seen, k.(string)); return true })
-			t.Errorf("%d dialogs, %d CSP errors, %d script errors: %v", dialogs.Load(), cspErrors.Load(), scriptErrors.Load(), seen)
+		if p := b.problems(false); len(p) != 0 {
+			t.Errorf("dialogs, CSP violations or script errors: %v", p)
 		}
 	})
 
@@ -386,8 +339,8 @@ func TestChat_Browser(t *testing.T) {
 		// the limit being 29 seconds).
 		b.t = t
 		state := filepath.Join(t.TempDir(), "state.bolt")
-		edge := startEdgeProcess(t, bin, state, "")
-		b.base = edge.base
+		edge := startEdgeProcess(t, state, "")
+		b.base = edge.Base
 		b.signUpPro(state, "chat-timeout@example.com")
 		b.open("/dashboard/chat")
 		b.see("heading", "Chat")
@@ -419,7 +372,7 @@ func TestChat_Browser(t *testing.T) {
 // email in the state file at path.
 func raiseUsage(t *testing.T, path, email string, n int64) {
 	t.Helper()
-	out, err := runMain(t, "accounts", "list", "--state", path)
+	out, err := runBin(t, "accounts", "list", "--state", path)
 	if err != nil {
 		t.Fatal(err)
 	}

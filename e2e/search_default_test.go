@@ -1,9 +1,10 @@
-package main_test
+package e2e_test
 
 import (
 	"testing"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/mcp/mcptest"
 )
 
 // TestSearchSyntax_DefaultSnapshot runs #25's checks of the search syntax
@@ -18,6 +19,6 @@ func TestSearchSyntax_DefaultSnapshot(t *testing.T) {
 	t.Run("errors", func(t *testing.T) { checkSyntaxErrs(t, se) })
 	t.Run("card detail", func(t *testing.T) { checkCardPlay(t, se) })
 	t.Run("mcp", func(t *testing.T) {
-		checkMCPSearchSyntax(t, openSessionAt(t, se.base, e.key(t, access.Elite, false, true)))
+		checkMCPSearchSyntax(t, mcptest.Open(t, se.base, e.key(t, access.Elite, false, true)))
 	})
 }

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	cardedgeclient "github.com/cardedge/cardedge/clients/go"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 )
 
 // Typed clients generated from the OpenAPI document, against the real edge
@@ -24,8 +25,7 @@ import (
 // (openapi-fetch calls of the card list, card detail with includes and
 // price history) with tsc --noEmit, then compiles and runs it.
 func TestClients_TypeScript(t *testing.T) {
-	tools := npmTools(t, "clients/ts")
-	dir := npmWorkdir(t, tools, "clients/ts", "example.ts", "tsconfig.json", "package.json")
+	dir := npmWorkdir(t, "clients/ts", "example.ts", "tsconfig.json", "package.json")
 	runNode(t, dir, 2*time.Minute, "openapi-typescript", env.base+"/api/v3/openapi.json", "-o", "schema.d.ts")
 	runNode(t, dir, 3*time.Minute, "tsc", "--noEmit")
 	runNode(t, dir, 3*time.Minute, "tsc", "--noCheck") // emit only: checked above
@@ -90,11 +90,11 @@ func TestClients_Go(t *testing.T) {
 // TestClients_GoUpToDate: the Go client was generated from the document as
 // it is (go generate writes the document's digest beside the client).
 func TestClients_GoUpToDate(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join(repoRoot(), "edge", "testdata", "openapi.json"))
+	doc, err := os.ReadFile(filepath.Join(e2etest.RepoRoot(), "edge", "testdata", "openapi.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join(repoRoot(), "clients", "go", "openapi.sha256"))
+	want, err := os.ReadFile(filepath.Join(e2etest.RepoRoot(), "clients", "go", "openapi.sha256"))
 	if err != nil {
 		t.Fatal(err)
 	}

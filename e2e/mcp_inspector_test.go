@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"encoding/json"
@@ -16,8 +16,7 @@ import (
 // error), then one tools/call of each tool, each answering structuredContent
 // that is the JSON of its text block.
 func TestMCP_Inspector(t *testing.T) {
-	tools := npmTools(t, "tools/npm/inspector")
-	dir := npmWorkdir(t, tools, "tools/npm/inspector", "package.json")
+	dir := npmWorkdir(t, "tools/npm/inspector", "package.json")
 	key := mustKey(t, access.Pro, false)
 	inspect := func(args ...string) map[string]any {
 		t.Helper()

@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/bulk/bulktest"
 	cardedgeclient "github.com/cardedge/cardedge/clients/go"
-	"github.com/cardedge/cardedge/edge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
@@ -51,13 +51,13 @@ type bulkItem struct {
 
 // bulkList reads the listing of the edge at base (do checks it against the
 // OpenAPI document when base is the shared edge's).
-func bulkList(t *testing.T, c *http.Client) (map[string]bulkItem, reply) {
+func bulkList(t *testing.T, c *http.Client) (map[string]bulkItem, e2etest.Reply) {
 	t.Helper()
 	r := do(t, c, "GET", "/api/v3/bulk", "", nil)
-	if r.status != 200 || r.json["contract"] != "bulk-data.v1" {
-		t.Fatalf("bulk listing: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "bulk-data.v1" {
+		t.Fatalf("bulk listing: %d %s", r.Status, truncate(r.Body))
 	}
-	return decodeBulkList(t, r.body), r
+	return decodeBulkList(t, r.Body), r
 }
 
 func decodeBulkList(t *testing.T, body []byte) map[string]bulkItem {
@@ -86,7 +86,7 @@ func TestBulk_List(t *testing.T) {
 	items, r := bulkList(t, freshClient())
 	d := data(t, r)
 	if d["snapshot_id"] != "s0001" || d["as_of"] != snapshotstest.AsOf || d["market_source"] != "synthetic" {
-		t.Errorf("listing: %s", truncate(r.body))
+		t.Errorf("listing: %s", truncate(r.Body))
 	}
 	if lim, _ := d["download_limit"].(map[string]any); lim["per_minute"] != float64(access.DownloadsPerMinute) {
 		t.Errorf("download_limit: %v", d["download_limit"])
@@ -129,14 +129,14 @@ func TestBulk_List(t *testing.T) {
 	}
 	// The OpenAPI document describes the routes.
 	for _, p := range []string{"/api/v3/bulk", "/api/v3/bulk/{name}", "/api/v3/bulk/{name}/schema"} {
-		if env.openapi.Paths.Find(p) == nil {
+		if env.api.Spec.Paths.Find(p) == nil {
 			t.Errorf("the OpenAPI document has no %s", p)
 		}
 	}
 }
 
-// download GETs a bulk file and returns the reply.
-func download(t *testing.T, c *http.Client, name, key string, hdr ...string) reply {
+// download GETs a bulk file and returns the e2etest.Reply.
+func download(t *testing.T, c *http.Client, name, key string, hdr ...string) e2etest.Reply {
 	t.Helper()
 	return do(t, c, "GET", "/api/v3/bulk/"+name, key, nil, hdr...)
 }
@@ -154,29 +154,29 @@ func TestBulk_Files(t *testing.T) {
 				key = env.keys["elite"]
 			}
 			r := download(t, c, name, key)
-			if r.status != 200 {
-				t.Fatalf("status %d: %s", r.status, truncate(r.body))
+			if r.Status != 200 {
+				t.Fatalf("status %d: %s", r.Status, truncate(r.Body))
 			}
-			if got := r.header.Get("Content-Type"); got != "application/gzip" {
+			if got := r.Header.Get("Content-Type"); got != "application/gzip" {
 				t.Errorf("Content-Type %q", got)
 			}
-			if got := r.header.Get("Content-Length"); got != strconv.FormatInt(it.Size, 10) || int64(len(r.body)) != it.Size {
-				t.Errorf("Content-Length %s, %d bytes; listing says %d", got, len(r.body), it.Size)
+			if got := r.Header.Get("Content-Length"); got != strconv.FormatInt(it.Size, 10) || int64(len(r.Body)) != it.Size {
+				t.Errorf("Content-Length %s, %d bytes; listing says %d", got, len(r.Body), it.Size)
 			}
-			if got := sha(r.body); got != it.SHA256 {
+			if got := sha(r.Body); got != it.SHA256 {
 				t.Errorf("sha256 %s, listing says %s", got, it.SHA256)
 			}
-			if got := r.header.Get("ETag"); got != `"`+it.SHA256+`"` {
+			if got := r.Header.Get("ETag"); got != `"`+it.SHA256+`"` {
 				t.Errorf("ETag %s", got)
 			}
-			if r.header.Get("Accept-Ranges") != "bytes" || r.header.Get("Repr-Digest") == "" {
-				t.Errorf("headers: %v", r.header)
+			if r.Header.Get("Accept-Ranges") != "bytes" || r.Header.Get("Repr-Digest") == "" {
+				t.Errorf("headers: %v", r.Header)
 			}
 			s := do(t, c, "GET", it.SchemaURL, "", nil)
-			if s.status != 200 || s.header.Get("Content-Type") != "application/schema+json" {
-				t.Fatalf("schema: %d %s", s.status, truncate(s.body))
+			if s.Status != 200 || s.Header.Get("Content-Type") != "application/schema+json" {
+				t.Fatalf("schema: %d %s", s.Status, truncate(s.Body))
 			}
-			rows, err := bulktest.Check(s.body, bytes.NewReader(r.body))
+			rows, err := bulktest.Check(s.Body, bytes.NewReader(r.Body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,19 +207,19 @@ func TestBulk_Resume(t *testing.T) {
 	resp.Body.Close() // not read to the end: the connection is closed
 	// The resume.
 	r := download(t, c, it.Name, "", "Range", fmt.Sprintf("bytes=%d-", half))
-	if r.status != 206 {
-		t.Fatalf("resume: %d %s", r.status, truncate(r.body))
+	if r.Status != 206 {
+		t.Fatalf("resume: %d %s", r.Status, truncate(r.Body))
 	}
-	if got, want := r.header.Get("Content-Range"), fmt.Sprintf("bytes %d-%d/%d", half, it.Size-1, it.Size); got != want {
+	if got, want := r.Header.Get("Content-Range"), fmt.Sprintf("bytes %d-%d/%d", half, it.Size-1, it.Size); got != want {
 		t.Errorf("Content-Range %q, want %q", got, want)
 	}
-	if got := sha(append(first, r.body...)); got != it.SHA256 {
+	if got := sha(append(first, r.Body...)); got != it.SHA256 {
 		t.Errorf("resumed file has sha256 %s, listing says %s", got, it.SHA256)
 	}
 
 	t.Run("Parts", func(t *testing.T) {
 		c := freshClient()
-		whole := download(t, c, it.Name, "").body
+		whole := download(t, c, it.Name, "").Body
 		for _, tc := range []struct {
 			rng        string
 			start, end int64
@@ -229,28 +229,28 @@ func TestBulk_Resume(t *testing.T) {
 			{fmt.Sprintf("bytes=%d-%d", it.Size-10, it.Size+1000), it.Size - 10, it.Size - 1},
 		} {
 			r := download(t, c, it.Name, "", "Range", tc.rng)
-			if r.status != 206 || !bytes.Equal(r.body, whole[tc.start:tc.end+1]) {
-				t.Errorf("%s: %d, %d bytes", tc.rng, r.status, len(r.body))
+			if r.Status != 206 || !bytes.Equal(r.Body, whole[tc.start:tc.end+1]) {
+				t.Errorf("%s: %d, %d bytes", tc.rng, r.Status, len(r.Body))
 			}
 		}
 	})
 	t.Run("IfRange", func(t *testing.T) {
 		c := freshClient()
 		r := download(t, c, it.Name, "", "Range", "bytes=100-", "If-Range", `"`+it.SHA256+`"`)
-		if r.status != 206 {
-			t.Errorf("If-Range matching: %d", r.status)
+		if r.Status != 206 {
+			t.Errorf("If-Range matching: %d", r.Status)
 		}
 		r = download(t, c, it.Name, "", "Range", "bytes=100-", "If-Range", `"0123"`)
-		if r.status != 200 || sha(r.body) != it.SHA256 {
-			t.Errorf("If-Range of another file: %d, want the whole file", r.status)
+		if r.Status != 200 || sha(r.Body) != it.SHA256 {
+			t.Errorf("If-Range of another file: %d, want the whole file", r.Status)
 		}
 	})
 	t.Run("ErrRange", func(t *testing.T) {
 		c := freshClient()
 		for _, rng := range []string{fmt.Sprintf("bytes=%d-", it.Size), "bytes=0-1,5-6", "bytes=5-1", "bytes=x-"} {
 			r := download(t, c, it.Name, "", "Range", rng)
-			if r.status != 416 || r.json["contract"] != "error.v1" || r.header.Get("Content-Range") != fmt.Sprintf("bytes */%d", it.Size) {
-				t.Errorf("%s: %d %s", rng, r.status, truncate(r.body))
+			if r.Status != 416 || r.JSON["contract"] != "error.v1" || r.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", it.Size) {
+				t.Errorf("%s: %d %s", rng, r.Status, truncate(r.Body))
 			}
 		}
 	})
@@ -299,19 +299,19 @@ func TestBulk_NotModified(t *testing.T) {
 	c := freshClient()
 	items, _ := bulkList(t, c)
 	it := items["onepiece-sets"]
-	etag := download(t, c, it.Name, "").header.Get("ETag")
+	etag := download(t, c, it.Name, "").Header.Get("ETag")
 	for i := 0; i < access.DownloadsPerMinute+2; i++ {
 		r := download(t, c, it.Name, "", "If-None-Match", etag)
-		if r.status != 304 || len(r.body) != 0 || r.header.Get("ETag") != etag {
-			t.Fatalf("If-None-Match #%d: %d %q", i+1, r.status, r.body)
+		if r.Status != 304 || len(r.Body) != 0 || r.Header.Get("ETag") != etag {
+			t.Fatalf("If-None-Match #%d: %d %q", i+1, r.Status, r.Body)
 		}
 	}
-	if r := download(t, c, it.Name, "", "If-None-Match", `"another"`); r.status != 200 {
-		t.Errorf("another ETag: %d", r.status)
+	if r := download(t, c, it.Name, "", "If-None-Match", `"another"`); r.Status != 200 {
+		t.Errorf("another ETag: %d", r.Status)
 	}
 	s := do(t, c, "GET", it.SchemaURL, "", nil)
-	if r := do(t, freshClient(), "GET", it.SchemaURL, "", nil, "If-None-Match", s.header.Get("ETag")); r.status != 304 {
-		t.Errorf("schema If-None-Match: %d", r.status)
+	if r := do(t, freshClient(), "GET", it.SchemaURL, "", nil, "If-None-Match", s.Header.Get("ETag")); r.Status != 304 {
+		t.Errorf("schema If-None-Match: %d", r.Status)
 	}
 }
 
@@ -320,21 +320,21 @@ func TestBulk_NotModified(t *testing.T) {
 func TestBulk_ErrLimit(t *testing.T) {
 	c := freshClient()
 	for i := 0; i < access.DownloadsPerMinute; i++ {
-		if r := download(t, c, "pokemon-sets", ""); r.status != 200 {
-			t.Fatalf("download %d: %d %s", i+1, r.status, truncate(r.body))
+		if r := download(t, c, "pokemon-sets", ""); r.Status != 200 {
+			t.Fatalf("download %d: %d %s", i+1, r.Status, truncate(r.Body))
 		}
 	}
 	r := download(t, c, "pokemon-sets", "")
-	if r.status != 429 || r.json["contract"] != "error.v1" || r.header.Get("Retry-After") == "" {
-		t.Fatalf("download %d: %d %s (Retry-After %q)", access.DownloadsPerMinute+1, r.status, truncate(r.body), r.header.Get("Retry-After"))
+	if r.Status != 429 || r.JSON["contract"] != "error.v1" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("download %d: %d %s (Retry-After %q)", access.DownloadsPerMinute+1, r.Status, truncate(r.Body), r.Header.Get("Retry-After"))
 	}
 	// The listing is not a download, nor is a HEAD (the headers a GET
 	// would get).
 	l := do(t, c, "GET", "/api/v3/bulk", "", nil)
-	if l.status != 200 {
-		t.Errorf("listing after the limit: %d", l.status)
+	if l.Status != 200 {
+		t.Errorf("listing after the limit: %d", l.Status)
 	}
-	it := decodeBulkList(t, l.body)["pokemon-sets"]
+	it := decodeBulkList(t, l.Body)["pokemon-sets"]
 	req, _ := http.NewRequest("HEAD", env.base+it.DownloadURL, nil)
 	resp, err := c.Do(req)
 	if err != nil {
@@ -344,8 +344,8 @@ func TestBulk_ErrLimit(t *testing.T) {
 	if resp.StatusCode != 200 || resp.ContentLength != it.Size || resp.Header.Get("ETag") != `"`+it.SHA256+`"` || resp.Header.Get("Content-Type") != "application/gzip" {
 		t.Errorf("HEAD after the limit: %d, Content-Length %d, headers %v", resp.StatusCode, resp.ContentLength, resp.Header)
 	}
-	if r := download(t, freshClient(), "pokemon-sets", ""); r.status != 200 {
-		t.Errorf("another address: %d", r.status)
+	if r := download(t, freshClient(), "pokemon-sets", ""); r.Status != 200 {
+		t.Errorf("another address: %d", r.Status)
 	}
 }
 
@@ -364,13 +364,13 @@ func TestBulk_ErrTier(t *testing.T) {
 		{"ce_e_notakey", 401, "unauthorized"},
 	} {
 		r := download(t, c, "pokemon-price-history", tc.key)
-		e, _ := r.json["error"].(map[string]any)
-		if r.status != tc.status || r.json["contract"] != "error.v1" || e["code"] != tc.code {
-			t.Errorf("key %.8q: %d %s, want %d %s", tc.key, r.status, truncate(r.body), tc.status, tc.code)
+		e, _ := r.JSON["error"].(map[string]any)
+		if r.Status != tc.status || r.JSON["contract"] != "error.v1" || e["code"] != tc.code {
+			t.Errorf("key %.8q: %d %s, want %d %s", tc.key, r.Status, truncate(r.Body), tc.status, tc.code)
 		}
 	}
-	if r := download(t, c, "nope", ""); r.status != 404 || r.json["contract"] != "error.v1" {
-		t.Errorf("unknown file: %d %s", r.status, truncate(r.body))
+	if r := download(t, c, "nope", ""); r.Status != 404 || r.JSON["contract"] != "error.v1" {
+		t.Errorf("unknown file: %d %s", r.Status, truncate(r.Body))
 	}
 }
 
@@ -379,18 +379,17 @@ func TestBulk_ErrTier(t *testing.T) {
 // then reads the rest: the download ends with the old file's checksum,
 // and the listing names the new files.
 func TestBulk_Swap(t *testing.T) {
-	root := copyRoot(t, "s0001")
+	root := e2etest.CopyRoot(t, env.root, "s0001")
 	// The tiny snapshot's files fit in a connection's buffers (up to 4 MiB
 	// on each side): the download would be written before the swap. A
 	// 24 MiB file stays mostly on the server's side until it is read.
 	growBulkFile(t, filepath.Join(root, "s0001"), "pokemon-price-history", 24<<20)
-	e := mustTestEdge(t, root, edge.Options{CacheBytes: 16 << 20}, nil)
-	go e.live.Watch(t.Context(), time.Second) // as serve watches
-	base := "http://" + e.addr
+	e := serveRoot(t, root) // serve watches CURRENT every second
+	base := e.Base
 	key := e.key(t, access.Elite, false, false)
 	list := func() map[string]bulkItem {
 		t.Helper()
-		return decodeBulkList(t, getBody(t, base+"/api/v3/bulk"))
+		return decodeBulkList(t, e2etest.Body(t, base+"/api/v3/bulk"))
 	}
 	old := list()["pokemon-price-history"]
 
@@ -418,7 +417,7 @@ func TestBulk_Swap(t *testing.T) {
 	if _, err := snapshotstest.Build(root, 7, "2026-11-21", "s0002"); err != nil {
 		t.Fatal(err)
 	}
-	waitAsOf(t, base, "2026-11-21")
+	e2etest.WaitAsOf(t, base, "2026-11-21")
 	if err := os.RemoveAll(filepath.Join(root, "s0001")); err != nil {
 		t.Fatal(err)
 	}

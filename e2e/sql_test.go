@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"encoding/json"
@@ -8,12 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardedge/cardedge/e2e/e2etest"
 )
 
 // End-to-end tests of the guarded SQL passthrough (POST /api/v3/sql, GET
 // /api/v3/sql/schema) against the shared edge of main_test.go.
 
-func sqlQuery(t *testing.T, key, sql string) reply {
+func sqlQuery(t *testing.T, key, sql string) e2etest.Reply {
 	t.Helper()
 	b, _ := json.Marshal(map[string]string{"sql": sql})
 	return do(t, keyedClient, "POST", "/api/v3/sql", key, b)
@@ -21,15 +23,15 @@ func sqlQuery(t *testing.T, key, sql string) reply {
 
 func TestSQL_Access(t *testing.T) {
 	body := []byte(`{"sql": "SELECT 1"}`)
-	if r := do(t, freshClient(), "POST", "/api/v3/sql", "", body); r.status != 401 {
-		t.Errorf("no key: %d %s", r.status, r.body)
+	if r := do(t, freshClient(), "POST", "/api/v3/sql", "", body); r.Status != 401 {
+		t.Errorf("no key: %d %s", r.Status, r.Body)
 	}
 	r := do(t, keyedClient, "POST", "/api/v3/sql", env.keys["elite"], body)
-	if e, _ := r.json["error"].(map[string]any); r.status != 403 || e["code"] != "forbidden" {
-		t.Errorf("elite key off the allowlist: %d %s", r.status, r.body)
+	if e, _ := r.JSON["error"].(map[string]any); r.Status != 403 || e["code"] != "forbidden" {
+		t.Errorf("elite key off the allowlist: %d %s", r.Status, r.Body)
 	}
-	if r := do(t, keyedClient, "GET", "/api/v3/sql/schema", env.keys["elite"], nil); r.status != 403 {
-		t.Errorf("schema for a key off the allowlist: %d", r.status)
+	if r := do(t, keyedClient, "GET", "/api/v3/sql/schema", env.keys["elite"], nil); r.Status != 403 {
+		t.Errorf("schema for a key off the allowlist: %d", r.Status)
 	}
 	key := env.keys["sql"]
 	d := detailOf(t, do(t, keyedClient, "POST", "/api/v3/sql", key, []byte(`{"query": "SELECT 1"}`)))
@@ -40,16 +42,16 @@ func TestSQL_Access(t *testing.T) {
 	detailOf(t, do(t, keyedClient, "POST", "/api/v3/sql", key, []byte(`{"sql": 7}`)))
 	// Other properties are ignored.
 	r = do(t, keyedClient, "POST", "/api/v3/sql", key, []byte(`{"sql": "SELECT 41 + 1 AS answer", "format": "json", "query": "x"}`))
-	if r.status != 200 || r.json["contract"] != "sql-query.v1" {
-		t.Fatalf("sql with extra properties: %d %s", r.status, r.body)
+	if r.Status != 200 || r.JSON["contract"] != "sql-query.v1" {
+		t.Fatalf("sql with extra properties: %d %s", r.Status, r.Body)
 	}
 	if rows := data(t, r)["rows"].([]any); rows[0].([]any)[0].(float64) != 42 {
 		t.Errorf("SELECT 41 + 1: %v", rows)
 	}
 	// The schema, for allowlisted callers.
 	r = do(t, keyedClient, "GET", "/api/v3/sql/schema", key, nil)
-	if r.status != 200 || r.json["contract"] != "sql-schema.v1" {
-		t.Fatalf("schema: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "sql-schema.v1" {
+		t.Fatalf("schema: %d %s", r.Status, truncate(r.Body))
 	}
 	tables := map[string]bool{}
 	for _, x := range data(t, r)["tables"].([]any) {
@@ -62,9 +64,9 @@ func TestSQL_Access(t *testing.T) {
 	}
 	// Internal: not in the public OpenAPI document (nor is the chat stream).
 	r = do(t, keyedClient, "GET", "/api/v3/openapi.json", env.keys["elite"], nil)
-	paths, _ := r.json["paths"].(map[string]any)
-	if r.status != 200 || paths == nil {
-		t.Fatalf("openapi.json: %d", r.status)
+	paths, _ := r.JSON["paths"].(map[string]any)
+	if r.Status != 200 || paths == nil {
+		t.Fatalf("openapi.json: %d", r.Status)
 	}
 	var doc struct{ Paths map[string]any }
 	doc.Paths = paths
@@ -84,8 +86,8 @@ func TestSQL_Guard(t *testing.T) {
 	key := env.keys["sql"]
 	count := func() float64 {
 		r := sqlQuery(t, key, "SELECT count(*) FROM sales")
-		if r.status != 200 {
-			t.Fatalf("count: %d %s", r.status, r.body)
+		if r.Status != 200 {
+			t.Fatalf("count: %d %s", r.Status, r.Body)
 		}
 		return data(t, r)["rows"].([]any)[0].([]any)[0].(float64)
 	}
@@ -138,21 +140,21 @@ func TestSQL_Guard(t *testing.T) {
 	}
 	// The row cap: 5,000 rows in, 1,000 out, truncated.
 	r := sqlQuery(t, key, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 5000) SELECT x FROM c")
-	if r.status != 200 {
-		t.Fatalf("big result: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 {
+		t.Fatalf("big result: %d %s", r.Status, truncate(r.Body))
 	}
 	dd := data(t, r)
 	if len(dd["rows"].([]any)) != 1000 || dd["row_count"].(float64) != 1000 || dd["truncated"] != true || dd["max_rows"].(float64) != 1000 {
 		t.Errorf("row cap: %d rows, row_count %v, truncated %v", len(dd["rows"].([]any)), dd["row_count"], dd["truncated"])
 	}
 	r = sqlQuery(t, key, "SELECT id, card_id, sale_date, price_usd FROM sales")
-	if dd := data(t, r); r.status != 200 || dd["truncated"] != true || len(dd["rows"].([]any)) != 1000 {
-		t.Errorf("SELECT of every sale: %d truncated %v", r.status, dd["truncated"])
+	if dd := data(t, r); r.Status != 200 || dd["truncated"] != true || len(dd["rows"].([]any)) != 1000 {
+		t.Errorf("SELECT of every sale: %d truncated %v", r.Status, dd["truncated"])
 	}
 	// A small result is not truncated.
 	r = sqlQuery(t, key, "SELECT id FROM sets")
-	if dd := data(t, r); r.status != 200 || dd["truncated"] != false {
-		t.Errorf("sets: %d %v", r.status, dd["truncated"])
+	if dd := data(t, r); r.Status != 200 || dd["truncated"] != false {
+		t.Errorf("sets: %d %v", r.Status, dd["truncated"])
 	}
 }
 
@@ -163,8 +165,8 @@ func TestSQL_Guard(t *testing.T) {
 func TestSQL_Aggregate(t *testing.T) {
 	for _, window := range []string{"1m", "1y", "all"} {
 		r := do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4/analytics?window="+window, env.keys["elite"], nil)
-		if r.status != 200 {
-			t.Fatalf("analytics: %d %s", r.status, r.body)
+		if r.Status != 200 {
+			t.Fatalf("analytics: %d %s", r.Status, r.Body)
 		}
 		a := data(t, r)
 		from, to := a["from"].(string), a["to"].(string)
@@ -175,8 +177,8 @@ func TestSQL_Aggregate(t *testing.T) {
 				FROM sales WHERE game = 'pokemon' AND card_id = 'en:base1-4' AND finish = 'holo/unlimited' AND hidden = 0 AND sale_date <= '%s'`, to)
 		}
 		s := sqlQuery(t, env.keys["sql"], q)
-		if s.status != 200 {
-			t.Fatalf("%s: %d %s", window, s.status, s.body)
+		if s.Status != 200 {
+			t.Fatalf("%s: %d %s", window, s.Status, s.Body)
 		}
 		d := data(t, s)
 		cols := d["columns"].([]any)

@@ -1,12 +1,10 @@
-package main_test
+package e2e_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,9 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	main "github.com/cardedge/cardedge/cmd/cardedge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -26,7 +23,7 @@ import (
 
 type sseEvent struct {
 	id, event string
-	data      map[string]any
+	Data      map[string]any
 }
 
 // readSSE posts a chat and reads its server-sent events until end.
@@ -65,7 +62,7 @@ func readSSE(t *testing.T, base, key, body string) ([]sseEvent, http.Header) {
 		case strings.HasPrefix(line, "event: "):
 			cur.event = line[7:]
 		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(line[6:]), &cur.data); err != nil {
+			if err := json.Unmarshal([]byte(line[6:]), &cur.Data); err != nil {
 				t.Fatalf("event %s data is not JSON: %s", cur.event, line)
 			}
 		}
@@ -90,20 +87,20 @@ func checkStream(t *testing.T, events []sseEvent) (string, map[string]map[string
 		}
 		switch e.event {
 		case "token":
-			text.WriteString(e.data["text"].(string))
+			text.WriteString(e.Data["text"].(string))
 		case "tool_call":
-			calls[e.data["name"].(string)] = e.data
-			callIDs[e.data["call_id"].(string)] = e.data["name"].(string)
+			calls[e.Data["name"].(string)] = e.Data
+			callIDs[e.Data["call_id"].(string)] = e.Data["name"].(string)
 		case "tool_result":
-			if callIDs[e.data["call_id"].(string)] != e.data["name"] {
-				t.Errorf("tool_result %v answers no tool_call", e.data)
+			if callIDs[e.Data["call_id"].(string)] != e.Data["name"] {
+				t.Errorf("tool_result %v answers no tool_call", e.Data)
 			}
 		case "start", "end", "error":
 		default:
 			t.Errorf("undocumented event %q", e.event)
 		}
 	}
-	end := events[len(events)-1].data
+	end := events[len(events)-1].Data
 	if end["text"] != text.String() || int(end["tokens"].(float64)) == 0 {
 		t.Errorf("end %v does not sum the tokens %q", end, text.String())
 	}
@@ -124,14 +121,14 @@ func TestAgentChat_Embedded(t *testing.T) {
 	if args := calls["quote"]["arguments"].(map[string]any); args["grade"] != "slab:10" || fmt.Sprint(args["ids"]) != "[en:base1-4]" {
 		t.Errorf("quote arguments %v", args)
 	}
-	if events[len(events)-1].data["finish_reason"] != "stop" {
-		t.Errorf("finish %v", events[len(events)-1].data)
+	if events[len(events)-1].Data["finish_reason"] != "stop" {
+		t.Errorf("finish %v", events[len(events)-1].Data)
 	}
 	// The answer quotes the same number as the quote tool's result.
 	var price float64
 	for _, e := range events {
-		if e.event == "tool_result" && e.data["name"] == "quote" {
-			q := e.data["result"].(map[string]any)["quotes"].([]any)[0].(map[string]any)
+		if e.event == "tool_result" && e.Data["name"] == "quote" {
+			q := e.Data["result"].(map[string]any)["quotes"].([]any)[0].(map[string]any)
 			price = q["price_usd"].(float64)
 		}
 	}
@@ -149,14 +146,14 @@ func TestAgentChat_Embedded(t *testing.T) {
 	}
 
 	// Errors before the stream are plain JSON.
-	if r := do(t, freshClient(), "POST", "/api/v3/agent/chat", "", []byte(`{"message": "hi"}`)); r.status != 401 {
-		t.Errorf("chat without a key: %d", r.status)
+	if r := do(t, freshClient(), "POST", "/api/v3/agent/chat", "", []byte(`{"message": "hi"}`)); r.Status != 401 {
+		t.Errorf("chat without a key: %d", r.Status)
 	}
-	if r := do(t, keyedClient, "POST", "/api/v3/agent/chat", key, []byte(`{"messages": []}`)); r.status != 422 {
-		t.Errorf("empty chat: %d", r.status)
+	if r := do(t, keyedClient, "POST", "/api/v3/agent/chat", key, []byte(`{"messages": []}`)); r.Status != 422 {
+		t.Errorf("empty chat: %d", r.Status)
 	}
-	if r := do(t, keyedClient, "POST", "/api/v3/agent/chat", key, []byte(`{"messages": [{"role": "assistant", "content": "x"}]}`)); r.status != 422 {
-		t.Errorf("chat ending with the assistant: %d", r.status)
+	if r := do(t, keyedClient, "POST", "/api/v3/agent/chat", key, []byte(`{"messages": [{"role": "assistant", "content": "x"}]}`)); r.Status != 422 {
+		t.Errorf("chat ending with the assistant: %d", r.Status)
 	}
 }
 
@@ -255,48 +252,16 @@ func TestAgentChat_LLM(t *testing.T) {
 	defer llm.Close()
 	t.Setenv("CARDEDGE_LLM_API_KEY", "test-llm-key")
 
-	live := do(t, keyedClient, "GET", "/health", "", nil).json["snapshot_id"].(string)
+	live := do(t, keyedClient, "GET", "/health", "", nil).JSON["snapshot_id"].(string)
 	root := linkSnapshot(t, live)
 	// The second server runs the real command line, with the --llm-url flag
 	// (the key comes from $CARDEDGE_LLM_API_KEY), on a free loopback port.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- main.Main(ctx, []string{"serve", "--snapshots", root, "--state", env.state, "--addr", addr, "--cache-mb", "0",
-			"--log-level", "error", "--llm-url", llm.URL + "/v1", "--llm-model", "fake-model"}, io.Discard, io.Discard)
-	}()
-	base := "http://" + addr
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if resp, err := http.Get(base + "/health"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("second server: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("second server did not start")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("second server: %v", err)
-		}
-	}()
+	base := e2etest.Serve(t, env.bin, "serve", "--snapshots", root, "--state", env.state, "--cache-mb", "0",
+		"--log-level", "error", "--llm-url", llm.URL+"/v1", "--llm-model", "fake-model").Base
 
 	events, _ := readSSE(t, base, env.keys["chat"], `{"message": "What is a slab 10 Charizard from Base worth?"}`)
 	text, calls := checkStream(t, events)
-	if s := events[0].data; s["agent"] != "llm" || s["model"] != "fake-model" {
+	if s := events[0].Data; s["agent"] != "llm" || s["model"] != "fake-model" {
 		t.Errorf("start %v", s)
 	}
 	q := calls["quote"]
@@ -306,10 +271,10 @@ func TestAgentChat_LLM(t *testing.T) {
 	var price float64
 	for _, e := range events {
 		if e.event == "tool_result" {
-			if e.data["ok"] != true {
-				t.Fatalf("tool result %v", e.data)
+			if e.Data["ok"] != true {
+				t.Fatalf("tool result %v", e.Data)
 			}
-			price = e.data["result"].(map[string]any)["quotes"].([]any)[0].(map[string]any)["price_usd"].(float64)
+			price = e.Data["result"].(map[string]any)["quotes"].([]any)[0].(map[string]any)["price_usd"].(float64)
 		}
 	}
 	if want := fmt.Sprintf("Charizard in slab:10 is worth about $%.2f (Midprice).", price); text != want || price == 0 {
@@ -342,7 +307,7 @@ func TestAgentChat_LLM(t *testing.T) {
 
 	// A failing model: an error event, then end.
 	events, _ = readSSE(t, base, env.keys["chat"], `{"message": "fail please"}`)
-	if n := len(events); n != 3 || events[1].event != "error" || events[1].data["code"] != "llm_unavailable" || events[2].data["finish_reason"] != "error" {
+	if n := len(events); n != 3 || events[1].event != "error" || events[1].Data["code"] != "llm_unavailable" || events[2].Data["finish_reason"] != "error" {
 		t.Errorf("failing model: %v", events)
 	}
 }

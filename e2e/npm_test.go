@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"bytes"
@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cardedge/cardedge/e2e/e2etest"
 )
 
 // Helpers of the tests that run npm tools (the MCP TypeScript SDK, the MCP
@@ -18,12 +19,6 @@ import (
 // is a package.json with its package-lock.json (every version pinned),
 // installed once by tools/npm/install into ~/.cache/cardedge/npm and reused
 // by later runs until its lock file changes.
-
-// repoRoot is the module's root directory.
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
 
 // npmTools installs the tool set in dir (relative to the repository root)
 // and returns its directory (node_modules inside). It skips the test when
@@ -35,8 +30,8 @@ func npmTools(t *testing.T, dir string) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(repoRoot(), "tools", "npm", "install"), dir)
-	cmd.Dir = repoRoot()
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(e2etest.RepoRoot(), "tools", "npm", "install"), dir)
+	cmd.Dir = e2etest.RepoRoot()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	started := time.Now()
@@ -51,13 +46,16 @@ func npmTools(t *testing.T, dir string) string {
 	return strings.TrimSpace(stdout.String())
 }
 
-// npmWorkdir returns a fresh directory holding the files of src (relative
-// to the repository root) and a node_modules link to the installed tools.
-func npmWorkdir(t *testing.T, tools, src string, files ...string) string {
+// npmWorkdir installs the tool set of src (npmTools: src is relative to the
+// repository root; it skips the test without Node.js) and returns a fresh
+// directory holding the files of src and a node_modules link to the
+// installed tools.
+func npmWorkdir(t *testing.T, src string, files ...string) string {
 	t.Helper()
+	tools := npmTools(t, src)
 	dir := t.TempDir()
 	for _, f := range files {
-		b, err := os.ReadFile(filepath.Join(repoRoot(), src, f))
+		b, err := os.ReadFile(filepath.Join(e2etest.RepoRoot(), src, f))
 		if err != nil {
 			t.Fatal(err)
 		}

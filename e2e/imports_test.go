@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -40,7 +41,7 @@ func csvField(s string) string {
 	return s
 }
 
-func upload(t *testing.T, key, path, contentType string, body []byte) reply {
+func upload(t *testing.T, key, path, contentType string, body []byte) e2etest.Reply {
 	t.Helper()
 	return do(t, keyedClient, "POST", path, key, body, "Content-Type", contentType)
 }
@@ -124,8 +125,8 @@ func TestImports_PreviewConfirm(t *testing.T) {
 	csvText := "Card ID,Name,Set,Number,Language,Grade,Qty,Price Paid\n" + strings.Join(rows, "\n") + "\n"
 
 	r := upload(t, key, "/api/v3/me/imports/preview", "text/csv", []byte(csvText))
-	if r.status != 200 || r.json["contract"] != "import-preview.v1" {
-		t.Fatalf("preview: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || r.JSON["contract"] != "import-preview.v1" {
+		t.Fatalf("preview: %d %s", r.Status, truncate(r.Body))
 	}
 	p := data(t, r)
 	sum := p["summary"].(map[string]any)
@@ -189,25 +190,25 @@ func TestImports_PreviewConfirm(t *testing.T) {
 	ambRow := 161
 	cand := prow[ambRow-1].(map[string]any)["candidates"].([]any)[0].(map[string]any)["card_id"].(string)
 	confirmBody, _ := json.Marshal(map[string]any{"preview_id": previewID, "choices": map[string]string{fmt.Sprint(ambRow): cand}})
-	if r := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", env.keys["elite"], confirmBody); r.status != 404 {
-		t.Errorf("another key confirmed the preview: %d %s", r.status, truncate(r.body))
+	if r := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", env.keys["elite"], confirmBody); r.Status != 404 {
+		t.Errorf("another key confirmed the preview: %d %s", r.Status, truncate(r.Body))
 	}
 	badChoice, _ := json.Marshal(map[string]any{"preview_id": previewID, "choices": map[string]string{"1": "en:base1-2"}})
 	if d := detailOf(t, do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", key, badChoice)); !strings.Contains(d["msg"].(string), "not ambiguous") {
 		t.Errorf("choice for a matched row: %v", d)
 	}
 	c1 := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", key, confirmBody)
-	if c1.status != 200 || c1.json["contract"] != "import-confirm.v1" {
-		t.Fatalf("confirm: %d %s", c1.status, truncate(c1.body))
+	if c1.Status != 200 || c1.JSON["contract"] != "import-confirm.v1" {
+		t.Fatalf("confirm: %d %s", c1.Status, truncate(c1.Body))
 	}
 	d1 := data(t, c1)
 	if d1["status"] != "confirmed" || d1["already_confirmed"] != false || d1["stored_rows"].(float64) != 161 || len(d1["skipped"].([]any)) != 29 {
-		t.Errorf("confirm: %s", truncate(c1.body))
+		t.Errorf("confirm: %s", truncate(c1.Body))
 	}
 	c2 := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", key, confirmBody)
 	d2 := data(t, c2)
-	if c2.status != 200 || d2["status"] != "already_confirmed" || d2["already_confirmed"] != true || d2["stored_rows"] != d1["stored_rows"] {
-		t.Errorf("second confirm: %d %s", c2.status, truncate(c2.body))
+	if c2.Status != 200 || d2["status"] != "already_confirmed" || d2["already_confirmed"] != true || d2["stored_rows"] != d1["stored_rows"] {
+		t.Errorf("second confirm: %d %s", c2.Status, truncate(c2.Body))
 	}
 	coll1, coll2 := d1["collection"].(map[string]any), d2["collection"].(map[string]any)
 	if fmt.Sprint(coll1) != fmt.Sprint(coll2) || coll1["imports"].(float64) != 1 || coll1["quantity"] != d1["stored_quantity"] {
@@ -244,11 +245,11 @@ func TestImports_PreviewConfirm(t *testing.T) {
 	if len(stored.Imports) != 1 || stored.Imports[0].ImportID != previewID || float64(qty) != d1["stored_quantity"].(float64) {
 		t.Errorf("state file: %d imports, quantity %d (confirm said %v)", len(stored.Imports), qty, d1["stored_quantity"])
 	}
-	if r := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", key, []byte(`{"preview_id": "imp_unknown"}`)); r.status != 404 {
-		t.Errorf("unknown preview: %d", r.status)
+	if r := do(t, keyedClient, "POST", "/api/v3/me/imports/confirm", key, []byte(`{"preview_id": "imp_unknown"}`)); r.Status != 404 {
+		t.Errorf("unknown preview: %d", r.Status)
 	}
-	if r := do(t, freshClient(), "POST", "/api/v3/me/imports/preview", "", []byte(csvText), "Content-Type", "text/csv"); r.status != 401 {
-		t.Errorf("preview without a key: %d", r.status)
+	if r := do(t, freshClient(), "POST", "/api/v3/me/imports/preview", "", []byte(csvText), "Content-Type", "text/csv"); r.Status != 401 {
+		t.Errorf("preview without a key: %d", r.Status)
 	}
 }
 
@@ -289,10 +290,10 @@ func TestImports_BadFiles(t *testing.T) {
 	}
 	// strict: every invalid row is a 422 naming its row and column.
 	r := upload(t, key, path+"?strict=true", "text/csv", []byte(header+good+"Charizard,en:base1,4,many\nCharizard,en:base1,4,0\n"))
-	if r.status != 422 || len(r.json["detail"].([]any)) != 2 {
-		t.Fatalf("strict: %d %s", r.status, r.body)
+	if r.Status != 422 || len(r.JSON["detail"].([]any)) != 2 {
+		t.Fatalf("strict: %d %s", r.Status, r.Body)
 	}
-	for i, x := range r.json["detail"].([]any) {
+	for i, x := range r.JSON["detail"].([]any) {
 		e := x.(map[string]any)
 		if loc := fmt.Sprint(e["loc"]); loc != fmt.Sprintf("[body row %d quantity]", i+2) || !strings.Contains(e["msg"].(string), fmt.Sprintf("row %d (line %d), column quantity", i+2, i+3)) {
 			t.Errorf("strict entry %d: %v", i, e)
@@ -300,8 +301,8 @@ func TestImports_BadFiles(t *testing.T) {
 	}
 	// JSON rows work like CSV rows (aliases, numbers).
 	r = upload(t, key, path, "application/json", []byte(`[{"card_id": "en:base1-4", "qty": 2, "price_paid": 100.5, "grade": "slab 10"}, {"name": "Charizard", "set": "Base", "number": "4/102"}]`))
-	if r.status != 200 || data(t, r)["format"] != "json" || data(t, r)["summary"].(map[string]any)["matched"].(float64) != 2 {
-		t.Errorf("JSON upload: %d %s", r.status, truncate(r.body))
+	if r.Status != 200 || data(t, r)["format"] != "json" || data(t, r)["summary"].(map[string]any)["matched"].(float64) != 2 {
+		t.Errorf("JSON upload: %d %s", r.Status, truncate(r.Body))
 	}
 	// Limits: 5,001 rows, or more than 1 MiB, are refused with 413.
 	var big strings.Builder
@@ -310,12 +311,12 @@ func TestImports_BadFiles(t *testing.T) {
 		big.WriteString(good)
 	}
 	r = upload(t, key, path, "text/csv", []byte(big.String()))
-	if e, _ := r.json["error"].(map[string]any); r.status != 413 || !strings.Contains(fmt.Sprint(e["message"]), "5000 rows") {
-		t.Errorf("5,001 rows: %d %s", r.status, truncate(r.body))
+	if e, _ := r.JSON["error"].(map[string]any); r.Status != 413 || !strings.Contains(fmt.Sprint(e["message"]), "5000 rows") {
+		t.Errorf("5,001 rows: %d %s", r.Status, truncate(r.Body))
 	}
 	huge := header + strings.Repeat("Charizard,en:base1,4,1"+strings.Repeat(" ", 1000)+"\n", 1100)
 	r = upload(t, key, path, "text/csv", []byte(huge))
-	if e, _ := r.json["error"].(map[string]any); r.status != 413 || !strings.Contains(fmt.Sprint(e["message"]), "1 MiB") {
-		t.Errorf("%d bytes: %d %s", len(huge), r.status, truncate(r.body))
+	if e, _ := r.JSON["error"].(map[string]any); r.Status != 413 || !strings.Contains(fmt.Sprint(e["message"]), "1 MiB") {
+		t.Errorf("%d bytes: %d %s", len(huge), r.Status, truncate(r.Body))
 	}
 }
