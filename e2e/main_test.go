@@ -34,22 +34,13 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	code, err := run(m)
-	e2etest.RemoveBinary()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "setup:", err)
-		os.Exit(1)
-	}
-	os.Exit(code)
+	os.Exit(e2etest.Main(func(e *e2etest.Env) (int, error) { return run(m, e) }))
 }
 
-func run(m *testing.M) (int, error) {
-	e, err := e2etest.NewEnv()
-	if err != nil {
-		return 0, err
-	}
-	defer e.Close()
+func run(m *testing.M, e *e2etest.Env) (int, error) {
+	defer e2etest.RemoveBinary()
 	env.root, env.state, env.keys, env.keyIDs = e.Root, e.State, e.Keys, e.KeyIDs
+	var err error
 	if env.bin, err = e2etest.BuildBinary(); err != nil {
 		return 0, err
 	}

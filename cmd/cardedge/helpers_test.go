@@ -18,6 +18,7 @@ import (
 	"github.com/cardedge/cardedge/access"
 	main "github.com/cardedge/cardedge/cmd/cardedge"
 	"github.com/cardedge/cardedge/collection"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
@@ -99,6 +100,14 @@ func (e *testEdge) key(tb testing.TB, tier access.Tier, sql, unmetered bool) str
 	}
 	return secret
 }
+
+// The helpers package e2e's tests share (e2e/e2etest).
+var (
+	stateAt     = e2etest.StateAt
+	createKey   = e2etest.CreateKey
+	keyedClient = e2etest.KeyedClient
+	truncate    = e2etest.Truncate
+)
 
 // edgeProc is the real program (Main's Serve) running in-process.
 type edgeProc struct {

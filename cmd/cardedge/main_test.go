@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"testing"
 
@@ -32,20 +31,10 @@ var env struct {
 }
 
 func TestMain(m *testing.M) {
-	code, err := run(m)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "setup:", err)
-		os.Exit(1)
-	}
-	os.Exit(code)
+	os.Exit(e2etest.Main(func(e *e2etest.Env) (int, error) { return run(m, e) }))
 }
 
-func run(m *testing.M) (int, error) {
-	e, err := e2etest.NewEnv()
-	if err != nil {
-		return 0, err
-	}
-	defer e.Close()
+func run(m *testing.M, e *e2etest.Env) (int, error) {
 	env.root, env.state, env.keys, env.keyIDs = e.Root, e.State, e.Keys, e.KeyIDs
 	srv, err := startServe(main.ServeConfig{Snapshots: env.root, State: env.state, CacheMB: 64})
 	if err != nil {
@@ -63,24 +52,6 @@ func run(m *testing.M) (int, error) {
 		return 0, err
 	}
 	return code, nil
-}
-
-// Helpers of the tests (e2etest's, shared with package e2e).
-
-var (
-	stateAt     = e2etest.StateAt
-	createKey   = e2etest.CreateKey
-	keyedClient = e2etest.KeyedClient
-	freshClient = e2etest.FreshClient
-	data        = e2etest.Data
-	truncate    = e2etest.Truncate
-)
-
-// do sends a request to the shared edge; the answer is checked against the
-// OpenAPI document.
-func do(t testing.TB, c *http.Client, method, path, key string, body []byte, hdr ...string) e2etest.Reply {
-	t.Helper()
-	return env.api.Do(t, c, method, path, key, body, hdr...)
 }
 
 // copyRoot copies snapshot id of env.root into a new root (published), so a

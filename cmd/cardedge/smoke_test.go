@@ -89,7 +89,7 @@ func TestMCP_ErrorCodes(t *testing.T) {
 	if r.Status != 413 || r.Msg["contract"] != "error.v1" || e["code"] != "payload_too_large" {
 		t.Errorf("oversized MCP body: %d %.200s", r.Status, r.Body)
 	}
-	rest := do(t, keyedClient, "POST", "/api/v3/me/imports/preview", key, bytes.Repeat([]byte("a"), 1<<20+1), "Content-Type", "text/csv")
+	rest := env.api.Do(t, keyedClient, "POST", "/api/v3/me/imports/preview", key, bytes.Repeat([]byte("a"), 1<<20+1), "Content-Type", "text/csv")
 	if re, _ := rest.JSON["error"].(map[string]any); rest.Status != r.Status || re["code"] != e["code"] {
 		t.Errorf("REST says %d %v for an oversized upload, MCP %d %v", rest.Status, re["code"], r.Status, e["code"])
 	}
@@ -138,11 +138,11 @@ func mustKey(t *testing.T, tier access.Tier, unmetered bool) string {
 // on REST; the page carries its CSP), the API reference page, the agent
 // chat (a stream that ends).
 func TestServe_FrontDoors(t *testing.T) {
-	h := do(t, keyedClient, "GET", "/health", "", nil)
+	h := env.api.Do(t, keyedClient, "GET", "/health", "", nil)
 	if h.Status != 200 || h.JSON["mcp_version"] != mcp.Version || h.JSON["snapshot_id"] != "s0001" {
 		t.Errorf("health: %d %s", h.Status, truncate(h.Body))
 	}
-	if r := do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4", env.keys["pro"], nil); r.Status != 200 || data(t, r)["card_id"] != "en:base1-4" {
+	if r := env.api.Do(t, keyedClient, "GET", "/api/v3/cards/en:base1-4", env.keys["pro"], nil); r.Status != 200 || e2etest.Data(t, r)["card_id"] != "en:base1-4" {
 		t.Errorf("card: %d %s", r.Status, truncate(r.Body))
 	}
 

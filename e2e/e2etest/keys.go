@@ -2,6 +2,7 @@ package e2etest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,4 +97,22 @@ func (e *Env) Close() {
 		e.Store.Close()
 	}
 	os.RemoveAll(e.Dir)
+}
+
+// Main is the body of a whole-program TestMain: it builds an Env, calls
+// run (which starts the server over it, runs the tests and stops the
+// server, returning the tests' exit code) and removes the Env. An error of
+// NewEnv or run is printed and the exit code is 1.
+func Main(run func(e *Env) (int, error)) int {
+	e, err := NewEnv()
+	if err == nil {
+		var code int
+		code, err = run(e)
+		e.Close()
+		if err == nil {
+			return code
+		}
+	}
+	fmt.Fprintln(os.Stderr, "setup:", err)
+	return 1
 }
