@@ -282,20 +282,7 @@ func TestService_NoAllocExpiring(t *testing.T) {
 	clock.step = 10 * time.Second
 	secret, _ := mustKeySpec(t, path, access.KeySpec{Tier: access.Elite, Expires: clock.Peek().AddDate(1, 0, 0)})
 	s := MustOpen(t, path, clock)
-	hdr := bearer(secret)
-	if _, err := s.Charge(MustAuth(t, s, secret), 1); err != nil {
-		t.Fatal(err)
-	}
-	n := testing.AllocsPerRun(1000, func() {
-		c, err := s.Authenticate(hdr, "192.0.2.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Charge(c, 1); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if n != 0 {
+	if n := authChargeAllocs(t, s, secret); n != 0 {
 		t.Fatalf("Authenticate+Charge of an expiring key allocates %v times", n)
 	}
 }

@@ -75,24 +75,11 @@ func TestService_NoAlloc(t *testing.T) {
 	clock := NewClock(t, "2026-11-05T00:00:00Z")
 	clock.step = 10 * time.Second // refills the bucket; 8,640 charges a day stay under the quota
 	s := MustOpen(t, path, clock)
-	hdr := bearer(secret)
-	if _, err := s.Charge(MustAuth(t, s, secret), 1); err != nil { // first charge of the key
-		t.Fatal(err)
-	}
-	n := testing.AllocsPerRun(1000, func() {
-		c, err := s.Authenticate(hdr, "192.0.2.1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Charge(c, 1); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if n != 0 {
+	if n := authChargeAllocs(t, s, secret); n != 0 {
 		t.Fatalf("Authenticate+Charge allocates %v times", n)
 	}
 	play, _ := s.Authenticate(nil, "192.0.2.9")
-	n = testing.AllocsPerRun(1000, func() { s.Charge(play, 1) })
+	n := testing.AllocsPerRun(1000, func() { s.Charge(play, 1) })
 	if n != 0 {
 		t.Fatalf("Playground Charge allocates %v times", n)
 	}
@@ -251,4 +238,23 @@ func TestSetHeaders_Fasthttp(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { buf = access.SetHeaders(&h, d, buf) }); n != 0 {
 		t.Fatalf("SetHeaders into fasthttp allocates %v times", n)
 	}
+}
+
+// authChargeAllocs charges the key of secret once (its first charge), then
+// returns the allocations of one Authenticate and Charge of it.
+func authChargeAllocs(t *testing.T, s *access.Service, secret string) float64 {
+	t.Helper()
+	if _, err := s.Charge(MustAuth(t, s, secret), 1); err != nil {
+		t.Fatal(err)
+	}
+	hdr := bearer(secret)
+	return testing.AllocsPerRun(1000, func() {
+		c, err := s.Authenticate(hdr, "192.0.2.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Charge(c, 1); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -298,10 +298,10 @@ func TestRedis_DownAtStart(t *testing.T) {
 	}
 }
 
-// BenchmarkAuthenticateCharge_Redis is a keyed charge with Redis: one round
-// trip to a local redis-server (timeout raised so a loaded machine does not
-// trip the breaker, which would measure the local path instead).
-func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
+// openBenchRedis is an access layer counting in a local redis-server (its
+// timeout raised so that a loaded machine does not trip the breaker) and the
+// Authorization value of an Elite key of it; both end with b.
+func openBenchRedis(b *testing.B) (*access.Service, []byte) {
 	rs := redistest.Start(b, false)
 	path := StatePath(b)
 	secret, _ := MustKey(b, path, access.Elite, false, false)
@@ -311,8 +311,15 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	hdr := bearer(secret)
+	b.Cleanup(func() { s.Close() })
+	return s, bearer(secret)
+}
+
+// BenchmarkAuthenticateCharge_Redis is a keyed charge with Redis: one round
+// trip to a local redis-server (timeout raised so a loaded machine does not
+// trip the breaker, which would measure the local path instead).
+func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
+	s, hdr := openBenchRedis(b)
 	b.ReportAllocs()
 	cpu0 := processCPU()
 	for b.Loop() {
@@ -379,17 +386,7 @@ func processCPU() time.Duration {
 // goroutines at once, as an edge under load makes them: charges in flight
 // together share round trips (the batcher).
 func BenchmarkAuthenticateCharge_RedisParallel(b *testing.B) {
-	rs := redistest.Start(b, false)
-	path := StatePath(b)
-	secret, _ := MustKey(b, path, access.Elite, false, false)
-	clock := NewClock(b, "2026-11-05T00:00:00Z")
-	clock.step = 10 * time.Second
-	s, err := access.Open(access.Options{State: Store(b, path, clock), Counter: mustCounter(b, rs.URL(), "bench:", time.Second), Now: clock.Now, SyncInterval: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	hdr := bearer(secret)
+	s, hdr := openBenchRedis(b)
 	b.ReportAllocs()
 	b.SetParallelism(64 / runtime.GOMAXPROCS(0))
 	cpu0 := processCPU()

@@ -13,14 +13,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
-var src *live.View
-
-func TestMain(m *testing.M) {
-	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = live.NewView(t.Reader, t.Index, nil)
-	}))
-}
-
 // TestTools_Run calls every tool once, and a few bad calls.
 func TestTools_Run(t *testing.T) {
 	tools := agent.NewTools(src, "pokemon", access.Pro)
@@ -69,3 +61,7 @@ func TestRun_Embedded(t *testing.T) {
 		t.Errorf("events %v", events)
 	}
 }
+
+var src *live.View
+
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }

@@ -296,22 +296,29 @@ func BenchmarkSearch(b *testing.B) {
 				b.Fatalf("search %q: %v", q.q, err)
 			}
 		}
-		for _, q := range e.queries[:200] {
-			search(q)
-		}
-		lat := make([]time.Duration, 0, b.N)
-		b.ReportAllocs()
-		b.ResetTimer()
-		cpu0 := processCPU()
-		for i := 0; i < b.N; i++ {
-			t0 := time.Now()
-			search(e.queries[i%len(e.queries)])
-			lat = append(lat, time.Since(t0))
-		}
-		b.StopTimer()
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-		percentiles(b, "Search", lat)
+		timeQueries(b, "Search", e.queries, search)
 	})
+}
+
+// timeQueries runs search over the first 200 queries (a warm-up), then
+// b.N times over queries (cycled), and reports the process CPU per
+// operation and the latency percentiles under name.
+func timeQueries(b *testing.B, name string, queries []gameQuery, search func(gameQuery)) {
+	for _, q := range queries[:200] {
+		search(q)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		search(queries[i%len(queries)])
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	percentiles(b, name, lat)
 }
 
 // benchPaths sends paths (cycled, b.N in all) one at a time through e's

@@ -28,21 +28,7 @@ func BenchmarkSearchSyntax(b *testing.B) {
 				b.Fatalf("search %q: %v", q.q, err)
 			}
 		}
-		for _, q := range e.syntaxQueries[:200] {
-			search(q)
-		}
-		lat := make([]time.Duration, 0, b.N)
-		b.ReportAllocs()
-		b.ResetTimer()
-		cpu0 := processCPU()
-		for i := 0; i < b.N; i++ {
-			t0 := time.Now()
-			search(e.syntaxQueries[i%len(e.syntaxQueries)])
-			lat = append(lat, time.Since(t0))
-		}
-		b.StopTimer()
-		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
-		percentiles(b, "SearchSyntax", lat)
+		timeQueries(b, "SearchSyntax", e.syntaxQueries, search)
 	})
 }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files under testdata/feeds")
@@ -155,26 +156,6 @@ func MustCompile(tb testing.TB, opts builder.Options) *snapshots.Manifest {
 	return m
 }
 
-// MustOpen verifies and opens the snapshot in dir, closed at the end of the
-// test.
-func MustOpen(tb testing.TB, dir string) *bolt.Reader {
-	tb.Helper()
-	m, err := snapshots.Verify(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r, err := bolt.Open(dir, m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return r
-}
-
 // mustCurrent returns the id CURRENT names in root.
 func mustCurrent(tb testing.TB, root string) string {
 	tb.Helper()
@@ -237,7 +218,7 @@ func verified(s snapshots.Sale, asOf snapshots.Day) bool { return !s.Hidden() &&
 // the synthesizer produce, and every derived record must agree with them.
 func TestCompile_Tiny(t *testing.T) {
 	dir, m := MustTiny(t)
-	r := MustOpen(t, dir)
+	r := snapshotstest.MustOpen(t, dir)
 
 	if diff := cmp.Diff(m, r.Manifest()); diff != "" {
 		t.Errorf("verified manifest differs from Compile's (-compile +verify):\n%s", diff)
@@ -733,7 +714,7 @@ func TestCompile_Workers(t *testing.T) {
 	if len(digests) == 2 && digests[0] != digests[1] {
 		t.Errorf("content digest with 3 workers %s, with 1 %s", digests[0], digests[1])
 	}
-	r := MustOpen(t, filepath.Join(root, "workers3"))
+	r := snapshotstest.MustOpen(t, filepath.Join(root, "workers3"))
 	sales, err := r.Sales("pokemon", "en:base1-4")
 	if err != nil {
 		t.Fatal(err)
@@ -823,7 +804,7 @@ func TestCompile_Killed(t *testing.T) {
 	if diff := cmp.Diff([]string{first, third}, dirNames(t, root)); diff != "" {
 		t.Errorf("after the third build, directories (-want +got):\n%s", diff)
 	}
-	MustOpen(t, filepath.Join(root, third))
+	snapshotstest.MustOpen(t, filepath.Join(root, third))
 }
 
 // copyDir copies the regular files and directories below src to dst.
@@ -1002,7 +983,7 @@ func TestCompile_Feeds(t *testing.T) {
 	opts.AsOf = 0 // the latest sale
 	opts.MarketDir = goodFeed
 	m := MustCompile(t, opts)
-	r := MustOpen(t, filepath.Join(root, "feeds"))
+	r := snapshotstest.MustOpen(t, filepath.Join(root, "feeds"))
 
 	if got, want := []any{m.MarketSource, m.AsOf, m.Counts["sales"], m.Counts["listings"], m.Counts["cards"]},
 		[]any{"feed", "2026-11-05", int64(8), int64(3), int64(30)}; !cmp.Equal(want, got) {
@@ -1123,7 +1104,7 @@ func TestCompile_FeedOutlier(t *testing.T) {
 	opts.AsOf = 0 // the latest sale: 2026-10-10
 	opts.MarketDir = filepath.Join("testdata", "feeds", "outlier")
 	MustCompile(t, opts)
-	r := MustOpen(t, filepath.Join(root, "outlier"))
+	r := snapshotstest.MustOpen(t, filepath.Join(root, "outlier"))
 	d := mustDay
 	bound := 1 + estimate.Default.FMV.MaxMovePerSalePct/100
 

@@ -18,6 +18,7 @@ import (
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 // sourcesBuild builds a snapshot of the fixture catalog from real sources.
@@ -58,7 +59,7 @@ func (sb *sourcesBuild) mustBuild(t *testing.T, sources []string, edit func(*bui
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := MustOpen(t, filepath.Join(sb.out, m.SnapshotID))
+	r := snapshotstest.MustOpen(t, filepath.Join(sb.out, m.SnapshotID))
 	t.Cleanup(func() { r.Close() })
 	return m, r
 }

@@ -22,11 +22,7 @@ var (
 	stores = map[string]state.Store{} // by test name
 )
 
-func TestMain(m *testing.M) {
-	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = live.NewView(t.Reader, t.Index, nil)
-	}))
-}
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
 
 // newService is a Service over a checked state file, its clock and the
 // store's one clock.

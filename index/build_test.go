@@ -24,19 +24,7 @@ func smallCatalog(tb testing.TB) ([]*snapshots.Set, []*snapshots.Card) {
 		"pokemon/en:base1": true, "pokemon/en:base2": true, "pokemon/ja:SV1S": true,
 		"pokemon/zh-tw:SV1S": true, "onepiece/en:OP-01": true, "onepiece/ja:OP-01": true,
 	}
-	var ss []*snapshots.Set
-	for _, s := range sets {
-		if keep[s.Game+"/"+s.ID] {
-			ss = append(ss, s)
-		}
-	}
-	var cs []*snapshots.Card
-	for _, c := range cards {
-		if keep[c.Game+"/"+c.SetID] {
-			cs = append(cs, c)
-		}
-	}
-	return ss, cs
+	return keepSets(sets, cards, keep)
 }
 
 // MustBuild builds and opens an index of sets and cards in a temporary

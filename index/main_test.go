@@ -144,19 +144,7 @@ func raceSubset(tb testing.TB, sets []*snapshots.Set, cards []*snapshots.Card) (
 			keep[first.Game+"/"+first.SetID] = true
 		}
 	}
-	var ss []*snapshots.Set
-	for _, s := range sets {
-		if keep[s.Game+"/"+s.ID] {
-			ss = append(ss, s)
-		}
-	}
-	var cs []*snapshots.Card
-	for _, c := range cards {
-		if keep[c.Game+"/"+c.SetID] {
-			cs = append(cs, c)
-		}
-	}
-	return ss, cs
+	return keepSets(sets, cards, keep)
 }
 
 // loadCatalog decodes the shipped JSON Lines catalog straight into the
@@ -325,4 +313,21 @@ func hitIDs(res index.SearchResult) []string {
 		out[i] = h.CardID
 	}
 	return out
+}
+
+// keepSets returns the sets whose "game/id" keep holds and their cards.
+func keepSets(sets []*snapshots.Set, cards []*snapshots.Card, keep map[string]bool) ([]*snapshots.Set, []*snapshots.Card) {
+	var ss []*snapshots.Set
+	for _, s := range sets {
+		if keep[s.Game+"/"+s.ID] {
+			ss = append(ss, s)
+		}
+	}
+	var cs []*snapshots.Card
+	for _, c := range cards {
+		if keep[c.Game+"/"+c.SetID] {
+			cs = append(cs, c)
+		}
+	}
+	return ss, cs
 }

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/cardedge/cardedge/live"
@@ -15,39 +14,26 @@ import (
 
 // built is one root with two tiny snapshots, s0001 and s0002 (CURRENT names
 // s0002 after the build), shared by the tests: each copies it.
-var built struct {
-	once sync.Once
-	root string
-	err  error
-}
+var built = snapshotstest.SharedRoot{Build: func(root string) error {
+	for i, id := range []string{"s0001", "s0002"} {
+		if _, err := snapshotstest.Build(root, int64(7+i), snapshotstest.AsOf, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.root != "" {
-		os.RemoveAll(built.root)
-	}
+	built.Close()
 	os.Exit(code)
 }
 
 // mustRoot returns a copy of the shared root with CURRENT naming current.
 func mustRoot(tb testing.TB, current string) string {
 	tb.Helper()
-	built.once.Do(func() {
-		if built.root, built.err = os.MkdirTemp("", "cardedge-live-test-"); built.err != nil {
-			return
-		}
-		for i, id := range []string{"s0001", "s0002"} {
-			if _, err := snapshotstest.Build(built.root, int64(7+i), snapshotstest.AsOf, id); err != nil {
-				built.err = err
-				return
-			}
-		}
-	})
-	if built.err != nil {
-		tb.Fatal(built.err)
-	}
 	root := tb.TempDir()
-	if err := os.CopyFS(root, os.DirFS(built.root)); err != nil {
+	if err := os.CopyFS(root, os.DirFS(built.Get(tb))); err != nil {
 		tb.Fatal(err)
 	}
 	if err := snapshots.Publish(root, current); err != nil {

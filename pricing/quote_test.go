@@ -14,15 +14,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
-// src is a real tiny snapshot, opened once for the package's tests.
-var src *live.View
-
-func TestMain(m *testing.M) {
-	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = live.NewView(t.Reader, t.Index, nil)
-	}))
-}
-
 func TestQuote(t *testing.T) {
 	ctx := context.Background()
 	qs, err := pricing.Quote(ctx, src, pricing.QuoteRequest{Refs: []string{"en:base1-4", "pikachu", "nope-zz"}})
@@ -114,3 +105,8 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+// src is a real tiny snapshot, opened once for the package's tests.
+var src *live.View
+
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }

@@ -13,15 +13,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
-// src is a real tiny snapshot, built once for the package's tests.
-var src *live.View
-
-func TestMain(m *testing.M) {
-	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) {
-		src = live.NewView(t.Reader, t.Index, nil)
-	}))
-}
-
 func TestResolve(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
@@ -168,3 +159,8 @@ func TestColumns_Resolve(t *testing.T) {
 		t.Errorf("a name that disagrees is a warning: %+v", m)
 	}
 }
+
+// src is a real tiny snapshot, built once for the package's tests.
+var src *live.View
+
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }

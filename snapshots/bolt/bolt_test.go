@@ -16,15 +16,8 @@ import (
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
-
-func day(s string) snapshots.Day {
-	d, err := snapshots.ParseDay(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
 
 // fixture is a handmade snapshot: what the test writes and expects to read.
 type fixture struct {
@@ -52,14 +45,14 @@ func newFixture() *fixture {
 		Supertype: "Pokémon", Subtypes: []string{"Stage 2"}, Colors: []string{"Fire"}, NationalDex: []int{6},
 		Variants: []string{"holo/unlimited", "holo/shadowless"}, Source: "pokemon-tcg-data", PartnerProductID: 42382,
 		Ordinal: 0, MarketSources: []string{"partner", "ebay"}, Venues: []string{"courtyard"}, PriceCents: 45000,
-		PriceDay: day("2026-10-30"), Volume30dCents: 91050, Sales30d: 2, SalesAll: 4, Listings: 2}
+		PriceDay: snapshotstest.Day("2026-10-30"), Volume30dCents: 91050, Sales30d: 2, SalesAll: 4, Listings: 2}
 	blastoise := &snapshots.Card{Game: "pokemon", ID: "en:base1-2", Language: "en", SourceID: "base1-2",
 		SetID: "en:base1", Name: "Blastoise", NameLanguage: "en", Number: "2", Source: "pokemon-tcg-data",
 		Ordinal: 1, MarketSources: []string{}, Venues: []string{}}
 	fushigidane := &snapshots.Card{Game: "pokemon", ID: "ja:SV2a-001", Language: "ja", SourceID: "SV2a-001",
 		SetID: "ja:SV2a", Name: "フシギダネ", NameLanguage: "ja", Number: "001", Rarity: "Common",
 		ENCardID: "en:sv3pt5-1", ENMatch: "number", Source: "tcgdex", PartnerProductID: 7,
-		Ordinal: 2, MarketSources: []string{"mercari"}, Venues: []string{}, PriceCents: 120, PriceDay: day("2026-10-02"),
+		Ordinal: 2, MarketSources: []string{"mercari"}, Venues: []string{}, PriceCents: 120, PriceDay: snapshotstest.Day("2026-10-02"),
 		SalesAll: 1, Listings: 1}
 	zoro := &snapshots.Card{Game: "onepiece", ID: "en:OP01-001", Language: "en", SourceID: "OP01-001",
 		SetID: "en:OP-01", Name: "Roronoa Zoro", NameLanguage: "en", Number: "OP01-001", Rarity: "L",
@@ -68,20 +61,20 @@ func newFixture() *fixture {
 
 	charizardMarket := &bolt.CardMarket{
 		Sales: []snapshots.Sale{
-			{ID: 105, Day: day("2026-10-31"), PriceCents: 46000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeFixedPrice, Flags: snapshots.SalePriceFeed},
-			{ID: 104, Day: day("2026-10-30"), PriceCents: 45050, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeAuction, Finish: 1},
-			{ID: 103, Day: day("2026-10-30"), PriceCents: 46000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeBestOffer, Grade: snapshots.GradedGrade(0, 9.5)},
-			{ID: 102, Day: day("2026-10-20"), PriceCents: 99999, Marketplace: snapshots.MarketEbay, Flags: snapshots.SaleFlagged},
-			{ID: 101, Day: day("2026-10-01"), PriceCents: 34406, Marketplace: snapshots.VenueCourtyard, TradeType: snapshots.TradeOnChainTransfer, Confidence: snapshots.ConfAgreeMedium},
-			{ID: 100, Day: day("2025-01-01"), PriceCents: math.MaxInt64, Marketplace: snapshots.MarketCardmarket, Confidence: snapshots.ConfDisagreeHigh, Grade: snapshots.RawGrade(4)},
+			{ID: 105, Day: snapshotstest.Day("2026-10-31"), PriceCents: 46000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeFixedPrice, Flags: snapshots.SalePriceFeed},
+			{ID: 104, Day: snapshotstest.Day("2026-10-30"), PriceCents: 45050, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeAuction, Finish: 1},
+			{ID: 103, Day: snapshotstest.Day("2026-10-30"), PriceCents: 46000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeBestOffer, Grade: snapshots.GradedGrade(0, 9.5)},
+			{ID: 102, Day: snapshotstest.Day("2026-10-20"), PriceCents: 99999, Marketplace: snapshots.MarketEbay, Flags: snapshots.SaleFlagged},
+			{ID: 101, Day: snapshotstest.Day("2026-10-01"), PriceCents: 34406, Marketplace: snapshots.VenueCourtyard, TradeType: snapshots.TradeOnChainTransfer, Confidence: snapshots.ConfAgreeMedium},
+			{ID: 100, Day: snapshotstest.Day("2025-01-01"), PriceCents: math.MaxInt64, Marketplace: snapshots.MarketCardmarket, Confidence: snapshots.ConfDisagreeHigh, Grade: snapshots.RawGrade(4)},
 		},
 		Series: []snapshots.PriceSeries{
 			{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
-				{Day: day("2026-10-01"), FMVCents: 40000, TVWAPCents: 39000, MedianCents: 39500, Sales: 2, Sample: 2, Confidence: estimate.ConfidenceMedium, Flags: estimate.FlagThin},
-				{Day: day("2026-10-30"), FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, Sales: 3, Sample: 9, Confidence: estimate.ConfidenceHigh, Flags: estimate.FlagOutlierExcluded},
+				{Day: snapshotstest.Day("2026-10-01"), FMVCents: 40000, TVWAPCents: 39000, MedianCents: 39500, Sales: 2, Sample: 2, Confidence: estimate.ConfidenceMedium, Flags: estimate.FlagThin},
+				{Day: snapshotstest.Day("2026-10-30"), FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, Sales: 3, Sample: 9, Confidence: estimate.ConfidenceHigh, Flags: estimate.FlagOutlierExcluded},
 			}},
 			{Grade: snapshots.GradedGrade(0, 9.5), Points: []snapshots.PricePoint{
-				{Day: day("2026-10-30"), FMVCents: 46000, TVWAPCents: 46000, MedianCents: 46000, Sales: 1},
+				{Day: snapshotstest.Day("2026-10-30"), FMVCents: 46000, TVWAPCents: 46000, MedianCents: 46000, Sales: 1},
 			}},
 		},
 		Analytics: []snapshots.CardAnalytics{
@@ -95,45 +88,45 @@ func newFixture() *fixture {
 		},
 		Listings: []snapshots.Listing{
 			{ID: "l1", CardID: "en:base1-4", Platform: "ebay", Grade: "raw:near_mint", AskCents: 47500, ShippingCents: 500,
-				ListedDay: day("2026-10-29"), Quantity: 1, DealScore: -5.55, PlatformFreshnessH: 3},
+				ListedDay: snapshotstest.Day("2026-10-29"), Quantity: 1, DealScore: -5.55, PlatformFreshnessH: 3},
 			{ID: "l2", CardID: "en:base1-4", Platform: "partner", Grade: "slab:10", Finish: "holo/shadowless", AskCents: 450000,
-				ListedDay: day("2026-10-25"), Quantity: 2, PlatformFreshnessH: 1},
+				ListedDay: snapshotstest.Day("2026-10-25"), Quantity: 2, PlatformFreshnessH: 1},
 		},
 		Cum: []snapshots.CumSeries{
 			{Grade: snapshots.RawNearMint, Points: []snapshots.CumPoint{
-				{Day: day("2026-10-01"), Count: 1, Cents: 34406}, {Day: day("2026-10-30"), Count: 2, Cents: 79456}}},
-			{Grade: snapshots.GradedGrade(0, 9.5), Points: []snapshots.CumPoint{{Day: day("2026-10-30"), Count: 1, Cents: 46000}}},
+				{Day: snapshotstest.Day("2026-10-01"), Count: 1, Cents: 34406}, {Day: snapshotstest.Day("2026-10-30"), Count: 2, Cents: 79456}}},
+			{Grade: snapshots.GradedGrade(0, 9.5), Points: []snapshots.CumPoint{{Day: snapshotstest.Day("2026-10-30"), Count: 1, Cents: 46000}}},
 		},
 		Printings: []snapshots.Printing{
 			{Finish: 0, Name: "holo/unlimited", Base: true, SalesAll: 3, Sales30d: 2, Volume30dCents: 91050, Listings: 1, LowAskCents: 47500, Estimates: []snapshots.Estimate{
-				{Grade: snapshots.RawNearMint, FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, SampleSize: 9, LastSaleDay: day("2026-10-30"),
+				{Grade: snapshots.RawNearMint, FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, SampleSize: 9, LastSaleDay: snapshotstest.Day("2026-10-30"),
 					Confidence: estimate.ConfidenceHigh, Flags: estimate.FlagOutlierExcluded | estimate.FlagSolo},
-				{Grade: snapshots.GradedGrade(0, 9.5), FMVCents: 46000, TVWAPCents: 46000, MedianCents: 46000, SampleSize: 1, LastSaleDay: day("2026-10-30"),
+				{Grade: snapshots.GradedGrade(0, 9.5), FMVCents: 46000, TVWAPCents: 46000, MedianCents: 46000, SampleSize: 1, LastSaleDay: snapshotstest.Day("2026-10-30"),
 					Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin},
 			}},
 			{Finish: 1, Name: "holo/shadowless", SalesAll: 1, Sales30d: 1, Volume30dCents: 45050, Listings: 1, LowAskCents: 450000, Estimates: []snapshots.Estimate{
-				{Grade: snapshots.RawNearMint, FMVCents: 45050, TVWAPCents: 45050, MedianCents: 45050, SampleSize: 1, LastSaleDay: day("2026-10-30"),
+				{Grade: snapshots.RawNearMint, FMVCents: 45050, TVWAPCents: 45050, MedianCents: 45050, SampleSize: 1, LastSaleDay: snapshotstest.Day("2026-10-30"),
 					Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin | estimate.FlagStale},
 			}},
 		},
 		Others: []bolt.PrintingMarket{{
 			Finish: 1,
 			Series: []snapshots.PriceSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
-				{Day: day("2026-10-30"), FMVCents: 45050, TVWAPCents: 45050, MedianCents: 45050, Sales: 1, Sample: 1, Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin},
+				{Day: snapshotstest.Day("2026-10-30"), FMVCents: 45050, TVWAPCents: 45050, MedianCents: 45050, Sales: 1, Sample: 1, Confidence: estimate.ConfidenceLow, Flags: estimate.FlagThin},
 			}}},
-			Cum: []snapshots.CumSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.CumPoint{{Day: day("2026-10-30"), Count: 1, Cents: 45050}}}},
+			Cum: []snapshots.CumSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.CumPoint{{Day: snapshotstest.Day("2026-10-30"), Count: 1, Cents: 45050}}}},
 			Analytics: []snapshots.CardAnalytics{{Window: "1w", From: "2026-10-25", To: "2026-10-31", Sales: 1, VolumeCents: 45050,
 				ByMarketplace: map[string]int{"ebay": 1}, ByGrade: map[string]int{"raw:near_mint": 1},
 				GradeMedianCts: map[string]int64{"raw:near_mint": 45050}, TradeTypes: map[string]int{"auction": 1}}},
 		}},
 	}
 	fushigidaneMarket := &bolt.CardMarket{
-		Sales:    []snapshots.Sale{{ID: 1<<24 | 2, Day: day("2026-10-02"), PriceCents: 120, Marketplace: snapshots.MarketMercari}},
-		Listings: []snapshots.Listing{{ID: "m1", CardID: "ja:SV2a-001", Platform: "mercari", Grade: "raw:near_mint", AskCents: 99, ListedDay: day("2026-10-30"), Quantity: 1}},
-		Cum:      []snapshots.CumSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.CumPoint{{Day: day("2026-10-02"), Count: 1, Cents: 120}}}},
+		Sales:    []snapshots.Sale{{ID: 1<<24 | 2, Day: snapshotstest.Day("2026-10-02"), PriceCents: 120, Marketplace: snapshots.MarketMercari}},
+		Listings: []snapshots.Listing{{ID: "m1", CardID: "ja:SV2a-001", Platform: "mercari", Grade: "raw:near_mint", AskCents: 99, ListedDay: snapshotstest.Day("2026-10-30"), Quantity: 1}},
+		Cum:      []snapshots.CumSeries{{Grade: snapshots.RawNearMint, Points: []snapshots.CumPoint{{Day: snapshotstest.Day("2026-10-02"), Count: 1, Cents: 120}}}},
 	}
 	zoroMarket := &bolt.CardMarket{
-		Sales: []snapshots.Sale{{ID: 1 << 56, Day: day("2026-10-31"), PriceCents: 1999, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeBestOffer}},
+		Sales: []snapshots.Sale{{ID: 1 << 56, Day: snapshotstest.Day("2026-10-31"), PriceCents: 1999, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeBestOffer}},
 	}
 
 	return &fixture{
@@ -181,8 +174,8 @@ func newFixture() *fixture {
 		},
 		setDaily: map[string]map[string][]snapshots.DailyStat{
 			"pokemon": {
-				"en:base1": {{Day: day("2026-10-01"), Sales: 1, VolumeCents: 34406}, {Day: day("2026-10-30"), Sales: 2, VolumeCents: 91050}},
-				"ja:SV2a":  {{Day: day("2026-10-02"), Sales: 1, VolumeCents: 120}},
+				"en:base1": {{Day: snapshotstest.Day("2026-10-01"), Sales: 1, VolumeCents: 34406}, {Day: snapshotstest.Day("2026-10-30"), Sales: 2, VolumeCents: 91050}},
+				"ja:SV2a":  {{Day: snapshotstest.Day("2026-10-02"), Sales: 1, VolumeCents: 120}},
 			},
 			"onepiece": {"en:OP-01": nil},
 		},
@@ -266,30 +259,10 @@ func MustWrite(tb testing.TB, f *fixture) (string, *snapshots.Manifest) {
 	return dir, m
 }
 
-// MustOpen verifies and opens the snapshot in dir, closed at the end of the
-// test.
-func MustOpen(tb testing.TB, dir string) *bolt.Reader {
-	tb.Helper()
-	m, err := snapshots.Verify(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r, err := bolt.Open(dir, m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := r.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return r
-}
-
 func TestReader_RoundTrip(t *testing.T) {
 	f := newFixture()
 	dir, m := MustWrite(t, f)
-	r := MustOpen(t, dir)
+	r := snapshotstest.MustOpen(t, dir)
 
 	if diff := cmp.Diff(m, r.Manifest()); diff != "" {
 		t.Errorf("Manifest() (-want +got):\n%s", diff)
@@ -483,7 +456,7 @@ func TestReader_RoundTrip(t *testing.T) {
 func TestReader_Printings(t *testing.T) {
 	f := newFixture()
 	dir, _ := MustWrite(t, f)
-	r := MustOpen(t, dir)
+	r := snapshotstest.MustOpen(t, dir)
 	cm := f.market["pokemon"][0]
 
 	base, err := r.PrintingSeries("pokemon", "EN:BASE1-4", 0)
@@ -552,7 +525,7 @@ func TestReader_Printings(t *testing.T) {
 
 func TestReader_CaseInsensitive(t *testing.T) {
 	dir, _ := MustWrite(t, newFixture())
-	r := MustOpen(t, dir)
+	r := snapshotstest.MustOpen(t, dir)
 	c, err := r.Card("pokemon", "EN:BASE1-4")
 	if err != nil {
 		t.Fatal(err)
@@ -581,7 +554,7 @@ func TestReader_CaseInsensitive(t *testing.T) {
 func TestReader_Owned(t *testing.T) {
 	f := newFixture()
 	dir, _ := MustWrite(t, f)
-	r := MustOpen(t, dir)
+	r := snapshotstest.MustOpen(t, dir)
 	sales, err := r.Sales("pokemon", "en:base1-4")
 	if err != nil {
 		t.Fatal(err)
@@ -614,7 +587,7 @@ func TestReader_Owned(t *testing.T) {
 
 func TestReader_ErrNotFound(t *testing.T) {
 	dir, _ := MustWrite(t, newFixture())
-	r := MustOpen(t, dir)
+	r := snapshotstest.MustOpen(t, dir)
 	for _, tt := range []struct {
 		name string
 		call func() error

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 // TestReader_ConcurrentReads: the per-card reads share pooled read
@@ -84,7 +85,7 @@ func TestReader_ConcurrentReads(t *testing.T) {
 // include: one window of one card.
 func BenchmarkReader_AnalyticsWindow(b *testing.B) {
 	dir, _ := MustWrite(b, newFixture())
-	r := MustOpen(b, dir)
+	r := snapshotstest.MustOpen(b, dir)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {

@@ -17,15 +17,8 @@ import (
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/gold"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
-
-func day(s string) snapshots.Day {
-	d, err := snapshots.ParseDay(s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
 
 // Handmade records of the test database.
 var (
@@ -41,27 +34,27 @@ var (
 		Supertype: "Pokémon", Subtypes: []string{"Stage 2"}, Colors: []string{"Fire"}, NationalDex: []int{6},
 		Variants: []string{"holofoil", "1st-edition-holofoil"}, Source: "test", PartnerProductID: 42382,
 		Ordinal: 3, MarketSources: []string{"partner", "ebay"}, Venues: []string{}, PriceCents: 45000,
-		PriceDay: day("2026-10-30"), Volume30dCents: 123456, Sales30d: 3, SalesAll: 3, Listings: 2}
+		PriceDay: snapshotstest.Day("2026-10-30"), Volume30dCents: 123456, Sales30d: 3, SalesAll: 3, Listings: 2}
 	charizardSales = []snapshots.Sale{
-		{ID: 105, Day: day("2026-10-31"), PriceCents: 46000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeFixedPrice, Grade: snapshots.RawNearMint, Flags: snapshots.SalePriceFeed},
-		{ID: 104, Day: day("2026-10-30"), PriceCents: 45050, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeAuction, Grade: snapshots.RawNearMint, Finish: 1},
-		{ID: 103, Day: day("2026-10-20"), PriceCents: 99999, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeAuction, Grade: snapshots.RawNearMint, Flags: snapshots.SaleFlagged},
-		{ID: 102, Day: day("2026-10-10"), PriceCents: 44000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeBestOffer, Grade: snapshots.GradedGrade(0, 10)},
-		{ID: 101, Day: day("2026-10-01"), PriceCents: 34406, Marketplace: snapshots.VenueCourtyard, TradeType: snapshots.TradeOnChainTransfer, Grade: snapshots.RawNearMint, Confidence: snapshots.ConfDisagreeHigh},
-		{ID: 100, Day: day("2026-09-30"), PriceCents: 34406, Marketplace: snapshots.MarketCardmarket, TradeType: snapshots.TradeFixedPrice, Grade: snapshots.RawNearMint, Confidence: snapshots.ConfAgreeHigh},
+		{ID: 105, Day: snapshotstest.Day("2026-10-31"), PriceCents: 46000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeFixedPrice, Grade: snapshots.RawNearMint, Flags: snapshots.SalePriceFeed},
+		{ID: 104, Day: snapshotstest.Day("2026-10-30"), PriceCents: 45050, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeAuction, Grade: snapshots.RawNearMint, Finish: 1},
+		{ID: 103, Day: snapshotstest.Day("2026-10-20"), PriceCents: 99999, Marketplace: snapshots.MarketEbay, TradeType: snapshots.TradeAuction, Grade: snapshots.RawNearMint, Flags: snapshots.SaleFlagged},
+		{ID: 102, Day: snapshotstest.Day("2026-10-10"), PriceCents: 44000, Marketplace: snapshots.MarketPartner, TradeType: snapshots.TradeBestOffer, Grade: snapshots.GradedGrade(0, 10)},
+		{ID: 101, Day: snapshotstest.Day("2026-10-01"), PriceCents: 34406, Marketplace: snapshots.VenueCourtyard, TradeType: snapshots.TradeOnChainTransfer, Grade: snapshots.RawNearMint, Confidence: snapshots.ConfDisagreeHigh},
+		{ID: 100, Day: snapshotstest.Day("2026-09-30"), PriceCents: 34406, Marketplace: snapshots.MarketCardmarket, TradeType: snapshots.TradeFixedPrice, Grade: snapshots.RawNearMint, Confidence: snapshots.ConfAgreeHigh},
 	}
 	charizardSeries = []snapshots.PriceSeries{
 		{Grade: snapshots.RawNearMint, Points: []snapshots.PricePoint{
-			{Day: day("2026-10-01"), FMVCents: 40000, TVWAPCents: 39000, MedianCents: 39500, Sales: 2},
-			{Day: day("2026-10-30"), FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, Sales: 3},
+			{Day: snapshotstest.Day("2026-10-01"), FMVCents: 40000, TVWAPCents: 39000, MedianCents: 39500, Sales: 2},
+			{Day: snapshotstest.Day("2026-10-30"), FMVCents: 45000, TVWAPCents: 44000, MedianCents: 44500, Sales: 3},
 		}},
 		{Grade: snapshots.GradedGrade(0, 10), Points: []snapshots.PricePoint{
-			{Day: day("2026-10-10"), FMVCents: 440000, TVWAPCents: 440000, MedianCents: 440000, Sales: 1},
+			{Day: snapshotstest.Day("2026-10-10"), FMVCents: 440000, TVWAPCents: 440000, MedianCents: 440000, Sales: 1},
 		}},
 	}
 	charizardListings = []snapshots.Listing{
-		{ID: "l1", CardID: "en:base1-4", Platform: "ebay", Grade: "raw:near_mint", AskCents: 47500, ShippingCents: 500, ListedDay: day("2026-10-29"), Quantity: 1, DealScore: -5.5, PlatformFreshnessH: 3},
-		{ID: "l2", CardID: "en:base1-4", Platform: "partner", Grade: "slab:10", Finish: "holofoil", AskCents: 450000, ListedDay: day("2026-10-25"), Quantity: 2, PlatformFreshnessH: 1},
+		{ID: "l1", CardID: "en:base1-4", Platform: "ebay", Grade: "raw:near_mint", AskCents: 47500, ShippingCents: 500, ListedDay: snapshotstest.Day("2026-10-29"), Quantity: 1, DealScore: -5.5, PlatformFreshnessH: 3},
+		{ID: "l2", CardID: "en:base1-4", Platform: "partner", Grade: "slab:10", Finish: "holofoil", AskCents: 450000, ListedDay: snapshotstest.Day("2026-10-25"), Quantity: 2, PlatformFreshnessH: 1},
 	}
 	charizardAnalytics = []snapshots.CardAnalytics{
 		{Window: "1w", From: "2026-10-25", To: "2026-10-31", Sales: 1, VolumeCents: 45050, AvgCents: 45050, MedianCents: 45050, LowCents: 45050, HighCents: 45050,
@@ -70,7 +63,7 @@ var (
 	}
 	blastoise = &snapshots.Card{Game: "pokemon", ID: "en:base1-2", Language: "en", SetID: "en:base1", Name: "Blastoise", Number: "2", Ordinal: 1}
 	luffy     = &snapshots.Card{Game: "onepiece", ID: "en:OP01-001", Language: "en", SetID: "en:OP-01", Name: "Roronoa Zoro; the \"swordsman\"", Number: "OP01-001"}
-	luffySale = []snapshots.Sale{{ID: 200, Day: day("2026-10-31"), PriceCents: 199, Marketplace: snapshots.MarketMercari, Grade: snapshots.RawGrade(1)}}
+	luffySale = []snapshots.Sale{{ID: 200, Day: snapshotstest.Day("2026-10-31"), PriceCents: 199, Marketplace: snapshots.MarketMercari, Grade: snapshots.RawGrade(1)}}
 )
 
 // MustWrite writes the handmade test database and returns its path.

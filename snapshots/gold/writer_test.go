@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/gold"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 // synthCard is one card of a synthetic market, shaped like the default preset
@@ -35,7 +36,7 @@ func (c *synthCard) rows() int {
 // synthMarket makes a market of cards cards in sets of setSize cards.
 func synthMarket(cards, setSize int, seed uint64) []synthCard {
 	r := rand.New(rand.NewPCG(seed, 1))
-	asOf := day("2026-10-31")
+	asOf := snapshotstest.Day("2026-10-31")
 	out := make([]synthCard, cards)
 	var saleID uint64
 	for i := range out {

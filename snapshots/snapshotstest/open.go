@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
 )
@@ -112,4 +113,91 @@ func (s *Shared) Close() error {
 		return nil
 	}
 	return s.tiny.Close()
+}
+
+// View is the tiny snapshot as the domain packages read it (live.View, not
+// reference counted).
+func (t *Tiny) View() *live.View { return live.NewView(t.Reader, t.Index, nil) }
+
+// RunView is RunTiny for tests that read the tiny snapshot through a
+// live.View: it sets *v before the tests run.
+//
+//	var src *live.View
+//
+//	func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
+func RunView(m *testing.M, v **live.View) int {
+	return RunTiny(m, func(t *Tiny) { *v = t.View() })
+}
+
+// SharedRoot is a snapshots root a package's tests share, built by Build
+// into a new temporary directory on first use (Get) and removed by the
+// package's TestMain (Close). It is safe for concurrent use.
+type SharedRoot struct {
+	// Build fills root (nil: the tiny snapshot s0001, seed 7, as of AsOf,
+	// published).
+	Build func(root string) error
+
+	once sync.Once
+	root string
+	err  error
+}
+
+// Get returns the root, building it on the first call; a build that failed
+// fails tb (and every later caller).
+func (s *SharedRoot) Get(tb testing.TB) string {
+	tb.Helper()
+	s.once.Do(func() {
+		if s.root, s.err = os.MkdirTemp("", "cardedge-root-"); s.err != nil {
+			return
+		}
+		build := s.Build
+		if build == nil {
+			build = func(root string) error { _, err := Build(root, 7, AsOf, "s0001"); return err }
+		}
+		if err := build(s.root); err != nil {
+			s.err = fmt.Errorf("build the shared snapshots root: %w", err)
+		}
+	})
+	if s.err != nil {
+		tb.Fatal(s.err)
+	}
+	return s.root
+}
+
+// Close removes the root when one was built.
+func (s *SharedRoot) Close() error {
+	if s.root == "" {
+		return nil
+	}
+	return os.RemoveAll(s.root)
+}
+
+// MustOpen verifies and opens the snapshot in dir, closed at the end of the
+// test.
+func MustOpen(tb testing.TB, dir string) *bolt.Reader {
+	tb.Helper()
+	m, err := snapshots.Verify(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := bolt.Open(dir, m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return r
+}
+
+// Day parses a YYYY-MM-DD day of a test's fixture; it panics on a bad one
+// (the test's own mistake).
+func Day(s string) snapshots.Day {
+	d, err := snapshots.ParseDay(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
