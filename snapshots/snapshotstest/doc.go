@@ -2,15 +2,24 @@
 // the shipped catalog, compiled by the real builder.
 //
 // It imports builder (it is a test helper, like net/http/httptest),
-// snapshots, snapshots/bolt and index; no production package imports it.
+// snapshots, snapshots/bolt, index and live; no production package imports
+// it.
 //
-// OpenTiny builds the tiny snapshot into a temporary directory and opens its
-// reader and index: what a package's TestMain shares (resolve, pricing,
-// agent). Shared builds it on a package's first use instead and is closed
-// by the TestMain (mcp, web).
+// What a package's tests share, built once:
+//
+//   - OpenTiny builds the tiny snapshot into a temporary directory and
+//     opens its reader and index; RunTiny and RunView are a TestMain's
+//     body over it (RunView hands the tests a live.View: resolve, pricing,
+//     agent, collection).
+//   - Shared builds and opens it on the package's first use instead, closed
+//     by the TestMain (mcp, web); SharedRoot builds a snapshots root on
+//     first use, with the tiny snapshot or what its Build makes (edge,
+//     live).
+//   - MustOpen verifies and opens a snapshot directory for one test; Day
+//     parses a fixture's day.
 //
 // # Caveats
 //
 // A build takes a few seconds (about 40 under -race): build once per
-// package (TestMain, or a sync.Once) and only read the snapshot in tests.
+// package and only read the snapshot in tests.
 package snapshotstest
