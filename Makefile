@@ -9,19 +9,24 @@ PRESET    ?= default
 SEED      ?= 1
 AS_OF     ?= 2026-11-20
 
-.PHONY: build test test-race test-short test-default snapshot run fuzz bench bench-quick lint lint-openapi golden redoc-assets clean fleet-test
+.PHONY: build test test-e2e test-race test-short test-default snapshot run fuzz bench bench-quick lint lint-openapi golden redoc-assets clean fleet-test
 
 build:
 	$(GO) build $(LDFLAGS) -o bin/cardbuild ./cmd/cardbuild
 	$(GO) build $(LDFLAGS) -o bin/cardedge ./cmd/cardedge
 
 # Packages whose concurrency the race detector checks in make test; the
-# heavy ones (index, builder, end-to-end) run without it to keep the suite
-# within its 10-minute budget on 2 cores (make test-race runs everything).
+# heavy ones (index, builder, cmd/cardedge, e2e) run without it to keep the
+# suite within its 10-minute budget on 2 cores (make test-race runs
+# everything). mcp and web are here with their own tests (in-process
+# servers over the tiny snapshot, which they build under -race).
 RACE_PKGS ?= ./snapshots ./snapshots/bolt ./edge ./access ./edge/cache ./edge/connguard ./mcp ./state/... ./account ./web
 
-# The whole suite CI runs: unit, end-to-end (real edge, real builder),
-# fuzz seeds and fault tests.
+# The whole suite CI runs: each package's tests beside its code (fuzz seeds
+# included), cmd/cardedge's wiring, swap and fault tests (Main and Serve
+# in-process), and e2e, the end-to-end tests (the built binary over a
+# snapshot of the real builder: REST and chat suites, Chromium, npm, S3,
+# Redis; e2e/doc.go).
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 8m $(RACE_PKGS)
@@ -51,6 +56,10 @@ fleet-test: build $(VERSITYGW)
 	CARDEDGE_FLEET_TEST=1 CARDEDGE_VERSITYGW=$(VERSITYGW) CARDEDGE_BIN=$(CURDIR)/bin CARDEDGE_FLEET_REPORT=$(CURDIR)/$(FLEET_REPORT) \
 	  $(GO) test -count=1 -timeout 12m -run '^TestFleet$$' -v ./deploy/
 
+# The end-to-end tests alone (make test runs them too).
+test-e2e:
+	$(GO) test -count=1 -timeout 9m ./e2e
+
 test-race:
 	$(GO) test -race -count=1 -timeout 30m ./...
 
@@ -78,13 +87,13 @@ snapshot: build
 	  echo "$$inputs" > $(SNAPSHOTS)/INPUTS; \
 	fi
 
-# The tests that read the default snapshot (*_default_test.go: #19's
+# The tests that read the default snapshot (e2e/*_default_test.go: #19's
 # leaderboards, printings, quote and chat, #25's search syntax, over the
 # whole catalog): make snapshot with the default preset, then those tests.
 # CI runs it after make test.
 test-default:
 	$(MAKE) --no-print-directory snapshot PRESET=default
-	CARDEDGE_DEFAULT_SNAPSHOTS=$(abspath $(SNAPSHOTS)) $(GO) test -count=1 -timeout 10m -run 'DefaultSnapshot' -v ./cmd/cardedge
+	CARDEDGE_DEFAULT_SNAPSHOTS=$(abspath $(SNAPSHOTS)) $(GO) test -count=1 -timeout 10m -run 'DefaultSnapshot' -v ./e2e
 
 # Builds the snapshot (see snapshot), creates a demo key once, prints it with
 # the dashboard's URL (sign-up is open on the loopback address), and serves.
