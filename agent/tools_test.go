@@ -64,4 +64,4 @@ func TestRun_Embedded(t *testing.T) {
 
 var src *live.View
 
-func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src, live.NewView)) }

@@ -33,20 +33,33 @@ var (
 // stores runs fn against a bbolt store and a Redis store (skipped without
 // redis-server), each with a settable clock.
 func stores(t *testing.T, fn func(t *testing.T, st state.Store, clock *statetest.Clock)) {
-	t.Run("bolt", func(t *testing.T) {
-		clock := statetest.NewClock(t0)
-		fn(t, statetest.MustOpenPath(t, t.TempDir()+"/state.bolt", statebolt.Options{Now: clock.Now}), clock)
-	})
-	t.Run("redis", func(t *testing.T) {
-		srv := redistest.Start(t, false)
-		clock := statetest.NewClock(t0)
-		st, err := stateredis.Open(srv.URL(), stateredis.Options{Now: clock.Now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		fn(t, st, clock)
-	})
+	for _, open := range []struct {
+		name string
+		open func(testing.TB, *statetest.Clock) state.Store
+	}{{"bolt", openBolt}, {"redis", openRedis}} {
+		t.Run(open.name, func(t *testing.T) {
+			clock := statetest.NewClock(t0)
+			fn(t, open.open(t, clock), clock)
+		})
+	}
+}
+
+// openBolt is a checked bbolt store over a new state file of tb's, on
+// clock.
+func openBolt(tb testing.TB, clock *statetest.Clock) state.Store {
+	return statetest.MustOpenPath(tb, tb.TempDir()+"/state.bolt", statebolt.Options{Now: clock.Now})
+}
+
+// openRedis is a store over a new redis-server (tb skipped without one), on
+// clock, closed when tb ends.
+func openRedis(tb testing.TB, clock *statetest.Clock) state.Store {
+	srv := redistest.Start(tb, false)
+	st, err := stateredis.Open(srv.URL(), stateredis.Options{Now: clock.Now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }
 
 func MustService(tb testing.TB, st state.Store, clock *statetest.Clock, onEvent func(state.Tx, alert.Event) error) *alert.Service {

@@ -9,9 +9,6 @@ import (
 	"github.com/cardedge/cardedge/alert/alerttest"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
-	statebolt "github.com/cardedge/cardedge/state/bolt"
-	stateredis "github.com/cardedge/cardedge/state/redis"
-	"github.com/cardedge/cardedge/state/redis/redistest"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/cardedge/cardedge/sweep"
 )
@@ -24,17 +21,11 @@ import (
 func BenchmarkEvaluate_100k(b *testing.B) {
 	b.Run("bolt", func(b *testing.B) {
 		clock := statetest.NewClock(t0)
-		benchEvaluate(b, statetest.MustOpenPath(b, b.TempDir()+"/state.bolt", statebolt.Options{Now: clock.Now}), clock)
+		benchEvaluate(b, openBolt(b, clock), clock)
 	})
 	b.Run("redis", func(b *testing.B) {
-		srv := redistest.Start(b, false)
 		clock := statetest.NewClock(t0)
-		st, err := stateredis.Open(srv.URL(), stateredis.Options{Now: clock.Now})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer st.Close()
-		benchEvaluate(b, st, clock)
+		benchEvaluate(b, openRedis(b, clock), clock)
 	})
 }
 

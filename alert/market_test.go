@@ -11,12 +11,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
-var tiny *snapshotstest.Tiny
-
-func TestMain(m *testing.M) {
-	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) { tiny = t }))
-}
-
 // TestReaderMarket: over a real snapshot, the own price is the printing's
 // estimate (pricing.Own), and the activity counts its verified sales and
 // listings.
@@ -67,4 +61,11 @@ func TestReaderMarket(t *testing.T) {
 	if _, err := m.Price("tcgplayer", cards[0], 0, snapshots.RawNearMint, tiny.AsOf); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Fatalf("unknown source: %v", err)
 	}
+}
+
+// tiny is a real tiny snapshot, built once for the package's tests.
+var tiny *snapshotstest.Tiny
+
+func TestMain(m *testing.M) {
+	os.Exit(snapshotstest.RunTiny(m, func(t *snapshotstest.Tiny) { tiny = t }))
 }

@@ -22,7 +22,7 @@ var (
 	stores = map[string]state.Store{} // by test name
 )
 
-func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src, live.NewView)) }
 
 // newService is a Service over a checked state file, its clock and the
 // store's one clock.

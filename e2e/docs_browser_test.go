@@ -37,7 +37,7 @@ func TestDocs_Browser(t *testing.T) {
 	// Every public route: under its tag in the menu (a person opens each
 	// tag), by its summary; and its method and path on the page (Redoc
 	// shows them above each operation's samples).
-	doc := env.api.Doc.Raw()
+	doc := env.api.Raw
 	byTag := map[string][]string{}
 	n := 0
 	for p, item := range doc["paths"].(map[string]any) {

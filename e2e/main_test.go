@@ -13,6 +13,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/e2e/e2etest"
+	"github.com/cardedge/cardedge/edge/openapitest"
 	"github.com/cardedge/cardedge/mcp/mcptest"
 	"github.com/cardedge/cardedge/web/webtest"
 )
@@ -49,7 +50,7 @@ func run(m *testing.M, e *e2etest.Env) (int, error) {
 		return 0, err
 	}
 	env.base = p.Base
-	if env.api, err = e2etest.LoadAPI(env.base); err != nil {
+	if env.api, err = e2etest.LoadAPI(env.base, openapitest.Load); err != nil {
 		p.Stop()
 		return 0, err
 	}

@@ -109,4 +109,4 @@ func TestQuote(t *testing.T) {
 // src is a real tiny snapshot, opened once for the package's tests.
 var src *live.View
 
-func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src, live.NewView)) }

@@ -163,4 +163,4 @@ func TestColumns_Resolve(t *testing.T) {
 // src is a real tiny snapshot, built once for the package's tests.
 var src *live.View
 
-func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
+func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src, live.NewView)) }

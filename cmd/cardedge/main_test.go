@@ -7,6 +7,7 @@ import (
 
 	main "github.com/cardedge/cardedge/cmd/cardedge"
 	"github.com/cardedge/cardedge/e2e/e2etest"
+	"github.com/cardedge/cardedge/edge/openapitest"
 )
 
 // The wiring tests of the command (as wtf's cmd/wtfd main_test.go): TestMain
@@ -41,7 +42,7 @@ func run(m *testing.M, e *e2etest.Env) (int, error) {
 		return 0, err
 	}
 	env.base = srv.base
-	if env.api, err = e2etest.LoadAPI(env.base); err != nil {
+	if env.api, err = e2etest.LoadAPI(env.base, openapitest.Load); err != nil {
 		return 0, err
 	}
 	code := m.Run()

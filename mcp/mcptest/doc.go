@@ -8,8 +8,9 @@
 // program.
 //
 // It is named like httptest: a helper of tests, imported by no program. It
-// imports the standard library, testing and edge/openapitest (JSON Schema
-// 2020-12 compilation of the outputSchemas).
+// imports the standard library and santhosh-tekuri/jsonschema (the
+// outputSchemas compiled under JSON Schema 2020-12), no package of the
+// module.
 //
 // # Caveats
 //

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/openapitest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -260,7 +259,7 @@ func (s *Session) checkStructured(name string, isError bool, text string, res ma
 		}
 		for _, tl := range tools {
 			m := tl.(map[string]any)
-			sch, err := openapitest.CompileSchema(JSON(m["outputSchema"]))
+			sch, err := compileSchema(JSON(m["outputSchema"]))
 			if err != nil {
 				s.TB.Errorf("outputSchema of %v: %v", m["name"], err)
 				continue
@@ -275,9 +274,29 @@ func (s *Session) checkStructured(name string, isError bool, text string, res ma
 		return
 	}
 	b := JSON(sc)
-	if err := openapitest.Validate(sch, b); err != nil {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b)) // numbers as json.Number, as the validator wants them
+	if err != nil {
+		s.TB.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
 		s.TB.Errorf("%s: structuredContent does not validate against the outputSchema: %v\n%s", name, err, Truncate(b))
 	}
+}
+
+// compileSchema compiles a tool's outputSchema under JSON Schema 2020-12
+// (the dialect MCP's schemas use unless they say otherwise).
+func compileSchema(schema []byte) (*jsonschema.Schema, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	const loc = "https://cardedge.invalid/output-schema.json"
+	if err := c.AddResource(loc, v); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
 }
 
 // Items returns v, a JSON list of objects; it fails tb when v is not a list.

@@ -2,15 +2,15 @@
 // the shipped catalog, compiled by the real builder.
 //
 // It imports builder (it is a test helper, like net/http/httptest),
-// snapshots, snapshots/bolt, index and live; no production package imports
-// it.
+// snapshots, snapshots/bolt, snapshots/gold and index; no production package
+// imports it.
 //
 // What a package's tests share, built once:
 //
 //   - OpenTiny builds the tiny snapshot into a temporary directory and
 //     opens its reader and index; RunTiny and RunView are a TestMain's
-//     body over it (RunView hands the tests a live.View: resolve, pricing,
-//     agent, collection).
+//     body over it (RunView hands the tests a view of it, a live.View:
+//     resolve, pricing, agent, collection).
 //   - Shared builds and opens it on the package's first use instead, closed
 //     by the TestMain (mcp, web); SharedRoot builds a snapshots root on
 //     first use, with the tiny snapshot or what its Build makes (edge,

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/index"
-	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
+	"github.com/cardedge/cardedge/snapshots/gold"
 )
 
 // Tiny is a tiny snapshot (seed 7, AsOf) built into a temporary directory
@@ -115,18 +115,15 @@ func (s *Shared) Close() error {
 	return s.tiny.Close()
 }
 
-// View is the tiny snapshot as the domain packages read it (live.View, not
-// reference counted).
-func (t *Tiny) View() *live.View { return live.NewView(t.Reader, t.Index, nil) }
-
-// RunView is RunTiny for tests that read the tiny snapshot through a
-// live.View: it sets *v before the tests run.
+// RunView is RunTiny for tests that read the tiny snapshot through a view
+// of it (package live's, which this package may not import: it sits above
+// snapshots): it sets *v to newView of the snapshot before the tests run.
 //
 //	var src *live.View
 //
-//	func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src)) }
-func RunView(m *testing.M, v **live.View) int {
-	return RunTiny(m, func(t *Tiny) { *v = t.View() })
+//	func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src, live.NewView)) }
+func RunView[V any](m *testing.M, v *V, newView func(snapshots.Reader, *index.Index, *gold.DB) V) int {
+	return RunTiny(m, func(t *Tiny) { *v = newView(t.Reader, t.Index, nil) })
 }
 
 // SharedRoot is a snapshots root a package's tests share, built by Build
