@@ -40,6 +40,12 @@ type fixedView struct{ v *live.View }
 
 func (f fixedView) Acquire() *live.View { return f.v }
 
+// tinyView is the shared tiny snapshot as the tools read it.
+func tinyView(tb testing.TB) fixedView {
+	t := tiny.Get(tb)
+	return fixedView{live.NewView(t.Reader, t.Index, nil)}
+}
+
 // testServer is an MCP server as cmd/cardedge wires it (access with chat
 // tokens, one collection service) behind a stand-in for the edge's HTTP
 // layer, which authenticates the Bearer key or chat-user token and puts the
@@ -58,7 +64,6 @@ func mustServer(tb testing.TB, st *statebolt.Store) *testServer {
 	if st == nil {
 		st = statetest.MustOpen(tb)
 	}
-	t := tiny.Get(tb)
 	s := &testServer{State: st}
 	var err error
 	if s.Tokens, err = chattoken.New(context.Background(), chattoken.Options{State: st}); err != nil {
@@ -68,7 +73,7 @@ func mustServer(tb testing.TB, st *statebolt.Store) *testServer {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.Access.Close() })
-	srv, err := mcp.New(mcp.Options{Snapshots: fixedView{live.NewView(t.Reader, t.Index, nil)}, Access: s.Access, State: st,
+	srv, err := mcp.New(mcp.Options{Snapshots: tinyView(tb), Access: s.Access, State: st,
 		Collections: collection.New(collection.Options{State: st})})
 	if err != nil {
 		tb.Fatal(err)
@@ -83,11 +88,12 @@ func mustServer(tb testing.TB, st *statebolt.Store) *testServer {
 }
 
 // authenticate is what the edge does in front of MCP (edge/mcpmount.go): a
-// key or chat-user token is required, its caller goes into the context.
+// key, chat-user token or connected app's token is required, its caller
+// goes into the context.
 func authenticate(acc *access.Service, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		c, err := acc.AuthenticateChat([]byte(r.Header.Get("Authorization")), host)
+		c, err := acc.AuthenticateMCP([]byte(r.Header.Get("Authorization")), host)
 		if err == nil {
 			err = access.RequireKey(c)
 		}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -17,7 +16,6 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -58,18 +56,14 @@ type hostEnv struct {
 	ids  map[access.Tier]string // key id per tier
 }
 
-// mustHostEnv builds a tiny snapshot and serves it: the access layer over a
+// mustHostEnv serves the package's tiny snapshot: the access layer over a
 // state file, the collections (appAccount holds two copies of en:base1-4),
 // the MCP server, and an httptest server whose handler authenticates the
-// Bearer credential (access.AuthenticateMCP) into the request context.
+// Bearer credential (authenticate: access.AuthenticateMCP) into the request
+// context.
 func mustHostEnv(tb testing.TB) *hostEnv {
 	tb.Helper()
-	root := snapshotstest.MustBuild(tb)
-	l, err := live.Open(root, live.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(l.Close)
+	l := tinyView(tb) // the package's tiny snapshot (main_test.go)
 	st := statetest.MustOpen(tb)
 	apps := hostApps{
 		appPro:       {Account: appAccount, Tier: access.Pro, Collection: true},
@@ -104,15 +98,7 @@ func mustHostEnv(tb testing.TB) *hostEnv {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { srv.Close() })
-	front := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := acc.AuthenticateMCP([]byte(r.Header.Get("Authorization")), "127.0.0.1")
-		if err != nil {
-			http.Error(w, apperr.ErrorMessage(err), http.StatusUnauthorized)
-			return
-		}
-		srv.ServeHTTP(w, r.WithContext(access.WithCaller(r.Context(), c)))
-	})
-	ts := httptest.NewServer(front)
+	ts := httptest.NewServer(authenticate(acc, srv)) // the edge's front door (main_test.go)
 	tb.Cleanup(ts.Close)
 	e.url = ts.URL + "/api/v3/mcp/"
 	return e
