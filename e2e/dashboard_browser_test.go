@@ -175,5 +175,5 @@ func TestDashboard_Browser(t *testing.T) {
 	if p := b.problems(false); len(p) != 0 {
 		t.Fatalf("dialogs, CSP violations or script errors: %v", p)
 	}
-	t.Logf("browser test took %v (binary build included); screenshots in %s", time.Since(start).Round(100*time.Millisecond), b.shots)
+	t.Logf("browser test took %v; screenshots in %s", time.Since(start).Round(100*time.Millisecond), b.shots)
 }

@@ -271,7 +271,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	if p := b.problems(false); len(p) != 0 {
 		t.Fatalf("dialogs, CSP violations or script errors: %v", p)
 	}
-	t.Logf("market browser test took %v (binary build included); screenshots in %s", time.Since(start).Round(100*time.Millisecond), b.shots)
+	t.Logf("market browser test took %v; screenshots in %s", time.Since(start).Round(100*time.Millisecond), b.shots)
 }
 
 // chartPoints are the labels of the price chart's points ("2026-11-20:
