@@ -160,7 +160,7 @@ func TestMCP_Search(t *testing.T) {
 	if d["status"] != "ambiguous" || len(items(t, d["items"])) != 3 {
 		t.Errorf("q pikachu: %v", d)
 	}
-	d = s.OK("search", map[string]any{"q": "1018118"}).Data
+	d = s.OK("search", map[string]any{"q": "42382"}).Data
 	if d["status"] != "resolved" || d["resolved_by"] != "partner_product_id" || d["card_id"] != "en:base1-4" {
 		t.Errorf("q product id: %v", d)
 	}
@@ -179,7 +179,7 @@ func TestMCP_Search(t *testing.T) {
 	if it := items(t, op["items"])[0]; it["status"] != "resolved" || it["card"].(map[string]any)["game"] != "onepiece" {
 		t.Errorf("other game's card id: %v", it)
 	}
-	tr := s.OK("search", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "1018118", "pikachu", "no-such-card-zz"}})
+	tr := s.OK("search", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "42382", "pikachu", "no-such-card-zz"}})
 	d = tr.Data
 	if d["resolved"] != 3.0 || d["ambiguous"] != 1.0 || d["not_found"] != 1.0 || d["unique_cards"] != 1.0 || tr.Env["cost"] != 1.0 {
 		t.Errorf("ids: cost %v %v", tr.Env["cost"], d)
@@ -201,7 +201,7 @@ func TestMCP_Search(t *testing.T) {
 func TestMCP_Quote(t *testing.T) {
 	srv := mustServer(t, nil)
 	s := srv.open(t, srv.key(t, access.Elite, true))
-	tr := s.OK("quote", map[string]any{"ids": []string{"en:base1-4", "1018118", "pikachu", "no-such-card-zz"}})
+	tr := s.OK("quote", map[string]any{"ids": []string{"en:base1-4", "42382", "pikachu", "no-such-card-zz"}})
 	qs := items(t, tr.Data["items"])
 	if len(qs) != 4 || tr.Env["cost"] != 1.0 {
 		t.Fatalf("quote: cost %v, %d items", tr.Env["cost"], len(qs))
@@ -371,7 +371,7 @@ func TestMCP_LadderAndCohorts(t *testing.T) {
 		t.Errorf("active cohort: %v", c)
 	}
 	// pin_cohort from ids, a set (filtered) and a result handle.
-	pin := s.OK("pin_cohort", map[string]any{"name": "two", "ids": []string{"en:base1-4", "1018118", "en:base1-2", "nope-zz"}}).Data
+	pin := s.OK("pin_cohort", map[string]any{"name": "two", "ids": []string{"en:base1-4", "42382", "en:base1-2", "nope-zz"}}).Data
 	pc := pin["cohort"].(map[string]any)
 	if pc["size"] != 2.0 || pc["name"] != "two" || len(items(t, pin["unresolved"])) != 1 {
 		t.Errorf("pin ids: %v", pin)
@@ -453,7 +453,7 @@ func TestMCP_Costs(t *testing.T) {
 		args map[string]any
 		cost float64
 	}{
-		{"quote", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "1018118", "nope-zz"}}, 1},
+		{"quote", map[string]any{"ids": []string{"en:base1-4", "EN:BASE1-4", "42382", "nope-zz"}}, 1},
 		{"quote", map[string]any{"ids": []string{"en:base1-4", "en:base1-2", "en:base1-3"}}, 3},
 		{"get_sales", map[string]any{"ids": []string{"en:base1-4", "en:base1-2"}}, 2},
 		{"batch_grade_ladder", map[string]any{"set_id": "en:base1", "dry_run": true}, 0},
