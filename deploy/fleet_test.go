@@ -579,21 +579,7 @@ func (f *fleet) clone(t *testing.T, id string) string {
 	t.Helper()
 	src := filepath.Join(f.work, "build", "s0001")
 	dst := filepath.Join(f.work, "build", id)
-	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if info.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	m, err := snapshots.ReadManifest(dst)

@@ -41,21 +41,6 @@ func CloneSnapshot(tb testing.TB, root, src, dst string) string {
 	return dir
 }
 
-// CopyDir copies the directory tree src to dst.
-func CopyDir(src, dst string) error {
-	return filepath.Walk(src, func(path string, info os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if info.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-}
+// CopyDir copies the directory tree src to dst (which must not hold any of
+// its files yet).
+func CopyDir(src, dst string) error { return os.CopyFS(dst, os.DirFS(src)) }
