@@ -1,5 +1,7 @@
 package syntax
 
+import "strings"
+
 // Doc is the search syntax as users read it (Markdown): the "Search syntax"
 // section of docs/search-syntax.md and the OpenAPI description of q carry this
 // text, so that it is written once. TestDoc checks that every field is in
@@ -40,4 +42,87 @@ var Examples = []struct{ Game, Q string }{
 	{"onepiece", `c:red cost=5 power>=7000`},
 	{"onepiece", `t:"straw hat crew" t:character counter>=2000`},
 	{"onepiece", `luffy is:alternate-art`},
+}
+
+// LuceneDoc is the syntax of pokemontcg.io's q as this package reads it
+// (Markdown): the Lucene forms, how each kind of field compares, and the
+// fields under pokemontcg.io's names. The same parser reads both: every
+// form below also works in q of /api/v3, and Doc's fields in /v2.
+var LuceneDoc = luceneDoc()
+
+func luceneDoc() string {
+	var b strings.Builder
+	b.WriteString(`The Lucene-like forms of pokemontcg.io's ` + "`q`" + `, read by the same parser as the search syntax above:
+
+| form | meaning |
+| --- | --- |
+| ` + "`name:charizard`" + ` | a field term; field names ignore case, values case and accents |
+| ` + "`set.id:sv1`, `attacks.name:\"Fire Spin\"`" + ` | nested fields of the card object, dotted |
+| ` + "`name:\"venusaur v\"`" + ` | a quoted phrase: the words side by side |
+| ` + "`name:charizard subtypes:mega`" + `, ` + "`a AND b`" + ` | terms side by side must all hold (` + "`AND`" + ` in capitals is the same) |
+| ` + "`subtypes:mega OR subtypes:vmax`" + ` | either (` + "`or`" + ` in any case) |
+| ` + "`name:charizard (subtypes:mega OR subtypes:vmax)`" + ` | parentheses group |
+| ` + "`-types:water`, `NOT types:water`" + ` | not |
+| ` + "`name:char*`, `name:char*der`" + ` | ` + "`*`" + ` stands for any characters; ` + "`field:*`" + ` is any card that has the field |
+| ` + "`!name:charizard`" + ` | the whole value, not words of it |
+| ` + "`hp:[150 TO *]`, `nationalPokedexNumbers:[1 TO 151]`, `hp:{30 TO 100}`" + ` | a range of a number or date field: ` + "`[ ]`" + ` include the bounds, ` + "`{ }`" + ` leave them out, ` + "`*`" + ` is open |
+
+How a value compares depends on its field. A text field matches when the value's words are words of one of the card's values, side by side (` + "`rarity:holo`" + ` matches Rare Holo and Rare Holo EX; ` + "`name:charizard`" + ` matches Dark Charizard); a phrase of more than four words must be the whole value. Words are letters and digits: case, accents and punctuation are ignored. A keyword field (ids, numbers, codes, damage) matches its whole value, case ignored. Number fields also take ` + "`<` `<=` `>` `>=` `!=`" + ` (` + "`hp>=150`" + `), date fields YYYY/MM/DD or YYYY-MM-DD. With several values (subtypes, attacks), one value must match the whole term. A term on a field a card does not have (an energy's hp) does not match it; ` + "`-`" + ` of it does.
+
+| field (pokemontcg.io) | kind | matches |
+| --- | --- | --- |
+`)
+	kinds := [...]string{KindText: "text", KindNumber: "number", KindEnum: "one of", KindKeyword: "keyword", KindDate: "date"}
+	for _, f := range cardFields {
+		if !f.PokemonTCG {
+			continue
+		}
+		names := "`" + f.Name + "`"
+		for _, a := range f.Aliases {
+			names += " `" + a + "`"
+		}
+		kind := kinds[f.Kind]
+		if f.Kind == KindEnum {
+			kind += " " + strings.Join(f.Values, ", ")
+		}
+		b.WriteString("| " + names + " | " + kind + " | " + f.Doc + " |\n")
+	}
+	b.WriteString(`
+On /v2/sets, the set fields are named without ` + "`set.`" + ` (` + "`id`, `name`, `series`, `ptcgoCode`, `releaseDate`, `printedTotal`, `total`, `legalities.standard`" + `...). Prices (` + "`tcgplayer.`, `cardmarket.`" + `) and images are not searchable. A term that does not parse, or names a field this list lacks, is refused with a message naming the term.
+
+Examples (pokemontcg.io's documentation): `)
+	for i, ex := range LuceneExamples {
+		if i > 0 {
+			b.WriteString(" · ")
+		}
+		b.WriteString("`" + ex.Q + "`")
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// LuceneExamples are the q examples of pokemontcg.io's documentation
+// (PokemonTCG/pokemon-tcg-api-docs: docs/api-reference/cards/search-cards.mdx
+// and sets/search-sets.mdx), each with the resource it searches ("cards"
+// or "sets") and its orderBy.
+var LuceneExamples = []struct{ Resource, Q, OrderBy string }{
+	{"cards", `name:charizard`, ""},
+	{"cards", `name:"venusaur v"`, ""},
+	{"cards", `name:charizard subtypes:mega`, ""},
+	{"cards", `name:charizard (subtypes:mega OR subtypes:vmax)`, ""},
+	{"cards", `subtypes:mega -types:water`, ""},
+	{"cards", `name:char*`, ""},
+	{"cards", `name:char*der`, ""},
+	{"cards", `!name:charizard`, ""},
+	{"cards", `nationalPokedexNumbers:[1 TO 151]`, ""},
+	{"cards", `hp:[* TO 100]`, ""},
+	{"cards", `hp:[150 TO *]`, ""},
+	{"cards", `set.id:sm1`, ""},
+	{"cards", `attacks.name:Spelunk`, ""},
+	{"cards", `legalities.standard:banned`, ""},
+	{"cards", `set.name:generations subtypes:mega`, ""},
+	{"cards", `subtypes:mega`, "-set.releaseDate"},
+	{"cards", `set.id:sm1`, "number"},
+	{"cards", `set.id:sm1`, "name,-number"},
+	{"sets", `legalities.standard:legal`, ""},
 }

@@ -19,6 +19,10 @@ var fuzzSeeds = []string{
 	"a:", "a:)", "(a:)", "hp=", `hp:""`, "\xff\xfe", "a\x00b", "ｈｐ>=300", "ＨＰ:1", "(((x)))", "x)", "((x)", "or", "OR x",
 	"is:1st-edition is:reverse is:alternate-art", "lang:zh-tw r:\"rare holo\" reg:G s:MEW", "c!=red", `name:(x`, `name:"`,
 	"a\u00a0b", "\u3000", "日本:x", "x:日本", "légal:standard", "t:\"straw hat crew\"",
+	"name:charizard (subtypes:mega OR subtypes:vmax)", "subtypes:mega -types:water", "name:char*der", "!name:charizard",
+	"nationalPokedexNumbers:[1 TO 151]", "hp:[* TO 100]", "hp:{150 TO *]", "set.id:sm1", "attacks.name:Spelunk",
+	"legalities.standard:banned", "set.releaseDate:[2020-01-01 TO *]", "a AND NOT b", "AND", "NOT", "-AND", "!", "!x:",
+	"hp:[", "hp:[1 TO", "x.y.z:1", "a.b.:c", "name:*", `name:"*"`, "!hp:[1 TO 2]", "number:*0*", "e.g.:x",
 }
 
 // FuzzParse: Parse never panics; an error is an *Error whose position and

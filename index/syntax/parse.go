@@ -4,13 +4,18 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
-// Parse parses q. A blank q gives a Query with a nil Root. Every error is
-// an *Error.
-func Parse(q string) (*Query, error) {
-	p := &parser{src: []rune(q)}
+// Parse parses q as a card query (Cards.Parse). A blank q gives a Query
+// with a nil Root. Every error is an *Error.
+func Parse(q string) (*Query, error) { return Cards.Parse(q) }
+
+// Parse parses q with the fields of s. A blank q gives a Query with a nil
+// Root. Every error is an *Error.
+func (s *Schema) Parse(q string) (*Query, error) {
+	p := &parser{src: []rune(q), schema: s}
 	t, err := p.peek()
 	if err != nil {
 		return nil, err
@@ -51,7 +56,8 @@ const (
 	tLParen         // "(" at the start of a token
 	tRParen         // ")" that no word holds
 	tOr             // "or", any case
-	tNeg            // "-" right before a term
+	tNeg            // "-" right before a term, or the word NOT
+	tAnd            // the word AND
 	tTerm           // a word, phrase or field term
 )
 
@@ -62,6 +68,7 @@ type token struct {
 }
 
 type parser struct {
+	schema *Schema
 	src    []rune
 	i      int    // next rune to lex
 	peeked *token // the next token, lexed
@@ -129,6 +136,18 @@ func (p *parser) parseAnd() (*Node, error) {
 		if t.kind == tEOF || t.kind == tRParen || t.kind == tOr {
 			break
 		}
+		if t.kind == tAnd {
+			// AND joins the terms on each side, as a space does.
+			p.next()
+			next, err := p.peek()
+			if err != nil {
+				return nil, err
+			}
+			if len(nodes) == 0 || next.kind == tEOF || next.kind == tRParen || next.kind == tOr || next.kind == tAnd {
+				return nil, p.errTok(t, `"AND" needs a term on each side`)
+			}
+			continue
+		}
 		n, err := p.parseUnary()
 		if err != nil {
 			return nil, err
@@ -152,6 +171,11 @@ func (p *parser) parseUnary() (*Node, error) {
 	p.next()
 	if p.depth++; p.depth > MaxDepth {
 		return nil, p.errTok(t, fmt.Sprintf("more than %d nested negations and parentheses", MaxDepth))
+	}
+	if next, err := p.peek(); err != nil {
+		return nil, err
+	} else if next.kind == tEOF || next.kind == tRParen {
+		return nil, p.errTok(t, `"NOT" needs a term after it`) // a "-" before these is a word
 	}
 	n, err := p.parseUnary()
 	p.depth--
@@ -189,7 +213,7 @@ func (p *parser) parsePrimary() (*Node, error) {
 		}
 		p.next()
 		return n, nil
-	case tOr: // "-or": the word "or"
+	case tOr, tAnd: // "-or", "-AND": the word
 		t.term = Term{Value: string(p.src[t.pos:t.end]), Pos: t.pos}
 		fallthrough
 	case tTerm:
@@ -256,28 +280,56 @@ func (p *parser) lex() (token, error) {
 		p.i = end
 		return token{kind: tTerm, pos: i, end: end, term: Term{Value: v, Pos: i}}, nil
 	}
-	// A field term: ASCII letters right before an operator.
-	j := i
-	for j < n && isFieldRune(p.src[j]) {
-		j++
+	// A field term: a field name right before an operator, with "!"
+	// before it for the whole value.
+	at := i
+	if p.src[i] == '!' && i+1 < n {
+		at = i + 1
 	}
-	if j > i && j < n {
+	if j := p.fieldName(at); j > at && j < n {
 		if op, k, ok := p.op(j); ok {
-			name := strings.ToLower(string(p.src[i:j]))
+			name := string(p.src[at:j])
 			colonAlone := op == OpEq && p.src[j] == ':' && (k == n || isSpace(p.src[k]) || p.src[k] == ')')
-			if !colonAlone && !(p.src[j] == ':' && idPrefixes[name]) {
-				return p.fieldTerm(i, j, k, name, op)
+			if !colonAlone && !(p.src[j] == ':' && idPrefixes[strings.ToLower(name)]) {
+				return p.fieldTerm(i, at, j, k, name, op)
 			}
 		}
 	}
 	end := p.bare(i)
-	if end-i == 2 && strings.EqualFold(string(p.src[i:end]), "or") {
-		p.i = end
-		return token{kind: tOr, pos: i, end: end}, nil
-	}
 	p.i = end
+	switch w := string(p.src[i:end]); {
+	case len(w) == 2 && strings.EqualFold(w, "or"):
+		return token{kind: tOr, pos: i, end: end}, nil
+	case w == "AND":
+		return token{kind: tAnd, pos: i, end: end}, nil
+	case w == "NOT":
+		return token{kind: tNeg, pos: i, end: end}, nil
+	}
 	return token{kind: tTerm, pos: i, end: end, term: Term{Value: string(p.src[i:end]), Pos: i}}, nil
 }
+
+// fieldName returns the end of the field name at i (i when there is none):
+// ASCII letters, then any number of "." and ASCII letters or digits
+// (set.id, tcgplayer.prices.1stEditionHolofoil.market).
+func (p *parser) fieldName(i int) int {
+	n := len(p.src)
+	j := i
+	for j < n && isFieldRune(p.src[j]) {
+		j++
+	}
+	if j == i {
+		return i
+	}
+	for j+1 < n && p.src[j] == '.' && isAlnum(p.src[j+1]) {
+		j++
+		for j < n && isAlnum(p.src[j]) {
+			j++
+		}
+	}
+	return j
+}
+
+func isAlnum(r rune) bool { return isFieldRune(r) || '0' <= r && r <= '9' }
 
 // op reads the operator at j: its Op, the rune after it and whether there
 // is one.
@@ -352,45 +404,81 @@ func (p *parser) phrase(start, q int) (string, int, error) {
 	return "", 0, p.errAt(start, len(p.src), "unclosed quote")
 }
 
-// fieldTerm reads a field term: the name is src[i:j], the operator ends
-// at k.
-func (p *parser) fieldTerm(i, j, k int, name string, op Op) (token, error) {
+// fieldTerm reads a field term starting at start ("!" there for the whole
+// value): the name is src[i:j] (name, as typed), the operator ends at k.
+func (p *parser) fieldTerm(start, i, j, k int, name string, op Op) (token, error) {
 	n := len(p.src)
 	var value string
 	var end int
-	if k < n && p.src[k] == '"' {
-		v, e, err := p.phrase(i, k)
+	quoted, isRange := false, false
+	switch {
+	case k < n && p.src[k] == '"':
+		v, e, err := p.phrase(start, k)
 		if err != nil {
 			return token{}, err
 		}
-		value, end = v, e
-	} else {
+		value, end, quoted = v, e, true
+	case k < n && (p.src[k] == '[' || p.src[k] == '{') && op == OpEq:
+		close := k + 1
+		for close < n && p.src[close] != ']' && p.src[close] != '}' {
+			close++
+		}
+		if close == n {
+			return token{}, p.errAt(start, n, "unclosed range")
+		}
+		value, end, isRange = string(p.src[k:close+1]), close+1, true
+	default:
 		end = p.bare(k)
 		value = string(p.src[k:end])
 	}
 	p.i = end
-	f, ok := LookupField(name)
+	f, ok := p.schema.Lookup(name)
 	if !ok {
-		return token{}, p.errAt(i, end, fmt.Sprintf("unknown field %q", name))
+		return token{}, p.errAt(start, end, fmt.Sprintf("unknown field %q", name))
 	}
 	opText := string(p.src[j:k])
 	if value == "" {
-		return token{}, p.errAt(i, end, fmt.Sprintf("%s%s needs a value", name, opText))
+		return token{}, p.errAt(start, end, fmt.Sprintf("%s%s needs a value", name, opText))
 	}
-	t := Term{Field: f.Name, Op: op, Value: value, Pos: i}
+	t := Term{Field: f.Name, Op: op, Value: value, Exact: start < i, Pos: start}
+	if isRange {
+		if end < n && !isSpace(p.src[end]) && p.src[end] != ')' {
+			p.i = p.bare(end)
+			return token{}, p.errAt(start, p.i, "a range is [lo TO hi] or {lo TO hi}, followed by a space")
+		}
+		r, err := parseRange(f, name, value)
+		if err != "" {
+			return token{}, p.errAt(start, end, err)
+		}
+		t.Op, t.Value, t.Range = OpRange, "", r
+		return token{kind: tTerm, pos: start, end: end, term: t}, nil
+	}
+	if !quoted && strings.ContainsRune(value, '*') {
+		if value != "*" && f.Kind != KindText && f.Kind != KindKeyword {
+			return token{}, p.errAt(start, end, fmt.Sprintf(`%s takes no wildcard ("*" alone: any value)`, name))
+		}
+		if op != OpEq && op != OpNe {
+			return token{}, p.errAt(start, end, fmt.Sprintf(`%s takes ":" or "!=" with a wildcard, not %q`, name, opText))
+		}
+		t.Wildcard = true
+		return token{kind: tTerm, pos: start, end: end, term: t}, nil
+	}
 	switch f.Kind {
 	case KindNumber:
-		if !isDigits(value) {
-			return token{}, p.errAt(i, end, fmt.Sprintf("%s takes a whole number, not %q", name, value))
+		v, msg := parseNumber(name, value)
+		if msg != "" {
+			return token{}, p.errAt(start, end, msg)
 		}
-		v, err := strconv.ParseInt(value, 10, 32)
-		if err != nil {
-			return token{}, p.errAt(i, end, fmt.Sprintf("%s: %s is too large", name, value))
+		t.Num = v
+	case KindDate:
+		d, ok := parseDate(value)
+		if !ok {
+			return token{}, p.errAt(start, end, fmt.Sprintf("%s takes a date YYYY/MM/DD, not %q", name, value))
 		}
-		t.Num = int(v)
+		t.Value = d
 	case KindEnum:
 		if op != OpEq && op != OpNe {
-			return token{}, p.errAt(i, end, fmt.Sprintf(`%s takes ":" or "!=", not %q`, name, opText))
+			return token{}, p.errAt(start, end, fmt.Sprintf(`%s takes ":" or "!=", not %q`, name, opText))
 		}
 		t.Value = strings.ToLower(value)
 		found := false
@@ -398,14 +486,79 @@ func (p *parser) fieldTerm(i, j, k int, name string, op Op) (token, error) {
 			found = found || v == t.Value
 		}
 		if !found {
-			return token{}, p.errAt(i, end, fmt.Sprintf("%s is one of %s, not %q", name, strings.Join(f.Values, ", "), value))
+			return token{}, p.errAt(start, end, fmt.Sprintf("%s is one of %s, not %q", name, strings.Join(f.Values, ", "), value))
 		}
 	default:
 		if op != OpEq && op != OpNe {
-			return token{}, p.errAt(i, end, fmt.Sprintf(`%s takes ":" or "!=", not %q`, name, opText))
+			return token{}, p.errAt(start, end, fmt.Sprintf(`%s takes ":" or "!=", not %q`, name, opText))
 		}
 	}
-	return token{kind: tTerm, pos: i, end: end, term: t}, nil
+	return token{kind: tTerm, pos: start, end: end, term: t}, nil
+}
+
+// parseRange parses the range v ("[lo TO hi]", "{lo TO hi}", brackets
+// mixed, "*" for an open bound) of field f typed as name; the message is
+// "" when it parses.
+func parseRange(f Field, name, v string) (Range, string) {
+	var r Range
+	if f.Kind != KindNumber && f.Kind != KindDate {
+		return r, fmt.Sprintf("%s takes no range (ranges are for numbers and dates)", name)
+	}
+	parts := strings.Fields(v[1 : len(v)-1])
+	if len(parts) != 3 || !strings.EqualFold(parts[1], "to") {
+		return r, "a range is [lo TO hi] or {lo TO hi}"
+	}
+	r.LoExcl, r.HiExcl = v[0] == '{', v[len(v)-1] == '}'
+	for i, b := range []string{parts[0], parts[2]} {
+		if b == "*" {
+			continue
+		}
+		s, num := b, 0
+		if f.Kind == KindNumber {
+			x, msg := parseNumber(name, b)
+			if msg != "" {
+				return r, msg
+			}
+			num = x
+		} else {
+			d, ok := parseDate(b)
+			if !ok {
+				return r, fmt.Sprintf("%s takes a date YYYY/MM/DD, not %q", name, b)
+			}
+			s = d
+		}
+		if i == 0 {
+			r.Lo, r.LoNum = s, num
+		} else {
+			r.Hi, r.HiNum = s, num
+		}
+	}
+	return r, ""
+}
+
+// parseNumber parses a whole number of field name; the message is "" when
+// it parses.
+func parseNumber(name, v string) (int, string) {
+	if !isDigits(v) {
+		return 0, fmt.Sprintf("%s takes a whole number, not %q", name, v)
+	}
+	x, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return 0, fmt.Sprintf("%s: %s is too large", name, v)
+	}
+	return int(x), ""
+}
+
+// parseDate parses YYYY/MM/DD or YYYY-MM-DD (a real day) and returns it as
+// YYYY/MM/DD.
+func parseDate(v string) (string, bool) {
+	if len(v) != 10 || v[4] != v[7] || (v[4] != '/' && v[4] != '-') {
+		return "", false
+	}
+	if _, err := time.Parse("2006-01-02", v[:4]+"-"+v[5:7]+"-"+v[8:]); err != nil {
+		return "", false
+	}
+	return v[:4] + "/" + v[5:7] + "/" + v[8:], true
 }
 
 func isDigits(s string) bool {
@@ -428,5 +581,5 @@ func (p *parser) errTok(t token, msg string) *Error { return p.errAt(t.pos, t.en
 // errAt is an *Error for the term at runes [from, to) of the query.
 func (p *parser) errAt(from, to int, msg string) *Error {
 	to = min(to, len(p.src), from+maxErrTerm)
-	return &Error{Term: string(p.src[from:to]), Pos: from, Message: msg}
+	return &Error{Term: string(p.src[from:to]), Pos: from, Message: msg, schema: p.schema}
 }

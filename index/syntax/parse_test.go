@@ -63,6 +63,28 @@ func TestParse(t *testing.T) {
 		{"name:Mr.1(Daz.Bonez)", "name:Mr.1(Daz.Bonez)", "", "name:Mr.1(Daz.Bonez)"},
 		{"(t:fire)", "type:fire", "", "type:fire"},
 		{"légal:standard", "légal:standard", "légal:standard", ""},
+		// the Lucene forms of pokemontcg.io's q
+		{"name:charizard subtypes:mega", "name:charizard subtypes:mega", "", "name:charizard subtypes:mega"},
+		{`name:"venusaur v"`, `name:"venusaur v"`, "", `name:"venusaur v"`},
+		{"name:charizard (subtypes:mega OR subtypes:vmax)", "name:charizard (subtypes:mega or subtypes:vmax)", "", "name:charizard (subtypes:mega or subtypes:vmax)"},
+		{"subtypes:mega -types:water", "subtypes:mega -types:water", "", "subtypes:mega -types:water"},
+		{"SET.ID:sm1 Set.Name:generations", "set.id:sm1 set.name:generations", "", "set.id:sm1 set.name:generations"},
+		{"attacks.name:Spelunk abilities.NAME:x", "attack:Spelunk ability:x", "", "attack:Spelunk ability:x"},
+		{"legalities.standard:Banned regulationMark:G", "legalities.standard:banned reg:G", "", "legalities.standard:banned reg:G"},
+		{"name:char* name:char*der", "name:char* name:char*der", "", "name:char* name:char*der"},
+		{`name:"char*"`, `name:"char*"`, "", `name:"char*"`}, // quoted: a literal *
+		{"hp:* -evolvesFrom:*", "hp:* -evolvesFrom:*", "", "hp:* -evolvesFrom:*"},
+		{"!name:charizard !rarity:\"rare holo\"", "!name:charizard !rarity:\"rare holo\"", "", "!name:charizard !rarity:\"rare holo\""},
+		{"nationalPokedexNumbers:[1 TO 151]", "nationalPokedexNumbers:[1 TO 151]", "", "nationalPokedexNumbers:[1 TO 151]"},
+		{"hp:[* TO 100] hp:[150 TO *] hp:{30 to 60] hp:[1 TO 2}", "hp:[* TO 100] hp:[150 TO *] hp:{30 TO 60] hp:[1 TO 2}", "", "hp:[* TO 100] hp:[150 TO *] hp:{30 TO 60] hp:[1 TO 2}"},
+		{"set.releaseDate:[2020-01-01 TO *] set.releaseDate>=1999/01/09", "set.releaseDate:[2020/01/01 TO *] set.releaseDate>=1999/01/09", "", "set.releaseDate:[2020/01/01 TO *] set.releaseDate>=1999/01/09"},
+		{"a AND b", "a b", "a|b", ""},
+		{"pikachu AND (t:fire OR t:water) AND NOT hp>100", "pikachu (type:fire or type:water) -hp>100", "pikachu", "(type:fire or type:water) -hp>100"},
+		{"and not x", "and not x", "and|not|x", ""}, // lower case: words
+		{`"AND" -AND -"NOT"`, `"AND" -"AND" -"NOT"`, "AND", `-"AND" -"NOT"`},
+		{"!x !name:", "!x !name:", "!x|!name:", ""},
+		{"Mr.Mime e.g", "Mr.Mime e.g", "Mr.Mime|e.g", ""},
+		{"number:TG01 id:base1-4 attacks.damage:30+", "number:TG01 id:base1-4 attacks.damage:30+", "", "number:TG01 id:base1-4 attacks.damage:30+"},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			q, err := syntax.Parse(tc.q)
@@ -108,6 +130,49 @@ func TestParse_Terms(t *testing.T) {
 	}
 }
 
+// TestParse_LuceneTerms checks the terms of the Lucene forms: exact,
+// wildcard and range terms, with dates normalized.
+func TestParse_LuceneTerms(t *testing.T) {
+	q := syntax.MustParse(`!name:charizard name:char*der hp:{30 TO *] set.releaseDate:[1999-01-09 TO 2000/12/31} hp:*`)
+	var got []syntax.Term
+	q.Root.Terms(func(t syntax.Term) { got = append(got, t) })
+	want := []syntax.Term{
+		{Field: "name", Value: "charizard", Exact: true, Pos: 0},
+		{Field: "name", Value: "char*der", Wildcard: true, Pos: 16},
+		{Field: "hp", Op: syntax.OpRange, Range: syntax.Range{LoNum: 30, Lo: "30", LoExcl: true}, Pos: 30},
+		{Field: "set.releaseDate", Op: syntax.OpRange, Range: syntax.Range{Lo: "1999/01/09", Hi: "2000/12/31", HiExcl: true}, Pos: 43},
+		{Field: "hp", Value: "*", Wildcard: true, Pos: 86},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("terms = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("term %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestSets_Parse: the set schema names set fields without "set.", and its
+// errors list its own fields.
+func TestSets_Parse(t *testing.T) {
+	q, err := syntax.Sets.Parse(`legalities.standard:legal series:"sword & shield" releaseDate>=2020/01/01 -id:swsh1 total:[200 TO *]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := q.String(), `legalities.standard:legal series:"sword & shield" releaseDate>=2020/01/01 -id:swsh1 total:[200 TO *]`; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	_, err = syntax.Sets.Parse("hp:100")
+	var se *syntax.Error
+	if !errors.As(err, &se) || se.Message != `unknown field "hp"` {
+		t.Fatalf("Sets.Parse(hp:100) = %v", err)
+	}
+	if got := strings.Join(se.Known(), ", "); !strings.HasPrefix(got, "id, name, series, ptcgoCode, releaseDate") || strings.Contains(got, "artist") {
+		t.Errorf("Known() = %s", got)
+	}
+}
+
 // TestParse_Err checks each error: the term it names, its position and
 // its message.
 func TestParse_Err(t *testing.T) {
@@ -136,6 +201,25 @@ func TestParse_Err(t *testing.T) {
 		{"a or or b", "or", 2, `"or" needs a term on each side`},
 		{"(a or) b", "or", 3, `"or" needs a term on each side`},
 		{"日本 foo:bar", "foo:bar", 3, `unknown field "foo"`},
+		{"legailities.standard:legal", "legailities.standard:legal", 0, `unknown field "legailities.standard"`},
+		{"tcgplayer.prices.holofoil.market:[10 TO *]", "tcgplayer.prices.holofoil.market:[10 TO *]", 0, `unknown field "tcgplayer.prices.holofoil.market"`},
+		{"hp:[150 TO *", "hp:[150 TO *", 0, "unclosed range"},
+		{"hp:[150 *]", "hp:[150 *]", 0, "a range is [lo TO hi] or {lo TO hi}"},
+		{"hp:[a TO 5]", "hp:[a TO 5]", 0, `hp takes a whole number, not "a"`},
+		{"name:[a TO b]", "name:[a TO b]", 0, "name takes no range (ranges are for numbers and dates)"},
+		{"x hp:[1 TO 2]y", "hp:[1 TO 2]y", 2, "a range is [lo TO hi] or {lo TO hi}, followed by a space"},
+		{"hp:1*", "hp:1*", 0, `hp takes no wildcard ("*" alone: any value)`},
+		{"legal:stand*", "legal:stand*", 0, `legal takes no wildcard ("*" alone: any value)`},
+		{"name>char*", "name>char*", 0, `name takes ":" or "!=" with a wildcard, not ">"`},
+		{"set.releaseDate:2020", "set.releaseDate:2020", 0, `set.releaseDate takes a date YYYY/MM/DD, not "2020"`},
+		{"set.releaseDate:2020/02/30", "set.releaseDate:2020/02/30", 0, `set.releaseDate takes a date YYYY/MM/DD, not "2020/02/30"`},
+		{"!foo:bar", "!foo:bar", 0, `unknown field "foo"`},
+		{"a AND", "AND", 2, `"AND" needs a term on each side`},
+		{"AND a", "AND", 0, `"AND" needs a term on each side`},
+		{"a AND AND b", "AND", 2, `"AND" needs a term on each side`},
+		{"a NOT", "NOT", 2, `"NOT" needs a term after it`},
+		{"(NOT) a", "NOT", 1, `"NOT" needs a term after it`},
+		{"legalities.standard:not_legal", "legalities.standard:not_legal", 0, `legalities.standard is one of legal, banned, not "not_legal"`},
 		{strings.Repeat("(", syntax.MaxDepth+1) + "x", "(", syntax.MaxDepth, "more than 16 nested negations and parentheses"},
 		{strings.Repeat("x ", syntax.MaxTerms+1), "x", 2 * syntax.MaxTerms, "more than 64 terms"},
 	} {
@@ -148,7 +232,7 @@ func TestParse_Err(t *testing.T) {
 			if se.Term != tc.term || se.Pos != tc.pos || se.Message != tc.msg {
 				t.Errorf("Parse(%q): [term pos msg] = [%q %d %q], want [%q %d %q]", tc.q, se.Term, se.Pos, se.Message, tc.term, tc.pos, tc.msg)
 			}
-			if msg := se.Error(); !strings.Contains(msg, "known fields: name, artist (a), type (t)") || !strings.Contains(msg, tc.msg) {
+			if msg := se.Error(); !strings.Contains(msg, "known fields: name, artist (a), type (t)") || !strings.Contains(msg, "set.id") || !strings.Contains(msg, tc.msg) {
 				t.Errorf("Error() = %q", msg)
 			}
 		})
@@ -160,9 +244,22 @@ func TestParse_Err(t *testing.T) {
 func TestDoc(t *testing.T) {
 	for _, f := range syntax.Fields() {
 		for _, name := range append([]string{f.Name}, f.Aliases...) {
-			if !strings.Contains(syntax.Doc, "`"+name) {
-				t.Errorf("Doc does not name %s", name)
+			if !strings.Contains(syntax.Doc, "`"+name) && !strings.Contains(syntax.LuceneDoc, "`"+name+"`") {
+				t.Errorf("neither Doc nor LuceneDoc names %s", name)
 			}
+		}
+	}
+	for _, ex := range syntax.LuceneExamples {
+		schema := syntax.Cards
+		if ex.Resource == "sets" {
+			schema = syntax.Sets
+		}
+		q, err := schema.Parse(ex.Q)
+		if err != nil || !q.Structured() {
+			t.Errorf("example %q: %v (structured: %v)", ex.Q, err, err == nil && q.Structured())
+		}
+		if !strings.Contains(syntax.LuceneDoc, "`"+ex.Q+"`") {
+			t.Errorf("example %q is not in LuceneDoc", ex.Q)
 		}
 	}
 	for _, ex := range syntax.Examples {

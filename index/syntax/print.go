@@ -83,18 +83,45 @@ func (t Term) write(b *strings.Builder) {
 		}
 		return
 	}
+	if t.Exact {
+		b.WriteByte('!')
+	}
 	b.WriteString(t.Field)
+	if t.Op == OpRange {
+		r := t.Range
+		if r.LoExcl {
+			b.WriteString(":{")
+		} else {
+			b.WriteString(":[")
+		}
+		b.WriteString(orStar(r.Lo))
+		b.WriteString(" TO ")
+		b.WriteString(orStar(r.Hi))
+		if r.HiExcl {
+			b.WriteByte('}')
+		} else {
+			b.WriteByte(']')
+		}
+		return
+	}
 	switch f, _ := LookupField(t.Field); {
-	case t.Op == OpEq && f.Kind != KindNumber:
+	case t.Op == OpEq && (f.Kind != KindNumber || t.Wildcard):
 		b.WriteByte(':')
 	default:
 		b.WriteString(t.Op.String())
 	}
-	if bareValue(t.Value) {
+	if t.Wildcard || bareValue(t.Value) {
 		b.WriteString(t.Value)
 	} else {
 		writeQuoted(b, t.Value)
 	}
+}
+
+func orStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
 }
 
 func writeQuoted(b *strings.Builder, v string) {
@@ -111,7 +138,7 @@ func writeQuoted(b *strings.Builder, v string) {
 // bareWord reports whether v parses back, alone, as the plain word v, and
 // keeps its parentheses to itself beside a ")" that closes a group.
 func bareWord(v string) bool {
-	p := &parser{src: []rune(v)}
+	p := &parser{src: []rune(v), schema: Cards}
 	t, err := p.lex()
 	if err != nil || t.kind != tTerm || t.term.Field != "" || t.end != len(p.src) || t.term.Value != v || t.pos != 0 {
 		return false
@@ -123,8 +150,8 @@ func bareWord(v string) bool {
 // as the value v.
 func bareValue(v string) bool {
 	src := []rune(v)
-	if len(src) == 0 || src[0] == '"' {
-		return false
+	if len(src) == 0 || src[0] == '"' || src[0] == '[' || src[0] == '{' || strings.ContainsRune(v, '*') {
+		return false // a phrase, a range, a wildcard
 	}
 	p := &parser{src: src}
 	return p.bare(0) == len(src) && balanced(src)

@@ -22,9 +22,12 @@ const (
 	OpLe           // "<="
 	OpGt           // ">"
 	OpGe           // ">="
+	// OpRange is a range, field:[lo TO hi] (Term.Range): number and date
+	// fields.
+	OpRange
 )
 
-var opText = [...]string{OpEq: "=", OpNe: "!=", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">="}
+var opText = [...]string{OpEq: "=", OpNe: "!=", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=", OpRange: ":[]"}
 
 // String returns the operator as typed ("=" for OpEq).
 func (o Op) String() string {
@@ -39,9 +42,29 @@ func (o Op) String() string {
 type Term struct {
 	Field string // canonical field name (see Fields); "" for a word or phrase
 	Op    Op     // OpEq for words and phrases
-	Value string // as typed, quotes removed; a phrase keeps its spaces
-	Num   int    // KindNumber fields: Value as a number
-	Pos   int    // rune offset of the term in the query (0-based)
+	// Value is the value as typed, quotes removed (a phrase keeps its
+	// spaces); KindEnum values in lower case, KindDate values as
+	// YYYY/MM/DD; "" for OpRange.
+	Value string
+	Num   int // KindNumber fields: Value as a number
+	// Exact is a field term typed with "!" before it (!name:charizard): the
+	// value must be a whole value of the field, not words of one.
+	Exact bool
+	// Wildcard is a value typed unquoted with "*" in it (name:char*): each
+	// "*" stands for any run of characters; "*" alone matches any card that
+	// has the field.
+	Wildcard bool
+	Range    Range // OpRange: the bounds
+	Pos      int   // rune offset of the term in the query (0-based)
+}
+
+// Range is the range of an OpRange term, field:[lo TO hi] (bounds
+// included) or field:{lo TO hi} (bounds left out; the brackets may be
+// mixed). A bound typed "*" is open.
+type Range struct {
+	Lo, Hi         string // as typed (dates as YYYY/MM/DD); "" when open
+	LoNum, HiNum   int    // KindNumber fields: the bounds as numbers
+	LoExcl, HiExcl bool   // the bound is left out ("{", "}")
 }
 
 // Kind is the kind of a Node.
@@ -138,11 +161,21 @@ type Error struct {
 	Term    string // the term at fault, as typed (at most 64 runes)
 	Pos     int    // rune offset of Term in the query (0-based)
 	Message string // what is wrong, e.g. `hp takes a whole number, not "abc"`
+
+	schema *Schema // the fields the query was parsed with; nil: Cards
 }
 
-// Known returns the fields the syntax knows, as Error lists them.
-func (e *Error) Known() []string { return KnownFields() }
+// Known returns the fields of the schema the query was parsed with, as
+// Error lists them.
+func (e *Error) Known() []string { return e.schemaOrCards().KnownFields() }
+
+func (e *Error) schemaOrCards() *Schema {
+	if e.schema == nil {
+		return Cards
+	}
+	return e.schema
+}
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%q at position %d: %s (known fields: %s)", e.Term, e.Pos, e.Message, strings.Join(knownFields, ", "))
+	return fmt.Sprintf("%q at position %d: %s (known fields: %s)", e.Term, e.Pos, e.Message, strings.Join(e.schemaOrCards().known, ", "))
 }
