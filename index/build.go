@@ -89,6 +89,10 @@ type input struct {
 	boost   []float32        // per card: pop / max pop of its game
 	group   []uint32         // per card: collapse group
 	setPops []float64
+	// per set: its legalities (snapshots.SetLegalities) and total
+	// (Set.Total), for the facts field
+	setLegal map[*snapshots.Set]snapshots.Legalities
+	setTotal map[*snapshots.Set]int
 }
 
 func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
@@ -132,8 +136,12 @@ func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
 	in.group = make([]uint32, n)
 	maxPop := map[string]float64{}
 	groups := map[string]uint32{}
+	setCards := map[*snapshots.Set][]*snapshots.Card{}
 	for i, c := range cards {
 		in.setOf[i] = setByID[c.Game+"\x00"+strings.ToLower(c.SetID)]
+		if s := in.setOf[i]; s != nil {
+			setCards[s] = append(setCards[s], c)
+		}
 		if c.ENCardID != "" && c.Language != "en" {
 			// One Piece ja rows already carry the English name.
 			if en := cardByID[c.Game+"\x00"+strings.ToLower(c.ENCardID)]; en != nil && normalizeText(en.Name) != normalizeText(c.Name) {
@@ -149,6 +157,12 @@ func prepare(sets []*snapshots.Set, cards []*snapshots.Card) (*input, error) {
 			groups[gk] = g
 		}
 		in.group[i] = g
+	}
+	in.setLegal = make(map[*snapshots.Set]snapshots.Legalities, len(setCards))
+	in.setTotal = make(map[*snapshots.Set]int, len(setCards))
+	for s, cs := range setCards {
+		in.setLegal[s] = snapshots.SetLegalities(cs)
+		in.setTotal[s] = s.Total(len(cs))
 	}
 	for i, c := range cards {
 		if m := maxPop[c.Game]; m > 0 {
@@ -451,6 +465,11 @@ func (in *input) doc(i int) *doc {
 	d.Variant = uniq(d.Variant...)
 	d.Tags = uniq(tags...)
 	addPlay(d, c)
+	v := cardValues{c: c, set: set}
+	if set != nil {
+		v.setLegal, v.setTotal = in.setLegal[set], in.setTotal[set]
+	}
+	d.Facts = v.facts()
 	return d
 }
 

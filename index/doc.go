@@ -96,10 +96,22 @@
 // keyword fields legal and banned (formats) and reg (regulation mark); and
 // number fields hp, retreat, cost, power, counter, life (keywords of ten
 // digits, compared as term ranges: one term per value, where a Bleve
-// numeric field indexes sixteen). set, rarity,
-// lang and is use the filters' fields. Negated conjuncts go into one
-// boolean query over the game's cards, so that Bleve skips through their
-// postings.
+// numeric field indexes sixteen). set, lang and is use the filters'
+// fields. Every other field of the syntax (rarity's words, pokemontcg.io's
+// fields: subtypes, set.name, nationalPokedexNumbers, attacks.damage ...)
+// and what the fields above lack (whole values for "!", presence for
+// "field:*") is in one keyword field, facts, as terms prefixed by the
+// field's key (facts.go): key* (the card has the field), key=value (whole
+// values), key:run (word runs), key#n (numbers and dates, sorted). A
+// wildcard is a regular expression over the field's runs or whole values
+// (Bleve matches whole terms), a range a term range. Negated conjuncts go
+// into one boolean query over the game's cards, so that Bleve skips
+// through their postings.
+//
+// Hints explains a query that matches nothing: for each field term whose
+// value matches none of the cards the rest of the query selects, the
+// field's values among those cards, nearest to the typed value first (read
+// from the term dictionary, each checked against the cards' postings).
 //
 // Match runs the same terms for callers that filter the catalog
 // themselves (the card list): it returns the matching cards of a game as a

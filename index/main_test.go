@@ -62,6 +62,7 @@ func catalog(tb testing.TB) ([]*snapshots.Set, []*snapshots.Card) {
 			return
 		}
 		addSyntheticMarket(catSets, catCards)
+		addSyntheticText(catCards)
 		index := func() {
 			cardByID = make(map[string]*snapshots.Card, len(catCards))
 			for _, c := range catCards {
@@ -226,6 +227,38 @@ func hash01(s string) float64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return float64(h.Sum64()%1_000_000) / 1_000_000
+}
+
+// addSyntheticText gives the cards of en:base1 and en:base2 made-up card
+// text (the shipped catalog has none; a build from a pokemon-tcg-data clone
+// would), so that the text fields of the syntax have something to find:
+// attack and ability text, flavor text, rules for trainers, and evolvesTo
+// from the set's evolvesFrom.
+func addSyntheticText(cards []*snapshots.Card) {
+	str := func(s string) *string { return &s }
+	evolves := map[string][]string{} // set|name -> names evolving from it
+	for _, c := range cards {
+		if p := c.Play.Pokemon; p != nil && c.Game == "pokemon" && p.EvolvesFrom != "" {
+			evolves[c.SetID+"|"+p.EvolvesFrom] = append(evolves[c.SetID+"|"+p.EvolvesFrom], c.Name)
+		}
+	}
+	for _, c := range cards {
+		p := c.Play.Pokemon
+		if p == nil || c.Game != "pokemon" || (c.SetID != "en:base1" && c.SetID != "en:base2") {
+			continue
+		}
+		for i := range p.Attacks {
+			p.Attacks[i].Text = str("Test text of " + p.Attacks[i].Name + ". Flip a coin.")
+		}
+		for i := range p.Abilities {
+			p.Abilities[i].Text = str("Test text of " + p.Abilities[i].Name + ".")
+		}
+		p.FlavorText = "Test flavor of " + c.Name + ", " + strings.Join(p.Types, " ") + "."
+		if c.Supertype == "Trainer" {
+			p.Rules = []string{"Test rule of " + c.Name + "."}
+		}
+		p.EvolvesTo = evolves[c.SetID+"|"+c.Name]
+	}
 }
 
 // addSyntheticMarket gives every card a deterministic market summary:

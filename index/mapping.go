@@ -49,6 +49,10 @@ const (
 	fPower   = "power"   // number: One Piece power
 	fCounter = "counter" // number: One Piece counter
 	fLife    = "life"    // number: One Piece life
+	// fFacts holds, for the other fields of the syntax, terms prefixed by
+	// the field's key (see facts.go): presence, whole values, word runs,
+	// numbers and dates.
+	fFacts = "facts"
 )
 
 // highlightFields are the stored fields whose matches come back as
@@ -92,6 +96,8 @@ type doc struct {
 	Power   *string `json:"power,omitempty"`
 	Counter *string `json:"counter,omitempty"`
 	Life    *string `json:"life,omitempty"`
+
+	Facts []string `json:"facts,omitempty"`
 }
 
 func newMapping() (*mapping.IndexMappingImpl, error) {
@@ -126,7 +132,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 	dm := mapping.NewDocumentStaticMapping()
 	for _, name := range []string{fGame, fLanguage, fSet, fRarity, fVariant, fNameExact, fSetExact, fSetCode, fIDs,
 		fArtist, fType, fColor, fAttack, fAbility, fAttribute, fLegal, fBanned, fReg,
-		fHP, fRetreat, fCost, fPower, fCounter, fLife} {
+		fHP, fRetreat, fCost, fPower, fCounter, fLife, fFacts} {
 		dm.AddFieldMappingsAt(name, kw(false, false))
 	}
 	dm.AddFieldMappingsAt(fNameSort, kw(false, true))

@@ -523,8 +523,13 @@ func (ix *Index) popularityScore(d *search.DocumentMatch) float64 {
 
 // rowOfDoc returns the card row of a hit from its internal document number.
 func (ix *Index) rowOfDoc(d *search.DocumentMatch) (int, bool) {
-	if len(d.IndexInternalID) == 8 {
-		if num := binary.BigEndian.Uint64(d.IndexInternalID); num < uint64(len(ix.docRow)) {
+	return ix.rowOfID(d.IndexInternalID)
+}
+
+// rowOfID returns the card row of an internal document number.
+func (ix *Index) rowOfID(id index.IndexInternalID) (int, bool) {
+	if len(id) == 8 {
+		if num := binary.BigEndian.Uint64(id); num < uint64(len(ix.docRow)) {
 			if row := ix.docRow[num]; int(row) < ix.t.nCards {
 				return int(row), true
 			}

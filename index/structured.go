@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"regexp"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/search"
@@ -213,43 +214,25 @@ func (ix *Index) termQuery(t syntax.Term) query.Query {
 	if t.Field == "" {
 		return ix.wordsQuery(t.Value)
 	}
-	if field, ok := numericFields[t.Field]; ok {
-		return numericQ(field, t.Op, t.Num)
+	f, ok := syntax.LookupField(t.Field)
+	if !ok {
+		return query.NewMatchNoneQuery()
 	}
+	key := factKey(f.Name)
 	var q query.Query
-	switch t.Field {
-	case syntax.FieldName:
-		q = ix.nameQuery(t.Value)
-	case syntax.FieldLegal:
-		q = termQ(fLegal, strings.ToLower(t.Value), 0)
-	case syntax.FieldBanned:
-		q = termQ(fBanned, strings.ToLower(t.Value), 0)
-	case syntax.FieldReg:
-		q = termQ(fReg, normalizeText(t.Value), 0)
-	case syntax.FieldSet:
-		v := t.Value
-		q = query.NewDisjunctionQuery([]query.Query{
-			termQ(fSet, normKeyword(v), 0),
-			termQ(fSetCode, normalizeID(v), 0),
-			termQ(fSetCode, compactID(v), 0),
-			termQ(fSetExact, normalizeText(v), 0),
-		})
-	case syntax.FieldRarity:
-		q = termQ(fRarity, normKeyword(t.Value), 0)
-	case syntax.FieldLang:
-		q = termQ(fLanguage, strings.ToLower(t.Value), 0)
-	case syntax.FieldIs:
-		v := normKeyword(t.Value)
-		if a, ok := printingAliases[v]; ok {
-			v = a
-		}
-		q = termQ(fVariant, v, 0)
+	switch {
+	case t.Wildcard && t.Value == "*":
+		q = termQ(fFacts, key+factHas, 0)
+	case t.Wildcard:
+		q = globQuery(f, t)
+	case t.Op == syntax.OpRange:
+		return rangeQuery(f, t.Range)
+	case f.Kind == syntax.KindNumber || f.Kind == syntax.KindDate:
+		return compareQuery(f, t) // "!=" included
+	case t.Exact && f.Kind == syntax.KindText && wholeFact(f) && f.Name != syntax.FieldSet:
+		q = termQ(fFacts, key+factWhole+normalizeText(t.Value), 0)
 	default:
-		field, ok := runFields[t.Field]
-		if !ok {
-			return query.NewMatchNoneQuery()
-		}
-		q = termQ(field, normalizeText(t.Value), 0)
+		q = ix.valueQuery(f, t.Value)
 	}
 	if t.Op == syntax.OpNe {
 		return ix.andNot(nil, []query.Query{q})
@@ -257,29 +240,152 @@ func (ix *Index) termQuery(t syntax.Term) query.Query {
 	return q
 }
 
-// numericQ compares a number field with v (term ranges over numberTerm);
-// "!=" matches the cards that have the field with another value.
-func numericQ(field string, op syntax.Op, v int) query.Query {
-	yes, no := true, false
-	t := numberTerm(v)
-	rng := func(lo, hi string, loIn, hiIn *bool) query.Query {
-		q := query.NewTermRangeInclusiveQuery(lo, hi, loIn, hiIn)
-		q.SetField(field)
-		return q
+// valueQuery matches the cards whose field f has value v, as the field
+// compares (see syntax.Kind): words of a text value, a whole keyword or
+// enum value.
+func (ix *Index) valueQuery(f syntax.Field, v string) query.Query {
+	key := factKey(f.Name)
+	switch f.Name {
+	case syntax.FieldName:
+		return ix.nameQuery(v)
+	case syntax.FieldLegal:
+		return termQ(fLegal, strings.ToLower(v), 0)
+	case syntax.FieldBanned:
+		return termQ(fBanned, strings.ToLower(v), 0)
+	case syntax.FieldReg:
+		return termQ(fReg, normalizeText(v), 0)
+	case syntax.FieldSet:
+		return query.NewDisjunctionQuery([]query.Query{
+			termQ(fSet, normKeyword(v), 0),
+			termQ(fSetCode, normalizeID(v), 0),
+			termQ(fSetCode, compactID(v), 0),
+			termQ(fSetExact, normalizeText(v), 0),
+		})
+	case syntax.FieldLang:
+		return termQ(fLanguage, strings.ToLower(v), 0)
+	case syntax.FieldIs:
+		v := normKeyword(v)
+		if a, ok := printingAliases[v]; ok {
+			v = a
+		}
+		return termQ(fVariant, v, 0)
+	case syntax.FieldLegalStandard, syntax.FieldLegalExpanded, syntax.FieldLegalUnlimited:
+		format := strings.TrimPrefix(f.Name, "legalities.")
+		if strings.ToLower(v) == snapshots.LegalityBanned {
+			return termQ(fBanned, format, 0)
+		}
+		return termQ(fLegal, format, 0)
 	}
-	switch op {
+	if field, ok := runFields[f.Name]; ok {
+		return termQ(field, normalizeText(v), 0)
+	}
+	switch f.Kind {
+	case syntax.KindKeyword:
+		return termQ(fFacts, key+factWhole+normalizeID(v), 0)
+	case syntax.KindEnum:
+		return termQ(fFacts, key+factWhole+strings.ToLower(v), 0)
+	}
+	return termQ(fFacts, key+factRun+normalizeText(v), 0)
+}
+
+// globQuery matches the cards with a value of f that the wildcard pattern
+// of t matches: each piece between "*" normalized as the values it is
+// matched against (see facts.go), each "*" any run of characters. A text
+// field's pattern is matched against its word runs (against its whole
+// values with "!"), a keyword field's against its whole values.
+func globQuery(f syntax.Field, t syntax.Term) query.Query {
+	key := factKey(f.Name)
+	field, prefix, norm := fFacts, key+factRun, normalizeText
+	switch {
+	case f.Name == syntax.FieldSet:
+		prefix, norm = key+factWhole, normalizeID
+	case f.Name == syntax.FieldReg:
+		field, prefix = fReg, ""
+	case f.Name == syntax.FieldIs:
+		field, prefix, norm = fVariant, "", normKeyword
+	case f.Kind == syntax.KindKeyword:
+		prefix, norm = key+factWhole, normalizeID
+	case t.Exact:
+		prefix = key + factWhole
+	case runFields[f.Name] != "":
+		field, prefix = runFields[f.Name], ""
+	}
+	q := query.NewRegexpQuery(globRegexp(prefix, t.Value, norm))
+	q.SetField(field)
+	return q
+}
+
+// globRegexp is the regular expression of a term of prefix and wildcard
+// pattern: each piece between "*" normalized by norm, each "*" any run of
+// characters. Bleve matches it against whole terms.
+func globRegexp(prefix, pattern string, norm func(string) string) string {
+	pieces := strings.Split(pattern, "*")
+	for i, p := range pieces {
+		pieces[i] = regexp.QuoteMeta(norm(p))
+	}
+	return regexp.QuoteMeta(prefix) + strings.Join(pieces, ".*")
+}
+
+// rangeQuery matches the cards with a value of the number or date field f
+// within r.
+func rangeQuery(f syntax.Field, r syntax.Range) query.Query {
+	field, prefix, end := sortTerms(f)
+	lo, hi := prefix, end
+	loIn, hiIn := true, false
+	enc := func(s string, n int) string {
+		if f.Kind == syntax.KindNumber {
+			return prefix + numberTerm(n)
+		}
+		return prefix + s
+	}
+	if r.Lo != "" {
+		lo, loIn = enc(r.Lo, r.LoNum), !r.LoExcl
+	}
+	if r.Hi != "" {
+		hi, hiIn = enc(r.Hi, r.HiNum), !r.HiExcl
+	}
+	q := query.NewTermRangeInclusiveQuery(lo, hi, &loIn, &hiIn)
+	q.SetField(field)
+	return q
+}
+
+// compareQuery compares the number or date field f with t's value, by t's
+// operator; "!=" matches the cards with the field and another value.
+func compareQuery(f syntax.Field, t syntax.Term) query.Query {
+	at := syntax.Range{Lo: t.Value, Hi: t.Value, LoNum: t.Num, HiNum: t.Num}
+	below, above := at, at
+	below.Lo, below.HiExcl = "", true
+	above.Hi, above.LoExcl = "", true
+	switch t.Op {
 	case syntax.OpNe:
-		return query.NewDisjunctionQuery([]query.Query{rng("", t, nil, &no), rng(t, "", &no, nil)})
+		return query.NewDisjunctionQuery([]query.Query{rangeQuery(f, below), rangeQuery(f, above)})
 	case syntax.OpLt:
-		return rng("", t, nil, &no)
+		return rangeQuery(f, below)
 	case syntax.OpLe:
-		return rng("", t, nil, &yes)
+		below.HiExcl = false
+		return rangeQuery(f, below)
 	case syntax.OpGt:
-		return rng(t, "", &no, nil)
+		return rangeQuery(f, above)
 	case syntax.OpGe:
-		return rng(t, "", &yes, nil)
+		above.LoExcl = false
+		return rangeQuery(f, above)
 	}
-	return termQ(field, t, 0)
+	field, prefix, _ := sortTerms(f)
+	if f.Kind == syntax.KindNumber {
+		return termQ(field, prefix+numberTerm(t.Num), 0)
+	}
+	return termQ(field, prefix+t.Value, 0)
+}
+
+// sortTerms returns where the values of the number or date field f are:
+// the Bleve field, the prefix of their terms and the term after the last
+// of them ("" for a field of its own: open).
+func sortTerms(f syntax.Field) (field, prefix, end string) {
+	if field, ok := numericFields[f.Name]; ok {
+		return field, "", ""
+	}
+	key := factKey(f.Name)
+	return fFacts, key + factSort, key + factSortEnd
 }
 
 // nameQuery matches the cards whose name (or its romaji / pinyin forms, or

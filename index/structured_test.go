@@ -14,126 +14,8 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// bruteTerms evaluates a syntax tree of field terms on a card, straight from
-// the card's fields: the reference the index's answers are checked
-// against. ok is false for a term it does not evaluate (plain words,
-// name, set).
-func bruteTerms(c *snapshots.Card, n *syntax.Node) (match, ok bool) {
-	switch n.Kind {
-	case syntax.NodeAnd, syntax.NodeOr:
-		all, anyOf := true, false
-		for _, x := range n.Nodes {
-			m, ok := bruteTerms(c, x)
-			if !ok {
-				return false, false
-			}
-			all, anyOf = all && m, anyOf || m
-		}
-		if n.Kind == syntax.NodeAnd {
-			return all, true
-		}
-		return anyOf, true
-	case syntax.NodeNot:
-		m, ok := bruteTerms(c, n.Nodes[0])
-		return !m, ok
-	}
-	t := n.Term
-	num := func(v *int) (bool, bool) {
-		if v == nil {
-			return false, true
-		}
-		x := *v
-		switch t.Op {
-		case syntax.OpNe:
-			return x != t.Num, true
-		case syntax.OpLt:
-			return x < t.Num, true
-		case syntax.OpLe:
-			return x <= t.Num, true
-		case syntax.OpGt:
-			return x > t.Num, true
-		case syntax.OpGe:
-			return x >= t.Num, true
-		}
-		return x == t.Num, true
-	}
-	// words: whole words of one of values equal the value's words
-	words := func(values ...string) bool {
-		want := " " + index.NormalizeText(t.Value) + " "
-		for _, v := range values {
-			if strings.Contains(" "+index.NormalizeText(v)+" ", want) {
-				return true
-			}
-		}
-		return false
-	}
-	pk, op := c.Play.Pokemon, c.Play.OnePiece
-	if pk == nil {
-		pk = &snapshots.PokemonPlay{}
-	}
-	if op == nil {
-		op = &snapshots.OnePiecePlay{}
-	}
-	var m bool
-	switch t.Field {
-	case syntax.FieldHP:
-		return num(pk.HP)
-	case syntax.FieldRetreat:
-		return num(pk.Retreat)
-	case syntax.FieldCost:
-		return num(op.Cost)
-	case syntax.FieldPower:
-		return num(op.Power)
-	case syntax.FieldCounter:
-		return num(op.Counter)
-	case syntax.FieldLife:
-		return num(op.Life)
-	case syntax.FieldArtist:
-		m = words(pk.Artist)
-	case syntax.FieldType:
-		m = words(append(append([]string{c.Supertype}, c.Subtypes...), pk.Types...)...)
-	case syntax.FieldColor:
-		m = words(c.Colors...)
-	case syntax.FieldAttack:
-		var names []string
-		for _, a := range pk.Attacks {
-			names = append(names, a.Name)
-		}
-		m = words(names...)
-	case syntax.FieldAbility:
-		var names []string
-		for _, a := range pk.Abilities {
-			names = append(names, a.Name)
-		}
-		m = words(names...)
-	case syntax.FieldAttribute:
-		m = words(op.Attributes...)
-	case syntax.FieldLegal:
-		m = pk.Legalities.Of(t.Value) == snapshots.LegalityLegal
-	case syntax.FieldBanned:
-		m = pk.Legalities.Of(t.Value) == snapshots.LegalityBanned
-	case syntax.FieldReg:
-		m = pk.RegulationMark != "" && index.NormalizeText(pk.RegulationMark) == index.NormalizeText(t.Value)
-	case syntax.FieldRarity:
-		m = c.Rarity != "" && index.NormKeyword(c.Rarity) == index.NormKeyword(t.Value)
-	case syntax.FieldLang:
-		m = c.Language == t.Value
-	case syntax.FieldIs:
-		want := index.NormKeyword(t.Value)
-		for _, v := range c.Variants {
-			m = m || index.NormKeyword(v) == want || slices.ContainsFunc(strings.Split(v, "/"), func(p string) bool { return index.NormKeyword(p) == want })
-		}
-	default:
-		return false, false
-	}
-	if t.Op == syntax.OpNe {
-		m = !m
-	}
-	return m, true
-}
-
 // structuredCases are queries of field terms only: the index's answer
-// must be exactly the cards bruteTerms selects.
+// must be exactly the cards refMatch selects.
 var structuredCases = []struct{ game, q string }{
 	{"pokemon", `a:"Mitsuhiro Arita"`},
 	{"pokemon", `a:arita`},
@@ -168,9 +50,80 @@ var structuredCases = []struct{ game, q string }{
 	{"onepiece", `is:alternate-art r:sec`},
 	{"onepiece", `cost>=10 or power>=12000`},
 	{"onepiece", `hp>0`}, // a Pokémon field: no One Piece card
+	// rarity: words of the rarity (issue 34: the Cards page's example)
+	{"pokemon", `set:base rarity:holo`},
+	{"pokemon", `rarity:holo`},
+	{"pokemon", `r:"rare holo" -r:"rare holo ex"`},
+	{"pokemon", `!r:"rare holo" set:base1`},
+	{"pokemon", `r:"lv.x" or r:"LV X"`},
+	{"pokemon", `r:rare_holo lang:en`},
+	{"onepiece", `r:sr or !r:sec`},
+	{"pokemon", `set:base`},
+	{"pokemon", `set:"base set" or set:jungle`},
+	// pokemontcg.io's fields and the Lucene forms
+	{"pokemon", `name:char* lang:en`},
+	{"pokemon", `name:char*der`},
+	{"pokemon", `!name:charizard`},
+	{"pokemon", `!name:char* -name:charizard lang:en`},
+	{"pokemon", `name:*zard*`},
+	{"pokemon", `nationalPokedexNumbers:[1 TO 151] lang:en`},
+	{"pokemon", `nationalPokedexNumbers:{150 TO 152}`},
+	{"pokemon", `hp:[* TO 100] lang:en`},
+	{"pokemon", `hp:[150 TO *] lang:en`},
+	{"pokemon", `hp:{150 TO 170}`},
+	{"pokemon", `set.id:sm1`},
+	{"pokemon", `set.id:en:sm1 or set.id:SV1S`},
+	{"pokemon", `attacks.name:Spelunk`},
+	{"pokemon", `legalities.standard:banned`},
+	{"pokemon", `legalities.expanded:banned or legalities.unlimited:banned`},
+	{"pokemon", `legalities.standard:legal lang:en -types:water`},
+	{"pokemon", `subtypes:mega`},
+	{"pokemon", `subtypes:mega -types:water`},
+	{"pokemon", `subtypes:"stage 2" supertype:pokemon types:fire`},
+	{"pokemon", `!subtypes:ex subtypes:"tera"`},
+	{"pokemon", `set.name:generations subtypes:mega`},
+	{"pokemon", `set.name:"evolving skies" OR set.series:base`},
+	{"pokemon", `set.ptcgoCode:BS set.printedTotal:102`},
+	{"pokemon", `set.releaseDate:[2020/01/01 TO 2020-12-31] set.total>200`},
+	{"pokemon", `set.releaseDate<1999/06/17 lang:en`},
+	{"pokemon", `set.releaseDate:1999/01/09`},
+	{"pokemon", `set.legalities.standard:legal lang:en`},
+	{"pokemon", `-set.legalities.expanded:legal lang:en set.legalities.unlimited:legal`},
+	{"pokemon", `number:4 set.id:base1`},
+	{"pokemon", `number:tg0* lang:en`},
+	{"pokemon", `id:base1-4 or id:EN:BASE2-1`},
+	{"pokemon", `id:base1-1*`},
+	{"pokemon", `level:x or level:76`},
+	{"pokemon", `evolvesFrom:charmeleon`},
+	{"pokemon", `evolvesFrom:* -subtypes:"stage 1" -subtypes:"stage 2" lang:en`},
+	{"pokemon", `attacks.damage:100+ or attacks.damage:30×`},
+	{"pokemon", `attacks.damage:1*0 lang:en`},
+	{"pokemon", `attacks.cost:free or attacks.convertedEnergyCost:0`},
+	{"pokemon", `attacks.convertedEnergyCost>=5 lang:en`},
+	{"pokemon", `abilities.type:"pokemon power" abilities.name:burn`},
+	{"pokemon", `weaknesses.type:water weaknesses.value:×2 resistances.value:-30`},
+	{"pokemon", `resistances.type:* -weaknesses.type:*`},
+	{"pokemon", `retreatCost:colorless convertedRetreatCost:4`},
+	{"pokemon", `convertedRetreatCost!=1 retreatCost:*`},
+	{"pokemon", `regulationMark:H or reg:g*`},
+	{"pokemon", `artist:ari* or !a:"ken sugimori"`},
+	{"pokemon", `attack:"fire sp*" or !attack:fire*`},
+	{"pokemon", `t:stage* is:1st*`},
+	{"pokemon", `set:base* lang:en`},
+	{"pokemon", `-lang:* or legal:*`},
+	{"pokemon", `hp:* -hp:[30 TO 340]`},
+	{"pokemon", `attacks.text:"flip a coin" rules:* flavorText:fire`},
+	{"pokemon", `abilities.text:"energy burn" or ancientTrait.name:*`},
+	{"pokemon", `!attacks.text:"test text of fire spin. flip a coin."`},
+	{"pokemon", `attacks.text:"of fire spin flip a"`},
+	{"pokemon", `attacks.text:"of fire spin flip a coin"`},
+	{"pokemon", `evolvesTo:charizard or !evolvesTo:*eon`},
+	{"pokemon", `name:charizard AND NOT set.id:base1 AND lang:en`},
+	{"onepiece", `subtypes:"straw hat crew" supertype:leader`},
+	{"onepiece", `types:* or nationalPokedexNumbers:*`},
 }
 
-// TestSearch_Structured checks Search and Match against bruteTerms on the
+// TestSearch_Structured checks Search and Match against refMatch on the
 // whole catalog: the same cards, and every hit passes.
 func TestSearch_Structured(t *testing.T) {
 	ix := full(t)
@@ -184,9 +137,9 @@ func TestSearch_Structured(t *testing.T) {
 				if c.Game != tc.game {
 					continue
 				}
-				m, ok := bruteTerms(c, q.Root)
+				m, ok := refMatch(t, c, q.Root)
 				if !ok {
-					t.Fatalf("bruteTerms cannot evaluate %q", tc.q)
+					t.Fatalf("refMatch cannot evaluate %q", tc.q)
 				}
 				if m {
 					want[c.ID] = true
@@ -197,6 +150,7 @@ func TestSearch_Structured(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%d cards", len(wantOrds))
 			if got := set.Ordinals(); !slices.Equal(got, wantOrds) {
 				t.Errorf("Match: %d cards, want %d", len(got), len(wantOrds))
 			}
@@ -332,6 +286,9 @@ func FuzzSearchSyntax(f *testing.F) {
 	for _, ex := range syntax.Examples {
 		f.Add(ex.Q)
 	}
+	for _, ex := range syntax.LuceneExamples {
+		f.Add(ex.Q)
+	}
 	for _, s := range []string{"charizard or -(a b)", "name:\"\"", `-""`, "--x", "set:", "is:1st", "a:\"\" or x", "en:base1-4 -en:base1-4"} {
 		f.Add(s)
 	}
@@ -372,4 +329,66 @@ func FuzzSearchSyntax(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHints: a query that matches nothing because of a field's value says
+// which values the field has among the cards the rest selects.
+func TestHints(t *testing.T) {
+	ix := full(t)
+	for _, tc := range []struct {
+		game, q string
+		field   string   // "": no hint
+		known   []string // among Known (all of them when exact)
+		exact   bool
+	}{
+		{"pokemon", `set:base rarity:holx`, "rarity", []string{"common", "uncommon", "rare", "rare holo"}, true},
+		{"pokemon", `rarity:holx`, "rarity", []string{"rare holo"}, false},
+		{"pokemon", `supertype:energy hp>=30`, "supertype", []string{"pokemon", "trainer"}, true},
+		{"pokemon", `set.id:bsae1`, "set.id", []string{"base1"}, false},
+		{"pokemon", `subtypes:vmaxx`, "subtypes", []string{"vmax"}, false},
+		{"pokemon", `name:charizrd lang:en`, "name", []string{"charizard"}, false},
+		{"pokemon", `set:jungel`, "set", []string{"jungle"}, false},
+		{"pokemon", `set:base rarity:holo`, "", nil, false}, // matches: no hint
+		{"pokemon", `hp>9000`, "", nil, false},              // a number: no hint
+		{"pokemon", `-rarity:holx hp>9000`, "", nil, false},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			q := syntax.MustParse(tc.q)
+			hints, err := ix.Hints(context.Background(), tc.game, q.Filter())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.field == "" {
+				if len(hints) != 0 {
+					t.Fatalf("hints = %+v, want none", hints)
+				}
+				return
+			}
+			if len(hints) != 1 || hints[0].Field != tc.field {
+				t.Fatalf("hints = %+v, want one on %s", hints, tc.field)
+			}
+			h := hints[0]
+			t.Logf("%s", h.Message)
+			for _, k := range tc.known {
+				if !slices.Contains(h.Known, k) {
+					t.Errorf("Known = %q, want %q among them", h.Known, k)
+				}
+			}
+			if tc.exact && len(h.Known) != len(tc.known) {
+				t.Errorf("Known = %q, want %q", h.Known, tc.known)
+			}
+			if len(h.Known) > index.MaxHintValues {
+				t.Errorf("%d values", len(h.Known))
+			}
+			// Each known value, as the term's value, matches cards.
+			for _, k := range h.Known {
+				term := syntax.Term{Field: h.Field, Value: k}
+				alone := syntax.MustParse(term.String())
+				set, err := ix.Match(context.Background(), tc.game, alone.Filter())
+				if err != nil || set.Len() == 0 {
+					t.Errorf("%s: %v, %d cards", term.String(), err, set.Len())
+				}
+			}
+		})
+	}
 }

@@ -17,7 +17,10 @@ import (
 //	   analytics per (card, printing, grade), the printings' market
 //	   summaries, price points with sample size, confidence and flags, the
 //	   SaleOutlier flag, trending rows per printing with sample size and price
-const FormatVersion = 5
+//	6  the index's facts field (the syntax's whole values, word runs of
+//	   rarities and pokemontcg.io's fields); Pokémon play facts may carry
+//	   the card text of a pokemon-tcg-data clone (PokemonPlay.Rules ...)
+const FormatVersion = 6
 
 // Languages of the card catalog, in the order the API lists them.
 var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}
@@ -101,6 +104,16 @@ type Set struct {
 	CardCount      int   `json:"card_count"`       // cards of the catalog in this set
 	Volume30dCents int64 `json:"volume_30d_cents"` // verified sales volume over the last 30 days
 	Sales30d       int   `json:"sales_30d"`
+}
+
+// Total is the set's cards, secret rares included: CardCountTotal, or
+// inCatalog (the cards of the catalog in the set) when the source gives
+// none.
+func (s *Set) Total(inCatalog int) int {
+	if s.CardCountTotal > 0 {
+		return s.CardCountTotal
+	}
+	return inCatalog
 }
 
 // Card is one printed card of the catalog with its market summary.
