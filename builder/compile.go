@@ -36,6 +36,11 @@ type Options struct {
 	Seed int64
 	// CatalogDir holds sets.jsonl(.gz) and cards.jsonl(.gz).
 	CatalogDir string
+	// PokemonTCGData, when set, is a local clone of pokemon-tcg-data whose
+	// card text (rules, ability and attack text, flavor text, ancient
+	// trait, evolvesTo) the English Pokémon cards take (see ReadTCGData);
+	// "" builds without card text.
+	PokemonTCGData string
 	// MarketDir, when set, holds market feeds (sales.jsonl, prices.jsonl,
 	// listings.jsonl) compiled instead of synthesized data.
 	MarketDir string
@@ -158,6 +163,15 @@ func (b *build) run(ctx context.Context) (*snapshots.Manifest, error) {
 	cat, err := ReadCatalog(opts.CatalogDir)
 	if err != nil {
 		return nil, fmt.Errorf("build: catalog: %w", err)
+	}
+	if opts.PokemonTCGData != "" {
+		data, err := ReadTCGData(opts.PokemonTCGData)
+		if err != nil {
+			return nil, fmt.Errorf("build: catalog: %w", err)
+		}
+		joined := data.Join(cat.Cards)
+		cat.Digests["pokemon-tcg-data"] = data.Digest
+		b.progress.note(fmt.Sprintf("catalog: card text of %d catalog cards from pokemon-tcg-data (%d cards in %s)", joined, len(data.Cards), opts.PokemonTCGData))
 	}
 	cards, sets := preset.Catalog(opts.Seed, cat.Cards, cat.Sets)
 	ShortenSetIDs(sets, cards)

@@ -1,7 +1,10 @@
 // Package builder compiles card catalogs and market data into an immutable
 // snapshot and publishes it atomically.
 //
-// A build reads the catalog feed (sets.jsonl, cards.jsonl), takes market data
+// A build reads the catalog feed (sets.jsonl, cards.jsonl) and, when the
+// operator gives one, a local clone of pokemon-tcg-data whose card text the
+// English Pokémon cards take (ReadTCGData, Options.PokemonTCGData: cardedge
+// ships no card text), takes market data
 // from the synthesizer (package builder/synth, the offline default), from
 // market feeds in JSON Lines (sales.jsonl, prices.jsonl, listings.jsonl), or
 // from real sources (Options.Sources: Cardmarket's price guide, TCGplayer's

@@ -1,6 +1,7 @@
 // Command cardbuild builds, verifies and publishes cardedge snapshots.
 //
 //	cardbuild build --out DIR [--preset tiny|default|large] [--seed N] [--catalog DIR]
+//	                [--catalog-source pokemon-tcg-data=DIR]
 //	                [--market DIR] [--as-of YYYY-MM-DD] [--keep N] [--id ID] [--quiet]
 //	                [--cpuprofile FILE] [--memprofile FILE] [--memstats] [--mem-limit-mib N]
 //	                [--gc-percent N] [--publish s3://BUCKET/PREFIX [--allow-shrink]]

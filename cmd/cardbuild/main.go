@@ -119,6 +119,17 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&opts.Preset, "preset", "default", "tiny, default or large")
 	fs.Int64Var(&opts.Seed, "seed", 1, "synthesis seed")
 	fs.StringVar(&opts.CatalogDir, "catalog", defaultCatalog(), "directory with sets.jsonl(.gz) and cards.jsonl(.gz)")
+	fs.Func("catalog-source", "an extra catalog source, NAME=DIR (repeatable); NAME is pokemon-tcg-data: a local clone of github.com/PokemonTCG/pokemon-tcg-data, whose card text (rules, ability and attack text, flavor text) the English Pokémon cards take", func(v string) error {
+		name, dir, ok := strings.Cut(v, "=")
+		switch {
+		case !ok || dir == "":
+			return fmt.Errorf("want NAME=DIR, not %q", v)
+		case name != "pokemon-tcg-data":
+			return fmt.Errorf("unknown catalog source %q (known: pokemon-tcg-data)", name)
+		}
+		opts.PokemonTCGData = dir
+		return nil
+	})
 	fs.StringVar(&opts.MarketDir, "market", "", "directory with market feeds (sales.jsonl, prices.jsonl, listings.jsonl) instead of synthesized data")
 	fs.StringVar(&asOf, "as-of", "", "the snapshot's today, YYYY-MM-DD (default: yesterday UTC, or the latest sale of the feeds)")
 	fs.IntVar(&opts.Keep, "keep", 3, "snapshots to keep in --out")

@@ -57,6 +57,17 @@ func TestMain_Build(t *testing.T) {
 		t.Errorf("CURRENT = %q, %v; want s1", id, err)
 	}
 
+	t.Run("CatalogSource", func(t *testing.T) {
+		_, stderr, err := run("build", "--out", root, "--catalog", smallCatalog, "--as-of", "2026-11-20", "--id", "s3",
+			"--catalog-source", "pokemon-tcg-data="+filepath.Join("..", "..", "builder", "testdata", "pokemon-tcg-data"))
+		if err != nil {
+			t.Fatalf("build: %v\n%s", err, stderr)
+		}
+		if !strings.Contains(stderr, "card text of 2 catalog cards from pokemon-tcg-data (5 cards in") {
+			t.Errorf("stderr does not say what the clone gave:\n%s", stderr)
+		}
+	})
+
 	t.Run("Quiet", func(t *testing.T) {
 		stdout, stderr, err := run("build", "--out", root, "--catalog", smallCatalog, "--as-of", "2026-11-20", "--id", "s2", "--quiet")
 		if err != nil {
@@ -157,6 +168,9 @@ func TestMain_Err(t *testing.T) {
 		{"BuildArgument", []string{"build", "--out", root, "extra"}, `unexpected argument "extra"`},
 		{"BuildUnknownFlag", []string{"build", "--nope"}, "flag provided but not defined"},
 		{"BuildNoCatalog", []string{"build", "--out", root, "--catalog", t.TempDir()}, "no sets.jsonl"},
+		{"BuildCatalogSourceUnknown", []string{"build", "--out", root, "--catalog-source", "tcgdex=x"}, `unknown catalog source "tcgdex" (known: pokemon-tcg-data)`},
+		{"BuildCatalogSourceNoDir", []string{"build", "--out", root, "--catalog-source", "pokemon-tcg-data"}, "want NAME=DIR"},
+		{"BuildCatalogSourceMissing", []string{"build", "--out", root, "--catalog", smallCatalog, "--catalog-source", "pokemon-tcg-data=" + t.TempDir()}, "pokemon-tcg-data: "},
 		{"VerifyNoDir", []string{"verify"}, "want one snapshot directory"},
 		{"VerifyMissing", []string{"verify", filepath.Join(root, "nope")}, "read manifest"},
 		{"ReportNoDir", []string{"report"}, "want one snapshot directory"},
