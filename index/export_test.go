@@ -224,3 +224,10 @@ func (ix *Index) FuzzyScores(term string, fuzziness, prefix int, viaDictionary b
 	}
 	return out, nil
 }
+
+// CardValues returns the values of a card's fields as the facts field
+// indexes them (cardValues.values), for MatchValues.
+func CardValues(c *snapshots.Card, set *snapshots.Set, legal snapshots.Legalities, total int) func(string) []string {
+	v := &cardValues{c: c, set: set, setLegal: legal, setTotal: total}
+	return v.values
+}
