@@ -324,6 +324,40 @@ func checkSyntaxErrs(t *testing.T, e searchEdge) {
 
 func TestSearchSyntax_Err(t *testing.T) { checkSyntaxErrs(t, sharedSearchEdge()) }
 
+// TestSearch_Hints (issue 34): the Cards page's example set:base
+// rarity:holo finds Base Set's holo rares on both routes, and a query that
+// matches nothing because of a field's value says which values it has.
+func TestSearch_Hints(t *testing.T) {
+	e := sharedSearchEdge()
+	for _, route := range []string{"/api/v3/search", "/api/v3/cards"} {
+		cards := e.all(t, route, "pokemon", "set:base rarity:holo")
+		if len(cards) != 16 {
+			t.Errorf("%s set:base rarity:holo: %d cards, want Base Set's 16 holo rares", route, len(cards))
+		}
+		for _, c := range cards {
+			if setCode(c) != "base1" || !strings.Contains(strings.ToLower(fmt.Sprint(c["rarity"])), "holo") {
+				t.Errorf("%s set:base rarity:holo: %v", route, c["card_id"])
+			}
+		}
+	}
+	r := e.get(t, "/api/v3/search?q="+url.QueryEscape("set:base rarity:holx"))
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, truncate(r.body))
+	}
+	d := data(t, r)
+	hints, _ := d["hints"].([]any)
+	if num(d["total"]) != 0 || len(hints) != 1 {
+		t.Fatalf("total %v, hints %v", d["total"], d["hints"])
+	}
+	h := hints[0].(map[string]any)
+	if h["field"] != "rarity" || h["term"] != "rarity:holx" || !slices.Contains(strs(h["known_values"]), "rare holo") {
+		t.Errorf("hint %v", h)
+	}
+	if r := e.get(t, "/api/v3/search?q=charizard"); data(t, r)["hints"] != nil {
+		t.Errorf("a search with results has hints: %v", data(t, r)["hints"])
+	}
+}
+
 // checkCardPlay: card detail carries the play facts: Base Set Charizard's
 // HP, artist, retreat and its attack; a One Piece character's cost and
 // power.

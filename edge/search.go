@@ -150,9 +150,16 @@ func handleSearch(r *request) (any, error) {
 		}
 		items = append(items, searchItem{Card: cg, Score: snapshots.Round2(h.Score), Highlights: hl})
 	}
+	var hints []index.Hint
+	if total == 0 && parsed.Structured() {
+		// Say which field value keeps the query from matching (issue 34).
+		if hints, err = r.snap.Index.Hints(r.ctx, r.game, parsed.Filter()); err != nil {
+			return nil, err
+		}
+	}
 	return searchPayload{
 		Query: p.str("q"), Sort: p.str("sort"), Items: items, Total: total, TotalIsLowerBound: lowerBound,
-		Offset: p.int("offset"), Limit: p.int("limit"),
+		Offset: p.int("offset"), Limit: p.int("limit"), Hints: hints,
 		Note: "relevance = text relevance boosted by popularity; highlights mark matched text with <mark>",
 	}, nil
 }
@@ -166,6 +173,10 @@ type searchPayload struct {
 	Offset            int          `json:"offset"`
 	Limit             int          `json:"limit"`
 	Note              string       `json:"note"`
+	// Hints, when the query matches no card because of a field term's
+	// value, say which values the field has (index.Hints); left out
+	// otherwise.
+	Hints []index.Hint `json:"hints,omitempty"`
 }
 
 // activityFilter returns the grader/slab_only/raw_only filter over a card's

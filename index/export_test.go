@@ -2,6 +2,9 @@ package index
 
 import (
 	"context"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2/analysis"
 	"slices"
 	"sort"
 	"strings"
@@ -36,20 +39,28 @@ func Pinyin(name string) (spaced, joined string) {
 
 // Analyze runs the index ("text") or query ("query") analyzer on s.
 func Analyze(which, s string) []string {
-	m, err := newMapping()
-	if err != nil {
-		panic(err)
-	}
-	name := textAnalyzer
+	analyzeOnce.Do(func() {
+		m, err := newMapping()
+		if err != nil {
+			panic(err)
+		}
+		analyzers = [2]analysis.Analyzer{m.AnalyzerNamed(textAnalyzer), m.AnalyzerNamed(queryAnalyzer)}
+	})
+	a := analyzers[0]
 	if which == "query" {
-		name = queryAnalyzer
+		a = analyzers[1]
 	}
 	var out []string
-	for _, t := range m.AnalyzerNamed(name).Analyze([]byte(s)) {
+	for _, t := range a.Analyze([]byte(s)) {
 		out = append(out, string(t.Term))
 	}
 	return out
 }
+
+var (
+	analyzeOnce sync.Once
+	analyzers   [2]analysis.Analyzer
+)
 
 // Typeahead is a typeahead table built without Bleve, for large-scale
 // latency tests. It goes through encode and decode like the real file.

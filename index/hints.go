@@ -183,7 +183,7 @@ func (ix *Index) nearValues(ctx context.Context, game, field, prefix, want strin
 		}
 		return strings.Compare(a.v, b.v)
 	})
-	var out []string
+	out := make([]string, 0, MaxHintValues) // [] rather than null
 	for i, s := range all {
 		if i == hintScan || len(out) == MaxHintValues {
 			break

@@ -125,6 +125,14 @@ type cardsData struct {
 	Prev, Next string
 	From, To   int
 	Error      string
+	Hints      []hintView // a search that found nothing: why, and what to try
+}
+
+// hintView is an index.Hint as the page shows it: its message and a link
+// per known value (the query with the term's value replaced).
+type hintView struct {
+	Message string
+	Tries   []option // Value: href, Label: the term with the value
 }
 
 const resultsPageSize = 25
@@ -194,7 +202,7 @@ func (h *Handler) search(r *http.Request, m *market, text string, d *cardsData) 
 		}
 		d.Results = append(d.Results, row)
 	}
-	link := func(off int) string {
+	link := func(off int, text string) string {
 		v := url.Values{"q": {text}}
 		if game != "" {
 			v.Set("game", game)
@@ -205,13 +213,63 @@ func (h *Handler) search(r *http.Request, m *market, text string, d *cardsData) 
 		return Base + "/cards?" + v.Encode()
 	}
 	if offset > 0 {
-		d.Prev = link(max(0, offset-resultsPageSize))
+		d.Prev = link(max(0, offset-resultsPageSize), text)
 	}
 	if offset+len(res.Hits) < res.Total {
-		d.Next = link(offset + resultsPageSize)
+		d.Next = link(offset+resultsPageSize, text)
 	}
 	d.From, d.To = offset+1, offset+len(res.Hits)
+	if res.Total == 0 && parsed.Structured() {
+		hints, err := m.Index.Hints(r.Context(), m.game, parsed.Filter())
+		if err != nil {
+			return err
+		}
+		for _, h := range hints {
+			// The message's first clause; its list of values is the links.
+			msg, _, _ := strings.Cut(h.Message, ";")
+			hv := hintView{Message: msg}
+			for _, v := range h.Known {
+				q, term := withValue(parsed, h.Term, v)
+				hv.Tries = append(hv.Tries, option{Value: link(0, q), Label: term})
+			}
+			d.Hints = append(d.Hints, hv)
+		}
+	}
 	return nil
+}
+
+// withValue returns the query q with the value of its field term printed
+// as term replaced by v (printed canonically), and the new term.
+func withValue(q *syntax.Query, term, v string) (query, newTerm string) {
+	var walk func(n *syntax.Node)
+	walk = func(n *syntax.Node) {
+		if n == nil {
+			return
+		}
+		if n.Kind == syntax.NodeTerm && n.Term.Field != "" && n.Term.String() == term {
+			n.Term.Value = v
+			newTerm = n.Term.String()
+			return
+		}
+		for _, c := range n.Nodes {
+			walk(c)
+		}
+	}
+	cp := cloneNode(q.Root)
+	walk(cp)
+	return (&syntax.Query{Root: cp}).String(), newTerm
+}
+
+func cloneNode(n *syntax.Node) *syntax.Node {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.Nodes = make([]*syntax.Node, len(n.Nodes))
+	for i, x := range n.Nodes {
+		c.Nodes[i] = cloneNode(x)
+	}
+	return &c
 }
 
 type option struct {

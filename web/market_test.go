@@ -43,6 +43,9 @@ func TestDashboard_MarketPages(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"/dashboard/cards", "Search cards"},
 		{"/dashboard/cards?q=chari", "Charizard"},
+		// The page's own example (issue 34), and a value that matches nothing.
+		{"/dashboard/cards?q=set%3Abase+rarity%3Aholo", "16 cards for “set:base rarity:holo”"},
+		{"/dashboard/cards?q=set%3Abase+rarity%3Aholx", `rarity:holx matches none of the cards the rest of the query selects. Try <a href="/dashboard/cards?q=set%3Abase&#43;rarity%3A%22rare&#43;holo%22">rarity:&#34;rare holo&#34;</a>`},
 		{"/dashboard/cards/en:base1-4", "Grade ladder"},
 		{"/dashboard/cards/en:base1-4?printing=1st+edition&grade=slab:10&range=all", "holo/shadowless/1st-edition"},
 		{"/dashboard/sets/en:base1", "Breakdown by rarity"},
