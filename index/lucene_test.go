@@ -138,7 +138,9 @@ func TestLuceneExamples_Content(t *testing.T) {
 		}
 		return len(list)
 	}
-	words := func(s string) []string { return strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "'", "").Replace(s))) }
+	words := func(s string) []string {
+		return strings.Fields(strings.ToLower(strings.NewReplacer("-", " ", "'", "").Replace(s)))
+	}
 	hasWord := func(s, w string) bool { return slices.Contains(words(s), w) }
 	if n := every("name:charizard", func(c *snapshots.Card) bool { return hasWord(c.Name, "charizard") }); n < 50 {
 		t.Errorf("name:charizard: %d cards", n)
