@@ -21,13 +21,15 @@ const Doc = `Plain words search as ` + "`q`" + ` always has: on ` + "`/api/v3/se
 | ` + "`legal:` (`f:`, `format:`) `banned:`" + ` | legal or banned in a Pokémon format: ` + "`standard`, `expanded`, `unlimited`" + ` |
 | ` + "`reg:` `regulation:`" + ` | Pokémon regulation mark (` + "`reg:h`" + `) |
 | ` + "`set:` `s:`" + ` | set id, code or abbreviation, or whole set name (` + "`set:base1`, `set:MEW`, `set:op-01`, `set:\"base set\"`" + `) |
-| ` + "`rarity:` `r:`" + ` | rarity (` + "`r:\"rare holo\"`, `r:sr`" + `) |
+| ` + "`rarity:` `r:`" + ` | words of the rarity: ` + "`r:holo`" + ` (Rare Holo, Rare Holo EX ...), ` + "`r:\"rare holo\"`, `r:sr`" + `; ` + "`!r:\"rare holo\"`" + ` the whole rarity |
 | ` + "`lang:` `language:`" + ` | card language: ` + "`en`, `ja`, `zh-cn`, `zh-tw`" + ` |
 | ` + "`is:`" + ` | a printing the card has: ` + "`is:1st-edition`, `is:reverse`, `is:holo`, `is:shadowless`, `is:alternate-art`" + `, or any part of a variant (` + "`is:pokeball`" + `) |
 
 Field names ignore case, values case and accents. Put a value with spaces in double quotes (` + "`a:\"Mitsuhiro Arita\"`" + `; ` + "`\\\"`" + ` is a quote inside). ` + "`-`" + ` right before a term negates it (` + "`-set:base1`, `-is:reverse`" + `), ` + "`or`" + ` between terms matches either, and parentheses group: ` + "`(t:fire or t:water) hp>=200`" + `. ` + "`!=`" + ` on a number matches cards that print a different number; ` + "`-hp=100`" + ` also matches cards without HP. Plain words inside ` + "`-`" + ` or ` + "`or`" + ` must match whole words (no typo tolerance), and results are ranked by the plain words outside them (by popularity when there are none). Ids such as ` + "`en:base1-4`" + `, a colon followed by a space (` + "`Type: Null`" + `) and a ` + "`-`" + ` before a digit (` + "`-4`" + `) stay plain words.
 
 Examples (Pokémon): ` + "`a:\"Mitsuhiro Arita\" charizard`" + ` · ` + "`t:water hp>=300 legal:standard`" + ` · ` + "`attack:\"Fire Spin\"`" + ` · ` + "`charizard -set:base1`" + ` · ` + "`pikachu is:1st-edition`" + `. One Piece (game=onepiece): ` + "`c:red cost=5 power>=7000`" + ` · ` + "`t:\"straw hat crew\" t:character counter>=2000`" + ` · ` + "`luffy is:alternate-art`" + `.
+
+Field terms also take the Lucene forms and field names of pokemontcg.io's ` + "`q`" + ` (` + "`set.id:sv1`, `name:char*`, `!name:charizard`, `hp:[150 TO *]`, `AND`, `NOT`" + `; see pokemontcg.io's q in the search syntax documentation). When a query matches nothing because of a field's value, ` + "`/api/v3/search`" + ` says which values the field has (` + "`hints`" + `).
 
 A term that does not parse (an unknown field, a bad operator or value, an unclosed quote or parenthesis) is refused with a message naming the term, its position (0-based, in characters) and the known fields.`
 
@@ -67,7 +69,7 @@ func luceneDoc() string {
 | ` + "`!name:charizard`" + ` | the whole value, not words of it |
 | ` + "`hp:[150 TO *]`, `nationalPokedexNumbers:[1 TO 151]`, `hp:{30 TO 100}`" + ` | a range of a number or date field: ` + "`[ ]`" + ` include the bounds, ` + "`{ }`" + ` leave them out, ` + "`*`" + ` is open |
 
-How a value compares depends on its field. A text field matches when the value's words are words of one of the card's values, side by side (` + "`rarity:holo`" + ` matches Rare Holo and Rare Holo EX; ` + "`name:charizard`" + ` matches Dark Charizard); a phrase of more than four words must be the whole value. Words are letters and digits: case, accents and punctuation are ignored. A keyword field (ids, numbers, codes, damage) matches its whole value, case ignored. Number fields also take ` + "`<` `<=` `>` `>=` `!=`" + ` (` + "`hp>=150`" + `), date fields YYYY/MM/DD or YYYY-MM-DD. With several values (subtypes, attacks), one value must match the whole term. A term on a field a card does not have (an energy's hp) does not match it; ` + "`-`" + ` of it does.
+How a value compares depends on its field. A text field matches when the value's words are words of one of the card's values, side by side (` + "`rarity:holo`" + ` matches Rare Holo and Rare Holo EX; ` + "`name:charizard`" + ` matches Dark Charizard); a phrase of more than four words must be the whole value. Words are letters and digits: case, accents and punctuation are ignored. A keyword field (ids, numbers, codes, damage) matches its whole value, case ignored. Number fields also take ` + "`<` `<=` `>` `>=` `!=`" + ` (` + "`hp>=150`" + `), date fields YYYY/MM/DD or YYYY-MM-DD. With several values (subtypes, attacks), one value must match the whole term. A term on a field a card does not have (an energy's hp) does not match it; ` + "`-`" + ` of it does. ` + "`name`" + ` is the one text field whose words may come in any order (every word of the value must be a word of the name, its romaji or pinyin, or the linked English name: ` + "`name:\"venusaur v\"`" + ` matches Venusaur V).
 
 | field (pokemontcg.io) | kind | matches |
 | --- | --- | --- |
@@ -91,13 +93,22 @@ How a value compares depends on its field. A text field matches when the value's
 On /v2/sets, the set fields are named without ` + "`set.`" + ` (` + "`id`, `name`, `series`, `ptcgoCode`, `releaseDate`, `printedTotal`, `total`, `legalities.standard`" + `...). Prices (` + "`tcgplayer.`, `cardmarket.`" + `) and images are not searchable. A term that does not parse, or names a field this list lacks, is refused with a message naming the term.
 
 Examples (pokemontcg.io's documentation): `)
-	for i, ex := range LuceneExamples {
-		if i > 0 {
+	seen := map[string]bool{}
+	var orders []string
+	for _, ex := range LuceneExamples {
+		if ex.OrderBy != "" {
+			orders = append(orders, "`"+ex.OrderBy+"`")
+		}
+		if seen[ex.Q] {
+			continue
+		}
+		if len(seen) > 0 {
 			b.WriteString(" · ")
 		}
+		seen[ex.Q] = true
 		b.WriteString("`" + ex.Q + "`")
 	}
-	b.WriteString(".")
+	b.WriteString("; orderBy: " + strings.Join(orders, " · ") + ".")
 	return b.String()
 }
 

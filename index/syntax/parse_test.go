@@ -273,6 +273,31 @@ func TestDoc(t *testing.T) {
 	}
 }
 
+// TestDoc_LuceneSection: the "pokemontcg.io's q" section of
+// docs/search-syntax.md starts with LuceneDoc (go test -update rewrites it).
+func TestDoc_LuceneSection(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "search-syntax.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head, tail = "## pokemontcg.io's q\n\n", "\n\nThe Lucene forms run on the index"
+	page := string(b)
+	i := strings.Index(page, head)
+	j := strings.Index(page, tail)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q section ending before %q", path, head, tail)
+	}
+	if got := page[i+len(head) : j]; got != syntax.LuceneDoc {
+		if !*update {
+			t.Fatalf("%s: the pokemontcg.io's q section is not syntax.LuceneDoc (go test -update rewrites it)", path)
+		}
+		if err := os.WriteFile(path, []byte(page[:i+len(head)]+syntax.LuceneDoc+page[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // roundTrip checks that the canonical print of q parses back to the same
 // tree (positions aside) and prints the same.
 func roundTrip(tb testing.TB, src string, q *syntax.Query) {
