@@ -225,7 +225,43 @@ const DefaultImageURL = "https://images.pokemontcg.io/{set}/{image}.png"
 // imageURL fills the template with the set id and image name, each
 // escaped as a path segment.
 func (cat *Catalog) imageURL(set, image string) string {
-	return strings.NewReplacer("{set}", url.PathEscape(set), "{image}", url.PathEscape(image)).Replace(cat.imageTmpl)
+	var b strings.Builder
+	b.Grow(len(cat.imageTmpl) + len(set) + len(image))
+	for _, part := range cat.imageParts {
+		switch part {
+		case "{set}":
+			b.WriteString(url.PathEscape(set))
+		case "{image}":
+			b.WriteString(url.PathEscape(image))
+		default:
+			b.WriteString(part)
+		}
+	}
+	return b.String()
+}
+
+// templateParts splits an image URL template into literal parts and the
+// placeholders {set} and {image}.
+func templateParts(tmpl string) []string {
+	var parts []string
+	for tmpl != "" {
+		i := strings.IndexByte(tmpl, '{')
+		if i < 0 {
+			return append(parts, tmpl)
+		}
+		switch {
+		case strings.HasPrefix(tmpl[i:], "{set}"):
+			parts = append(parts, tmpl[:i], "{set}")
+			tmpl = tmpl[i+len("{set}"):]
+		case strings.HasPrefix(tmpl[i:], "{image}"):
+			parts = append(parts, tmpl[:i], "{image}")
+			tmpl = tmpl[i+len("{image}"):]
+		default:
+			parts = append(parts, tmpl[:i+1])
+			tmpl = tmpl[i+1:]
+		}
+	}
+	return parts
 }
 
 func (cat *Catalog) cardImages(set, number string) CardImages {

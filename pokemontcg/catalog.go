@@ -33,8 +33,9 @@ type Options struct {
 // (computed on first use). It is immutable and safe for concurrent use;
 // build one per snapshot.
 type Catalog struct {
-	imageTmpl string
-	updatedAt string
+	imageTmpl  string
+	imageParts []string // imageTmpl split at its placeholders
+	updatedAt  string
 
 	sets      []*Set                     // catalog order
 	setByID   map[string]*Set            // lower-case /v2 set id
@@ -60,7 +61,7 @@ func NewCatalog(sets []*snapshots.Set, cards []*snapshots.Card, opts Options) (*
 		return nil, fmt.Errorf("pokemontcg: image URL template %q has no {image}", tmpl)
 	}
 	cat := &Catalog{
-		imageTmpl: tmpl, updatedAt: opts.AsOf.Time().Format("2006/01/02 15:04:05"),
+		imageTmpl: tmpl, imageParts: templateParts(tmpl), updatedAt: opts.AsOf.Time().Format("2006/01/02 15:04:05"),
 		setByID: map[string]*Set{}, setOf: map[string]*Set{}, cardByID: map[string]*snapshots.Card{},
 		sortRanks: map[string]*ranks{},
 	}
