@@ -24,7 +24,10 @@ import (
 //
 // One field rather than one per syntax field: the mapping stays small, and
 // every term of a field sorts together, so that a range or a wildcard of
-// one field reads one stretch of the term dictionary.
+// one field reads one stretch of the term dictionary. Fields whose values
+// other Bleve fields hold are not repeated here: id (ids), set.id and set
+// (set, set_code, set_exact); nor the presence of the fields every card
+// has (alwaysHas).
 const (
 	factHas   = "*"
 	factWhole = "="
@@ -50,13 +53,25 @@ func runFact(field string) bool {
 }
 
 // wholeFact reports whether field has key=value terms: every text and
-// keyword field but reg and is, whose Bleve fields hold whole values.
+// keyword field but those whose own Bleve fields hold whole values (reg,
+// is, set, id, set.id).
 func wholeFact(f syntax.Field) bool {
 	switch f.Name {
-	case syntax.FieldReg, syntax.FieldIs:
+	case syntax.FieldReg, syntax.FieldIs, syntax.FieldSet, syntax.FieldID, syntax.FieldSetID:
 		return false
 	}
 	return f.Kind == syntax.KindText || f.Kind == syntax.KindKeyword
+}
+
+// alwaysHas reports whether every card has a value of field (its name, id,
+// language, number and set are required of a card): field:* is every card,
+// and no presence term is indexed.
+func alwaysHas(field string) bool {
+	switch field {
+	case syntax.FieldName, syntax.FieldID, syntax.FieldLang, syntax.FieldNumber, syntax.FieldSet, syntax.FieldSetID:
+		return true
+	}
+	return false
 }
 
 // sortFact reports whether the number or date field has key#n terms (the
@@ -179,7 +194,11 @@ func (v *cardValues) values(field string) []string {
 	case syntax.FieldIs:
 		return nonEmpty(c.Variants...)
 	case syntax.FieldID:
-		return nonEmpty(c.ID, c.SourceID)
+		ids := nonEmpty(c.ID, c.SourceID)
+		if c.PartnerProductID > 0 {
+			ids = append(ids, strconv.FormatInt(c.PartnerProductID, 10))
+		}
+		return ids
 	case syntax.FieldSupertype:
 		return nonEmpty(c.Supertype)
 	case syntax.FieldSubtypes:
@@ -315,13 +334,13 @@ func (v *cardValues) facts() []string {
 			continue
 		}
 		key := factKey(f.Name)
-		out = append(out, key+factHas)
+		if !alwaysHas(f.Name) {
+			out = append(out, key+factHas)
+		}
 		switch {
-		case f.Kind == syntax.KindText && f.Name == syntax.FieldSet:
-			for _, x := range vals {
-				out = append(out, key+factWhole+normalizeID(x))
-			}
-		case f.Kind == syntax.KindText && wholeFact(f):
+		case !wholeFact(f) && f.Kind != syntax.KindEnum && !sortFact(f):
+			// their own Bleve fields hold them
+		case f.Kind == syntax.KindText:
 			for _, x := range vals {
 				if n := normalizeText(x); n != "" {
 					out = append(out, key+factWhole+n)

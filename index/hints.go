@@ -111,7 +111,13 @@ func hintTerms(f syntax.Field, exact bool) (prefix, field string, norm func(stri
 		return "", fReg, normalizeText, true
 	case f.Name == syntax.FieldIs:
 		return "", fVariant, normKeyword, true
-	case f.Name == syntax.FieldSet || f.Kind == syntax.KindKeyword:
+	case f.Name == syntax.FieldSet: // the whole set names
+		return "", fSetExact, normalizeText, true
+	case f.Name == syntax.FieldID:
+		return "", fIDs, normalizeID, true
+	case f.Name == syntax.FieldSetID:
+		return "", fSet, normKeyword, true
+	case f.Kind == syntax.KindKeyword:
 		return key + factWhole, fFacts, normalizeID, true
 	case wholeFact(f):
 		return key + factWhole, fFacts, normalizeText, true

@@ -100,7 +100,7 @@ func refMatch(tb testing.TB, c *snapshots.Card, n *syntax.Node) (match, ok bool)
 	case t.Wildcard && t.Value == "*":
 		m = len(vals) > 0
 	case t.Wildcard:
-		m = refGlob(f, t, vals)
+		m = refGlob(tb, c, f, t, vals)
 	case t.Op == syntax.OpRange || f.Kind == syntax.KindNumber || f.Kind == syntax.KindDate:
 		return refCompare(f, t, vals), true // "!=" included
 	case t.Exact && f.Kind == syntax.KindText && f.Name != syntax.FieldSet && f.Name != syntax.FieldReg && f.Name != syntax.FieldIs:
@@ -228,7 +228,11 @@ func refValues(tb testing.TB, c *snapshots.Card, field string) []string {
 	case "is":
 		return str(c.Variants...)
 	case "id":
-		return str(c.ID, c.SourceID)
+		ids := str(c.ID, c.SourceID)
+		if c.PartnerProductID > 0 {
+			ids = append(ids, strconv.FormatInt(c.PartnerProductID, 10))
+		}
+		return ids
 	case "supertype":
 		return str(c.Supertype)
 	case "subtypes":
@@ -384,6 +388,9 @@ func refValue(tb testing.TB, c *snapshots.Card, f syntax.Field, v string, vals [
 		}
 		return false
 	}
+	if f.Name == "set.id" { // ids compare as the set filter does: spaces, - and _ alike
+		return slices.ContainsFunc(vals, func(x string) bool { return index.NormKeyword(x) == index.NormKeyword(v) })
+	}
 	if f.Kind == syntax.KindKeyword {
 		return slices.ContainsFunc(vals, func(x string) bool { return index.NormalizeID(x) == index.NormalizeID(v) })
 	}
@@ -419,47 +426,57 @@ func refRuns(v string) []string {
 
 // refGlob evaluates a wildcard term: text fields' word runs (whole values
 // with "!"), keyword fields' whole values.
-func refGlob(f syntax.Field, t syntax.Term, vals []string) bool {
-	normPiece := norm
+func refGlob(tb testing.TB, c *snapshots.Card, f syntax.Field, t syntax.Term, vals []string) bool {
+	glob := func(norm func(string) string, cands []string) bool {
+		pieces := strings.Split(t.Value, "*")
+		for i, p := range pieces {
+			pieces[i] = regexp.QuoteMeta(norm(p))
+		}
+		re := regexp.MustCompile(`^(?:` + strings.Join(pieces, ".*") + `)$`)
+		return slices.ContainsFunc(cands, func(c string) bool { return c != "" && re.MatchString(c) })
+	}
 	var cands []string
+	each := func(norm func(string) string) []string {
+		var out []string
+		for _, v := range vals {
+			out = append(out, norm(v))
+		}
+		return out
+	}
 	switch {
-	case f.Name == "set":
-		normPiece = index.NormalizeID
-		for _, v := range vals {
-			cands = append(cands, index.NormalizeID(v))
+	case f.Name == "set": // set ids and codes, or whole set names
+		rs := refSetOf(tb, c)
+		if rs == nil {
+			return false
 		}
+		s := rs.set
+		codes := []string{index.NormalizeID(s.ID), index.NormalizeID(s.SourceID), compactRef(s.SourceID), index.NormalizeID(s.Abbreviation), compactRef(s.Abbreviation)}
+		names := []string{norm(s.Name)}
+		if s.Language == "en" && !strings.HasSuffix(norm(s.Name), " set") {
+			names = append(names, norm(s.Name)+" set")
+		}
+		return glob(index.NormalizeID, codes) || glob(norm, names)
 	case f.Name == "reg":
-		for _, v := range vals {
-			cands = append(cands, norm(v))
-		}
+		return glob(norm, each(norm))
 	case f.Name == "is":
-		normPiece = index.NormKeyword
 		for _, v := range vals {
 			cands = append(cands, index.NormKeyword(v))
 			for _, p := range strings.Split(v, "/") {
 				cands = append(cands, index.NormKeyword(p))
 			}
 		}
+		return glob(index.NormKeyword, cands)
+	case f.Name == "set.id":
+		return glob(index.NormKeyword, each(index.NormKeyword))
 	case f.Kind == syntax.KindKeyword:
-		normPiece = index.NormalizeID
-		for _, v := range vals {
-			cands = append(cands, index.NormalizeID(v))
-		}
+		return glob(index.NormalizeID, each(index.NormalizeID))
 	case t.Exact:
-		for _, v := range vals {
-			cands = append(cands, norm(v))
-		}
-	default:
-		for _, v := range vals {
-			cands = append(cands, refRuns(v)...)
-		}
+		return glob(norm, each(norm))
 	}
-	pieces := strings.Split(t.Value, "*")
-	for i, p := range pieces {
-		pieces[i] = regexp.QuoteMeta(normPiece(p))
+	for _, v := range vals {
+		cands = append(cands, refRuns(v)...)
 	}
-	re := regexp.MustCompile(`^(?:` + strings.Join(pieces, ".*") + `)$`)
-	return slices.ContainsFunc(cands, func(c string) bool { return c != "" && re.MatchString(c) })
+	return glob(norm, cands)
 }
 
 // refCompare evaluates a number or date term (a comparison or a range): one

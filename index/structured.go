@@ -221,6 +221,8 @@ func (ix *Index) termQuery(t syntax.Term) query.Query {
 	key := factKey(f.Name)
 	var q query.Query
 	switch {
+	case t.Wildcard && t.Value == "*" && alwaysHas(f.Name):
+		q = query.NewMatchAllQuery()
 	case t.Wildcard && t.Value == "*":
 		q = termQ(fFacts, key+factHas, 0)
 	case t.Wildcard:
@@ -263,6 +265,10 @@ func (ix *Index) valueQuery(f syntax.Field, v string) query.Query {
 		})
 	case syntax.FieldLang:
 		return termQ(fLanguage, strings.ToLower(v), 0)
+	case syntax.FieldID:
+		return termQ(fIDs, normalizeID(v), 0)
+	case syntax.FieldSetID:
+		return termQ(fSet, normKeyword(v), 0)
 	case syntax.FieldIs:
 		v := normKeyword(v)
 		if a, ok := printingAliases[v]; ok {
@@ -297,8 +303,16 @@ func globQuery(f syntax.Field, t syntax.Term) query.Query {
 	key := factKey(f.Name)
 	field, prefix, norm := fFacts, key+factRun, normalizeText
 	switch {
-	case f.Name == syntax.FieldSet:
-		prefix, norm = key+factWhole, normalizeID
+	case f.Name == syntax.FieldSet: // set ids and codes, or whole set names
+		codes := query.NewRegexpQuery(globRegexp("", t.Value, normalizeID))
+		codes.SetField(fSetCode)
+		names := query.NewRegexpQuery(globRegexp("", t.Value, normalizeText))
+		names.SetField(fSetExact)
+		return query.NewDisjunctionQuery([]query.Query{codes, names})
+	case f.Name == syntax.FieldID:
+		field, prefix, norm = fIDs, "", normalizeID
+	case f.Name == syntax.FieldSetID:
+		field, prefix, norm = fSet, "", normKeyword
 	case f.Name == syntax.FieldReg:
 		field, prefix = fReg, ""
 	case f.Name == syntax.FieldIs:
