@@ -24,6 +24,7 @@ import (
 const (
 	BleveDir     = "index.bleve"   // the Bleve (scorch) index, one segment
 	TypeaheadBin = "typeahead.bin" // typeahead structure and per-card search data
+	// SetFactsFile (setfacts.json): each set's values of the syntax's set fields
 )
 
 // BuildOptions tunes Build. The zero value is ready to use.
@@ -70,6 +71,9 @@ func Build(ctx context.Context, dir string, sets []*snapshots.Set, cards []*snap
 	}
 	t := buildTable(in.entities(), len(in.cards), in.games)
 	if err := writeFileSync(filepath.Join(dir, TypeaheadBin), t.encode()); err != nil {
+		return fmt.Errorf("index: build: %w", err)
+	}
+	if err := writeSetFacts(dir, in); err != nil {
 		return fmt.Errorf("index: build: %w", err)
 	}
 	if opts.Progress != nil {

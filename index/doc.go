@@ -20,6 +20,7 @@
 //	typeahead.bin   the typeahead structure and a per-card row table
 //	                (card id, collapse group, price, popularity); format
 //	                below, little-endian, CRC-32 at the end
+//	setfacts.json   each set's values of the search syntax's set fields
 //
 // Both are immutable once written. A Bleve document is one card; its id is
 // the card's row (its position in the cards given to Build) in base 36.
@@ -104,7 +105,10 @@
 // field's key (facts.go): key* (the card has the field), key=value (whole
 // values), key:run (word runs), key#n (numbers and dates, sorted). A
 // wildcard is a regular expression over the field's runs or whole values
-// (Bleve matches whole terms), a range a term range. Negated conjuncts go
+// (Bleve matches whole terms), a range a term range. The set fields
+// (set.name, set.releaseDate ...) are the same on every card of a set: Build
+// writes each set's values to setfacts.json, and a term on one becomes the
+// cards of the sets MatchValues says it holds for. Negated conjuncts go
 // into one boolean query over the game's cards, so that Bleve skips
 // through their postings.
 //

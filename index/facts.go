@@ -22,6 +22,7 @@ import (
 //	            for the text fields that have no Bleve field of runs
 //	key#n       a number (numberTerm) or a date (YYYY/MM/DD): term ranges
 //
+// The set fields (set.name ...) are per set, not here (setfacts.go).
 // One field rather than one per syntax field: the mapping stays small, and
 // every term of a field sorts together, so that a range or a wildcard of
 // one field reads one stretch of the term dictionary. Fields whose values
@@ -113,12 +114,6 @@ func (v *cardValues) values(field string) []string {
 		}
 		return out
 	}
-	setStr := func(f func(*snapshots.Set) string) []string {
-		if set == nil {
-			return nil
-		}
-		return nonEmpty(f(set))
-	}
 	legal := func(want string) []string {
 		var out []string
 		for _, f := range snapshots.Formats {
@@ -134,12 +129,6 @@ func (v *cardValues) values(field string) []string {
 			return []string{l}
 		}
 		return nil
-	}
-	setLegality := func(l string) []string {
-		if set == nil || l == "" {
-			return nil
-		}
-		return []string{l}
 	}
 	switch field {
 	case syntax.FieldName:
@@ -286,30 +275,9 @@ func (v *cardValues) values(field string) []string {
 			return nonEmpty(c.SetID, sourceOf(c.SetID))
 		}
 		return nonEmpty(set.ID, set.SourceID)
-	case syntax.FieldSetName:
-		return setStr(func(s *snapshots.Set) string { return s.Name })
-	case syntax.FieldSetSeries:
-		return setStr(func(s *snapshots.Set) string { return s.Series })
-	case syntax.FieldSetCode:
-		return setStr(func(s *snapshots.Set) string { return s.Abbreviation })
-	case syntax.FieldSetReleaseDate:
-		return setStr(func(s *snapshots.Set) string { return strings.ReplaceAll(s.ReleaseDate, "-", "/") })
-	case syntax.FieldSetPrintedTotal:
-		if set == nil {
-			return nil
-		}
-		return []string{strconv.Itoa(set.CardCountPrinted)}
-	case syntax.FieldSetTotal:
-		if set == nil {
-			return nil
-		}
-		return []string{strconv.Itoa(v.setTotal)}
-	case syntax.FieldSetLegalStandard:
-		return setLegality(v.setLegal.Standard)
-	case syntax.FieldSetLegalExpanded:
-		return setLegality(v.setLegal.Expanded)
-	case syntax.FieldSetLegalUnlimited:
-		return setLegality(v.setLegal.Unlimited)
+	case syntax.FieldSetName, syntax.FieldSetSeries, syntax.FieldSetCode, syntax.FieldSetReleaseDate, syntax.FieldSetPrintedTotal,
+		syntax.FieldSetTotal, syntax.FieldSetLegalStandard, syntax.FieldSetLegalExpanded, syntax.FieldSetLegalUnlimited:
+		return setFieldValues(set, v.setLegal, v.setTotal, field)
 	}
 	return nil
 }
@@ -329,6 +297,9 @@ func nonEmpty(v ...string) []string {
 func (v *cardValues) facts() []string {
 	var out []string
 	for _, f := range syntax.Fields() {
+		if setField(f.Name) {
+			continue // per set: setfacts.go
+		}
 		vals := v.values(f.Name)
 		if len(vals) == 0 {
 			continue
@@ -354,10 +325,6 @@ func (v *cardValues) facts() []string {
 		case f.Kind == syntax.KindKeyword:
 			for _, x := range vals {
 				out = append(out, key+factWhole+normalizeID(x))
-			}
-		case f.Kind == syntax.KindEnum && strings.HasPrefix(f.Name, "set."):
-			for _, x := range vals {
-				out = append(out, key+factWhole+x)
 			}
 		case sortFact(f) && f.Kind == syntax.KindNumber:
 			for _, x := range vals {

@@ -57,7 +57,7 @@ func (ix *Index) Hints(ctx context.Context, game string, n *syntax.Node) ([]Hint
 			continue
 		}
 		prefix, field, normV, ok := hintTerms(f, t.Exact)
-		if !ok {
+		if !ok && !setField(f.Name) {
 			continue
 		}
 		rest := append(append([]*syntax.Node(nil), conj[:i]...), conj[i+1:]...)
@@ -83,7 +83,12 @@ func (ix *Index) Hints(ctx context.Context, game string, n *syntax.Node) ([]Hint
 		if intersects(this, cand) {
 			continue
 		}
-		known, err := ix.nearValues(ctx, game, field, prefix, normV(t.Value), cand)
+		var known []string
+		if setField(f.Name) {
+			known, err = ix.nearSetValues(ctx, game, f, t.Value, cand)
+		} else {
+			known, err = ix.nearValues(ctx, game, field, prefix, normV(t.Value), cand)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -206,6 +211,61 @@ func (ix *Index) nearValues(ctx context.Context, game, field, prefix, want strin
 		}
 	}
 	return out, nil
+}
+
+// nearSetValues is nearValues for a set field: the values of the sets of
+// game with a card in cand, nearest to want first.
+func (ix *Index) nearSetValues(ctx context.Context, game string, f syntax.Field, want string, cand *CardSet) ([]string, error) {
+	norm := normalizeText
+	if f.Kind == syntax.KindKeyword {
+		norm = normalizeID
+	}
+	want = norm(want)
+	gi := ix.t.gameIdx[game]
+	adv, err := ix.bleve.Advanced()
+	if err != nil {
+		return nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	seen := map[string]bool{}
+	var vals []string
+	for i := range ix.sets {
+		s := &ix.sets[i]
+		if s.Game != game {
+			continue
+		}
+		var fresh []string
+		for _, v := range s.value(f.Name) {
+			if n := norm(v); n != "" && !seen[n] {
+				fresh = append(fresh, n)
+			}
+		}
+		if len(fresh) == 0 {
+			continue
+		}
+		ok, err := ix.termIn(ctx, r, fSet, normKeyword(s.ID), gi, cand)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			for _, n := range fresh {
+				seen[n] = true
+				vals = append(vals, n)
+			}
+		}
+	}
+	slices.SortFunc(vals, func(a, b string) int {
+		if x, y := nearness(a, want), nearness(b, want); x != y {
+			return y - x
+		}
+		return strings.Compare(a, b)
+	})
+	out := make([]string, 0, MaxHintValues)
+	return append(out, vals[:min(len(vals), MaxHintValues)]...), nil
 }
 
 // termIn reports whether a card of cand (of game gi) has the term.

@@ -57,6 +57,8 @@ type Index struct {
 	rowGame   []uint8
 	rowOrd    []uint32
 	gameCards []int
+	// sets are the sets' values of the syntax's set fields (setfacts.go).
+	sets []setFacts
 }
 
 // Open opens the index Build wrote into dir, read-only. Errors wrap
@@ -74,7 +76,12 @@ func Open(dir string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: open %s: %w", filepath.Join(dir, BleveDir), err)
 	}
-	ix := &Index{bleve: bi, t: t}
+	sets, err := readSetFacts(dir)
+	if err != nil {
+		bi.Close()
+		return nil, fmt.Errorf("index: open %s: %w", dir, err)
+	}
+	ix := &Index{bleve: bi, t: t, sets: sets}
 	ix.qa = bi.Mapping().AnalyzerNamed(queryAnalyzer)
 	if ix.qa == nil {
 		bi.Close()

@@ -218,6 +218,9 @@ func (ix *Index) termQuery(t syntax.Term) query.Query {
 	if !ok {
 		return query.NewMatchNoneQuery()
 	}
+	if setField(f.Name) {
+		return ix.setFieldQuery(t)
+	}
 	key := factKey(f.Name)
 	var q query.Query
 	switch {

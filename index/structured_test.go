@@ -348,6 +348,8 @@ func TestHints(t *testing.T) {
 		{"pokemon", `subtypes:vmaxx`, "subtypes", []string{"vmax"}, false},
 		{"pokemon", `name:charizrd lang:en`, "name", []string{"charizard"}, false},
 		{"pokemon", `set:jungel`, "set", []string{"jungle"}, false},
+		{"pokemon", `set.name:jungel`, "set.name", []string{"jungle"}, false},
+		{"pokemon", `set.series:bsae set.ptcgoCode:BS`, "set.series", []string{"base"}, true},
 		{"pokemon", `set:base rarity:holo`, "", nil, false}, // matches: no hint
 		{"pokemon", `hp>9000`, "", nil, false},              // a number: no hint
 		{"pokemon", `-rarity:holx hp>9000`, "", nil, false},
