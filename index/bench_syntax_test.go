@@ -124,3 +124,22 @@ func TestSearch_LatencySyntax(t *testing.T) {
 		return err
 	})
 }
+
+// BenchmarkHints measures Hints on queries that match nothing because of
+// a field's value (the zero-result path of search): a value among the
+// cards of one set, among a game's rarities, among 20k card names.
+func BenchmarkHints(b *testing.B) {
+	ix, _ := benchIndex(b)
+	ctx := context.Background()
+	for _, q := range []string{`set:base rarity:holx`, `rarity:holx`, `name:charizrd lang:en`, `set.name:jungel`} {
+		b.Run(q, func(b *testing.B) {
+			n := syntax.MustParse(q).Filter()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ix.Hints(ctx, "pokemon", n); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
