@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 // tcgDataFixture is a hand-made stand-in for a pokemon-tcg-data clone
@@ -141,7 +142,7 @@ func TestCompile_TCGData(t *testing.T) {
 	if len(m.InputDigests["catalog/pokemon-tcg-data"]) != 64 {
 		t.Errorf("input digests %v, want catalog/pokemon-tcg-data", m.InputDigests)
 	}
-	r := MustOpen(t, filepath.Join(root, "tcgdata"))
+	r := snapshotstest.MustOpen(t, filepath.Join(root, "tcgdata"))
 	c, err := r.Card("pokemon", "en:base1-4")
 	if err != nil {
 		t.Fatal(err)

@@ -341,8 +341,8 @@ func TestSearch_Hints(t *testing.T) {
 		}
 	}
 	r := e.get(t, "/api/v3/search?q="+url.QueryEscape("set:base rarity:holx"))
-	if r.status != 200 {
-		t.Fatalf("status %d: %s", r.status, truncate(r.body))
+	if r.Status != 200 {
+		t.Fatalf("status %d: %s", r.Status, truncate(r.Body))
 	}
 	d := data(t, r)
 	hints, _ := d["hints"].([]any)
