@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -243,7 +244,7 @@ func handlePriceHistory(r *request) (any, error) {
 	}
 	target := c
 	if lang := r.p.str("language"); lang != "" && lang != c.Language {
-		if target, err = r.counterpart(c, lang); err != nil {
+		if target, err = catalog.Counterpart(r.snap.Reader, c, lang); err != nil {
 			return nil, err
 		}
 	}
@@ -317,28 +318,4 @@ type priceHistoryPayload struct {
 	Estimate   pricing.EstimateRow `json:"estimate"`
 	PriceBasis string              `json:"price_basis"`
 	Order      string              `json:"order"`
-}
-
-// counterpart finds the card's edition in another language through the
-// en_card_id links.
-func (r *request) counterpart(c *snapshots.Card, lang string) (*snapshots.Card, error) {
-	if lang == "en" && c.ENCardID != "" {
-		return r.snap.Card(c.Game, c.ENCardID)
-	}
-	cards, err := r.snap.Cards(c.Game)
-	if err != nil {
-		return nil, err
-	}
-	enID := c.ID
-	if c.Language != "en" {
-		enID = c.ENCardID
-	}
-	if enID != "" {
-		for _, x := range cards {
-			if x.Language == lang && strings.EqualFold(x.ENCardID, enID) {
-				return x, nil
-			}
-		}
-	}
-	return nil, apperr.Errorf(apperr.ENOTFOUND, "card %s has no known %s edition", c.ID, lang)
 }

@@ -1,9 +1,14 @@
 package edge
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -87,13 +92,85 @@ func newSetGold(s *snapshots.Set) setGold {
 }
 
 func handleSetsList(r *request) (any, error) {
-	orders, err := r.snap.setOrders(r.game)
+	items, err := r.snap.setItemsOf(r.game)
 	if err != nil {
 		return nil, err
 	}
-	pg := paginate(orders.sorted[setOrderOf(r.p.str("sort"))], r.p.int("offset"), r.p.int("limit"))
+	pg := paginate(items[catalog.SetOrderOf(r.p.str("sort"))], r.p.int("offset"), r.p.int("limit"))
 	return &setPage{items: pg.Items, total: pg.Total, offset: pg.Offset, limit: pg.Limit}, nil
 }
+
+// setItems are a game's set list items, encoded once (as encoding/json
+// writes newSetGold of each set), in every order of the set list
+// (catalog.Sets).
+type setItems [catalog.NumSetOrders][][]byte
+
+// encodeSets encodes the game's sets once and lays them out in every order.
+func (s *snapshot) encodeSets(game string) (*setItems, error) {
+	sets, err := s.catalog.Sets(game)
+	if err != nil {
+		return nil, err
+	}
+	encoded := map[*snapshots.Set][]byte{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	out := &setItems{}
+	for o := range out {
+		sorted := sets.Sorted(catalog.SetOrder(o))
+		out[o] = make([][]byte, len(sorted))
+		for i, set := range sorted {
+			if encoded[set] == nil {
+				buf.Reset()
+				if err := enc.Encode(newSetGold(set)); err != nil {
+					return nil, fmt.Errorf("encode set %s: %w", set.ID, err)
+				}
+				encoded[set] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			}
+			out[o][i] = encoded[set]
+		}
+	}
+	return out, nil
+}
+
+// setItemsOf returns the game's set list items (encoded per request when the
+// snapshot was not warmed).
+func (s *snapshot) setItemsOf(game string) (*setItems, error) {
+	if items := s.setItems[game]; items != nil {
+		return items, nil
+	}
+	return s.encodeSets(game)
+}
+
+// setPage is the set list payload: the bytes encoding/json writes for the
+// page[setGold] of newSetGold of each set (the type schema.go documents),
+// joined from the items encodeSets encoded once.
+type setPage struct {
+	items                [][]byte
+	total, offset, limit int
+}
+
+var _ jsonAppender = (*setPage)(nil)
+
+// AppendJSON implements jsonAppender.
+func (p *setPage) AppendJSON(b []byte) []byte {
+	n := 64
+	for _, it := range p.items {
+		n += len(it) + 1
+	}
+	b = slices.Grow(b, n)
+	b = append(b, `{"items":[`...)
+	for i, it := range p.items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return appendPageEnd(b, p.total, p.offset, p.limit)
+}
+
+// MarshalJSON encodes the page as AppendJSON does.
+func (p *setPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
 
 func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars.v[0]) }
 
@@ -115,7 +192,7 @@ func handleSetGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, err := r.snap.topCards(r.game, s)
+	top, err := r.snap.catalog.TopCards(r.game, s)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +304,7 @@ func handleSetTrendingCards(r *request) (any, error) {
 	}
 	metric, window := r.p.str("metric"), r.p.str("window")
 	liq := r.liquidity()
-	rows, err := r.snap.setTrendingRows(r.game, s.ID, metric, window, liq) // shared: read only
+	rows, err := r.snap.catalog.SetTrending(r.game, s.ID, metric, window, liq) // shared: read only
 	if err != nil {
 		return nil, err
 	}
