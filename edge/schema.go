@@ -5,6 +5,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/pricing"
 )
 
 // payloadTypes names the Go type of each route's data payload. The OpenAPI
@@ -14,12 +15,12 @@ var payloadTypes = map[string]any{
 	"cards_list":             page[cardGold]{},
 	"card_get":               cardGold{},
 	"card_analytics":         analyticsPayload{},
-	"card_market_history":    historyPayload{},
-	"card_marketplace_sales": marketplaceSalesPayload{},
-	"card_price_history":     priceHistoryPayload{},
+	"card_market_history":    pricing.MarketHistory{},
+	"card_marketplace_sales": pricing.MarketplaceSales{},
+	"card_price_history":     pricing.PriceHistory{},
 	"card_sales":             salesPage{},
-	"card_partner_history":   partnerHistoryPayload{},
-	"card_vwap":              vwapPayload{},
+	"card_partner_history":   pricing.PartnerHistory{},
+	"card_vwap":              pricing.VWAP{},
 	"cards_batch":            batchPayload{},
 	"trending":               trendingPayload{},
 	"market_volume":          marketVolumePayload{},
