@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
@@ -334,48 +333,6 @@ type setTrendingPayload struct {
 	Basis       string                 `json:"basis"`
 }
 
-type periodRow struct {
-	PeriodStart string  `json:"period_start"`
-	Sales       int     `json:"sales"`
-	VolumeUSD   float64 `json:"volume_usd"`
-}
-
-// periodStart maps a day to the first day of its period.
-func periodStart(d snapshots.Day, granularity string) snapshots.Day {
-	switch granularity {
-	case "weekly":
-		wd := (int(d.Time().Weekday()) + 6) % 7 // Monday = 0
-		return d - snapshots.Day(wd)
-	case "monthly":
-		t := d.Time()
-		return snapshots.DayOf(time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC))
-	}
-	return d
-}
-
-// bucketDaily sums a daily series into periods over [from, to], every period
-// present (zeros included), oldest first.
-func bucketDaily(days []snapshots.DailyStat, from, to snapshots.Day, granularity string) []periodRow {
-	var rows []periodRow
-	idx := map[snapshots.Day]int{}
-	for d := from; d <= to; d++ {
-		ps := periodStart(d, granularity)
-		if _, ok := idx[ps]; !ok {
-			idx[ps] = len(rows)
-			rows = append(rows, periodRow{PeriodStart: ps.String()})
-		}
-	}
-	for _, d := range days {
-		if d.Day < from || d.Day > to {
-			continue
-		}
-		i := idx[periodStart(d.Day, granularity)]
-		rows[i].Sales += d.Sales
-		rows[i].VolumeUSD = snapshots.Round2(rows[i].VolumeUSD + snapshots.USD(d.VolumeCents))
-	}
-	return jsontext.NonNil(rows)
-}
-
 func handleSetVolumeHistory(r *request) (any, error) {
 	s, err := r.set()
 	if err != nil {
@@ -388,16 +345,16 @@ func handleSetVolumeHistory(r *request) (any, error) {
 	days, gran := r.p.int("days"), r.p.str("granularity")
 	from := r.snap.AsOf - snapshots.Day(days) + 1
 	return setVolumePayload{SetID: s.ID, Name: s.Name, Granularity: gran, Days: days, From: from.String(), To: r.snap.AsOf.String(),
-		Items: bucketDaily(daily, from, r.snap.AsOf, gran), Basis: "verified sales of the set's cards"}, nil
+		Items: pricing.Periods(daily, from, r.snap.AsOf, gran), Basis: "verified sales of the set's cards"}, nil
 }
 
 type setVolumePayload struct {
-	SetID       string      `json:"set_id"`
-	Name        string      `json:"name"`
-	Granularity string      `json:"granularity"`
-	Days        int         `json:"days"`
-	From        string      `json:"from"`
-	To          string      `json:"to"`
-	Items       []periodRow `json:"items"`
-	Basis       string      `json:"basis"`
+	SetID       string              `json:"set_id"`
+	Name        string              `json:"name"`
+	Granularity string              `json:"granularity"`
+	Days        int                 `json:"days"`
+	From        string              `json:"from"`
+	To          string              `json:"to"`
+	Items       []pricing.PeriodRow `json:"items"`
+	Basis       string              `json:"basis"`
 }

@@ -270,3 +270,46 @@ func ListingPrinting(c *snapshots.Card, l *snapshots.Listing) int {
 	}
 	return snapshots.BasePrinting(c)
 }
+
+// TrendingRequest asks for a page of a trending ranking: the precomputed
+// ranking of a metric, window and language (Trending), or with Custom one
+// of Days days ending at as_of whose sales Keep selects (nil: every grade;
+// CustomTrending); rows that pass Liquidity, highest value first (lowest
+// with Asc).
+type TrendingRequest struct {
+	Game, Metric, Window, Language string
+	Custom                         bool
+	Days                           int
+	Keep                           func(snapshots.Grade) bool
+	Liquidity                      Liquidity
+	Asc                            bool
+	Offset, Limit                  int
+}
+
+// TrendingPage is a page of a ranking: how many rows passed the liquidity
+// rule, and the items of the page.
+type TrendingPage struct {
+	Total int
+	Items []TrendingItem
+}
+
+// RankTrending is the page q asks for, from the snapshot r reads (as of
+// asOf): REST's trending route, the dashboard's movers and the agent's
+// trending tool.
+func RankTrending(r snapshots.Reader, asOf snapshots.Day, q TrendingRequest) (TrendingPage, error) {
+	var lb Leaderboard
+	var err error
+	if q.Custom {
+		lb, err = CustomTrending(r, asOf, q.Game, q.Metric, q.Days, q.Language, q.Keep, q.Liquidity)
+	} else {
+		lb, err = Trending(r, q.Game, q.Metric, q.Window, q.Language, q.Liquidity)
+	}
+	if err != nil {
+		return TrendingPage{}, err
+	}
+	items, err := Ranked(r, q.Game, q.Metric, lb, q.Asc, q.Offset, q.Limit)
+	if err != nil {
+		return TrendingPage{}, err
+	}
+	return TrendingPage{Total: len(lb.Rows), Items: items}, nil
+}
