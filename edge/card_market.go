@@ -58,10 +58,6 @@ const priceBasisRawFMV = "fmv of the raw:near_mint verified sales of the printin
 	"exponentially smoothed daily medians, outliers set aside, one sale moving it by a bounded step (see /api/v3/methodology); " +
 	"null with a note at confidence none (no accepted sale in the sample window)"
 
-// priceBasisSetFMV is the basis of set values and distributions: each
-// card's own price (card detail's market price_usd, stale ones included).
-const priceBasisSetFMV = "fmv of the raw:near_mint verified sales of each card's base printing (exponentially smoothed daily medians, outliers set aside; see /api/v3/methodology)"
-
 // newCardMarket is card c's market priced in printing finish, from its
 // printings (snapshots.Reader.Printings). priceDay is the day of the last
 // point of that printing's raw near-mint series (the card's PriceDay for the

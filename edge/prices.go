@@ -32,7 +32,7 @@ const pricesGetMax = 50
 func (s *Server) registerPriceRoutes() {
 	params := []paramSpec{
 		pStr("ids", 8192, "Comma list of card ids (or partner product ids), at most 50; POST takes up to 1,000."),
-		pEnum("source", "own", pricing.PriceSources, "own: our fmv; partner: the partner price feed's latest daily median; observed: the latest verified sale; all: own and partner side by side (never blended)."),
+		pEnum("source", "own", pricing.SourceOptions, "own: our fmv; partner: the partner price feed's latest daily median; observed: the latest verified sale; all: own and partner side by side (never blended)."),
 		pStr("grade", 32, "raw:<condition> or <grader>:<number>; default raw:near_mint."),
 		finishParam(),
 		gameParam(),
@@ -70,8 +70,8 @@ func parsePrices(r *request) (pricing.PricesRequest, error) {
 		if q.Source == "" {
 			q.Source = pricing.SourceOwn
 		}
-		if !slices.Contains(pricing.PriceSources, q.Source) {
-			verrs = append(verrs, validationError{Loc: []any{"body", "source"}, Msg: "Input should be " + enumList(pricing.PriceSources), Type: "enum", Input: q.Source})
+		if !slices.Contains(pricing.SourceOptions, q.Source) {
+			verrs = append(verrs, validationError{Loc: []any{"body", "source"}, Msg: "Input should be " + enumList(pricing.SourceOptions), Type: "enum", Input: q.Source})
 		}
 		q.Game = r.snap.Manifest().Games[0]
 		if b.Game != "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/cardedge/cardedge/catalog"
@@ -197,7 +196,7 @@ func handleSetGet(r *request) (any, error) {
 	}
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		TopCards: make([]cardGold, 0, len(top)), PriceBasis: priceBasisSetFMV}
+		TopCards: make([]cardGold, 0, len(top)), PriceBasis: pricing.PriceBasisSetFMV}
 	for _, c := range top {
 		cg, err := r.cardGold(c)
 		if err != nil {
@@ -213,50 +212,7 @@ func handleSetBreakdown(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := []rarityRow{}
-	for _, b := range agg.Breakdown {
-		rows = append(rows, rarityRow{Rarity: jsontext.StrOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: snapshots.USD(b.ValueCents),
-			MedianPriceUSD: snapshots.USDOrNil(b.MedianPriceCents), MaxPriceUSD: snapshots.USDOrNil(b.MaxPriceCents), TopCardID: jsontext.StrOrNil(b.TopCardID),
-			Volume30dUSD: snapshots.USD(b.Volume30dCents), Sales30d: b.Sales30d,
-			ValueSharePct: snapshots.Round2(100 * float64(b.ValueCents) / math.Max(1, float64(agg.Totals.ValueCents)))})
-	}
-	return setBreakdownPayload{
-		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Rarities: rows,
-		Totals: setTotals{Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents),
-			MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents), Volume30dUSD: snapshots.USD(agg.Totals.Volume30dCents), Sales30d: agg.Totals.Sales30d},
-		PriceBasis: priceBasisSetFMV + "; value is the sum over priced cards",
-	}, nil
-}
-
-type rarityRow struct {
-	Rarity         *string  `json:"rarity"`
-	Cards          int      `json:"cards"`
-	PricedCards    int      `json:"priced_cards"`
-	ValueUSD       float64  `json:"value_usd"`
-	MedianPriceUSD *float64 `json:"median_price_usd"`
-	MaxPriceUSD    *float64 `json:"max_price_usd"`
-	TopCardID      *string  `json:"top_card_id"`
-	Volume30dUSD   float64  `json:"volume_30d_usd"`
-	Sales30d       int      `json:"sales_30d"`
-	ValueSharePct  float64  `json:"value_share_pct"`
-}
-
-type setTotals struct {
-	Cards          int      `json:"cards"`
-	PricedCards    int      `json:"priced_cards"`
-	ValueUSD       float64  `json:"value_usd"`
-	MedianPriceUSD *float64 `json:"median_price_usd"`
-	Volume30dUSD   float64  `json:"volume_30d_usd"`
-	Sales30d       int      `json:"sales_30d"`
-}
-
-type setBreakdownPayload struct {
-	SetID      string      `json:"set_id"`
-	Name       string      `json:"name"`
-	AsOf       string      `json:"as_of"`
-	Rarities   []rarityRow `json:"rarities"`
-	Totals     setTotals   `json:"totals"`
-	PriceBasis string      `json:"price_basis"`
+	return pricing.NewSetBreakdown(s, agg, r.snap.AsOf), nil
 }
 
 func handleSetPriceDistribution(r *request) (any, error) {
@@ -264,36 +220,7 @@ func handleSetPriceDistribution(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	buckets := []priceBucketRow{}
-	for _, b := range agg.Distribution {
-		buckets = append(buckets, priceBucketRow{MinUSD: snapshots.USD(b.MinCents), MaxUSD: snapshots.USDOrNil(b.MaxCents), Cards: b.Cards,
-			Pct: snapshots.Round2(100 * float64(b.Cards) / math.Max(1, float64(agg.Totals.PricedCards)))})
-	}
-	return setDistributionPayload{
-		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Buckets: buckets,
-		Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, UnpricedCards: agg.Totals.Cards - agg.Totals.PricedCards,
-		MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		PriceBasis:     priceBasisSetFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
-	}, nil
-}
-
-type priceBucketRow struct {
-	MinUSD float64  `json:"min_usd"`
-	MaxUSD *float64 `json:"max_usd"`
-	Cards  int      `json:"cards"`
-	Pct    float64  `json:"pct"`
-}
-
-type setDistributionPayload struct {
-	SetID          string           `json:"set_id"`
-	Name           string           `json:"name"`
-	AsOf           string           `json:"as_of"`
-	Buckets        []priceBucketRow `json:"buckets"`
-	Cards          int              `json:"cards"`
-	PricedCards    int              `json:"priced_cards"`
-	UnpricedCards  int              `json:"unpriced_cards"`
-	MedianPriceUSD *float64         `json:"median_price_usd"`
-	PriceBasis     string           `json:"price_basis"`
+	return pricing.NewSetPriceDistribution(s, agg, r.snap.AsOf), nil
 }
 
 func handleSetTrendingCards(r *request) (any, error) {

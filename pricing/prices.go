@@ -15,9 +15,9 @@ import (
 // price of one printing and grade of each card, never blended into one
 // number (Own, Partner, Observed).
 
-// PriceSources are the sources a prices request may ask for: own, partner,
+// SourceOptions are the values of a prices request's source: own, partner,
 // observed, or all (own and partner side by side).
-var PriceSources = []string{SourceOwn, SourcePartner, SourceObserved, "all"}
+var SourceOptions = []string{SourceOwn, SourcePartner, SourceObserved, "all"}
 
 // PricesRequest asks for the current prices of cards.
 type PricesRequest struct {
@@ -25,7 +25,7 @@ type PricesRequest struct {
 	// (case-insensitive), in request order; Requested counts the ids as sent.
 	IDs       []string
 	Requested int
-	Source    string // one of PriceSources
+	Source    string // one of SourceOptions
 	Grade     snapshots.Grade
 	Finish    string // "" = each card's base printing
 	Game      string
