@@ -340,12 +340,15 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	e, _ := pricing.EstimateOf(cur, snapshots.RawNearMint)
 	d.Market = newEstimateView(e)
 
-	// The grade ladder: every grade of the printing with a series.
-	series, err := m.Reader.PrintingSeries(c.Game, c.ID, finish)
+	// The printing and grade's history (the series and estimate the price
+	// history route and get_prices read).
+	hist, err := pricing.ReadHistory(m.Reader, c, finish, grade)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+
+	// The grade ladder: every grade of the printing with a series.
 	hasGrade := false
 	for _, e := range cur.Estimates {
 		ev := newEstimateView(e)
@@ -382,16 +385,14 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		from, fromSet = m.AsOf-snapshots.Day(days)+1, true
 	}
 	from, fromSet = m.since(from, fromSet)
-	ps := snapshots.SeriesOf(series, grade)
-	pts := pricing.Points(ps, from, m.AsOf, fromSet, pricing.IntervalChange)
+	pts := hist.Points(from, m.AsOf, fromSet, pricing.IntervalChange)
 	// Today's value of the grade, or why none is shown (confidence none): the
 	// line then ends at its last change instead of holding it to today.
-	est, _ := pricing.EstimateOf(cur, grade)
-	_, noneNote := pricing.Shown(est)
+	_, noneNote := pricing.Shown(hist.Estimate)
 	empty := "No " + grade.String() + " price of this printing in this range."
 	var line []DayValue
 	if fromSet && (noneNote == "" || len(pts) > 0) {
-		if p, ok := snapshots.PointAt(ps, from-1); ok { // the price in force when the range starts
+		if p, ok := snapshots.PointAt(hist.Grade, from-1); ok { // the price in force when the range starts
 			line = append(line, DayValue{Day: p.Day, Cents: p.FMVCents})
 		}
 	}
