@@ -23,7 +23,7 @@ func handleCardGet(r *request) (any, error) {
 	if finish < 0 {
 		*d = r.snap.cardDetail(c)
 	} else {
-		m, err := finishMarketOf(r.snap.Reader, c, finish, r.snap.AsOf)
+		m, err := marketOf(r.snap.Reader, c, finish, r.snap.AsOf)
 		if err != nil {
 			return nil, err
 		}

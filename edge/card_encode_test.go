@@ -114,7 +114,7 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 				pages++
 				// Each printing asked for by finish.
 				for f := range c.Printings() {
-					m, err := finishMarketOf(snap.Reader, c, f, snap.AsOf)
+					m, err := marketOf(snap.Reader, c, f, snap.AsOf)
 					if err != nil {
 						t.Fatal(err)
 					}

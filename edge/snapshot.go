@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/live"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -96,7 +97,7 @@ func (s *snapshot) cardDetail(c *snapshots.Card) cardDetail {
 	// Not warmed: encoded per request.
 	m, err := defaultMarket(s.Reader, c)
 	if err != nil {
-		mm := newCardMarket(c, nil, snapshots.BasePrinting(c), c.PriceDay)
+		mm := newCardMarket(c, pricing.NewMarketView(nil, snapshots.BasePrinting(c), c.PriceDay))
 		m = &mm
 	}
 	return cardDetail{card: c, set: s.setOf(c), market: m}

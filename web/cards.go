@@ -321,24 +321,20 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		h.fail(w, r, err)
 		return
 	}
-	var cur *snapshots.Printing
-	for i := range printings {
-		p := &printings[i]
-		if int(p.Finish) == finish {
-			cur = p
-		}
+	// The card's market in the printing and each printing's (the card
+	// routes' market object and show_cards' printings).
+	mv := pricing.NewMarketView(printings, finish, c.PriceDay)
+	for _, pm := range mv.Printings {
+		p := pm.Printing
 		d.Printings = append(d.Printings, option{Value: p.Name, Label: printingLabel(p), Selected: int(p.Finish) == finish})
-		pv := newPrintingView(p)
+		pv := newPrintingView(pm)
 		pv.Selected = int(p.Finish) == finish
 		pv.Href = cardHref(game, c.ID, p.Name, grade.String())
 		d.ByPrinting = append(d.ByPrinting, pv)
 	}
-	if cur == nil {
-		cur = &snapshots.Printing{Finish: uint8(finish)}
-	}
-	d.Summary = newPrintingView(cur)
-	e, _ := pricing.EstimateOf(cur, snapshots.RawNearMint)
-	d.Market = newEstimateView(e)
+	cur := mv.Priced.Printing
+	d.Summary = newPrintingView(mv.Priced)
+	d.Market = newEstimateView(mv.Priced.Estimate)
 
 	// The printing and grade's history (the series and estimate the price
 	// history route and get_prices read).
@@ -482,9 +478,9 @@ func printingLabel(p *snapshots.Printing) string {
 	return p.Name
 }
 
-func newPrintingView(p *snapshots.Printing) printingView {
-	e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
-	ev := newEstimateView(e)
+func newPrintingView(pm pricing.PrintingMarket) printingView {
+	p := pm.Printing
+	ev := newEstimateView(pm.Estimate)
 	name := p.Name
 	if name == "" {
 		name = "—"
