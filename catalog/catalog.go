@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -269,4 +270,27 @@ func Counterpart(r snapshots.Reader, c *snapshots.Card, lang string) (*snapshots
 		}
 	}
 	return nil, apperr.Errorf(apperr.ENOTFOUND, "card %s has no known %s edition", c.ID, lang)
+}
+
+// CardsByID resolves ids (card ids or partner product ids, resolve.ByID) in
+// a game: the distinct cards they name, in first-seen order, and the ids
+// that name none. The cards are what a call over many ids costs (batch,
+// prices: one unit per card, at least one for the call).
+func CardsByID(r snapshots.Reader, game string, ids []string) (cards []*snapshots.Card, notFound []string, err error) {
+	seen := map[*snapshots.Card]bool{}
+	for _, id := range ids {
+		c, _, err := resolve.ByID(r, game, id)
+		switch {
+		case err == nil:
+			if !seen[c] {
+				seen[c] = true
+				cards = append(cards, c)
+			}
+		case apperr.ErrorCode(err) == apperr.ENOTFOUND:
+			notFound = append(notFound, id)
+		default:
+			return nil, nil, err
+		}
+	}
+	return cards, notFound, nil
 }

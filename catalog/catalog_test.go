@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -425,5 +426,20 @@ func TestCounterpart(t *testing.T) {
 	_, err = catalog.Counterpart(tiny, cards[0], "xx")
 	if got, want := apperr.ErrorCode(err), apperr.ENOTFOUND; got != want {
 		t.Fatalf("unknown language: %v, want %s", err, want)
+	}
+}
+
+func TestCardsByID(t *testing.T) {
+	c, err := tiny.Card("pokemon", "en:base1-4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"en:base1-4", "nope", "EN:BASE1-4", "en:base1-2", strconv.FormatInt(c.PartnerProductID, 10), "nope2"}
+	cards, notFound, err := catalog.CardsByID(tiny, "pokemon", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cards) != 2 || cards[0].ID != "en:base1-4" || cards[1].ID != "en:base1-2" || !slices.Equal(notFound, []string{"nope", "nope2"}) {
+		t.Fatalf("cards %v, not found %v", cards, notFound)
 	}
 }
