@@ -320,16 +320,9 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 				InRange: inRange, Returned: len(days), Truncated: len(days) < inRange})
 			continue
 		}
-		var recs []pricing.SaleRow
-		inRange := 0
-		for x := range filter.Sales(sales) {
-			inRange++
-			if len(recs) < limit {
-				recs = append(recs, pricing.NewSaleRow(c, *x))
-			}
-		}
-		recItems = append(recItems, salesItem[pricing.SaleRow]{CardID: c.ID, Name: c.Name, Rows: jsontext.NonNil(recs),
-			InRange: inRange, Returned: len(recs), Truncated: len(recs) < inRange})
+		pg := pricing.PageSales(c, sales, filter, nil, limit) // the sales route's first page
+		recItems = append(recItems, salesItem[pricing.SaleRow]{CardID: c.ID, Name: c.Name, Rows: pg.Rows,
+			InRange: pg.InRange, Returned: len(pg.Rows), Truncated: len(pg.Rows) < pg.InRange})
 	}
 	filters := salesFilters{Grade: a.Grade, Finish: a.Finish, Marketplace: a.Marketplace, TradeType: a.TradeType,
 		IncludeFiltered: a.IncludeFiltered, IncludeUntrustedIdentity: a.IncludeUntrustedIdentity, IncludePriceFeed: a.IncludePriceFeed}
