@@ -137,7 +137,7 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMa
 // cardPage is the card list payload: the bytes encoding/json writes for the
 // page[cardGold] of newCardGold(card, set) of each card (the type schema.go
 // documents), written straight from the cards as cardDetail writes one.
-// TestCardsList_MatchesScan compares the two.
+// TestCardsList_Encoding compares the two.
 type cardPage struct {
 	snap                 *snapshot
 	cards                []*snapshots.Card

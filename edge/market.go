@@ -85,8 +85,8 @@ func handleTrending(r *request) (any, error) {
 	if p.has("window_days") {
 		q.Days, q.Window = p.int("window_days"), ""
 	}
-	// A custom window, or a grader's sales, is ranked for this request.
-	if q.Custom = p.has("window_days") || gi >= 0; gi >= 0 {
+	q.Custom = p.has("window_days") || gi >= 0 // ranked for this request, not precomputed
+	if gi >= 0 {
 		q.Keep = func(g snapshots.Grade) bool {
 			if p.has("grade_num") {
 				return g == snapshots.GradedGrade(gi, p.num("grade_num"))
