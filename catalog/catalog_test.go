@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/cardedge/cardedge/apperr"
@@ -441,5 +442,48 @@ func TestCardsByID(t *testing.T) {
 	}
 	if len(cards) != 2 || cards[0].ID != "en:base1-4" || cards[1].ID != "en:base1-2" || !slices.Equal(notFound, []string{"nope", "nope2"}) {
 		t.Fatalf("cards %v, not found %v", cards, notFound)
+	}
+}
+
+// TestCatalog_Concurrent builds every view of a fresh Catalog from many
+// goroutines at once (run it with -race): each view is built once and every
+// caller sees the same.
+func TestCatalog_Concurrent(t *testing.T) {
+	cat := catalog.New(tiny)
+	sets, err := tiny.Sets("pokemon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type views struct {
+		cards *catalog.Cards
+		sets  *catalog.Sets
+		top   []*snapshots.Card
+		rows  []snapshots.TrendingRow
+	}
+	got := make([]views, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			v := &got[i]
+			var err error
+			if v.cards, err = cat.Cards("pokemon"); err != nil {
+				t.Error(err)
+			}
+			if v.sets, err = cat.Sets("pokemon"); err != nil {
+				t.Error(err)
+			}
+			if v.top, err = cat.TopCards("pokemon", sets[0]); err != nil {
+				t.Error(err)
+			}
+			if v.rows, err = cat.SetTrending("pokemon", sets[0].ID, "composite", "30d", pricing.DefaultLiquidity()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, v := range got[1:] {
+		if v.cards != got[0].cards || v.sets != got[0].sets || !slices.Equal(v.top, got[0].top) || !slices.Equal(v.rows, got[0].rows) {
+			t.Fatal("two callers got different views")
+		}
 	}
 }
