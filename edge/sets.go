@@ -228,36 +228,13 @@ func handleSetTrendingCards(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric, window := r.p.str("metric"), r.p.str("window")
-	liq := r.liquidity()
-	rows, err := r.snap.catalog.SetTrending(r.game, s.ID, metric, window, liq) // shared: read only
+	q := pricing.TrendingRequest{Game: r.game, Metric: r.p.str("metric"), Window: r.p.str("window"), Liquidity: r.liquidity(), Asc: r.p.str("direction") == "asc",
+		Limit: r.p.int("limit")}
+	rows, err := r.snap.catalog.SetTrending(r.game, s.ID, q.Metric, q.Window, q.Liquidity) // shared: read only
 	if err != nil {
 		return nil, err
 	}
-	limit := r.p.int("limit")
-	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, pricing.Leaderboard{Rows: rows}, r.p.str("direction") == "asc", 0, limit)
-	if err != nil {
-		return nil, err
-	}
-	return setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
-		AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents), Total: len(rows), Limit: limit, Items: items,
-		Basis: liq.Basis()}, nil
-}
-
-type setTrendingPayload struct {
-	SetID     string `json:"set_id"`
-	Name      string `json:"name"`
-	Metric    string `json:"metric"`
-	Window    string `json:"window"`
-	Direction string `json:"direction"`
-	AsOf      string `json:"as_of"`
-	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
-	MinSales    int                    `json:"min_sales"`
-	MinPriceUSD float64                `json:"min_price_usd"`
-	Total       int                    `json:"total"`
-	Limit       int                    `json:"limit"`
-	Items       []pricing.TrendingItem `json:"items"`
-	Basis       string                 `json:"basis"`
+	return pricing.NewSetTrendingCards(r.snap.Reader, r.snap.AsOf, s, rows, q)
 }
 
 func handleSetVolumeHistory(r *request) (any, error) {
@@ -269,19 +246,5 @@ func handleSetVolumeHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	days, gran := r.p.int("days"), r.p.str("granularity")
-	from := r.snap.AsOf - snapshots.Day(days) + 1
-	return setVolumePayload{SetID: s.ID, Name: s.Name, Granularity: gran, Days: days, From: from.String(), To: r.snap.AsOf.String(),
-		Items: pricing.Periods(daily, from, r.snap.AsOf, gran), Basis: "verified sales of the set's cards"}, nil
-}
-
-type setVolumePayload struct {
-	SetID       string              `json:"set_id"`
-	Name        string              `json:"name"`
-	Granularity string              `json:"granularity"`
-	Days        int                 `json:"days"`
-	From        string              `json:"from"`
-	To          string              `json:"to"`
-	Items       []pricing.PeriodRow `json:"items"`
-	Basis       string              `json:"basis"`
+	return pricing.NewSetVolumeHistory(s, daily, r.snap.AsOf, r.p.int("days"), r.p.str("granularity")), nil
 }

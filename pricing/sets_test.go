@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
 )
 
@@ -42,5 +43,49 @@ func TestSetValue(t *testing.T) {
 	}
 	if valued == 0 {
 		t.Fatal("no set with a value")
+	}
+}
+
+func TestNewSetTrendingCards(t *testing.T) {
+	s, err := src.Reader.Set("pokemon", "en:base1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards, err := src.Reader.Cards("pokemon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := pricing.TrendingRequest{Game: "pokemon", Metric: "composite", Window: "30d", Liquidity: pricing.Liquidity{MinSales: 1}, Asc: true, Limit: 2}
+	lb, err := pricing.Trending(src.Reader, q.Game, q.Metric, q.Window, "all", q.Liquidity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := catalog.SetRows(lb.Rows, cards, s.ID)
+	got, err := pricing.NewSetTrendingCards(src.Reader, src.AsOf, s, rows, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := pricing.Ranked(src.Reader, q.Game, q.Metric, pricing.Leaderboard{Rows: rows}, true, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 3 || got.Total != len(rows) || got.Direction != "asc" || got.MinSales != 1 || mustJSON(t, got.Items) != mustJSON(t, items) {
+		t.Fatalf("%d rows: %s", len(rows), mustJSON(t, got))
+	}
+}
+
+func TestNewSetVolumeHistory(t *testing.T) {
+	s, err := src.Reader.Set("pokemon", "en:base1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	daily, err := src.Reader.SetDaily("pokemon", s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pricing.NewSetVolumeHistory(s, daily, src.AsOf, 28, pricing.GranularityWeekly)
+	want := pricing.Periods(daily, src.AsOf-27, src.AsOf, pricing.GranularityWeekly)
+	if got.From != (src.AsOf-27).String() || got.To != src.AsOf.String() || got.Days != 28 || mustJSON(t, got.Items) != mustJSON(t, want) || len(want) < 4 {
+		t.Fatalf("%s", mustJSON(t, got))
 	}
 }

@@ -313,3 +313,38 @@ func RankTrending(r snapshots.Reader, asOf snapshots.Day, q TrendingRequest) (Tr
 	}
 	return TrendingPage{Total: len(lb.Rows), Items: items}, nil
 }
+
+// SetTrendingCards is set-trending-cards.v2: a set's cards in a trending
+// ranking.
+type SetTrendingCards struct {
+	SetID     string `json:"set_id"`
+	Name      string `json:"name"`
+	Metric    string `json:"metric"`
+	Window    string `json:"window"`
+	Direction string `json:"direction"`
+	AsOf      string `json:"as_of"`
+	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
+	MinSales    int            `json:"min_sales"`
+	MinPriceUSD float64        `json:"min_price_usd"`
+	Total       int            `json:"total"`
+	Limit       int            `json:"limit"`
+	Items       []TrendingItem `json:"items"`
+	Basis       string         `json:"basis"`
+}
+
+// NewSetTrendingCards is the first q.Limit of rows, the rows of set s in
+// the ranking of q.Game, q.Metric and q.Window under q.Liquidity (catalog's
+// SetTrending), ranked as q asks.
+func NewSetTrendingCards(r snapshots.Reader, asOf snapshots.Day, s *snapshots.Set, rows []snapshots.TrendingRow, q TrendingRequest) (SetTrendingCards, error) {
+	items, err := Ranked(r, q.Game, q.Metric, Leaderboard{Rows: rows}, q.Asc, 0, q.Limit)
+	if err != nil {
+		return SetTrendingCards{}, err
+	}
+	direction := "desc"
+	if q.Asc {
+		direction = "asc"
+	}
+	return SetTrendingCards{SetID: s.ID, Name: s.Name, Metric: q.Metric, Window: q.Window, Direction: direction, AsOf: asOf.String(),
+		MinSales: q.Liquidity.MinSales, MinPriceUSD: snapshots.USD(q.Liquidity.MinPriceCents), Total: len(rows), Limit: q.Limit, Items: items,
+		Basis: q.Liquidity.Basis()}, nil
+}

@@ -176,3 +176,23 @@ func NewMarketVolume(r snapshots.Reader, asOf snapshots.Day, game string, days i
 			l.MinSales, m.Liquidity.ShortWindowDays, snapshots.USD(l.MinPriceCents)),
 	}, nil
 }
+
+// SetVolumeHistory is set-volume-history.v1.
+type SetVolumeHistory struct {
+	SetID       string      `json:"set_id"`
+	Name        string      `json:"name"`
+	Granularity string      `json:"granularity"`
+	Days        int         `json:"days"`
+	From        string      `json:"from"`
+	To          string      `json:"to"`
+	Items       []PeriodRow `json:"items"`
+	Basis       string      `json:"basis"`
+}
+
+// NewSetVolumeHistory is set s's verified sales (daily: its SetDaily) over
+// the days days ending at asOf, in periods of granularity.
+func NewSetVolumeHistory(s *snapshots.Set, daily []snapshots.DailyStat, asOf snapshots.Day, days int, granularity string) SetVolumeHistory {
+	from := asOf - snapshots.Day(days) + 1
+	return SetVolumeHistory{SetID: s.ID, Name: s.Name, Granularity: granularity, Days: days, From: from.String(), To: asOf.String(),
+		Items: Periods(daily, from, asOf, granularity), Basis: "verified sales of the set's cards"}
+}
