@@ -333,14 +333,11 @@ func (t *Tools) trending(args json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("language must be en, ja, zh-cn, zh-tw or all")
 	}
 	liq := pricing.DefaultLiquidity()
-	lb, err := pricing.Trending(t.src.Reader, t.game, metric, window, lang, liq)
+	pg, err := pricing.RankTrending(t.src.Reader, t.src.AsOf, pricing.TrendingRequest{Game: t.game, Metric: metric, Window: window, Language: lang,
+		Liquidity: liq, Asc: a.Direction == "asc", Limit: clampInt(a.Limit, 1, 20, 5)})
 	if err != nil {
 		return nil, err
 	}
-	items, err := pricing.Ranked(t.src.Reader, t.game, metric, lb, a.Direction == "asc", 0, clampInt(a.Limit, 1, 20, 5))
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.src.AsOf.String(), "total": len(lb.Rows), "items": items,
+	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.src.AsOf.String(), "total": pg.Total, "items": pg.Items,
 		"basis": liq.Basis()}, nil
 }

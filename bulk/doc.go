@@ -19,6 +19,12 @@
 // covers them; cardbuild bulk writes the same files for an existing
 // snapshot.
 //
+// A server loads an open snapshot's files with Load: the index, checked
+// against the snapshot's manifest (a disagreement refuses the snapshot),
+// each file's kind, path and schema; SourcesOf says whether a file's sources
+// are licensed. Serving them (tiers, validators, ranges) is the server's
+// (edge/bulk.go).
+//
 // The files are deterministic: the same snapshot gives the same bytes (rows
 // in catalog order, no map iteration, gzip at GzipLevel with no name and no
 // modification time), whatever Options.Workers is.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,15 +37,13 @@ import (
 // its snapshot, so a download that started before a swap finishes from the
 // old snapshot's file.
 
-// bulkFile is one bulk file of an open snapshot.
+// bulkFile is one bulk file of an open snapshot (bulk.Load) with what
+// serving it needs: the tier a download needs and its validators.
 type bulkFile struct {
-	bulk.File
-	kind       bulk.Kind
+	*bulk.LoadedFile
 	tier       access.Tier
-	path       string // absolute
 	etag       []byte // strong: the quoted SHA-256
 	digest     []byte // Repr-Digest: sha-256=:<base64>:
-	schema     []byte // the schema file's bytes
 	schemaETag []byte
 }
 
@@ -57,45 +54,24 @@ type snapshotBulk struct {
 	files map[string]*bulkFile
 }
 
-// loadBulk reads the snapshot's bulk index and schemas. The manifest has
-// verified every file; the index must agree with it (each file listed with
-// the manifest's SHA-256), or the snapshot is refused. A snapshot without a
-// bulk index serves an empty listing.
+// loadBulk loads the snapshot's bulk files (bulk.Load: a bulk index that
+// does not agree with the manifest refuses the snapshot, as does a kind
+// whose tier is none of access's) and makes their validators.
 func loadBulk(dir string, m *snapshots.Manifest) (*snapshotBulk, error) {
-	sb := &snapshotBulk{files: map[string]*bulkFile{}}
-	bdir := filepath.Join(dir, bulk.Dir)
-	ix, err := bulk.ReadIndex(bdir)
+	l, err := bulk.Load(dir, m)
 	if err != nil {
-		if _, ok := m.Files[bulk.Dir+"/"+bulk.IndexFile]; !ok {
-			return sb, nil // built before bulk files
-		}
 		return nil, err
 	}
-	sb.index = ix
-	for _, f := range ix.Files {
-		if got := m.Files[bulk.Dir+"/"+f.Path]; got != f.SHA256 {
-			return nil, fmt.Errorf("bulk file %s: the index says sha256 %s, the manifest %q", f.Path, f.SHA256, got)
-		}
-		if _, ok := m.Files[bulk.Dir+"/"+f.Schema]; !ok {
-			return nil, fmt.Errorf("bulk schema %s is not in the manifest", f.Schema)
-		}
-		k, ok := bulk.KindOf(f.Kind)
-		if !ok {
-			return nil, fmt.Errorf("bulk file %s: unknown kind %q", f.Path, f.Kind)
-		}
-		tier, err := access.ParseTier(k.Tier)
-		if err != nil {
-			return nil, err
-		}
-		schema, err := os.ReadFile(filepath.Join(bdir, f.Schema))
+	sb := &snapshotBulk{index: l.Index, files: map[string]*bulkFile{}}
+	for name, f := range l.Files {
+		tier, err := access.ParseTier(f.Kind.Tier)
 		if err != nil {
 			return nil, err
 		}
 		sum, _ := hex.DecodeString(f.SHA256)
-		ssum := sha256.Sum256(schema)
-		sb.files[f.Name] = &bulkFile{File: f, kind: k, tier: tier, path: filepath.Join(bdir, f.Path),
-			etag: []byte(`"` + f.SHA256 + `"`), digest: []byte("sha-256=:" + base64.StdEncoding.EncodeToString(sum) + ":"),
-			schema: schema, schemaETag: []byte(`"` + hex.EncodeToString(ssum[:]) + `"`)}
+		ssum := sha256.Sum256(f.Schema)
+		sb.files[name] = &bulkFile{LoadedFile: f, tier: tier, etag: []byte(`"` + f.SHA256 + `"`),
+			digest: []byte("sha-256=:" + base64.StdEncoding.EncodeToString(sum) + ":"), schemaETag: []byte(`"` + hex.EncodeToString(ssum[:]) + `"`)}
 	}
 	return sb, nil
 }
@@ -173,17 +149,10 @@ func (s *Server) handleBulkList(r *request) (any, error) {
 	}
 	for _, f := range sb.index.Files {
 		bf := sb.files[f.Name]
-		it := bulkItem{Name: f.Name, Game: f.Game, Kind: f.Kind, Description: bf.kind.Description, ContentType: "application/gzip",
+		it := bulkItem{Name: f.Name, Game: f.Game, Kind: f.Kind, Description: bf.Kind.Description, ContentType: "application/gzip",
 			Size: f.Size, SHA256: f.SHA256, Rows: f.Rows, UpdatedAt: m.BuiltAt,
-			DownloadURL: "/api/v3/bulk/" + f.Name, SchemaURL: "/api/v3/bulk/" + f.Name + "/schema", Tier: bf.kind.Tier,
-			Sources: []bulk.Source{}, SourcesLicensed: true}
-		for _, name := range f.Sources {
-			src := bulk.SourceOf(name)
-			it.Sources = append(it.Sources, src)
-			if src.License == nil && name != "synthetic" {
-				it.SourcesLicensed = false
-			}
-		}
+			DownloadURL: "/api/v3/bulk/" + f.Name, SchemaURL: "/api/v3/bulk/" + f.Name + "/schema", Tier: bf.Kind.Tier}
+		it.Sources, it.SourcesLicensed = bulk.SourcesOf(f.Sources)
 		p.Items = append(p.Items, it)
 	}
 	return p, nil
@@ -227,7 +196,7 @@ func (s *Server) handleBulkSchema(r *request) {
 		return
 	}
 	h.SetContentType("application/schema+json")
-	ctx.Response.SetBodyRaw(f.schema)
+	ctx.Response.SetBodyRaw(f.Schema)
 }
 
 var (
@@ -294,11 +263,11 @@ func (s *Server) handleBulkDownload(r *request) {
 	} else {
 		s.writeAccessHeaders(ctx, r.caller, nil)
 	}
-	file, err := os.Open(f.path)
+	file, err := os.Open(f.Path)
 	if err == nil {
 		var fi os.FileInfo
 		if fi, err = file.Stat(); err == nil && fi.Size() != f.Size {
-			err = fmt.Errorf("%s: %d bytes, the index says %d", f.path, fi.Size(), f.Size)
+			err = fmt.Errorf("%s: %d bytes, the index says %d", f.Path, fi.Size(), f.Size)
 		}
 		if err == nil && start > 0 {
 			_, err = file.Seek(start, io.SeekStart)
@@ -320,7 +289,7 @@ func (s *Server) handleBulkDownload(r *request) {
 func (s *Server) writeBulkHeaders(r *request, f *bulkFile, start, n int64, partial bool) {
 	h := &r.ctx.Response.Header
 	h.SetContentTypeBytes(mimeGzip)
-	h.Set("Content-Disposition", `attachment; filename="`+f.Path+`"`)
+	h.Set("Content-Disposition", `attachment; filename="`+f.File.Path+`"`)
 	h.SetCanonical([]byte("Repr-Digest"), f.digest)
 	h.Set("Last-Modified", bulkLastModified(r.snap.Manifest().BuiltAt))
 	if partial {

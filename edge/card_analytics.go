@@ -1,6 +1,9 @@
 package edge
 
-import "github.com/cardedge/cardedge/snapshots"
+import (
+	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/snapshots"
+)
 
 // analyticsPayload is card-analytics.v1 and the market_summary include. The
 // exported fields are its published shape: schema.go reflects them, and the
@@ -55,14 +58,14 @@ func (r *request) cardWindow(c *snapshots.Card, finish int, window string) (*ana
 // read fills p with one analytics window of c; a card without one gets an
 // empty window ending at as_of.
 func (p *analyticsPayload) read(r *request, c *snapshots.Card, finish int, window string) error {
-	w, ok, err := r.analyticsWindow(c, finish, window, p.entries[:0])
+	w, ok, err := pricing.ReadWindow(r.snap.Reader, c, finish, window, p.entries[:0])
 	if err != nil {
 		return err
 	}
 	if !ok {
 		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
 	}
-	p.card, p.w, p.finish = c, w, printing(c, finish)
+	p.card, p.w, p.finish = c, w, pricing.PrintingIndex(c, finish)
 	return nil
 }
 

@@ -9,8 +9,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
-	"github.com/cardedge/cardedge/resolve"
-	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
@@ -88,34 +87,11 @@ func batchCost(r *request) (int, error) {
 	if err := access.CheckBatch(r.caller, len(ids)); err != nil {
 		return 0, validationErrors{{Loc: []any{"body", "ids"}, Msg: apperr.ErrorMessage(err), Type: "too_long", Ctx: map[string]any{"max_length": r.limits.BatchMax}}}
 	}
-	cards, _, err := batchCards(r, b.Game, ids)
+	cards, _, err := catalog.CardsByID(r.snap.Reader, b.Game, ids)
 	if err != nil {
 		return 0, err
 	}
 	return max(1, len(cards)), nil
-}
-
-// batchCards resolves the unique ids (card ids or partner product ids,
-// resolve.ByID): the distinct cards they name, in first-seen order (what a
-// batch costs, at least one unit for the request itself), and the ids that
-// name none.
-func batchCards(r *request, game string, ids []string) (cards []*snapshots.Card, notFound []string, err error) {
-	seen := map[*snapshots.Card]bool{}
-	for _, id := range ids {
-		c, _, err := resolve.ByID(r.snap.Reader, game, id)
-		switch {
-		case err == nil:
-			if !seen[c] {
-				seen[c] = true
-				cards = append(cards, c)
-			}
-		case apperr.ErrorCode(err) == apperr.ENOTFOUND:
-			notFound = append(notFound, id)
-		default:
-			return nil, nil, err
-		}
-	}
-	return cards, notFound, nil
 }
 
 type batchPayload struct {
@@ -131,7 +107,7 @@ func handleBatch(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cards, notFound, err := batchCards(r, b.Game, ids)
+	cards, notFound, err := catalog.CardsByID(r.snap.Reader, b.Game, ids)
 	if err != nil {
 		return nil, err
 	}

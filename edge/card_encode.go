@@ -137,7 +137,7 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMa
 // cardPage is the card list payload: the bytes encoding/json writes for the
 // page[cardGold] of newCardGold(card, set) of each card (the type schema.go
 // documents), written straight from the cards as cardDetail writes one.
-// TestCardsList_MatchesScan compares the two.
+// TestCardsList_Encoding compares the two.
 type cardPage struct {
 	snap                 *snapshot
 	cards                []*snapshots.Card
@@ -189,7 +189,7 @@ func (d *cardDetail) sizeHint() int {
 	if in == nil {
 		return n
 	}
-	for _, h := range []*historySeries{in.PriceHistory, in.TVWAPHistory} {
+	for _, h := range []*pricing.HistorySeries{in.PriceHistory, in.TVWAPHistory} {
 		if h != nil {
 			n += 160 + 110*len(h.Points)
 		}
@@ -235,10 +235,10 @@ func (in *cardIncludes) appendJSON(b []byte) []byte {
 		return append(b, '"', ':')
 	}
 	if in.PriceHistory != nil {
-		b = in.PriceHistory.appendJSON(field(b, "price_history"))
+		b = appendHistorySeries(field(b, "price_history"), in.PriceHistory)
 	}
 	if in.TVWAPHistory != nil {
-		b = in.TVWAPHistory.appendJSON(field(b, "tvwap_history"))
+		b = appendHistorySeries(field(b, "tvwap_history"), in.TVWAPHistory)
 	}
 	if in.TVWAPSlots != nil {
 		b = field(b, "tvwap_slots")
@@ -274,15 +274,15 @@ func (in *cardIncludes) appendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	if in.PopulationOverview != nil {
-		b = in.PopulationOverview.appendJSON(field(b, "population_overview"))
+		b = appendPopulation(field(b, "population_overview"), in.PopulationOverview)
 	}
 	if in.GradingEconomics != nil {
-		b = in.GradingEconomics.appendJSON(field(b, "grading_economics"))
+		b = appendGradingEconomics(field(b, "grading_economics"), in.GradingEconomics)
 	}
 	return append(b, '}')
 }
 
-func (h *historySeries) appendJSON(b []byte) []byte {
+func appendHistorySeries(b []byte, h *pricing.HistorySeries) []byte {
 	b = append(b, `{"grade":`...)
 	b = appendJSONStr(b, h.Grade)
 	b = append(b, `,"finish":`...)
@@ -322,7 +322,7 @@ func (h *historySeries) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func appendGradeRows(b []byte, rows []gradeRow) []byte {
+func appendGradeRows(b []byte, rows []pricing.GradeRow) []byte {
 	if rows == nil {
 		return append(b, "null"...)
 	}
@@ -397,7 +397,7 @@ func appendSaleRows(b []byte, rows []pricing.SaleRow) []byte {
 	return append(b, ']')
 }
 
-func (p *populationInclude) appendJSON(b []byte) []byte {
+func appendPopulation(b []byte, p *pricing.PopulationInclude) []byte {
 	b = append(b, `{"basis":`...)
 	b = appendJSONStr(b, p.Basis)
 	b = append(b, `,"graded_sales":`...)
@@ -427,7 +427,7 @@ func (p *populationInclude) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func (g *gradingEconomicsInc) appendJSON(b []byte) []byte {
+func appendGradingEconomics(b []byte, g *pricing.GradingEconomicsInc) []byte {
 	b = append(b, `{"grader":`...)
 	b = appendJSONStr(b, g.Grader)
 	b = append(b, `,"raw_fmv_usd":`...)

@@ -114,7 +114,7 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 				pages++
 				// Each printing asked for by finish.
 				for f := range c.Printings() {
-					m, err := finishMarketOf(snap.Reader, c, f, snap.AsOf)
+					m, err := marketOf(snap.Reader, c, f, snap.AsOf)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -201,13 +201,13 @@ func FuzzAppendJSONStr(f *testing.F) {
 			Subtypes: []string{s, ""}, NationalDex: []int{1, -2}, ENMatch: s, MarketSources: []string{s}, Venues: []string{s, "x"},
 			PartnerProductID: cents, PriceCents: cents, PriceDay: snapshots.Day(cents % 3_000_000), Volume30dCents: -cents, Sales30d: int(cents % 1000)}
 		includes := &cardIncludes{
-			PriceHistory:       &historySeries{Grade: s, Finish: &s, Method: s, Points: []pricing.PointRow{{Date: s, PriceUSD: x, Confidence: s, Flags: []string{s}}}},
-			TVWAPSlots:         &slotsInclude{Basis: s, Slots: []gradeRow{{Grade: s, FMVUSD: &x, LastSale: &s, ChangePct: &x}}},
-			GradeMomentum:      &momentumInclude{},
-			RecentSales:        &recentSalesInclude{Items: []pricing.SaleRow{{SaleID: s, Finish: &s, PriceUSD: x, OnChain: true}}},
-			GradeBreakdown:     &breakdownInclude{Grades: []gradeRow{{PremiumRaw: &x}}},
-			PopulationOverview: &populationInclude{Basis: s, Grades: []populationRow{{Grader: s, Grade: x, Share: x}}},
-			GradingEconomics:   &gradingEconomicsInc{Grader: s, ExpectedGainUSD: &x, Basis: s},
+			PriceHistory:       &pricing.HistorySeries{Grade: s, Finish: &s, Method: s, Points: []pricing.PointRow{{Date: s, PriceUSD: x, Confidence: s, Flags: []string{s}}}},
+			TVWAPSlots:         &pricing.SlotsInclude{Basis: s, Slots: []pricing.GradeRow{{Grade: s, FMVUSD: &x, LastSale: &s, ChangePct: &x}}},
+			GradeMomentum:      &pricing.MomentumInclude{},
+			RecentSales:        &pricing.RecentSalesInclude{Items: []pricing.SaleRow{{SaleID: s, Finish: &s, PriceUSD: x, OnChain: true}}},
+			GradeBreakdown:     &pricing.BreakdownInclude{Grades: []pricing.GradeRow{{PremiumRaw: &x}}},
+			PopulationOverview: &pricing.PopulationInclude{Basis: s, Grades: []pricing.PopulationRow{{Grader: s, Grade: x, Share: x}}},
+			GradingEconomics:   &pricing.GradingEconomicsInc{Grader: s, ExpectedGainUSD: &x, Basis: s},
 			MarketSummary: newAnalyticsPayload(&snapshots.Card{ID: s, Name: s}, snapshots.WindowAnalytics{Window: "1w", From: snapshots.NoDay,
 				ByGrade: []snapshots.AnalyticsEntry{{Code: 0, Value: 1}}}),
 		}

@@ -58,51 +58,41 @@ const priceBasisRawFMV = "fmv of the raw:near_mint verified sales of the printin
 	"exponentially smoothed daily medians, outliers set aside, one sale moving it by a bounded step (see /api/v3/methodology); " +
 	"null with a note at confidence none (no accepted sale in the sample window)"
 
-// priceBasisSetFMV is the basis of set values and distributions: each
-// card's own price (card detail's market price_usd, stale ones included).
-const priceBasisSetFMV = "fmv of the raw:near_mint verified sales of each card's base printing (exponentially smoothed daily medians, outliers set aside; see /api/v3/methodology)"
-
-// newCardMarket is card c's market priced in printing finish, from its
-// printings (snapshots.Reader.Printings). priceDay is the day of the last
-// point of that printing's raw near-mint series (the card's PriceDay for the
-// base printing).
-func newCardMarket(c *snapshots.Card, printings []snapshots.Printing, finish int, priceDay snapshots.Day) cardMarket {
-	m := cardMarket{PriceBasis: priceBasisRawFMV, Finish: jsontext.StrOrNil(pricing.PrintingName(c, finish)),
+// newCardMarket is card c's market object of its market view v
+// (pricing.MarketView: the printing priced and every printing's).
+func newCardMarket(c *snapshots.Card, v pricing.MarketView) cardMarket {
+	m := cardMarket{PriceBasis: priceBasisRawFMV, Finish: jsontext.StrOrNil(pricing.PrintingName(c, v.Finish)), BaseFinish: v.Finish == snapshots.BasePrinting(c),
 		Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings,
-		ByFinish: make([]finishMarket, 0, len(printings))}
-	m.BaseFinish = finish == snapshots.BasePrinting(c)
-	e := snapshots.Estimate{Grade: snapshots.RawNearMint, LastSaleDay: snapshots.NoDay}
-	for i := range printings {
-		p := &printings[i]
-		pe, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
-		if int(p.Finish) == finish {
-			e = pe
-		}
-		fm := finishMarket{Finish: jsontext.StrOrNil(p.Name), Base: p.Base, SampleSize: int(pe.SampleSize), LastSaleDate: pricing.LastSaleDate(pe),
-			Confidence: pe.Confidence.String(), Flags: pricing.FlagNames(pe.Flags),
-			Volume30dUSD: snapshots.USD(p.Volume30dCents), Sales30d: p.Sales30d, SalesAll: p.SalesAll, Listings: p.Listings}
-		cents, note := pricing.Shown(pe)
-		fm.PriceUSD, fm.Note = snapshots.USDOrNil(cents), note
-		m.ByFinish = append(m.ByFinish, fm)
+		ByFinish: make([]finishMarket, 0, len(v.Printings))}
+	for _, pm := range v.Printings {
+		p, e := pm.Printing, pm.Estimate
+		m.ByFinish = append(m.ByFinish, finishMarket{Finish: jsontext.StrOrNil(p.Name), Base: p.Base, PriceUSD: snapshots.USDOrNil(pm.Cents),
+			SampleSize: int(e.SampleSize), LastSaleDate: pricing.LastSaleDate(e), Confidence: e.Confidence.String(), Flags: pricing.FlagNames(e.Flags), Note: pm.Note,
+			Volume30dUSD: snapshots.USD(p.Volume30dCents), Sales30d: p.Sales30d, SalesAll: p.SalesAll, Listings: p.Listings})
 	}
+	e := v.Priced.Estimate
 	m.SampleSize, m.LastSaleDate, m.Confidence, m.Flags = int(e.SampleSize), pricing.LastSaleDate(e), e.Confidence.String(), pricing.FlagNames(e.Flags)
-	cents, note := pricing.Shown(e)
-	m.PriceUSD, m.Note = snapshots.USDOrNil(cents), note
-	if cents > 0 {
-		d := priceDay.String()
+	m.PriceUSD, m.Note = snapshots.USDOrNil(v.Priced.Cents), v.Priced.Note
+	if v.Priced.Cents > 0 {
+		d := v.PriceDay.String()
 		m.PriceDate = &d
 	}
 	return m
 }
 
-// defaultMarket is c's market in its base printing, read from r.
-func defaultMarket(r snapshots.Reader, c *snapshots.Card) (*cardMarket, error) {
-	printings, err := r.Printings(c.Game, c.ID)
+// marketOf is c's market object in printing finish, read from r as of asOf.
+func marketOf(r snapshots.Reader, c *snapshots.Card, finish int, asOf snapshots.Day) (*cardMarket, error) {
+	v, err := pricing.ReadMarketView(r, c, finish, asOf)
 	if err != nil {
 		return nil, err
 	}
-	m := newCardMarket(c, printings, snapshots.BasePrinting(c), c.PriceDay)
+	m := newCardMarket(c, v)
 	return &m, nil
+}
+
+// defaultMarket is c's market in its base printing, read from r.
+func defaultMarket(r snapshots.Reader, c *snapshots.Card) (*cardMarket, error) {
+	return marketOf(r, c, snapshots.BasePrinting(c), 0) // the base printing's price day is the card's
 }
 
 // cardGold is card c with its default market (the base printing).
@@ -112,24 +102,6 @@ func (r *request) cardGold(c *snapshots.Card) (cardGold, error) {
 		return cardGold{}, err
 	}
 	return newCardGold(c, r.setOf(c), m), nil
-}
-
-// finishMarketOf is c's market in printing finish, read from r.
-func finishMarketOf(r snapshots.Reader, c *snapshots.Card, finish int, asOf snapshots.Day) (*cardMarket, error) {
-	if finish == snapshots.BasePrinting(c) {
-		return defaultMarket(r, c)
-	}
-	printings, err := r.Printings(c.Game, c.ID)
-	if err != nil {
-		return nil, err
-	}
-	series, err := r.PrintingSeries(c.Game, c.ID, finish)
-	if err != nil {
-		return nil, err
-	}
-	p, _ := snapshots.PointAt(snapshots.SeriesOf(series, snapshots.RawNearMint), asOf)
-	m := newCardMarket(c, printings, finish, p.Day)
-	return &m, nil
 }
 
 // The long constant strings of the market object, quoted once.

@@ -52,7 +52,7 @@ func handleSales(r *request) (any, error) {
 	// The cursor binds the card and every filter: a cursor of another query
 	// is refused.
 	binding := fmt.Sprintf("%s|%s|%s|%v|%v|%v|%s", r.game, strings.ToLower(c.ID), since, f.IncludeFiltered, f.IncludeUntrustedIdentity, f.IncludePriceFeed, p.str("trade_type"))
-	var after *cursorPos
+	var after *pricing.SalePosition
 	if p.has("cursor") && p.str("cursor") != "" {
 		if r.caller.Tier == access.Playground {
 			return nil, validationErrors{queryError("cursor", "paging needs an API key: the Playground tier gets the first page only", "value_error", p.str("cursor"), nil)}
@@ -70,48 +70,24 @@ func handleSales(r *request) (any, error) {
 	sf := pricing.SaleFilter{From: since, FromSet: sinceSet, To: r.snap.AsOf,
 		IncludeFiltered: f.IncludeFiltered, IncludeUntrusted: f.IncludeUntrustedIdentity, IncludePriceFeed: f.IncludePriceFeed}
 	sf.TradeType, sf.HasTradeType = snapshots.ParseTradeType(p.str("trade_type"))
-	out := salesPage{CardID: c.ID, Items: []pricing.SaleRow{}, Limit: p.int("limit"), Filters: f}
+	out := salesPage{CardID: c.ID, Limit: p.int("limit"), Filters: f}
 	if start, ok := r.windowStart(); ok {
 		d := start.String()
 		out.WindowStart = &d
 		h := r.limits.HistoryDays
 		out.HistoryDays = &h
 	}
-	var last *snapshots.Sale
-	more := false
-	for s := range sf.Sales(sales) {
-		out.RowsInWindow++
-		if after != nil && !after.before(s) {
-			continue
-		}
-		if len(out.Items) == out.Limit {
-			more = true
-			continue
-		}
-		out.Items = append(out.Items, pricing.NewSaleRow(c, *s))
-		last = s
-	}
-	if more && last != nil && r.caller.Tier != access.Playground {
-		cur := encodeCursor(r.srv.opts.CursorSecret, cursorPos{Day: last.Day, ID: last.ID}, binding)
+	pg := pricing.PageSales(c, sales, sf, after, out.Limit)
+	out.Items, out.RowsInWindow = pg.Rows, pg.InRange
+	if pg.More && len(pg.Rows) > 0 && r.caller.Tier != access.Playground {
+		cur := encodeCursor(r.srv.opts.CursorSecret, pg.Last, binding)
 		out.NextCursor = &cur
 	}
 	return out, nil
 }
 
-// cursorPos is the position of the last row of a page: rows sort by day,
-// then id, both descending.
-type cursorPos struct {
-	Day snapshots.Day
-	ID  uint64
-}
-
-// before reports whether s comes after the position in page order.
-func (p cursorPos) before(s *snapshots.Sale) bool {
-	return s.Day < p.Day || (s.Day == p.Day && s.ID < p.ID)
-}
-
 // encodeCursor: base64url(version, day, id, sha256(binding)[:8]) "." base64url(hmac[:16]).
-func encodeCursor(secret []byte, pos cursorPos, binding string) string {
+func encodeCursor(secret []byte, pos pricing.SalePosition, binding string) string {
 	b := make([]byte, 0, 21)
 	b = append(b, 1)
 	b = binary.BigEndian.AppendUint32(b, uint32(pos.Day))
@@ -123,30 +99,30 @@ func encodeCursor(secret []byte, pos cursorPos, binding string) string {
 	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
 }
 
-func decodeCursor(secret []byte, s, binding string) (cursorPos, error) {
+func decodeCursor(secret []byte, s, binding string) (pricing.SalePosition, error) {
 	payload, sig, ok := strings.Cut(s, ".")
 	if !ok {
-		return cursorPos{}, fmt.Errorf("cursor is not a value this API issued")
+		return pricing.SalePosition{}, fmt.Errorf("cursor is not a value this API issued")
 	}
 	b, err1 := base64.RawURLEncoding.DecodeString(payload)
 	m, err2 := base64.RawURLEncoding.DecodeString(sig)
 	if err1 != nil || err2 != nil || len(b) != 21 || b[0] != 1 {
-		return cursorPos{}, fmt.Errorf("cursor is not a value this API issued")
+		return pricing.SalePosition{}, fmt.Errorf("cursor is not a value this API issued")
 	}
 	mac := hmac.New(sha256.New, secret)
 	mac.Write(b)
 	if !hmac.Equal(mac.Sum(nil)[:16], m) {
-		return cursorPos{}, fmt.Errorf("cursor signature does not verify")
+		return pricing.SalePosition{}, fmt.Errorf("cursor signature does not verify")
 	}
 	bh := sha256.Sum256([]byte(binding))
 	if !hmac.Equal(bh[:8], b[13:21]) {
-		return cursorPos{}, fmt.Errorf("cursor belongs to another card or other filters; start again without cursor")
+		return pricing.SalePosition{}, fmt.Errorf("cursor belongs to another card or other filters; start again without cursor")
 	}
-	pos := cursorPos{Day: snapshots.Day(binary.BigEndian.Uint32(b[1:])), ID: binary.BigEndian.Uint64(b[5:])}
+	pos := pricing.SalePosition{Day: snapshots.Day(binary.BigEndian.Uint32(b[1:])), ID: binary.BigEndian.Uint64(b[5:])}
 	if encodeCursor(secret, pos, binding) != s {
 		// base64 decoding tolerates newlines and non-zero padding bits: only
 		// the exact string issued is accepted (one cursor, one cache entry).
-		return cursorPos{}, fmt.Errorf("cursor is not a value this API issued")
+		return pricing.SalePosition{}, fmt.Errorf("cursor is not a value this API issued")
 	}
 	return pos, nil
 }

@@ -3,7 +3,7 @@ package edge
 import (
 	"strings"
 
-	"github.com/cardedge/cardedge/index"
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -150,45 +150,34 @@ func handleCardsList(r *request) (any, error) {
 		return nil, err
 	}
 	if parsed.Structured() {
-		f.q = index.Fold(strings.Join(parsed.Text(), " "))
-		if f.syntax, err = r.snap.Index.Match(r.ctx, r.game, parsed.Filter()); err != nil {
+		f.Q = strings.Join(parsed.Text(), " ")
+		if f.Syntax, err = r.snap.Index.Match(r.ctx, r.game, parsed.Filter()); err != nil {
 			return nil, err
 		}
 	}
-	orders, err := r.snap.orders(r.game)
+	cards, err := r.snap.catalog.Cards(r.game)
 	if err != nil {
 		return nil, err
 	}
 	p := r.p
 	offset, limit := p.int("offset"), p.int("limit")
-	cards, total := orders.list(&f, cardOrderOf(p.str("sort"), p.str("order") == "asc"), offset, limit)
-	return &cardPage{snap: r.snap, cards: cards, total: total, offset: offset, limit: limit}, nil
+	page, total := cards.List(&f, catalog.OrderOf(p.str("sort"), p.str("order") == "asc"), offset, limit)
+	return &cardPage{snap: r.snap, cards: page, total: total, offset: offset, limit: limit}, nil
 }
 
 // parseCardFilter reads the filters of a card-list request.
-func parseCardFilter(p *params) (cardFilter, error) {
+func parseCardFilter(p *params) (catalog.Filter, error) {
 	mkList := p.str("marketplace")
 	if p.has("source") && !p.has("marketplace") {
 		mkList = p.str("source")
 	}
 	mks, err := snapshots.ParseMarketplaces(mkList)
 	if err != nil {
-		return cardFilter{}, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
+		return catalog.Filter{}, validationErrors{queryError("marketplace", err.Error(), "value_error", mkList, nil)}
 	}
-	f := cardFilter{
-		hasSet:      p.has("set_id"),
-		hasLanguage: p.has("language"),
-		hasRarity:   p.has("rarity"),
-		hasVariant:  p.has("variant"),
-		hasNumber:   p.has("card_number"),
-		setID:       p.str("set_id"),
-		language:    p.str("language"),
-		rarity:      p.str("rarity"),
-		variant:     p.str("variant"),
-		number:      resolve.NormalizeNumber(p.str("card_number")),
-		q:           index.Fold(strings.TrimSpace(p.str("q"))),
-		only:        p.str("marketplace_mode") == "only",
-	}
-	f.markets = uint32(mks)
-	return f, nil
+	return catalog.Filter{
+		HasSet: p.has("set_id"), HasLanguage: p.has("language"), HasRarity: p.has("rarity"), HasVariant: p.has("variant"), HasNumber: p.has("card_number"),
+		SetID: p.str("set_id"), Language: p.str("language"), Rarity: p.str("rarity"), Variant: p.str("variant"), Number: p.str("card_number"),
+		Q: strings.TrimSpace(p.str("q")), Markets: mks, Only: p.str("marketplace_mode") == "only",
+	}, nil
 }

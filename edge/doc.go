@@ -14,34 +14,39 @@
 // response, valid for the snapshot and key table it was made under, and the
 // request is only charged and answered.
 //
-// Handlers are thin: decode the request, call the domain, return the
-// payload. The domain lives in packages that know no transport:
-// resolve (what card a reference names), pricing (quotes, current
-// prices per source, the history reader, trending items), collection
-// (collection imports, kept in Options.State), agent (the chat's agent and
-// tools; its model is Options.Model), and snapshots (the data,
-// the grade and marketplace parsers, the error codes and their HTTP status
-// table, apperr.HTTPStatus). Errors are snapshots' codes: errors.go
-// answers them as error.v1, and apperr.FieldErrors as the 422 body.
+// Handlers are thin: decode and validate the request, call the domain,
+// return its payload. The domain lives in packages that know no transport:
+// resolve (what card a reference names), catalog (the card and set lists'
+// sorted views of a snapshot, top cards, trending rows by set, editions in
+// other languages), pricing (quotes, current prices per source, a card's
+// market, its history, VWAP and include analytics, trending pages, volumes,
+// set values, shop listings), bulk (a snapshot's bulk files), collection
+// (collection imports), agent (the chat's agent and tools; its model is
+// Options.Model), and snapshots (the data). The payloads of most routes are
+// pricing's values; edge keeps the shapes of its own hot path (card detail,
+// the card and set lists, analytics: card_encode.go). Errors are apperr's
+// codes: errors.go answers them as error.v1 (apperr.HTTPStatus), and
+// apperr.FieldErrors and validationErrors as the 422 body.
 //
 // One file per resource or feature:
 //
-//	cards.go          the card routes' table and the card list
-//	card_detail.go    card detail and its includes
+//	cards.go          the card routes' table and the card list (catalog.Cards)
+//	card_detail.go    card detail and its includes (pricing's analytics)
+//	card_market.go    a card's market object (pricing.MarketView)
 //	card_history.go   market-history, marketplace-sales, partner-history, price-history
 //	card_sales.go     sales and their signed cursors
 //	card_analytics.go analytics windows (also the market_summary include)
 //	card_vwap.go      vwap
 //	card_batch.go     batch
 //	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json)
-//	cardlist_index.go the card list's precomputed orders, classes and trigrams
-//	sets.go, setlist_index.go   sets and their precomputed views
+//	sets.go           sets, and the set list's items encoded once per snapshot
 //	market.go         trending, market volume, shop listings
+//	bulk.go           the bulk files' listing, downloads (ranges, validators) and schemas
 //	search.go, quote.go, prices.go, sql.go, imports.go, chat.go
 //	routes.go         the route table's registration, usage, openapi.json
 //	health.go         /health and /metrics
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
-//	snapshot.go       the live snapshot and its swap
+//	snapshot.go       the edge's data of each live snapshot (its live.Derivation)
 //	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
 //	openapi.go, schema.go   the OpenAPI document (jsonschema reads the payload types)
 //	docs.go           the API reference page, GET /api/v3/docs (Redoc, embedded from edge/assets/redoc)
@@ -49,16 +54,17 @@
 // The live snapshot is swapped when CURRENT changes (snapshot.go): the new
 // one is verified and opened first; a snapshot that fails is refused and the
 // old one keeps serving; the old one is closed when its last request is
-// done. Before a snapshot serves, the edge builds its views of it: the card
-// list's orders and every card's object encoded once (card_encode.go), which
-// card detail and the card list copy.
+// done. Before a snapshot serves, the edge builds its data of it
+// (Derivation): the catalog's views (catalog.Catalog), every card's object
+// encoded once (card_encode.go), which card detail and the card list copy,
+// the set list's items encoded once, and the bulk files.
 //
-// It imports the standard library, fasthttp (and fasthttpadaptor), apperr,
-// live, snapshots, snapshots/gold, snapshots/jsontext, index, index/syntax,
-// estimate, access, edge/cache, edge/connguard, resolve, pricing,
-// collection, bulk, jsonschema, agent and mcp (for its version); it is the
-// only package that imports fasthttp. Commands import it: cmd/cardedge, and
-// cmd/benchedge for the benchmarks.
+// It imports the standard library, fasthttp (and fasthttpadaptor),
+// apperr, snapshots, snapshots/gold, snapshots/jsontext, index,
+// index/syntax, estimate, jsonschema, live, access, edge/cache,
+// edge/connguard, resolve, catalog, pricing, bulk, collection, agent and mcp
+// (for its version); it is the only package that imports fasthttp.
+// Commands import it: cmd/cardedge, and cmd/benchedge for the benchmarks.
 //
 // # Caveats
 //
@@ -68,7 +74,7 @@
 // routed request is pooled (serveRoute): a payload may live in it (card
 // detail's does) because it is encoded before serveRoute returns; a raw
 // handler, which may write after that (the chat streams), keeps its own.
-// The card views (card_encode.go, cardlist_index.go, setlist_index.go) stay
-// in this package with concrete types: the pooled request embeds them and
-// the hot path calls them without an interface.
+// The card payloads (card_encode.go) stay in this package with concrete
+// types: the pooled request embeds card detail's and the hot path calls
+// their appenders without an interface; the includes' values are pricing's.
 package edge

@@ -6,6 +6,7 @@ import (
 	"github.com/cardedge/cardedge/agent"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -108,7 +109,7 @@ func Query(values map[string]string) []byte {
 
 // EncodeCursor and DecodeCursor are the sales cursor codec.
 func EncodeCursor(secret []byte, day uint32, id uint64, binding string) string {
-	return encodeCursor(secret, cursorPos{Day: snapshots.Day(day), ID: id}, binding)
+	return encodeCursor(secret, pricing.SalePosition{Day: snapshots.Day(day), ID: id}, binding)
 }
 
 func DecodeCursor(secret []byte, s, binding string) (day uint32, id uint64, err error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -180,48 +181,19 @@ type searchPayload struct {
 }
 
 // activityFilter returns the grader/slab_only/raw_only filter over a card's
-// verified sales of every printing in the window, or nil when none is set.
+// verified sales of every printing in the window (pricing.Activity), or nil
+// when none is set.
 func (r *request) activityFilter() func(cardID string) (bool, error) {
-	p := r.p
-	grader, slabOnly, rawOnly := p.str("grader"), p.flag("slab_only"), p.flag("raw_only")
-	if grader == "" && !slabOnly && !rawOnly {
+	a := pricing.NewActivity(r.snap.AsOf, r.p.str("window"), r.p.str("grader"), r.p.flag("slab_only"), r.p.flag("raw_only"))
+	if a == nil {
 		return nil
 	}
-	from := snapshots.Day(1)
-	for _, w := range snapshots.AnalyticsWindows {
-		if w.Name == p.str("window") && w.Days > 0 {
-			from = r.snap.AsOf - snapshots.Day(w.Days) + 1
-		}
-	}
-	gi := snapshots.GraderIndex(grader)
 	return func(cardID string) (bool, error) {
-		// Every printing's sales: a card has sales when any printing has.
 		c, err := r.snap.Card(r.game, cardID)
 		if err != nil {
 			return false, err
 		}
-		var cum []snapshots.CumSeries
-		for f := range c.Printings() {
-			x, err := r.snap.PrintingCum(c.Game, c.ID, f)
-			if err != nil {
-				return false, err
-			}
-			cum = append(cum, x...)
-		}
-		has := func(keep func(snapshots.Grade) bool) bool {
-			n, _ := snapshots.SumWindow(cum, keep, from, r.snap.AsOf)
-			return n > 0
-		}
-		if gi >= 0 && !has(func(g snapshots.Grade) bool { return g.Grader() == gi }) {
-			return false, nil
-		}
-		if slabOnly && !has(func(g snapshots.Grade) bool { return g.Grader() == 0 }) {
-			return false, nil
-		}
-		if rawOnly && !has(func(g snapshots.Grade) bool { return g.Raw() }) {
-			return false, nil
-		}
-		return true, nil
+		return a.Active(r.snap.Reader, c)
 	}
 }
 

@@ -1,9 +1,12 @@
 package edge
 
 import (
-	"math"
-	"time"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
 
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -87,13 +90,85 @@ func newSetGold(s *snapshots.Set) setGold {
 }
 
 func handleSetsList(r *request) (any, error) {
-	orders, err := r.snap.setOrders(r.game)
+	items, err := r.snap.setItemsOf(r.game)
 	if err != nil {
 		return nil, err
 	}
-	pg := paginate(orders.sorted[setOrderOf(r.p.str("sort"))], r.p.int("offset"), r.p.int("limit"))
+	pg := paginate(items[catalog.SetOrderOf(r.p.str("sort"))], r.p.int("offset"), r.p.int("limit"))
 	return &setPage{items: pg.Items, total: pg.Total, offset: pg.Offset, limit: pg.Limit}, nil
 }
+
+// setItems are a game's set list items, encoded once (as encoding/json
+// writes newSetGold of each set), in every order of the set list
+// (catalog.Sets).
+type setItems [catalog.NumSetOrders][][]byte
+
+// encodeSets encodes the game's sets once and lays them out in every order.
+func (s *snapshot) encodeSets(game string) (*setItems, error) {
+	sets, err := s.catalog.Sets(game)
+	if err != nil {
+		return nil, err
+	}
+	encoded := map[*snapshots.Set][]byte{}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	out := &setItems{}
+	for o := range out {
+		sorted := sets.Sorted(catalog.SetOrder(o))
+		out[o] = make([][]byte, len(sorted))
+		for i, set := range sorted {
+			if encoded[set] == nil {
+				buf.Reset()
+				if err := enc.Encode(newSetGold(set)); err != nil {
+					return nil, fmt.Errorf("encode set %s: %w", set.ID, err)
+				}
+				encoded[set] = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+			}
+			out[o][i] = encoded[set]
+		}
+	}
+	return out, nil
+}
+
+// setItemsOf returns the game's set list items (encoded per request when the
+// snapshot was not warmed).
+func (s *snapshot) setItemsOf(game string) (*setItems, error) {
+	if items := s.setItems[game]; items != nil {
+		return items, nil
+	}
+	return s.encodeSets(game)
+}
+
+// setPage is the set list payload: the bytes encoding/json writes for the
+// page[setGold] of newSetGold of each set (the type schema.go documents),
+// joined from the items encodeSets encoded once.
+type setPage struct {
+	items                [][]byte
+	total, offset, limit int
+}
+
+var _ jsonAppender = (*setPage)(nil)
+
+// AppendJSON implements jsonAppender.
+func (p *setPage) AppendJSON(b []byte) []byte {
+	n := 64
+	for _, it := range p.items {
+		n += len(it) + 1
+	}
+	b = slices.Grow(b, n)
+	b = append(b, `{"items":[`...)
+	for i, it := range p.items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return appendPageEnd(b, p.total, p.offset, p.limit)
+}
+
+// MarshalJSON encodes the page as AppendJSON does.
+func (p *setPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
 
 func (r *request) set() (*snapshots.Set, error) { return r.snap.Set(r.game, r.vars.v[0]) }
 
@@ -115,13 +190,13 @@ func handleSetGet(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	top, err := r.snap.topCards(r.game, s)
+	top, err := r.snap.catalog.TopCards(r.game, s)
 	if err != nil {
 		return nil, err
 	}
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		TopCards: make([]cardGold, 0, len(top)), PriceBasis: priceBasisSetFMV}
+		TopCards: make([]cardGold, 0, len(top)), PriceBasis: pricing.PriceBasisSetFMV}
 	for _, c := range top {
 		cg, err := r.cardGold(c)
 		if err != nil {
@@ -137,50 +212,7 @@ func handleSetBreakdown(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := []rarityRow{}
-	for _, b := range agg.Breakdown {
-		rows = append(rows, rarityRow{Rarity: jsontext.StrOrNil(b.Rarity), Cards: b.Cards, PricedCards: b.PricedCards, ValueUSD: snapshots.USD(b.ValueCents),
-			MedianPriceUSD: snapshots.USDOrNil(b.MedianPriceCents), MaxPriceUSD: snapshots.USDOrNil(b.MaxPriceCents), TopCardID: jsontext.StrOrNil(b.TopCardID),
-			Volume30dUSD: snapshots.USD(b.Volume30dCents), Sales30d: b.Sales30d,
-			ValueSharePct: snapshots.Round2(100 * float64(b.ValueCents) / math.Max(1, float64(agg.Totals.ValueCents)))})
-	}
-	return setBreakdownPayload{
-		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Rarities: rows,
-		Totals: setTotals{Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents),
-			MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents), Volume30dUSD: snapshots.USD(agg.Totals.Volume30dCents), Sales30d: agg.Totals.Sales30d},
-		PriceBasis: priceBasisSetFMV + "; value is the sum over priced cards",
-	}, nil
-}
-
-type rarityRow struct {
-	Rarity         *string  `json:"rarity"`
-	Cards          int      `json:"cards"`
-	PricedCards    int      `json:"priced_cards"`
-	ValueUSD       float64  `json:"value_usd"`
-	MedianPriceUSD *float64 `json:"median_price_usd"`
-	MaxPriceUSD    *float64 `json:"max_price_usd"`
-	TopCardID      *string  `json:"top_card_id"`
-	Volume30dUSD   float64  `json:"volume_30d_usd"`
-	Sales30d       int      `json:"sales_30d"`
-	ValueSharePct  float64  `json:"value_share_pct"`
-}
-
-type setTotals struct {
-	Cards          int      `json:"cards"`
-	PricedCards    int      `json:"priced_cards"`
-	ValueUSD       float64  `json:"value_usd"`
-	MedianPriceUSD *float64 `json:"median_price_usd"`
-	Volume30dUSD   float64  `json:"volume_30d_usd"`
-	Sales30d       int      `json:"sales_30d"`
-}
-
-type setBreakdownPayload struct {
-	SetID      string      `json:"set_id"`
-	Name       string      `json:"name"`
-	AsOf       string      `json:"as_of"`
-	Rarities   []rarityRow `json:"rarities"`
-	Totals     setTotals   `json:"totals"`
-	PriceBasis string      `json:"price_basis"`
+	return pricing.NewSetBreakdown(s, agg, r.snap.AsOf), nil
 }
 
 func handleSetPriceDistribution(r *request) (any, error) {
@@ -188,36 +220,7 @@ func handleSetPriceDistribution(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	buckets := []priceBucketRow{}
-	for _, b := range agg.Distribution {
-		buckets = append(buckets, priceBucketRow{MinUSD: snapshots.USD(b.MinCents), MaxUSD: snapshots.USDOrNil(b.MaxCents), Cards: b.Cards,
-			Pct: snapshots.Round2(100 * float64(b.Cards) / math.Max(1, float64(agg.Totals.PricedCards)))})
-	}
-	return setDistributionPayload{
-		SetID: s.ID, Name: s.Name, AsOf: r.snap.AsOf.String(), Buckets: buckets,
-		Cards: agg.Totals.Cards, PricedCards: agg.Totals.PricedCards, UnpricedCards: agg.Totals.Cards - agg.Totals.PricedCards,
-		MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		PriceBasis:     priceBasisSetFMV + "; buckets are [min_usd, max_usd), max_usd null = unbounded",
-	}, nil
-}
-
-type priceBucketRow struct {
-	MinUSD float64  `json:"min_usd"`
-	MaxUSD *float64 `json:"max_usd"`
-	Cards  int      `json:"cards"`
-	Pct    float64  `json:"pct"`
-}
-
-type setDistributionPayload struct {
-	SetID          string           `json:"set_id"`
-	Name           string           `json:"name"`
-	AsOf           string           `json:"as_of"`
-	Buckets        []priceBucketRow `json:"buckets"`
-	Cards          int              `json:"cards"`
-	PricedCards    int              `json:"priced_cards"`
-	UnpricedCards  int              `json:"unpriced_cards"`
-	MedianPriceUSD *float64         `json:"median_price_usd"`
-	PriceBasis     string           `json:"price_basis"`
+	return pricing.NewSetPriceDistribution(s, agg, r.snap.AsOf), nil
 }
 
 func handleSetTrendingCards(r *request) (any, error) {
@@ -225,78 +228,13 @@ func handleSetTrendingCards(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	metric, window := r.p.str("metric"), r.p.str("window")
-	liq := r.liquidity()
-	rows, err := r.snap.setTrendingRows(r.game, s.ID, metric, window, liq) // shared: read only
+	q := pricing.TrendingRequest{Game: r.game, Metric: r.p.str("metric"), Window: r.p.str("window"), Liquidity: r.liquidity(), Asc: r.p.str("direction") == "asc",
+		Limit: r.p.int("limit")}
+	rows, err := r.snap.catalog.SetTrending(r.game, s.ID, q.Metric, q.Window, q.Liquidity) // shared: read only
 	if err != nil {
 		return nil, err
 	}
-	limit := r.p.int("limit")
-	items, err := pricing.Ranked(r.snap.Reader, r.game, metric, pricing.Leaderboard{Rows: rows}, r.p.str("direction") == "asc", 0, limit)
-	if err != nil {
-		return nil, err
-	}
-	return setTrendingPayload{SetID: s.ID, Name: s.Name, Metric: metric, Window: window, Direction: r.p.str("direction"),
-		AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents), Total: len(rows), Limit: limit, Items: items,
-		Basis: liq.Basis()}, nil
-}
-
-type setTrendingPayload struct {
-	SetID     string `json:"set_id"`
-	Name      string `json:"name"`
-	Metric    string `json:"metric"`
-	Window    string `json:"window"`
-	Direction string `json:"direction"`
-	AsOf      string `json:"as_of"`
-	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
-	MinSales    int                    `json:"min_sales"`
-	MinPriceUSD float64                `json:"min_price_usd"`
-	Total       int                    `json:"total"`
-	Limit       int                    `json:"limit"`
-	Items       []pricing.TrendingItem `json:"items"`
-	Basis       string                 `json:"basis"`
-}
-
-type periodRow struct {
-	PeriodStart string  `json:"period_start"`
-	Sales       int     `json:"sales"`
-	VolumeUSD   float64 `json:"volume_usd"`
-}
-
-// periodStart maps a day to the first day of its period.
-func periodStart(d snapshots.Day, granularity string) snapshots.Day {
-	switch granularity {
-	case "weekly":
-		wd := (int(d.Time().Weekday()) + 6) % 7 // Monday = 0
-		return d - snapshots.Day(wd)
-	case "monthly":
-		t := d.Time()
-		return snapshots.DayOf(time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC))
-	}
-	return d
-}
-
-// bucketDaily sums a daily series into periods over [from, to], every period
-// present (zeros included), oldest first.
-func bucketDaily(days []snapshots.DailyStat, from, to snapshots.Day, granularity string) []periodRow {
-	var rows []periodRow
-	idx := map[snapshots.Day]int{}
-	for d := from; d <= to; d++ {
-		ps := periodStart(d, granularity)
-		if _, ok := idx[ps]; !ok {
-			idx[ps] = len(rows)
-			rows = append(rows, periodRow{PeriodStart: ps.String()})
-		}
-	}
-	for _, d := range days {
-		if d.Day < from || d.Day > to {
-			continue
-		}
-		i := idx[periodStart(d.Day, granularity)]
-		rows[i].Sales += d.Sales
-		rows[i].VolumeUSD = snapshots.Round2(rows[i].VolumeUSD + snapshots.USD(d.VolumeCents))
-	}
-	return jsontext.NonNil(rows)
+	return pricing.NewSetTrendingCards(r.snap.Reader, r.snap.AsOf, s, rows, q)
 }
 
 func handleSetVolumeHistory(r *request) (any, error) {
@@ -308,19 +246,5 @@ func handleSetVolumeHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	days, gran := r.p.int("days"), r.p.str("granularity")
-	from := r.snap.AsOf - snapshots.Day(days) + 1
-	return setVolumePayload{SetID: s.ID, Name: s.Name, Granularity: gran, Days: days, From: from.String(), To: r.snap.AsOf.String(),
-		Items: bucketDaily(daily, from, r.snap.AsOf, gran), Basis: "verified sales of the set's cards"}, nil
-}
-
-type setVolumePayload struct {
-	SetID       string      `json:"set_id"`
-	Name        string      `json:"name"`
-	Granularity string      `json:"granularity"`
-	Days        int         `json:"days"`
-	From        string      `json:"from"`
-	To          string      `json:"to"`
-	Items       []periodRow `json:"items"`
-	Basis       string      `json:"basis"`
+	return pricing.NewSetVolumeHistory(s, daily, r.snap.AsOf, r.p.int("days"), r.p.str("granularity")), nil
 }

@@ -3,9 +3,10 @@ package edge
 import (
 	"errors"
 	"fmt"
-	"sync"
 
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/live"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -14,10 +15,11 @@ const derivationName = "edge"
 
 // Derivation is the edge's data of each snapshot, built before the snapshot
 // serves (register it in live.Options.Derive): the per-game card and set
-// orders of the list routes, each card's encoded detail and the bulk files.
+// orders of the list routes (package catalog), each card's encoded detail,
+// each set's encoded list item and the bulk files.
 func Derivation() live.Derivation {
 	return live.Derivation{Name: derivationName, Build: func(v *live.View, meter *snapshots.Meter) (any, error) {
-		s := &snapshot{View: v, Reader: v.Reader}
+		s := &snapshot{View: v, Reader: v.Reader, catalog: catalog.New(v.Reader)}
 		if err := s.warm(meter); err != nil {
 			return nil, err
 		}
@@ -35,13 +37,14 @@ type snapshot struct {
 	*live.View
 	snapshots.Reader
 
-	// cardOrders caches per-game sorted views of the catalog (cardlist_index.go).
-	cardOrders sync.Map
-	// setViews caches per-game views of the set directory (setlist_index.go).
-	setViews sync.Map
-	// encoded holds each game's cards encoded (card_encode.go), built by warm
+	// catalog holds the per-game sorted views of the catalog and the sets
+	// (the card list's orders, the set list's, top cards, set trending).
+	catalog *catalog.Catalog
+	// encoded holds each game's cards encoded (card_encode.go) and setItems
+	// each game's set list items in every order (sets.go), built by warm
 	// and read-only after.
-	encoded map[string]*encodedCards
+	encoded  map[string]*encodedCards
+	setItems map[string]*setItems
 	// bulk is the bulk files (bulk.go), loaded by warm.
 	bulk *snapshotBulk
 }
@@ -57,19 +60,19 @@ func (s *snapshot) warm(meter *snapshots.Meter) error {
 	if s.bulk, err = loadBulk(s.Dir(), s.Manifest()); err != nil {
 		return err
 	}
-	s.encoded = map[string]*encodedCards{}
+	s.encoded, s.setItems = map[string]*encodedCards{}, map[string]*setItems{}
 	for _, game := range s.Manifest().Games {
-		o, err := s.orders(game)
+		o, err := s.catalog.Cards(game)
 		if err != nil {
 			return fmt.Errorf("card orders of %s: %w", game, err)
 		}
-		if s.encoded[game], err = encodeCards(o.cards, s.setOf, func(c *snapshots.Card) (*cardMarket, error) {
+		if s.encoded[game], err = encodeCards(o.All(), s.setOf, func(c *snapshots.Card) (*cardMarket, error) {
 			meter.Tick()
 			return defaultMarket(s.Reader, c)
 		}); err != nil {
 			return err
 		}
-		if _, err := s.setOrders(game); err != nil {
+		if s.setItems[game], err = s.encodeSets(game); err != nil {
 			return fmt.Errorf("set orders of %s: %w", game, err)
 		}
 	}
@@ -94,7 +97,7 @@ func (s *snapshot) cardDetail(c *snapshots.Card) cardDetail {
 	// Not warmed: encoded per request.
 	m, err := defaultMarket(s.Reader, c)
 	if err != nil {
-		mm := newCardMarket(c, nil, snapshots.BasePrinting(c), c.PriceDay)
+		mm := newCardMarket(c, pricing.NewMarketView(nil, snapshots.BasePrinting(c), c.PriceDay))
 		m = &mm
 	}
 	return cardDetail{card: c, set: s.setOf(c), market: m}

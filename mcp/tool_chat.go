@@ -136,10 +136,9 @@ func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 		return out, err
 	}
 	base := snapshots.BasePrinting(c)
-	for i := range ps {
-		p := &ps[i]
-		e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
-		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: snapshots.USDOrNil(e.Shown()), Confidence: e.Confidence.String(),
+	for _, pm := range pricing.NewMarketView(ps, base, c.PriceDay).Printings { // the card routes' by_finish
+		p, e := pm.Printing, pm.Estimate
+		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: snapshots.USDOrNil(pm.Cents), Confidence: e.Confidence.String(),
 			Sales30d: p.Sales30d, Listings: p.Listings, LowAskUSD: snapshots.USDOrNil(p.LowAskCents)}
 		out.Printings = append(out.Printings, pp)
 		if pp.Base {

@@ -157,23 +157,18 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 			missing = append(missing, unresolved{Ref: c.ID, Status: "finish_not_found", Message: apperr.ErrorMessage(err)})
 			continue
 		}
-		series, err := t.snap.Reader.PrintingSeries(c.Game, c.ID, finish)
-		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
-			return nil, err
-		}
-		est, _, err := pricing.PrintingEstimate(t.snap.Reader, c, finish, grade)
+		h, err := pricing.ReadHistory(t.snap.Reader, c, finish, grade)
 		if err != nil {
 			return nil, err
 		}
 		out := priceSeriesOut{CardID: c.ID, Name: c.Name, Grade: grade.String(), Points: []pricePoint{},
-			Finish: nilIfEmpty(pricing.PrintingName(c, finish)), BaseFinish: finish == snapshots.BasePrinting(c), Estimate: pricing.NewEstimateRow(est)}
-		ps := snapshots.SeriesOf(series, grade)
-		if ps == nil || len(ps.Points) == 0 {
+			Finish: nilIfEmpty(pricing.PrintingName(c, finish)), BaseFinish: finish == snapshots.BasePrinting(c), Estimate: pricing.NewEstimateRow(h.Estimate)}
+		if h.Grade == nil || len(h.Grade.Points) == 0 {
 			out.Message = "no price for this grade of this printing: it has no verified sales"
 			items = append(items, out)
 			continue
 		}
-		pts := ledger(ps, hr, a.Interval, a.Pick)
+		pts := ledger(h, hr, a.Interval, a.Pick)
 		out.InRange = len(pts)
 		if len(pts) > limit {
 			pts, out.Truncated = pts[len(pts)-limit:], true
@@ -192,11 +187,11 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 	return res, nil
 }
 
-// ledger returns the series' points in [from, to] at the interval, oldest
-// first (pricing.Points), with the prices pick asks for (an empty list, not
-// nil, when none is in range).
-func ledger(ps *snapshots.PriceSeries, hr historyRange, interval, pick string) []pricePoint {
-	pts := pricing.Points(ps, hr.From, hr.To, hr.FromSet, interval)
+// ledger returns the grade's points in [from, to] at the interval, oldest
+// first (PrintingHistory.Points), with the prices pick asks for (an empty
+// list, not nil, when none is in range).
+func ledger(h pricing.PrintingHistory, hr historyRange, interval, pick string) []pricePoint {
+	pts := h.Points(hr.From, hr.To, hr.FromSet, interval)
 	out := make([]pricePoint, len(pts))
 	for i, pt := range pts {
 		p := pt.Price
@@ -325,16 +320,9 @@ func (s *Server) toolSales(t *toolCall) (any, error) {
 				InRange: inRange, Returned: len(days), Truncated: len(days) < inRange})
 			continue
 		}
-		var recs []pricing.SaleRow
-		inRange := 0
-		for x := range filter.Sales(sales) {
-			inRange++
-			if len(recs) < limit {
-				recs = append(recs, pricing.NewSaleRow(c, *x))
-			}
-		}
-		recItems = append(recItems, salesItem[pricing.SaleRow]{CardID: c.ID, Name: c.Name, Rows: jsontext.NonNil(recs),
-			InRange: inRange, Returned: len(recs), Truncated: len(recs) < inRange})
+		pg := pricing.PageSales(c, sales, filter, nil, limit) // the sales route's first page
+		recItems = append(recItems, salesItem[pricing.SaleRow]{CardID: c.ID, Name: c.Name, Rows: pg.Rows,
+			InRange: pg.InRange, Returned: len(pg.Rows), Truncated: len(pg.Rows) < pg.InRange})
 	}
 	filters := salesFilters{Grade: a.Grade, Finish: a.Finish, Marketplace: a.Marketplace, TradeType: a.TradeType,
 		IncludeFiltered: a.IncludeFiltered, IncludeUntrustedIdentity: a.IncludeUntrustedIdentity, IncludePriceFeed: a.IncludePriceFeed}

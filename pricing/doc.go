@@ -1,14 +1,25 @@
 // Package pricing is what a card is worth: the quote rule (Midprice, Last,
 // Ask per grade), the current price of each source of prices.v1 (own,
-// partner, observed, never blended), and the sale row every sales listing
-// shows. REST (edge), the MCP tools (mcp) and the agent (agent) call it, so a
-// card is priced the same way wherever it is asked.
+// partner, observed, never blended), a card's market in a printing as every
+// card view shows it (MarketView), its history (sales per day, per
+// marketplace, the partner's days, a printing and grade's price series,
+// VWAP), the analytics of card detail's includes, the trending rankings,
+// the market's and a set's volume over time, a set's value, shop listings,
+// and the sale row every sales listing shows. REST (edge), the MCP tools
+// (mcp), the dashboard (web) and the agent (agent) call it, so a card is
+// priced the same way wherever it is asked.
+//
+// Most results are plain values with JSON tags: the REST payloads and rows
+// (MarketHistory, PriceHistory, VWAP, Prices, MarketVolume, ListingPage,
+// SetBreakdown, the includes, ...). Their type names are the schema names
+// the OpenAPI document publishes (edge reflects them): rename one and the
+// document and the generated clients change.
 //
 // It imports the standard library, apperr, estimate, snapshots,
-// snapshots/jsontext, live, resolve (a
-// quote first resolves its references) and jsonschema (a quote describes
-// its JSON); never the access layer (callers charge and clamp) nor a
-// transport.
+// snapshots/jsontext, index (folding names), live (the view of an open
+// snapshot), resolve (a quote and a prices call first resolve their
+// references) and jsonschema (a quote describes its JSON); never the access
+// layer (callers charge and clamp) nor a transport.
 //
 // # Printings
 //
@@ -61,6 +72,13 @@
 //
 // Verified sales exclude quality-flagged rows, low-confidence identity
 // matches and partner price-feed rows, as the REST routes do by default.
+//
+// # Reading a printing
+//
+// A finish argument of BaseRead (-1) reads a card's base printing through
+// the reader's base-printing methods (the routes read a card without a
+// finish parameter so); 0 or more reads that printing (ReadSeries, ReadCum,
+// ReadWindow, ReadHistory). PrintingIndex says which printing either is.
 //
 // # Caveats
 //

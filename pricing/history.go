@@ -188,3 +188,45 @@ func Daily(sales iter.Seq[*snapshots.Sale]) []DayRow {
 	}
 	return out
 }
+
+// SalePosition is a sale's place in a card's sales, which are newest first:
+// by day, then by id, both descending.
+type SalePosition struct {
+	Day snapshots.Day
+	ID  uint64
+}
+
+// Before reports whether sale s comes after position p.
+func (p SalePosition) Before(s *snapshots.Sale) bool {
+	return s.Day < p.Day || (s.Day == p.Day && s.ID < p.ID)
+}
+
+// SalesPage is a page of the sales a filter selects: its rows, how many
+// sales the filter selects in all, whether more follow the page and the
+// position of its last row.
+type SalesPage struct {
+	Rows    []SaleRow // never nil
+	InRange int
+	More    bool
+	Last    SalePosition
+}
+
+// PageSales is the page of the first limit sales f selects among card c's
+// sales (newest first) that come after position after (nil: from the
+// first): REST's sales route (paged by cursor) and MCP get_sales' records.
+func PageSales(c *snapshots.Card, sales []snapshots.Sale, f SaleFilter, after *SalePosition, limit int) SalesPage {
+	p := SalesPage{Rows: []SaleRow{}}
+	for s := range f.Sales(sales) {
+		p.InRange++
+		if after != nil && !after.Before(s) {
+			continue
+		}
+		if len(p.Rows) == limit {
+			p.More = true
+			continue
+		}
+		p.Rows = append(p.Rows, NewSaleRow(c, *s))
+		p.Last = SalePosition{Day: s.Day, ID: s.ID}
+	}
+	return p
+}

@@ -1,6 +1,7 @@
 package pricing_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cardedge/cardedge/pricing"
@@ -119,5 +120,28 @@ func TestDaily(t *testing.T) {
 	}
 	if rows := pricing.Daily(f.Sales(nil)); rows == nil || len(rows) != 0 {
 		t.Errorf("no sales: %#v, want an empty slice", rows)
+	}
+}
+
+func TestPageSales(t *testing.T) {
+	c := &snapshots.Card{ID: "x"}
+	sales := []snapshots.Sale{{ID: 9, Day: 30}, {ID: 8, Day: 30}, {ID: 7, Day: 20, Flags: snapshots.SaleFlagged}, {ID: 6, Day: 20}, {ID: 5, Day: 10}, {ID: 4, Day: 5}}
+	f := pricing.SaleFilter{To: 30, From: 6, FromSet: true}
+	ids := func(p pricing.SalesPage) (out []string) {
+		for _, r := range p.Rows {
+			out = append(out, r.SaleID)
+		}
+		return out
+	}
+	first := pricing.PageSales(c, sales, f, nil, 2)
+	if got, want := ids(first), []string{pricing.SaleID(9), pricing.SaleID(8)}; !slices.Equal(got, want) || first.InRange != 4 || !first.More || first.Last != (pricing.SalePosition{Day: 30, ID: 8}) {
+		t.Fatalf("first page: %v %+v, want %v", got, first, want)
+	}
+	next := pricing.PageSales(c, sales, f, &first.Last, 2)
+	if got, want := ids(next), []string{pricing.SaleID(6), pricing.SaleID(5)}; !slices.Equal(got, want) || next.InRange != 4 || next.More {
+		t.Fatalf("next page: %v %+v, want %v", got, next, want)
+	}
+	if p := pricing.PageSales(c, sales, f, &next.Last, 2); p.Rows == nil || len(p.Rows) != 0 || p.More {
+		t.Fatalf("past the end: %+v", p)
 	}
 }

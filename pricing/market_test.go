@@ -223,3 +223,34 @@ func TestPrintingOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRankTrending: a page is the precomputed ranking (or a custom one)
+// ranked, and its total the rows that passed.
+func TestRankTrending(t *testing.T) {
+	liq := pricing.DefaultLiquidity()
+	for _, q := range []pricing.TrendingRequest{
+		{Game: "pokemon", Metric: "composite", Window: "30d", Language: "all", Liquidity: liq, Limit: 5},
+		{Game: "pokemon", Metric: "price_pct", Window: "7d", Language: "en", Liquidity: pricing.Liquidity{MinSales: 1}, Asc: true, Offset: 2, Limit: 3},
+		{Game: "pokemon", Metric: "volume_usd", Language: "all", Custom: true, Days: 45, Liquidity: liq, Limit: 50},
+		{Game: "pokemon", Metric: "sales_count", Language: "all", Custom: true, Days: 30, Keep: func(g snapshots.Grade) bool { return g.Grader() == 0 }, Limit: 10},
+	} {
+		got, err := pricing.RankTrending(src.Reader, src.AsOf, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, err := pricing.Trending(src.Reader, q.Game, q.Metric, q.Window, q.Language, q.Liquidity)
+		if q.Custom {
+			lb, err = pricing.CustomTrending(src.Reader, src.AsOf, q.Game, q.Metric, q.Days, q.Language, q.Keep, q.Liquidity)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, err := pricing.Ranked(src.Reader, q.Game, q.Metric, lb, q.Asc, q.Offset, q.Limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Total != len(lb.Rows) || len(got.Items) == 0 || mustJSON(t, got.Items) != mustJSON(t, items) {
+			t.Fatalf("%+v: %d of %d, want %d of %d", q, len(got.Items), got.Total, len(items), len(lb.Rows))
+		}
+	}
+}

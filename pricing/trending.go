@@ -270,3 +270,81 @@ func ListingPrinting(c *snapshots.Card, l *snapshots.Listing) int {
 	}
 	return snapshots.BasePrinting(c)
 }
+
+// TrendingRequest asks for a page of a trending ranking: the precomputed
+// ranking of a metric, window and language (Trending), or with Custom one
+// of Days days ending at as_of whose sales Keep selects (nil: every grade;
+// CustomTrending); rows that pass Liquidity, highest value first (lowest
+// with Asc).
+type TrendingRequest struct {
+	Game, Metric, Window, Language string
+	Custom                         bool
+	Days                           int
+	Keep                           func(snapshots.Grade) bool
+	Liquidity                      Liquidity
+	Asc                            bool
+	Offset, Limit                  int
+}
+
+// TrendingPage is a page of a ranking: how many rows passed the liquidity
+// rule, and the items of the page.
+type TrendingPage struct {
+	Total int
+	Items []TrendingItem
+}
+
+// RankTrending is the page q asks for, from the snapshot r reads (as of
+// asOf): REST's trending route, the dashboard's movers and the agent's
+// trending tool.
+func RankTrending(r snapshots.Reader, asOf snapshots.Day, q TrendingRequest) (TrendingPage, error) {
+	var lb Leaderboard
+	var err error
+	if q.Custom {
+		lb, err = CustomTrending(r, asOf, q.Game, q.Metric, q.Days, q.Language, q.Keep, q.Liquidity)
+	} else {
+		lb, err = Trending(r, q.Game, q.Metric, q.Window, q.Language, q.Liquidity)
+	}
+	if err != nil {
+		return TrendingPage{}, err
+	}
+	items, err := Ranked(r, q.Game, q.Metric, lb, q.Asc, q.Offset, q.Limit)
+	if err != nil {
+		return TrendingPage{}, err
+	}
+	return TrendingPage{Total: len(lb.Rows), Items: items}, nil
+}
+
+// SetTrendingCards is set-trending-cards.v2: a set's cards in a trending
+// ranking.
+type SetTrendingCards struct {
+	SetID     string `json:"set_id"`
+	Name      string `json:"name"`
+	Metric    string `json:"metric"`
+	Window    string `json:"window"`
+	Direction string `json:"direction"`
+	AsOf      string `json:"as_of"`
+	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
+	MinSales    int            `json:"min_sales"`
+	MinPriceUSD float64        `json:"min_price_usd"`
+	Total       int            `json:"total"`
+	Limit       int            `json:"limit"`
+	Items       []TrendingItem `json:"items"`
+	Basis       string         `json:"basis"`
+}
+
+// NewSetTrendingCards is the first q.Limit of rows, the rows of set s in
+// the ranking of q.Game, q.Metric and q.Window under q.Liquidity (catalog's
+// SetTrending), ranked as q asks.
+func NewSetTrendingCards(r snapshots.Reader, asOf snapshots.Day, s *snapshots.Set, rows []snapshots.TrendingRow, q TrendingRequest) (SetTrendingCards, error) {
+	items, err := Ranked(r, q.Game, q.Metric, Leaderboard{Rows: rows}, q.Asc, 0, q.Limit)
+	if err != nil {
+		return SetTrendingCards{}, err
+	}
+	direction := "desc"
+	if q.Asc {
+		direction = "asc"
+	}
+	return SetTrendingCards{SetID: s.ID, Name: s.Name, Metric: q.Metric, Window: q.Window, Direction: direction, AsOf: asOf.String(),
+		MinSales: q.Liquidity.MinSales, MinPriceUSD: snapshots.USD(q.Liquidity.MinPriceCents), Total: len(rows), Limit: q.Limit, Items: items,
+		Basis: q.Liquidity.Basis()}, nil
+}

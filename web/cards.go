@@ -379,31 +379,30 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		h.fail(w, r, err)
 		return
 	}
-	var cur *snapshots.Printing
-	for i := range printings {
-		p := &printings[i]
-		if int(p.Finish) == finish {
-			cur = p
-		}
+	// The card's market in the printing and each printing's (the card
+	// routes' market object and show_cards' printings).
+	mv := pricing.NewMarketView(printings, finish, c.PriceDay)
+	for _, pm := range mv.Printings {
+		p := pm.Printing
 		d.Printings = append(d.Printings, option{Value: p.Name, Label: printingLabel(p), Selected: int(p.Finish) == finish})
-		pv := newPrintingView(p)
+		pv := newPrintingView(pm)
 		pv.Selected = int(p.Finish) == finish
 		pv.Href = cardHref(game, c.ID, p.Name, grade.String())
 		d.ByPrinting = append(d.ByPrinting, pv)
 	}
-	if cur == nil {
-		cur = &snapshots.Printing{Finish: uint8(finish)}
-	}
-	d.Summary = newPrintingView(cur)
-	e, _ := pricing.EstimateOf(cur, snapshots.RawNearMint)
-	d.Market = newEstimateView(e)
+	cur := mv.Priced.Printing
+	d.Summary = newPrintingView(mv.Priced)
+	d.Market = newEstimateView(mv.Priced.Estimate)
 
-	// The grade ladder: every grade of the printing with a series.
-	series, err := m.Reader.PrintingSeries(c.Game, c.ID, finish)
+	// The printing and grade's history (the series and estimate the price
+	// history route and get_prices read).
+	hist, err := pricing.ReadHistory(m.Reader, c, finish, grade)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
+
+	// The grade ladder: every grade of the printing with a series.
 	hasGrade := false
 	for _, e := range cur.Estimates {
 		ev := newEstimateView(e)
@@ -440,16 +439,14 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		from, fromSet = m.AsOf-snapshots.Day(days)+1, true
 	}
 	from, fromSet = m.since(from, fromSet)
-	ps := snapshots.SeriesOf(series, grade)
-	pts := pricing.Points(ps, from, m.AsOf, fromSet, pricing.IntervalChange)
+	pts := hist.Points(from, m.AsOf, fromSet, pricing.IntervalChange)
 	// Today's value of the grade, or why none is shown (confidence none): the
 	// line then ends at its last change instead of holding it to today.
-	est, _ := pricing.EstimateOf(cur, grade)
-	_, noneNote := pricing.Shown(est)
+	_, noneNote := pricing.Shown(hist.Estimate)
 	empty := "No " + grade.String() + " price of this printing in this range."
 	var line []DayValue
 	if fromSet && (noneNote == "" || len(pts) > 0) {
-		if p, ok := snapshots.PointAt(ps, from-1); ok { // the price in force when the range starts
+		if p, ok := snapshots.PointAt(hist.Grade, from-1); ok { // the price in force when the range starts
 			line = append(line, DayValue{Day: p.Day, Cents: p.FMVCents})
 		}
 	}
@@ -539,9 +536,9 @@ func printingLabel(p *snapshots.Printing) string {
 	return p.Name
 }
 
-func newPrintingView(p *snapshots.Printing) printingView {
-	e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
-	ev := newEstimateView(e)
+func newPrintingView(pm pricing.PrintingMarket) printingView {
+	p := pm.Printing
+	ev := newEstimateView(pm.Estimate)
 	name := p.Name
 	if name == "" {
 		name = "—"

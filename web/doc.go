@@ -13,8 +13,9 @@
 // It imports the standard library, apperr, account (the domain: accounts,
 // sessions, keys), oauth (consent and connected apps), access (keys, tiers, history windows and their activity),
 // chattoken (the type of a minted token), snapshots (domain types, error
-// codes), index and index/syntax (search and lookup), pricing, estimate and
-// resolve (what REST's market routes compute) and collection (the
+// codes), index and index/syntax (search and lookup), pricing, catalog,
+// estimate and resolve (what REST's market routes compute: the card page,
+// movers and set pages call the functions the routes call) and collection (the
 // accounts' collections). It knows nothing of fasthttp or of the state file;
 // the live snapshot and the collections come from the edge
 // (Options.Snapshots, Options.Collections).

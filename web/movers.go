@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -86,19 +87,15 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 	}
 	d.Directions = []option{{Value: "desc", Label: "Highest first", Selected: dir == "desc"}, {Value: "asc", Label: "Lowest first", Selected: dir == "asc"}}
 	liq := pricing.DefaultLiquidity()
-	lb, err := pricing.Trending(m.Reader, m.game, metric, window, lang, liq)
+	pg, err := pricing.RankTrending(m.Reader, m.AsOf, pricing.TrendingRequest{Game: m.game, Metric: metric, Window: window, Language: lang,
+		Liquidity: liq, Asc: dir == "asc", Limit: 25})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	items, err := pricing.Ranked(m.Reader, m.game, metric, lb, dir == "asc", 0, 25)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	d.Total, d.Basis = len(lb.Rows), liq.Basis()
+	d.Total, d.Basis = pg.Total, liq.Basis()
 	game := gameParamOf(m.game, m.View)
-	for _, it := range items {
+	for _, it := range pg.Items {
 		d.Items = append(d.Items, newMoverView(game, it))
 	}
 	p := si.page("Movers", "movers", d)
@@ -274,12 +271,7 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 		h.fail(w, r, err)
 		return
 	}
-	var rows []snapshots.TrendingRow
-	for _, row := range lb.Rows {
-		if int(row.Ordinal) < len(cards) && strings.EqualFold(cards[row.Ordinal].SetID, set.ID) {
-			rows = append(rows, row)
-		}
-	}
+	rows := catalog.SetRows(lb.Rows, cards, set.ID)
 	items, err := pricing.Ranked(m.Reader, m.game, "composite", pricing.Leaderboard{Rows: rows}, false, 0, 10)
 	if err != nil {
 		h.fail(w, r, err)
@@ -312,34 +304,11 @@ func (h *Handler) handleSet(w http.ResponseWriter, r *http.Request, si signedIn)
 	}
 	var vlabels []string
 	var vols []int64
-	idx := map[snapshots.Day]int{}
-	for day := from; day <= m.AsOf; day++ {
-		ps := day
-		if d.Granularity == "weekly" {
-			ps = day - snapshots.Day((int(day.Time().Weekday())+6)%7)
-		}
-		if _, ok := idx[ps]; !ok {
-			idx[ps] = len(vlabels)
-			vlabels = append(vlabels, ps.String())
-			vols = append(vols, 0)
-			d.VolumeRows = append(d.VolumeRows, volumeRow{Period: ps.String()})
-		}
-	}
-	for _, x := range daily {
-		if x.Day < from || x.Day > m.AsOf {
-			continue
-		}
-		ps := x.Day
-		if d.Granularity == "weekly" {
-			ps = x.Day - snapshots.Day((int(x.Day.Time().Weekday())+6)%7)
-		}
-		i := idx[ps]
-		vols[i] += x.VolumeCents
-		d.VolumeRows[i].Sales += x.Sales
-	}
 	var total int64
-	for i, v := range vols {
-		d.VolumeRows[i].Volume = money(v)
+	for _, p := range pricing.Periods(daily, from, m.AsOf, d.Granularity) { // the set's volume-history route's periods
+		v := cents(p.VolumeUSD)
+		vlabels, vols = append(vlabels, p.PeriodStart), append(vols, v)
+		d.VolumeRows = append(d.VolumeRows, volumeRow{Period: p.PeriodStart, Sales: p.Sales, Volume: money(v)})
 		total += v
 	}
 	unit := "week"

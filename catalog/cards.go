@@ -1,11 +1,10 @@
-package edge
+package catalog
 
 import (
 	"cmp"
 	"math/bits"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/cardedge/cardedge/index"
@@ -13,29 +12,26 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// cardOrders are per-snapshot, per-game views of the catalog that the card
-// list needs on every uncached request, computed once, when the snapshot
-// opens (Snapshot.warm):
+// Cards are one game's sorted views of the catalog, computed once (a
+// snapshot's Catalog keeps them), that the card list needs on every
+// request:
 //   - the cards sorted by each sort key and order, and each card's position
 //     in every order;
 //   - for the set, rarity, variant, collector number and language filters,
 //     the classes of values the filter takes as equal, each card's class
 //     and each class's cards (posting lists) in catalog order;
-//   - the folded names and lower-case ids that q searches, and the cards of
-//     each trigram (3 bytes) in them; each card's marketplaces.
+//   - the folded names and lower-case ids that Filter.Q searches, and the
+//     cards of each trigram (3 bytes) in them; each card's marketplaces.
 //
-// A request starts from the smallest class or q trigram its filters name
-// (or else from every card), checks every filter on those cards only,
-// against columns by ordinal, and marks the ones that pass by their
-// position in the order: the page comes out in order without sorting.
-type cardOrders struct {
-	once sync.Once
-	err  error
-
-	cards  []*snapshots.Card                // catalog order (index = Ordinal)
-	prices []int64                          // by ordinal: the price shown (snapshots.ShownPrice)
-	sorted [numCardOrders][]*snapshots.Card // by cardOrder
-	rank   [numCardOrders][]uint32          // by cardOrder, then ordinal: position in sorted
+// List starts from the smallest class or q trigram its filters name (or
+// else from every card), checks every filter on those cards only, against
+// columns by ordinal, and marks the ones that pass by their position in the
+// order: the page comes out in order without sorting.
+type Cards struct {
+	cards  []*snapshots.Card            // catalog order (index = Ordinal)
+	prices []int64                      // by ordinal: the price shown (snapshots.ShownPrice)
+	sorted [numOrders][]*snapshots.Card // by Order
+	rank   [numOrders][]uint32          // by Order, then ordinal: position in sorted
 
 	folded   []string    // by ordinal: index.Fold(name)
 	lowerIDs []string    // by ordinal: strings.ToLower(id)
@@ -44,25 +40,25 @@ type cardOrders struct {
 	// The set, rarity, collector number and language filters: each value
 	// class (equal under the filter's comparison) has an id, each card the
 	// id of its class (by ordinal), each class its cards.
-	sets, rarities, numbers, languages cardClasses
+	sets, rarities, numbers, languages classes
 	// A card has several variants and trigrams: only the cards of each.
 	// A q of 3 bytes or more is only in the cards of each of its trigrams
 	// (those of the folded name and of the lower-case id).
-	variants, grams cardClasses
+	variants, grams classes
 }
 
-// cardClasses groups the cards by one property: the classes of its values
+// classes groups the cards by one property: the classes of its values
 // (values with one key compare equal under the filter) and their cards.
-type cardClasses struct {
+type classes struct {
 	ids      map[string]uint32 // key of a value -> class id
 	of       []uint32          // by ordinal: the card's class id (nil when a card has several)
 	postings [][]uint32        // by class id: ordinals, ascending, each once
 }
 
-// newCardClasses makes the classes of a property of n cards; of is only
-// made for a property with one value per card.
-func newCardClasses(n int, oneValue bool) cardClasses {
-	cc := cardClasses{ids: map[string]uint32{}}
+// newClasses makes the classes of a property of n cards; of is only made
+// for a property with one value per card.
+func newClasses(n int, oneValue bool) classes {
+	cc := classes{ids: map[string]uint32{}}
 	if oneValue {
 		cc.of = make([]uint32, n)
 	}
@@ -71,7 +67,7 @@ func newCardClasses(n int, oneValue bool) cardClasses {
 
 // add puts the card of ordinal ord (ascending from call to call) in the
 // class of key and returns the class id.
-func (cc *cardClasses) add(key string, ord uint32) uint32 {
+func (cc *classes) add(key string, ord uint32) uint32 {
 	id, ok := cc.ids[key]
 	if !ok {
 		id = uint32(len(cc.postings))
@@ -86,7 +82,7 @@ func (cc *cardClasses) add(key string, ord uint32) uint32 {
 
 // class returns the class id of key and its cards; ok is false when no
 // card has it.
-func (cc *cardClasses) class(key string) (id uint32, ords []uint32, ok bool) {
+func (cc *classes) class(key string) (id uint32, ords []uint32, ok bool) {
 	id, ok = cc.ids[key]
 	if !ok {
 		return 0, nil, false
@@ -94,16 +90,18 @@ func (cc *cardClasses) class(key string) (id uint32, ords []uint32, ok bool) {
 	return id, cc.postings[id], true
 }
 
-// cardOrder is one sort of the card list: a sort key and an order, as an
-// index of cardOrders.sorted.
-type cardOrder int
+// Order is one sort of the card list: a sort key and a direction
+// (OrderOf).
+type Order int
 
-const numCardOrders = 6
+const numOrders = 6
 
-// cardOrderOf returns the order of a sort key (volume, name, price; any
-// other key sorts as volume, as sortCards does) and direction.
-func cardOrderOf(key string, asc bool) cardOrder {
-	o := cardOrder(0)
+// OrderOf returns the order of a sort key (volume: 30-day volume, then
+// sales; name: the folded name; price: the price shown; any other key sorts
+// as volume) and direction. Ties go in catalog order whatever the
+// direction.
+func OrderOf(key string, asc bool) Order {
+	o := Order(0)
 	switch key {
 	case "name":
 		o = 2
@@ -116,33 +114,27 @@ func cardOrderOf(key string, asc bool) cardOrder {
 	return o
 }
 
-// orders returns the game's card orders, computing them on first use.
-func (s *snapshot) orders(game string) (*cardOrders, error) {
-	v, _ := s.cardOrders.LoadOrStore(game, &cardOrders{})
-	o := v.(*cardOrders)
-	o.once.Do(func() {
-		cards, err := s.Cards(game)
-		if err != nil {
-			o.err = err
-			return
+// LoadCards reads a game's cards and the price each shows
+// (snapshots.ShownPrice) and builds their views.
+func LoadCards(r snapshots.Reader, game string) (*Cards, error) {
+	cards, err := r.Cards(game)
+	if err != nil {
+		return nil, err
+	}
+	prices := make([]int64, len(cards))
+	for i, c := range cards {
+		if prices[i], err = snapshots.ShownPrice(r, c); err != nil {
+			return nil, err
 		}
-		prices := make([]int64, len(cards))
-		for i, c := range cards {
-			if prices[i], err = snapshots.ShownPrice(s.Reader, c); err != nil {
-				o.err = err
-				return
-			}
-		}
-		o.build(cards, prices)
-	})
-	return o, o.err
+	}
+	return NewCards(cards, prices), nil
 }
 
-// build computes the views of cards (catalog order) with their shown prices
-// (by ordinal; nil: their PriceCents).
-func (o *cardOrders) build(cards []*snapshots.Card, prices []int64) {
+// NewCards builds the views of cards (catalog order: cards[i].Ordinal is
+// i) with the price each shows, by ordinal (nil: their PriceCents).
+func NewCards(cards []*snapshots.Card, prices []int64) *Cards {
 	n := len(cards)
-	o.cards = cards
+	o := &Cards{cards: cards}
 	if prices == nil {
 		prices = make([]int64, n)
 		for i, c := range cards {
@@ -152,8 +144,8 @@ func (o *cardOrders) build(cards []*snapshots.Card, prices []int64) {
 	o.prices = prices
 	o.folded, o.lowerIDs = make([]string, n), make([]string, n)
 	o.markets = make([]marketSet, n)
-	o.sets, o.rarities, o.numbers, o.languages = newCardClasses(n, true), newCardClasses(n, true), newCardClasses(n, true), newCardClasses(n, true)
-	o.variants, o.grams = newCardClasses(n, false), newCardClasses(n, false)
+	o.sets, o.rarities, o.numbers, o.languages = newClasses(n, true), newClasses(n, true), newClasses(n, true), newClasses(n, true)
+	o.variants, o.grams = newClasses(n, false), newClasses(n, false)
 	for i, c := range cards {
 		ord := uint32(i)
 		o.folded[i], o.lowerIDs[i] = index.Fold(c.Name), strings.ToLower(c.ID)
@@ -173,7 +165,7 @@ func (o *cardOrders) build(cards []*snapshots.Card, prices []int64) {
 	}
 	for _, key := range []string{"volume", "name", "price"} {
 		for _, asc := range []bool{false, true} {
-			ord := cardOrderOf(key, asc)
+			ord := OrderOf(key, asc)
 			sorted := append([]*snapshots.Card(nil), cards...)
 			sortCards(sorted, key, asc, o.folded, o.prices)
 			rank := make([]uint32, n)
@@ -183,7 +175,11 @@ func (o *cardOrders) build(cards []*snapshots.Card, prices []int64) {
 			o.sorted[ord], o.rank[ord] = sorted, rank
 		}
 	}
+	return o
 }
+
+// All returns the cards in catalog order (shared, read-only).
+func (o *Cards) All() []*snapshots.Card { return o.cards }
 
 // equalFoldKey maps s to a key that another string shares exactly when
 // strings.EqualFold holds between them: EqualFold compares rune by rune
@@ -206,9 +202,9 @@ func equalFoldKey(s string) string {
 // marketSet is a card's market sources and venues (the names the
 // marketplace filter matches) as a set of snapshots.Marketplace.
 type marketSet struct {
-	bits    uint32 // 1 << Marketplace of every source
-	unknown bool   // a source that is no marketplace's name
-	empty   bool   // no source at all
+	bits    snapshots.MarketplaceSet // every source's marketplace
+	unknown bool                     // a source that is no marketplace's name
+	empty   bool                     // no source at all
 }
 
 func newMarketSet(c *snapshots.Card) marketSet {
@@ -228,49 +224,57 @@ func newMarketSet(c *snapshots.Card) marketSet {
 	return m
 }
 
-// match is the marketplace filter: wanted holds 1 << Marketplace of the
-// listed marketplaces. With only (marketplace_mode=only) a card matches when
-// it has sources and every one is listed; else when any source is listed.
-func (m marketSet) match(wanted uint32, only bool) bool {
+// match is the marketplace filter over the wanted marketplaces. With only
+// a card matches when it has sources and every one is wanted; else when
+// any source is wanted.
+func (m marketSet) match(wanted snapshots.MarketplaceSet, only bool) bool {
 	if only {
 		return !m.empty && !m.unknown && m.bits&^wanted == 0
 	}
 	return m.bits&wanted != 0
 }
 
-// cardFilter holds the filters of a card-list request, parsed once.
-type cardFilter struct {
-	hasSet, hasLanguage, hasRarity, hasVariant, hasNumber bool
+// Filter is the filters of a card list. A Has field turns its value's
+// filter on (an empty value then matches the cards without one).
+type Filter struct {
+	HasSet, HasLanguage, HasRarity, HasVariant, HasNumber bool
 
-	setID, language, rarity, variant string
-	number                           string // resolve.NormalizeNumber(card_number)
-	q                                string // index.Fold(trimmed q); "" filters nothing
-	markets                          uint32 // 1 << Marketplace of the listed ones; 0 filters nothing
-	only                             bool   // marketplace_mode=only
-	// syntax is the cards the search syntax's terms of q select
-	// (index.Match of the query's filter); nil filters nothing.
-	syntax *index.CardSet
+	// SetID, Rarity and Variant compare under strings.EqualFold, Language
+	// exactly, Number as resolve.NormalizeNumber makes it.
+	SetID, Language, Rarity, Variant, Number string
+	// Q is a substring of the folded name (index.Fold) or the lower-case
+	// id; "" filters nothing. It is folded here: pass the text as asked.
+	Q string
+	// Markets are the marketplaces of the marketplace filter (the card's
+	// market sources and venues); 0 filters nothing. With Only a card
+	// matches when it has sources and all are in Markets, else when any is.
+	Markets snapshots.MarketplaceSet
+	Only    bool
+	// Syntax is the cards the search syntax's terms select (index.Match of
+	// the query's filter); nil filters nothing.
+	Syntax *index.CardSet
 }
 
-// cardQuery is a cardFilter resolved against one game's cardOrders: the
-// class of each value filter.
-type cardQuery struct {
-	*cardFilter
+// query is a Filter resolved against one game's Cards: the folded q and
+// the class of each value filter.
+type query struct {
+	*Filter
+	q                             string // index.Fold(Filter.Q)
 	set, rarity, number, language uint32 // class ids of the filters f has
 }
 
 // match reports whether the card of ordinal ord passes every filter.
-func (q *cardQuery) match(o *cardOrders, ord uint32) bool {
-	f := q.cardFilter
+func (q *query) match(o *Cards, ord uint32) bool {
+	f := q.Filter
 	switch {
-	case f.hasSet && o.sets.of[ord] != q.set,
-		f.hasRarity && o.rarities.of[ord] != q.rarity,
-		f.hasNumber && o.numbers.of[ord] != q.number,
-		f.hasLanguage && o.languages.of[ord] != q.language,
-		f.markets != 0 && !o.markets[ord].match(f.markets, f.only),
-		f.hasVariant && !hasFold(o.cards[ord].Variants, f.variant),
-		f.syntax != nil && !f.syntax.Has(ord),
-		f.q != "" && !strings.Contains(o.folded[ord], f.q) && !strings.Contains(o.lowerIDs[ord], f.q):
+	case f.HasSet && o.sets.of[ord] != q.set,
+		f.HasRarity && o.rarities.of[ord] != q.rarity,
+		f.HasNumber && o.numbers.of[ord] != q.number,
+		f.HasLanguage && o.languages.of[ord] != q.language,
+		f.Markets != 0 && !o.markets[ord].match(f.Markets, f.Only),
+		f.HasVariant && !hasFold(o.cards[ord].Variants, f.Variant),
+		f.Syntax != nil && !f.Syntax.Has(ord),
+		q.q != "" && !strings.Contains(o.folded[ord], q.q) && !strings.Contains(o.lowerIDs[ord], q.q):
 		return false
 	}
 	return true
@@ -282,9 +286,9 @@ func (q *cardQuery) match(o *cardOrders, ord uint32) bool {
 // select when they are fewer. indexed is false when f
 // names none (every card is a candidate); ok is false when a named value or
 // trigram has no card (none passes).
-func (o *cardOrders) resolve(f *cardFilter) (q cardQuery, ords []uint32, indexed, ok bool) {
-	q.cardFilter = f
-	consider := func(cc *cardClasses, key string) uint32 {
+func (o *Cards) resolve(f *Filter) (q query, ords []uint32, indexed, ok bool) {
+	q.Filter, q.q = f, index.Fold(f.Q)
+	consider := func(cc *classes, key string) uint32 {
 		id, list, found := cc.class(key)
 		if !found {
 			ok = false
@@ -295,39 +299,39 @@ func (o *cardOrders) resolve(f *cardFilter) (q cardQuery, ords []uint32, indexed
 		return id
 	}
 	ok = true
-	if f.hasSet {
-		q.set = consider(&o.sets, equalFoldKey(f.setID))
+	if f.HasSet {
+		q.set = consider(&o.sets, equalFoldKey(f.SetID))
 	}
-	if f.hasRarity {
-		q.rarity = consider(&o.rarities, equalFoldKey(f.rarity))
+	if f.HasRarity {
+		q.rarity = consider(&o.rarities, equalFoldKey(f.Rarity))
 	}
-	if f.hasNumber {
-		q.number = consider(&o.numbers, f.number)
+	if f.HasNumber {
+		q.number = consider(&o.numbers, resolve.NormalizeNumber(f.Number))
 	}
-	if f.hasLanguage {
-		q.language = consider(&o.languages, f.language)
+	if f.HasLanguage {
+		q.language = consider(&o.languages, f.Language)
 	}
-	if f.hasVariant {
-		consider(&o.variants, equalFoldKey(f.variant))
+	if f.HasVariant {
+		consider(&o.variants, equalFoldKey(f.Variant))
 	}
-	for i := 0; i+3 <= len(f.q); i++ {
-		consider(&o.grams, f.q[i:i+3])
+	for i := 0; i+3 <= len(q.q); i++ {
+		consider(&o.grams, q.q[i:i+3])
 	}
-	if f.syntax != nil && (!indexed || f.syntax.Len() < len(ords)) {
-		ords, indexed = f.syntax.Ordinals(), true
+	if f.Syntax != nil && (!indexed || f.Syntax.Len() < len(ords)) {
+		ords, indexed = f.Syntax.Ordinals(), true
 	}
 	return q, ords, indexed, ok
 }
 
-// list returns the cards at positions [offset, offset+limit) of those that
+// List returns the cards at positions [offset, offset+limit) of those that
 // pass f, in the given order, and how many pass.
-func (o *cardOrders) list(f *cardFilter, order cardOrder, offset, limit int) (page []*snapshots.Card, total int) {
+func (o *Cards) List(f *Filter, order Order, offset, limit int) (page []*snapshots.Card, total int) {
 	sorted := o.sorted[order]
 	q, ords, indexed, ok := o.resolve(f)
 	switch {
 	case !ok:
 		return nil, 0
-	case !indexed && f.q == "" && f.markets == 0: // no filter
+	case !indexed && q.q == "" && f.Markets == 0: // no filter
 		if offset < len(sorted) {
 			page = sorted[offset:min(len(sorted), offset+limit)]
 		}
@@ -397,6 +401,21 @@ func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string, p
 		}
 		return c
 	})
+}
+
+// topPriced returns the first n of cards in the price order (highest
+// first, ties in catalog order) that have a price above zero.
+func (o *Cards) topPriced(cards []*snapshots.Card, n int) []*snapshots.Card {
+	rank := o.rank[OrderOf("price", false)]
+	sorted := slices.Clone(cards)
+	slices.SortFunc(sorted, func(a, b *snapshots.Card) int { return cmp.Compare(rank[a.Ordinal], rank[b.Ordinal]) })
+	var top []*snapshots.Card
+	for _, c := range sorted[:min(n, len(sorted))] {
+		if o.prices[c.Ordinal] > 0 {
+			top = append(top, c)
+		}
+	}
+	return top
 }
 
 func hasFold(list []string, s string) bool {
