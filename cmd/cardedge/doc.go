@@ -3,6 +3,7 @@
 //	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
 //	               [--signup open|closed] [--public-url URL] [--key-max-days N] [--drain D] [--swap-share F]
 //	cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep N] [--pin ID] ...
+//	cardedge serve ... [--oauth-cimd-allow-private] [--oauth-cimd-ca FILE]   (tests only, on loopback only: appstest.go)
 //	cardedge accounts create|list|set-tier|disable|enable|reset-password --state FILE ...
 //	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
 //	cardedge keys list --state FILE

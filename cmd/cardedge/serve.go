@@ -41,6 +41,9 @@ type ServeConfig struct {
 	KeyMaxDays        int
 	// Fleet: the snapshots pulled from a bucket, draining (fleet.go).
 	Fleet FleetConfig
+	// AppsTest loosens how connected apps' Client ID Metadata Documents
+	// are fetched, for tests only (--oauth-cimd-*; see cimdTestOptions).
+	AppsTest AppsTestConfig
 	// Ready, when set, receives the listening address once serving (tests).
 	Ready func(addr string)
 }
@@ -61,6 +64,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure; the OpenAPI document's servers)")
 	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
 	cfg.Fleet.register(fs)
+	cfg.AppsTest.register(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target percentage (GOGC) unless GOGC is set: the live heap is mostly the snapshot, which never becomes garbage, so collecting less often costs little memory and saves CPU per request")
 	if err := fs.Parse(args); err != nil {
@@ -233,6 +237,14 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 // https --public-url has connected apps off, and says so: an app's
 // redirects and tokens must not travel in the clear.
 func (s *server) openApps(ctx context.Context, cfg ServeConfig, log *slog.Logger) error {
+	cimd, err := cfg.AppsTest.cimdOptions(cfg.PublicURL, s.ln.Addr())
+	if err != nil {
+		return err
+	}
+	if cfg.AppsTest.on() {
+		log.Warn("connected apps: TEST-ONLY options on: Client ID Metadata Documents are fetched from private addresses or with the CAs of --oauth-cimd-ca",
+			"allow_private", cfg.AppsTest.CIMDAllowPrivate, "ca", cfg.AppsTest.CIMDCAFile)
+	}
 	public := cfg.PublicURL
 	if public == "" {
 		addr := s.ln.Addr().(*net.TCPAddr)
@@ -243,7 +255,7 @@ func (s *server) openApps(ctx context.Context, cfg ServeConfig, log *slog.Logger
 		public = "http://" + addr.String()
 	}
 	apps, err := oauth.New(ctx, oauth.Options{State: s.store, Accounts: s.accounts, PublicURL: public, Logger: log,
-		ServiceDocumentation: strings.TrimRight(public, "/") + edge.DocsPath})
+		ServiceDocumentation: strings.TrimRight(public, "/") + edge.DocsPath, CIMD: cimd})
 	if err != nil {
 		if !strings.HasPrefix(public, "https://") {
 			log.Warn("connected apps (OAuth for MCP hosts) are off: --public-url must be https", "public_url", public, "err", err)
