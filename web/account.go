@@ -43,6 +43,10 @@ var eventLabels = map[string]string{
 	account.EventKeyCreated:          "Key created",
 	account.EventKeyRolled:           "Key rolled",
 	account.EventKeyRevoked:          "Key revoked",
+	account.EventAppConnected:        "App connected",
+	account.EventAppRefreshed:        "App refreshed its access",
+	account.EventAppRevoked:          "App disconnected",
+	account.EventAppReuse:            "App disconnected: a token of it was used twice",
 }
 
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, si signedIn, status int, notice, errMsg string) {

@@ -114,6 +114,10 @@ func (e *appsEnv) do(method, path string, form url.Values, withSession bool) (*h
 	return resp, string(b)
 }
 
+var scopeCheckbox = regexp.MustCompile(`<input type="checkbox" id="scope-collection:write" [^>]*aria-labelledby="scope-collection:write-title"`)
+
+var revokeButton = regexp.MustCompile(`<button [^>]*aria-label="Revoke Claude">Revoke</button>`)
+
 var formCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
 func (e *appsEnv) csrf(page string) string {
@@ -146,6 +150,12 @@ func TestConnect_OK(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("consent page lacks %q", want)
 		}
+	}
+	// Each scope's checkbox is named by its title alone (the description
+	// inside its label describes it: aria-describedby), so that a person
+	// finds "Read and change your collection" by its name.
+	if !scopeCheckbox.MatchString(page) || !strings.Contains(page, `<strong id="scope-collection:write-title">Read and change your collection</strong>`) {
+		t.Errorf("the collection checkbox is not named by its title: %s", page)
 	}
 	if got := resp.Header.Get("Content-Security-Policy"); !strings.Contains(got, "form-action 'self' https://claude.ai;") {
 		t.Errorf("CSP: %s", got)
@@ -184,6 +194,12 @@ func TestConnect_OK(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(apps, "Claude") || !strings.Contains(apps, "claude.ai") || !strings.Contains(apps, "Read and change your collection") {
 		t.Fatalf("apps page: %d %s", resp.StatusCode, apps)
 	}
+	// The button's accessible name holds its visible label (WCAG 2.5.3),
+	// as the keys page's "Revoke <name>": a person who says or reads
+	// "Revoke" finds it.
+	if !revokeButton.MatchString(apps) {
+		t.Errorf("the Revoke button is not named \"Revoke Claude\": %s", apps)
+	}
 	grants, _ := e.oauth.Grants(context.Background(), e.acct.ID)
 	revoke := "/dashboard/apps/" + grants[0].ID + "/revoke"
 	if resp, _ = e.do("POST", revoke, url.Values{}, true); resp.StatusCode != http.StatusForbidden {
@@ -198,6 +214,16 @@ func TestConnect_OK(t *testing.T) {
 	}
 	if _, apps = e.do("GET", "/dashboard/apps?done=revoked", nil, true); !strings.Contains(apps, "No apps are connected") || !strings.Contains(apps, "App disconnected") {
 		t.Errorf("apps page after revoke: %s", apps)
+	}
+	// The audit log says it in words.
+	_, acct := e.do("GET", "/dashboard/account", nil, true)
+	for _, want := range []string{"App connected", "App disconnected", "Claude (claude.ai)"} {
+		if !strings.Contains(acct, want) {
+			t.Errorf("the account page's audit log lacks %q", want)
+		}
+	}
+	if strings.Contains(acct, "app_") {
+		t.Errorf("the audit log shows an event's code: %s", acct)
 	}
 }
 
