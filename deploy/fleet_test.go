@@ -158,6 +158,31 @@ func TestFleet(t *testing.T) {
 		}
 	})
 
+	// Connect an app (OAuth) through HAProxy, the fleet's public URL, for
+	// the account of B: its access token works on every replica directly,
+	// it refreshes on another replica, and Revoke on one replica is a 401
+	// on every replica within 2 s (the ended grants travel through Redis);
+	// its refresh token is refused after.
+	t.Run("AppConnectedThroughHAProxy", func(t *testing.T) {
+		a := d.connectApp(t)
+		f.everyReplicaMCP(t, a.access, 200, 2*time.Second)
+		first := a.access
+		a.token(t, f.replicas[1].addr, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {a.refresh}}, 200)
+		f.everyReplicaMCP(t, a.access, 200, 2*time.Second)
+		d.revokeApp(t, f.replicas[0].addr, a.grant)
+		start := time.Now()
+		worst := f.everyReplicaMCP(t, a.access, 401, 2*time.Second)
+		f.everyReplicaMCP(t, first, 401, 2*time.Second-time.Since(start))
+		f.figure("app_revoked_to_every_replica_s", worst.Seconds())
+		a.token(t, f.replicas[2].addr, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {a.refresh}}, 400)
+		var by []string
+		for r := range a.servedBy {
+			by = append(by, r)
+		}
+		sort.Strings(by)
+		f.figure("app_connect_steps_served_by", by)
+	})
+
 	unmetered := f.cliKey(t, "elite", true)
 
 	// Publish B while a client sends 200 requests/s through HAProxy: every
@@ -337,13 +362,16 @@ func startFleet(t *testing.T) *fleet {
 	f.run(t, "cardbuild", "build", "--out", filepath.Join(f.work, "build"), "--preset", "tiny", "--seed", "7",
 		"--as-of", "2026-11-20", "--id", "s0001", "--quiet", "--catalog", filepath.Join(root, "builder", "catalog"), "--publish", prefix)
 	f.figure("build_and_publish_A_s", time.Since(start).Seconds())
+	// HAProxy's address is the fleet's public URL (--public-url): the
+	// issuer and resource of connected apps' tokens, the same on every
+	// replica.
+	f.lb = freeAddr(t)
 	for i := range 3 {
 		r := &replica{name: fmt.Sprintf("edge%d", i+1), addr: freeAddr(t), cache: filepath.Join(f.work, fmt.Sprintf("cache%d", i+1))}
 		r.log = filepath.Join(f.work, r.name+".log")
 		f.replicas = append(f.replicas, r)
 		f.startReplica(t, r)
 	}
-	f.lb = freeAddr(t)
 	f.haproxy = exec.Command("haproxy", "-db", "-f", filepath.Join(root, "deploy", "haproxy.cfg"))
 	f.haproxy.Env = append(os.Environ(), "CARDEDGE_LB_ADDR="+f.lb, "CARDEDGE_EDGE1="+f.replicas[0].addr,
 		"CARDEDGE_EDGE2="+f.replicas[1].addr, "CARDEDGE_EDGE3="+f.replicas[2].addr)
@@ -424,7 +452,7 @@ func (f *fleet) startReplica(t *testing.T, r *replica) {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(filepath.Join(f.bin, "cardedge"), "serve", "--snapshots", prefix, "--cache-dir", r.cache,
-		"--redis", f.redis.URL(), "--addr", r.addr, "--poll", "1s", "--drain", "2s", "--cache-mb", "32", "--log-level", "info")
+		"--redis", f.redis.URL(), "--addr", r.addr, "--public-url", "http://"+f.lb, "--poll", "1s", "--drain", "2s", "--cache-mb", "32", "--log-level", "info")
 	r.cmd.Env = f.env
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -707,10 +735,19 @@ func (f *fleet) mcpCall(t *testing.T, key, session string, id int) (int, string)
 
 func (f *fleet) mcpPost(t *testing.T, key, session, body string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest("POST", "http://"+f.lb+"/api/v3/mcp/", strings.NewReader(body))
+	return f.mcpPostAt(t, f.lb, key, session, body)
+}
+
+// mcpPostAt posts an MCP message to addr (HAProxy or a replica) with key
+// (an API key or an access token; "": none); the body is read and closed.
+func (f *fleet) mcpPostAt(t *testing.T, addr, key, session, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+"/api/v3/mcp/", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+key)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
@@ -758,22 +795,37 @@ func (f *fleet) dashboard() *dash {
 type page struct {
 	status int
 	body   string
+	header http.Header
 }
 
 func (d *dash) get(t *testing.T, path string) page {
 	t.Helper()
-	resp, err := d.client.Get("http://" + d.f.lb + path)
+	return d.getAt(t, d.f.lb, path)
+}
+
+// getAt is get from addr (a replica directly: the session cookie is the
+// same, cookies do not tell ports apart).
+func (d *dash) getAt(t *testing.T, addr, path string) page {
+	t.Helper()
+	resp, err := d.client.Get("http://" + addr + path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return page{resp.StatusCode, string(b)}
+	return page{resp.StatusCode, string(b), resp.Header}
 }
 
 func (d *dash) post(t *testing.T, path string, form url.Values) page {
 	t.Helper()
-	req, _ := http.NewRequest("POST", "http://"+d.f.lb+path, strings.NewReader(form.Encode()))
+	return d.postAt(t, d.f.lb, path, form)
+}
+
+// postAt is post to addr, as a form of the dashboard's public URL (the
+// Origin is HAProxy's).
+func (d *dash) postAt(t *testing.T, addr, path string, form url.Values) page {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", "http://"+d.f.lb)
 	resp, err := d.client.Do(req)
@@ -782,7 +834,7 @@ func (d *dash) post(t *testing.T, path string, form url.Values) page {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return page{resp.StatusCode, string(b)}
+	return page{resp.StatusCode, string(b), resp.Header}
 }
 
 var (
