@@ -189,6 +189,10 @@ async function getPrices() {
   return res.structuredContent;
 }
 const prices = await getPrices();
+// The token is bound to the MCP endpoint (RFC 8707): the REST API refuses it.
+const rest = await fetch(new URL("/api/v3/sets?limit=1", issuer), { headers: { Authorization: `Bearer ${provider.current.access_token}` } });
+await rest.body?.cancel();
+check(rest.status === 401, "REST answered the app's access token with " + rest.status);
 emit({ step: "connected", client_id: provider.client.client_id, scope: granted, tools: names, collection: String(collection.message ?? "read"),
   get_prices_cost: prices.cost, exchanges: exchanges.map((x) => `${x.method} ${x.path} ${x.status}`) });
 
