@@ -13,6 +13,11 @@
 //     (browser_test.go), screenshots into var/screenshots/<suite>/;
 //   - the npm suites: the official MCP TypeScript SDK, the MCP Inspector,
 //     the TypeScript and Go clients generated from the document;
+//   - connected apps (oauth_browser_test.go): the SDK's OAuth client
+//     against the binary, the person's sign-in, consent and Revoke clicked
+//     in Chromium (the server runs with the test-only flags that let it
+//     fetch a Client ID Metadata Document from the test's https server on
+//     loopback);
 //   - fleet pieces: snapshots pulled from an S3-compatible server
 //     (versitygw), quotas shared through a real redis-server, Redis killed
 //     and the binary killed under load;
