@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/pem"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -42,6 +43,33 @@ func TestServe_AppsTestFlags_Refused(t *testing.T) {
 				t.Fatalf("serve: %v, want an error saying %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A server listening beyond loopback refuses them too (the rule itself:
+// the tests bind loopback only).
+func TestServe_AppsTestFlags_ListenAddress(t *testing.T) {
+	on := main.AppsTestConfig{CIMDAllowPrivate: true}
+	for _, c := range []struct {
+		addr net.Addr
+		pub  string
+		want string // "" for accepted
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "", ""},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 8080}, "http://localhost:8080", ""},
+		{&net.TCPAddr{IP: net.IPv4(10, 0, 0, 5), Port: 8080}, "", "--addr 10.0.0.5:8080 is not a loopback address"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "http://127.0.0.1:8080", "--addr 0.0.0.0:8080 is not a loopback address"},
+	} {
+		o, err := main.CIMDOptions(on, c.pub, c.addr)
+		switch {
+		case c.want == "" && (err != nil || !o.AllowPrivate):
+			t.Errorf("%s %q: %+v %v, want accepted", c.addr, c.pub, o, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s %q: %v, want an error saying %q", c.addr, c.pub, err, c.want)
+		}
+	}
+	if o, err := main.CIMDOptions(main.AppsTestConfig{}, "https://api.example.com", &net.TCPAddr{IP: net.IPv4zero}); err != nil || o.AllowPrivate || o.RootCAs != nil {
+		t.Errorf("without the flags: %+v %v", o, err)
 	}
 }
 
