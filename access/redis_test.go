@@ -44,10 +44,20 @@ func mustCounter(tb testing.TB, url, prefix string, timeout time.Duration) acces
 	return c
 }
 
+// openRedis opens a Service over the state file at path sharing its
+// counters at url under prefix, with the counters' round trips bounded by
+// 2 s: a loaded machine (make test runs packages side by side) must not trip
+// the breaker of a Redis that answers, which would count locally and fail
+// the tests' exact counts; a Redis that is down refuses connections at once.
+// TestRedis_Hung, which needs a timeout to trip it, opens its own.
 func openRedis(tb testing.TB, path, url, prefix string, clock *Clock) *access.Service {
+	return openRedisTimeout(tb, path, url, prefix, clock, 2*time.Second)
+}
+
+func openRedisTimeout(tb testing.TB, path, url, prefix string, clock *Clock, timeout time.Duration) *access.Service {
 	tb.Helper()
 	s, err := access.Open(access.Options{
-		State: Store(tb, path, clock), Counter: mustCounter(tb, url, prefix, 0), Now: clock.Now,
+		State: Store(tb, path, clock), Counter: mustCounter(tb, url, prefix, timeout), Now: clock.Now,
 		SyncInterval: -1, LockTimeout: 500 * time.Millisecond,
 	})
 	if err != nil {
@@ -344,7 +354,7 @@ func TestRedis_Hung(t *testing.T) {
 	secret, k := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
 	clock.step = time.Second
-	s := openRedis(t, path, rs.URL(), "hung:", clock)
+	s := openRedisTimeout(t, path, rs.URL(), "hung:", clock, 0) // the default 50 ms: a hung Redis trips the breaker
 	c := MustAuth(t, s, secret)
 	if _, err := s.Charge(c, 1); err != nil {
 		t.Fatal(err)
