@@ -1513,6 +1513,15 @@ type HTTPValidationError_Detail_Loc_Item struct {
 	union json.RawMessage
 }
 
+// Hint defines model for Hint.
+type Hint struct {
+	Field       string   `json:"field"`
+	KnownValues []string `json:"known_values"`
+	Message     string   `json:"message"`
+	Term        string   `json:"term"`
+	Value       string   `json:"value"`
+}
+
 // HistorySeries defines model for HistorySeries.
 type HistorySeries struct {
 	Finish *string    `json:"finish"`
@@ -2181,6 +2190,7 @@ type SalesPage struct {
 
 // Search defines model for Search.
 type Search struct {
+	Hints             *[]Hint      `json:"hints,omitempty"`
 	Items             []SearchItem `json:"items"`
 	Limit             int          `json:"limit"`
 	Note              string       `json:"note"`
@@ -2462,13 +2472,15 @@ type CardsListParams struct {
 	// | `legal:` (`f:`, `format:`) `banned:` | legal or banned in a Pokémon format: `standard`, `expanded`, `unlimited` |
 	// | `reg:` `regulation:` | Pokémon regulation mark (`reg:h`) |
 	// | `set:` `s:` | set id, code or abbreviation, or whole set name (`set:base1`, `set:MEW`, `set:op-01`, `set:"base set"`) |
-	// | `rarity:` `r:` | rarity (`r:"rare holo"`, `r:sr`) |
+	// | `rarity:` `r:` | words of the rarity: `r:holo` (Rare Holo, Rare Holo EX ...), `r:"rare holo"`, `r:sr`; `!r:"rare holo"` the whole rarity |
 	// | `lang:` `language:` | card language: `en`, `ja`, `zh-cn`, `zh-tw` |
 	// | `is:` | a printing the card has: `is:1st-edition`, `is:reverse`, `is:holo`, `is:shadowless`, `is:alternate-art`, or any part of a variant (`is:pokeball`) |
 	//
 	// Field names ignore case, values case and accents. Put a value with spaces in double quotes (`a:"Mitsuhiro Arita"`; `\"` is a quote inside). `-` right before a term negates it (`-set:base1`, `-is:reverse`), `or` between terms matches either, and parentheses group: `(t:fire or t:water) hp>=200`. `!=` on a number matches cards that print a different number; `-hp=100` also matches cards without HP. Plain words inside `-` or `or` must match whole words (no typo tolerance), and results are ranked by the plain words outside them (by popularity when there are none). Ids such as `en:base1-4`, a colon followed by a space (`Type: Null`) and a `-` before a digit (`-4`) stay plain words.
 	//
 	// Examples (Pokémon): `a:"Mitsuhiro Arita" charizard` · `t:water hp>=300 legal:standard` · `attack:"Fire Spin"` · `charizard -set:base1` · `pikachu is:1st-edition`. One Piece (game=onepiece): `c:red cost=5 power>=7000` · `t:"straw hat crew" t:character counter>=2000` · `luffy is:alternate-art`.
+	//
+	// Field terms also take the Lucene forms and field names of pokemontcg.io's `q` (`set.id:sv1`, `name:char*`, `!name:charizard`, `hp:[150 TO *]`, `AND`, `NOT`; see pokemontcg.io's q in the search syntax documentation). When a query matches nothing because of a field's value, `/api/v3/search` says which values the field has (`hints`).
 	//
 	// A term that does not parse (an unknown field, a bad operator or value, an unclosed quote or parenthesis) is refused with a message naming the term, its position (0-based, in characters) and the known fields.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
@@ -2880,13 +2892,15 @@ type SearchParams struct {
 	// | `legal:` (`f:`, `format:`) `banned:` | legal or banned in a Pokémon format: `standard`, `expanded`, `unlimited` |
 	// | `reg:` `regulation:` | Pokémon regulation mark (`reg:h`) |
 	// | `set:` `s:` | set id, code or abbreviation, or whole set name (`set:base1`, `set:MEW`, `set:op-01`, `set:"base set"`) |
-	// | `rarity:` `r:` | rarity (`r:"rare holo"`, `r:sr`) |
+	// | `rarity:` `r:` | words of the rarity: `r:holo` (Rare Holo, Rare Holo EX ...), `r:"rare holo"`, `r:sr`; `!r:"rare holo"` the whole rarity |
 	// | `lang:` `language:` | card language: `en`, `ja`, `zh-cn`, `zh-tw` |
 	// | `is:` | a printing the card has: `is:1st-edition`, `is:reverse`, `is:holo`, `is:shadowless`, `is:alternate-art`, or any part of a variant (`is:pokeball`) |
 	//
 	// Field names ignore case, values case and accents. Put a value with spaces in double quotes (`a:"Mitsuhiro Arita"`; `\"` is a quote inside). `-` right before a term negates it (`-set:base1`, `-is:reverse`), `or` between terms matches either, and parentheses group: `(t:fire or t:water) hp>=200`. `!=` on a number matches cards that print a different number; `-hp=100` also matches cards without HP. Plain words inside `-` or `or` must match whole words (no typo tolerance), and results are ranked by the plain words outside them (by popularity when there are none). Ids such as `en:base1-4`, a colon followed by a space (`Type: Null`) and a `-` before a digit (`-4`) stay plain words.
 	//
 	// Examples (Pokémon): `a:"Mitsuhiro Arita" charizard` · `t:water hp>=300 legal:standard` · `attack:"Fire Spin"` · `charizard -set:base1` · `pikachu is:1st-edition`. One Piece (game=onepiece): `c:red cost=5 power>=7000` · `t:"straw hat crew" t:character counter>=2000` · `luffy is:alternate-art`.
+	//
+	// Field terms also take the Lucene forms and field names of pokemontcg.io's `q` (`set.id:sv1`, `name:char*`, `!name:charizard`, `hp:[150 TO *]`, `AND`, `NOT`; see pokemontcg.io's q in the search syntax documentation). When a query matches nothing because of a field's value, `/api/v3/search` says which values the field has (`hints`).
 	//
 	// A term that does not parse (an unknown field, a bad operator or value, an unclosed quote or parenthesis) is refused with a message naming the term, its position (0-based, in characters) and the known fields.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
