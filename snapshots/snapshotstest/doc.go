@@ -20,6 +20,10 @@
 //
 // # Caveats
 //
-// A build takes a few seconds (about 40 under -race): build once per
-// package and only read the snapshot in tests.
+// A build takes a few seconds (about 40 under -race). Build compiles each
+// (seed, as_of, id) once per state of the source tree and copies it from a
+// cache in the user's cache directory afterwards (cache.go; off with
+// CARDEDGE_SNAPSHOT_CACHE=off): make test's packages share one build
+// instead of one each. Still build once per package and only read the
+// snapshot in tests.
 package snapshotstest

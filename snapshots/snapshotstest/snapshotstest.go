@@ -22,14 +22,30 @@ func CatalogDir() string {
 
 // Build compiles a tiny snapshot into root (created if needed) with the
 // given seed, as_of and snapshot id, publishes it and returns its manifest.
+// The compiled snapshot comes from the build cache (cache.go) when the same
+// tree built it before: a copy, published as a build publishes it.
 func Build(root string, seed int64, asOf, id string) (*snapshots.Manifest, error) {
 	day, err := snapshots.ParseDay(asOf)
 	if err != nil {
 		return nil, err
 	}
-	return builder.Compile(context.Background(), builder.Options{
-		Out: root, Preset: "tiny", Seed: seed, CatalogDir: CatalogDir(), AsOf: day, SnapshotID: id, Keep: 5,
-	})
+	compile := func(root string) error {
+		_, err := builder.Compile(context.Background(), builder.Options{
+			Out: root, Preset: "tiny", Seed: seed, CatalogDir: CatalogDir(), AsOf: day, SnapshotID: id, Keep: 5,
+		})
+		return err
+	}
+	dir, err := cached(seed, asOf, id, compile)
+	if err != nil {
+		return nil, err
+	}
+	if dir == "" {
+		if err := compile(root); err != nil {
+			return nil, err
+		}
+		return snapshots.ReadManifest(filepath.Join(root, id))
+	}
+	return copySnapshot(dir, root, id)
 }
 
 // MustBuild builds a tiny snapshot (seed 7, AsOf) into a new temporary root
