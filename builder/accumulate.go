@@ -143,7 +143,7 @@ func (a *accumulator) markets(cards []*snapshots.Card, loaded []*loadedSource) m
 		for p := range ca.quotes {
 			provs = append(provs, p)
 		}
-		sort.Slice(provs, func(i, j int) bool { return seriesPriority[provs[i]] < seriesPriority[provs[j]] })
+		sort.Slice(provs, func(i, j int) bool { return seriesPriority(provs[i]) < seriesPriority(provs[j]) })
 		for _, p := range provs {
 			for _, q := range ca.quotes[p] {
 				q.Stale = stale[p]
@@ -169,8 +169,8 @@ func (a *accumulator) markets(cards []*snapshots.Card, loaded []*loadedSource) m
 			if x.grade != y.grade {
 				return x.grade < y.grade
 			}
-			if seriesPriority[x.source] != seriesPriority[y.source] {
-				return seriesPriority[x.source] < seriesPriority[y.source]
+			if seriesPriority(x.source) != seriesPriority(y.source) {
+				return seriesPriority(x.source) < seriesPriority(y.source)
 			}
 			return x.field < y.field
 		})
@@ -233,11 +233,11 @@ func betterSeries(s, cur *snapshots.SourceSeries, asOf snapshots.Day) bool {
 		}
 		return x.Points[len(x.Points)-1].Day
 	}
-	fs, fc := int(asOf-last(s)) <= snapshots.StaleAfterDays, int(asOf-last(cur)) <= snapshots.StaleAfterDays
+	fs, fc := estimate.Default.SourceFresh(int(asOf-last(s))), estimate.Default.SourceFresh(int(asOf-last(cur)))
 	if fs != fc {
 		return fs
 	}
-	ps, pc := seriesPriority[s.Source], seriesPriority[cur.Source]
+	ps, pc := seriesPriority(s.Source), seriesPriority(cur.Source)
 	if !fs && last(s) != last(cur) {
 		return last(s) > last(cur)
 	}

@@ -445,35 +445,30 @@ func trendingRows(finish uint8, cum []snapshots.CumSeries, series []snapshots.Pr
 			default:
 				x, _ = values.Metric(metric)
 			}
-			out[mi][wi] = snapshots.TrendingRow{Finish: finish, Value: x, SampleSize: int32(v.Sample), PriceCents: v.PriceCents, Flags: flags(v.Ref)}
-			liquid[mi][wi] = fresh(v.Ref) && v.PriceCents >= minPrice
+			feed := fresh(v.Ref)
+			out[mi][wi] = snapshots.TrendingRow{Finish: finish, Value: x, SampleSize: int32(v.Sample), PriceCents: v.PriceCents, Flags: flags(v.Ref), Feed: feed}
+			liquid[mi][wi] = feed && estimate.Default.LiquidFeed(estimate.Default.Liquidity.MinSales, v.PriceCents, minPrice)
 		}
 	}
 	return out, liquid
 }
 
 // feedEstimate is the confidence and flags of a real source's series as of
-// asOf, from the age of its last point: medium while the source is fresh
-// (its last day at most snapshots.StaleAfterDays before asOf: a marketplace's
-// daily market price stands for sales the feed does not count), low and
-// stale after that, none and stale beyond estimate.Default.StaleDays.
+// asOf, from the age of its last point (estimate.Default.SourceConfidence:
+// medium while the source is fresh, its last day at most
+// snapshots.StaleAfterDays before asOf; low and stale after that, none and
+// stale beyond estimate.Default.StaleDays).
 func feedEstimate(s *snapshots.PriceSeries, asOf snapshots.Day) (estimate.Confidence, estimate.Flags) {
 	p, ok := snapshots.PointAt(s, asOf)
 	if !ok {
 		return estimate.ConfidenceNone, estimate.FlagStale
 	}
-	switch age := int(asOf - p.Day); {
-	case age <= snapshots.StaleAfterDays:
-		return estimate.ConfidenceMedium, 0
-	case age <= estimate.Default.StaleDays:
-		return estimate.ConfidenceLow, estimate.FlagStale
-	}
-	return estimate.ConfidenceNone, estimate.FlagStale
+	return estimate.Default.SourceConfidence(int(asOf - p.Day))
 }
 
 // feedFresh reports whether a real source's series has a point at most
 // snapshots.StaleAfterDays before asOf.
 func feedFresh(s *snapshots.PriceSeries, asOf snapshots.Day) bool {
 	p, ok := snapshots.PointAt(s, asOf)
-	return ok && int(asOf-p.Day) <= snapshots.StaleAfterDays
+	return ok && estimate.Default.SourceFresh(int(asOf-p.Day))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/cardedge/cardedge/builder/source/soldlistings"
 	"github.com/cardedge/cardedge/builder/source/tcgcsv"
 	"github.com/cardedge/cardedge/builder/synth"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -97,8 +98,9 @@ func headline(src, field string) bool {
 }
 
 // seriesPriority ranks the sources a price series may come from (lower
-// first).
-var seriesPriority = map[string]int{snapshots.SourceTCGplayer: 0, snapshots.SourceCardmarket: 1, snapshots.SourcePriceCharting: 2}
+// first): the methodology's order (estimate.Default.Sources.Priority), which
+// /api/v3/methodology publishes.
+func seriesPriority(source string) int { return estimate.Default.SourceRank(source) }
 
 // refusable reports whether err refuses a source's day (a bad file, a
 // location unavailable) rather than the build.

@@ -23,7 +23,7 @@ func handleCardGet(r *request) (any, error) {
 	if finish < 0 {
 		*d = r.snap.cardDetail(c)
 	} else {
-		m, err := marketOf(r.snap.Reader, c, finish, r.snap.AsOf)
+		m, err := pricing.ReadMarketObject(r.snap.Reader, c, finish, r.snap.AsOf)
 		if err != nil {
 			return nil, err
 		}

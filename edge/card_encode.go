@@ -42,7 +42,7 @@ type cardDetail struct {
 	// object is the card's object as encodedCards holds it (nil: encode it
 	// from card, set and market).
 	object []byte
-	market *cardMarket
+	market *pricing.MarketObject
 }
 
 // AppendJSON implements jsonAppender.
@@ -63,7 +63,7 @@ func (d *cardDetail) AppendJSON(b []byte) []byte {
 // appendCardObject appends the card-gold.v3 object of c with market m,
 // without includes and without its closing brace (card detail adds its
 // includes there).
-func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMarket) []byte {
+func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *pricing.MarketObject) []byte {
 	b = append(b, `{"card_id":`...)
 	b = appendJSONStr(b, c.ID)
 	b = append(b, `,"game":`...)
@@ -119,6 +119,8 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMa
 	} else {
 		b = strconv.AppendInt(b, c.PartnerProductID, 10)
 	}
+	b = append(b, `,"market_ids":`...)
+	b = pricing.AppendMarketLinks(b, snapshots.MarketLinks(c))
 	b = append(b, `,"market_sources":`...)
 	b = appendJSONStrs(b, jsontext.NonNil(c.MarketSources))
 	b = append(b, `,"venues":[`...)
@@ -131,7 +133,7 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *cardMa
 		b = append(b, '}')
 	}
 	b = append(b, `],"market":`...)
-	return m.appendJSON(b)
+	return m.AppendJSON(b)
 }
 
 // cardPage is the card list payload: the bytes encoding/json writes for the
@@ -559,75 +561,22 @@ func appendUSD(b []byte, cents int64) []byte {
 	return appendJSONNum(b, snapshots.USD(cents))
 }
 
-func appendJSONNumPtr(b []byte, f *float64) []byte {
-	if f == nil {
-		return append(b, "null"...)
-	}
-	return appendJSONNum(b, *f)
-}
+func appendJSONNumPtr(b []byte, f *float64) []byte { return jsontext.AppendNumberPtr(b, f) }
 
-// appendJSONNum formats f like encoding/json: ES6 number formatting, 'e'
-// notation outside [1e-6, 1e21). NaN and infinities are null (encoding/json
-// fails on them).
-func appendJSONNum(b []byte, f float64) []byte {
-	// Dollars and rounded percentages have at most two decimals: a value that
-	// is exactly the float nearest to c/100 for an integer c of at most 15
-	// digits prints as c/100 with trailing zeros dropped (the shortest
-	// decimal that reads back as f: 15 digits always round-trip).
-	if c := math.Round(f * 100); c/100 == f && math.Abs(c) < 1e15 && f != 0 {
-		return appendCents(b, int64(c))
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return append(b, "null"...)
-	}
-	return jsontext.AppendFloat(b, f)
-}
+// appendJSONNum formats f like encoding/json (jsontext.AppendNumber); NaN
+// and infinities are null.
+func appendJSONNum(b []byte, f float64) []byte { return jsontext.AppendNumber(b, f) }
 
 // appendCents writes c/100 as a decimal without trailing zeros.
-func appendCents(b []byte, c int64) []byte {
-	if c < 0 {
-		b = append(b, '-')
-		c = -c
-	}
-	b = strconv.AppendInt(b, c/100, 10)
-	if frac := c % 100; frac != 0 {
-		b = append(b, '.', byte('0'+frac/10))
-		if frac%10 != 0 {
-			b = append(b, byte('0'+frac%10))
-		}
-	}
-	return b
-}
+func appendCents(b []byte, c int64) []byte { return jsontext.AppendCents(b, c) }
 
 // appendJSONStrOrNull writes "" as null (strOrNil).
-func appendJSONStrOrNull(b []byte, s string) []byte {
-	if s == "" {
-		return append(b, "null"...)
-	}
-	return appendJSONStr(b, s)
-}
+func appendJSONStrOrNull(b []byte, s string) []byte { return jsontext.AppendStrOrNull(b, s) }
 
-func appendJSONStrPtr(b []byte, s *string) []byte {
-	if s == nil {
-		return append(b, "null"...)
-	}
-	return appendJSONStr(b, *s)
-}
+func appendJSONStrPtr(b []byte, s *string) []byte { return jsontext.AppendStrPtr(b, s) }
 
 // appendJSONStrs writes a string list; nil is null.
-func appendJSONStrs(b []byte, list []string) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONStr(b, s)
-	}
-	return append(b, ']')
-}
+func appendJSONStrs(b []byte, list []string) []byte { return jsontext.AppendStrs(b, list) }
 
 // appendJSONStr quotes s as the edge's encoder does (encoding/json with
 // SetEscapeHTML(false)).
@@ -646,7 +595,7 @@ type encodedCards struct {
 
 // encodeCards encodes cards (a game's catalog, index = ordinal); setOf
 // gives a card's set (nil when unknown), marketOf its default market.
-func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots.Set, marketOf func(*snapshots.Card) (*cardMarket, error)) (*encodedCards, error) {
+func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots.Set, marketOf func(*snapshots.Card) (*pricing.MarketObject, error)) (*encodedCards, error) {
 	e := &encodedCards{ends: make([]uint32, len(cards))}
 	n := 0
 	for _, c := range cards {

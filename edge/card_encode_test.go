@@ -86,7 +86,7 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 				r := &request{snap: snap, caller: access.Caller{Tier: tier}, game: game}
 				// From the card's fields, and from the object encoded
 				// when the snapshot opened.
-				m, err := defaultMarket(snap.Reader, c)
+				m, err := pricing.DefaultMarketObject(snap.Reader, c)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -114,7 +114,7 @@ func TestCardDetail_AppendJSON(t *testing.T) {
 				pages++
 				// Each printing asked for by finish.
 				for f := range c.Printings() {
-					m, err := marketOf(snap.Reader, c, f, snap.AsOf)
+					m, err := pricing.ReadMarketObject(snap.Reader, c, f, snap.AsOf)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -199,7 +199,8 @@ func FuzzAppendJSONStr(f *testing.F) {
 		}
 		c := &snapshots.Card{ID: s, Game: "pokemon", Name: s + s, NameLanguage: s, Language: "en", SetID: s, Number: s, Rarity: s,
 			Subtypes: []string{s, ""}, NationalDex: []int{1, -2}, ENMatch: s, MarketSources: []string{s}, Venues: []string{s, "x"},
-			PartnerProductID: cents, PriceCents: cents, PriceDay: snapshots.Day(cents % 3_000_000), Volume30dCents: -cents, Sales30d: int(cents % 1000)}
+			PartnerProductID: cents, PriceCents: cents, PriceDay: snapshots.Day(cents % 3_000_000), Volume30dCents: -cents, Sales30d: int(cents % 1000),
+			MarketIDs: []snapshots.MarketID{{Cardmarket: cents}, {Variant: s, TCGplayer: 3}}}
 		includes := &cardIncludes{
 			PriceHistory:       &pricing.HistorySeries{Grade: s, Finish: &s, Method: s, Points: []pricing.PointRow{{Date: s, PriceUSD: x, Confidence: s, Flags: []string{s}}}},
 			TVWAPSlots:         &pricing.SlotsInclude{Basis: s, Slots: []pricing.GradeRow{{Grade: s, FMVUSD: &x, LastSale: &s, ChangePct: &x}}},
@@ -211,8 +212,8 @@ func FuzzAppendJSONStr(f *testing.F) {
 			MarketSummary: newAnalyticsPayload(&snapshots.Card{ID: s, Name: s}, snapshots.WindowAnalytics{Window: "1w", From: snapshots.NoDay,
 				ByGrade: []snapshots.AnalyticsEntry{{Code: 0, Value: 1}}}),
 		}
-		m := &cardMarket{PriceUSD: &x, PriceBasis: s, Finish: &s, Confidence: s, Flags: []string{s}, Note: s, Volume30dUSD: x,
-			ByFinish: []finishMarket{{Finish: &s, PriceUSD: &x, LastSaleDate: &s, Flags: []string{}, Note: s, Volume30dUSD: x}, {}}}
+		m := &pricing.MarketObject{PriceUSD: &x, PriceBasis: s, Source: s, Synthetic: true, Finish: &s, Confidence: s, Flags: []string{s}, Note: s, Volume30dUSD: x,
+			ByFinish: []pricing.FinishMarket{{Finish: &s, PriceUSD: &x, Source: s, LastSaleDate: &s, Flags: []string{}, Note: s, Volume30dUSD: x}, {}}}
 		for _, set := range []*snapshots.Set{nil, {Name: s}} {
 			for _, in := range []*cardIncludes{nil, includes} {
 				g := newCardGold(c, set, m)
@@ -273,7 +274,7 @@ func BenchmarkCardDetail_AppendJSON(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := defaultMarket(snap.Reader, c)
+	m, err := pricing.DefaultMarketObject(snap.Reader, c)
 	if err != nil {
 		b.Fatal(err)
 	}

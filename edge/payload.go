@@ -31,20 +31,23 @@ type cardGold struct {
 	ENMatch          *string        `json:"en_match"`
 	Play             *resolve.Play  `json:"play"` // gameplay facts: the object of the card's game; null when the catalog has none
 	PartnerProductID *int64         `json:"partner_product_id"`
-	MarketSources    []string       `json:"market_sources"`
-	Venues           []venueRef     `json:"venues"`
-	Market           cardMarket     `json:"market"`
-	Includes         *cardIncludes  `json:"includes,omitempty"`
+	// MarketIDs are the marketplaces' product ids and pages of each
+	// printing (Cardmarket's idProduct, TCGplayer's productId).
+	MarketIDs     []snapshots.MarketLink `json:"market_ids"`
+	MarketSources []string               `json:"market_sources"`
+	Venues        []venueRef             `json:"venues"`
+	Market        pricing.MarketObject   `json:"market"`
+	Includes      *cardIncludes          `json:"includes,omitempty"`
 }
 
 // newCardGold is card c of set (nil when unknown) with market m.
-func newCardGold(c *snapshots.Card, set *snapshots.Set, m *cardMarket) cardGold {
+func newCardGold(c *snapshots.Card, set *snapshots.Set, m *pricing.MarketObject) cardGold {
 	g := cardGold{
 		CardID: c.ID, Game: c.Game, Name: c.Name, NameLanguage: c.NameLanguage, Language: c.Language,
 		Set: pricing.SetRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
 		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
 		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), Play: resolve.NewPlay(c.Play),
-		MarketSources: jsontext.NonNil(c.MarketSources), Venues: []venueRef{}, Market: *m,
+		MarketIDs: snapshots.MarketLinks(c), MarketSources: jsontext.NonNil(c.MarketSources), Venues: []venueRef{}, Market: *m,
 	}
 	if set != nil {
 		g.Set.Name = set.Name
@@ -74,4 +77,13 @@ func paginate[T any](items []T, offset, limit int) page[T] {
 		p.Items = items[offset:min(len(items), offset+limit)]
 	}
 	return p
+}
+
+// cardGold is card c with its default market (the base printing).
+func (r *request) cardGold(c *snapshots.Card) (cardGold, error) {
+	m, err := pricing.DefaultMarketObject(r.snap.Reader, c)
+	if err != nil {
+		return cardGold{}, err
+	}
+	return newCardGold(c, r.setOf(c), m), nil
 }

@@ -66,9 +66,9 @@ func (s *snapshot) warm(meter *snapshots.Meter) error {
 		if err != nil {
 			return fmt.Errorf("card orders of %s: %w", game, err)
 		}
-		if s.encoded[game], err = encodeCards(o.All(), s.setOf, func(c *snapshots.Card) (*cardMarket, error) {
+		if s.encoded[game], err = encodeCards(o.All(), s.setOf, func(c *snapshots.Card) (*pricing.MarketObject, error) {
 			meter.Tick()
-			return defaultMarket(s.Reader, c)
+			return pricing.DefaultMarketObject(s.Reader, c)
 		}); err != nil {
 			return err
 		}
@@ -95,9 +95,9 @@ func (s *snapshot) cardDetail(c *snapshots.Card) cardDetail {
 		return cardDetail{card: c, object: obj}
 	}
 	// Not warmed: encoded per request.
-	m, err := defaultMarket(s.Reader, c)
+	m, err := pricing.DefaultMarketObject(s.Reader, c)
 	if err != nil {
-		mm := newCardMarket(c, pricing.NewMarketView(nil, snapshots.BasePrinting(c), c.PriceDay))
+		mm := pricing.NewMarketObject(c, pricing.NewMarketView(nil, snapshots.BasePrinting(c), c.PriceDay))
 		m = &mm
 	}
 	return cardDetail{card: c, set: s.setOf(c), market: m}

@@ -39,6 +39,9 @@ type Methodology struct {
 	// before it, not against yesterday alone).
 	VolumeBaselineDays int          `json:"volume_baseline_days"`
 	BasePrinting       PrintingRule `json:"base_printing"`
+	// Sources is how the numbers of real sources (the marketplaces' daily
+	// price files, a price guide, sold-listing exports) make prices.
+	Sources SourcesRule `json:"sources"`
 }
 
 // Estimator describes one published number.
@@ -137,12 +140,45 @@ type PrintingRule struct {
 	StandardParts []string `json:"standard_parts"`
 }
 
+// SourcesRule is how a snapshot built from real sources (cardbuild build
+// --source) prices a printing and grade: each price series comes from one
+// source, never a blend; the service's own estimate (the rules above) prices
+// what no source covers, from verified sales.
+type SourcesRule struct {
+	// Priority lists the feeds a price series may come from, preferred
+	// first: among the fresh sources that cover a printing and grade, the
+	// first makes its series (raw grades from TCGplayer's market price, else
+	// Cardmarket's trend; graded ones from PriceCharting's guide).
+	Priority []string `json:"priority"`
+	// Fields are the feeds' headline fields: the one a series is made of.
+	Fields map[string]string `json:"fields"`
+	// StaleAfterDays: a source whose last file is more than this many days
+	// before as_of is stale.
+	StaleAfterDays int `json:"stale_after_days"`
+	// FreshConfidence is the confidence of a fresh feed's value,
+	// StaleConfidence a stale one's up to the methodology's StaleDays after
+	// its last file (then none).
+	FreshConfidence Confidence `json:"fresh_confidence"`
+	StaleConfidence Confidence `json:"stale_confidence"`
+	// The rules in words (written by describe from the values above).
+	Series     string `json:"series"`
+	Confidence string `json:"confidence"`
+	Stale      string `json:"stale"`
+	Liquidity  string `json:"liquidity"`
+	Observed   string `json:"observed"`
+	Synthetic  string `json:"synthetic"`
+}
+
+// SourceStaleAfterDays is Default.Sources.StaleAfterDays as a constant
+// (snapshots.StaleAfterDays is it).
+const SourceStaleAfterDays = 2
+
 // Default is the methodology cardedge publishes and computes with. Its
 // texts (estimators, flags, the base-printing rule) are written from its
 // thresholds by describe, so they cannot disagree.
 var Default = describe(Methodology{
 	Name:    "cardedge-estimate",
-	Version: "1.0.0",
+	Version: "1.1.0",
 	Outlier: OutlierRule{
 		WindowSales: 12, WindowDays: 180, MinHistory: 4,
 		MADs: 4, MinSpread: 0.12,
@@ -165,6 +201,13 @@ var Default = describe(Methodology{
 	VolumeBaselineDays: 30,
 	BasePrinting: PrintingRule{
 		StandardParts: []string{"normal", "holo", "unlimited", "alternate-art"},
+	},
+	Sources: SourcesRule{
+		Priority:        []string{"tcgplayer", "cardmarket", "pricecharting"},
+		Fields:          map[string]string{"tcgplayer": "market", "cardmarket": "trend", "pricecharting": "the column of the grade"},
+		StaleAfterDays:  SourceStaleAfterDays,
+		FreshConfidence: ConfidenceMedium,
+		StaleConfidence: ConfidenceLow,
 	},
 })
 
@@ -199,12 +242,72 @@ func describe(m Methodology) Methodology {
 		{"solo", fmt.Sprintf("the fmv moved at least %s %% over %d days while every other printing of the grade and every other grade of the printing that has a price moved less than %s %%",
 			g(m.Solo.MovePct), m.Solo.Days, g(m.Solo.FlatPct))},
 		{"outlier_excluded", fmt.Sprintf("a sale of the last %d days was set aside as an outlier and did not move the value", m.OutlierDays)},
-		{"stale", fmt.Sprintf("no accepted verified sale in the last %d days", m.StaleDays)},
+		{"stale", fmt.Sprintf("no accepted verified sale in the last %d days; for a value from a source's file (see sources), the source had no file for more than %d days before as_of "+
+			"(its last value is kept at %s confidence up to %d days, then none)", m.StaleDays, m.Sources.StaleAfterDays, m.Sources.StaleConfidence, m.StaleDays)},
 	}
+	src := &m.Sources
+	src.Series = fmt.Sprintf("in a snapshot built from sources, each printing and grade a source covers is priced from one source, never a blend: "+
+		"its headline field day by day (%s) is the series' fmv, tvwap and median; among the fresh sources the first of %s makes it, else the stale one with the latest file, then that order; "+
+		"a Cardmarket amount is converted from EUR with the European Central Bank's reference rate of its day (or the last day before it within 7 days), and keeps its original amount, currency and rate day",
+		fieldList(src.Priority, src.Fields), strings.Join(src.Priority, ", "))
+	src.Confidence = fmt.Sprintf("a source's value is %s confidence while the source is fresh (a marketplace's daily market price stands for sales the file does not count), "+
+		"%s and flagged stale after %d days without a file, none after %d days", src.FreshConfidence, src.StaleConfidence, src.StaleAfterDays, m.StaleDays)
+	src.Stale = fmt.Sprintf("a source whose last file is more than %d days before the snapshot's as_of is stale: the manifest's sources, its quotes and its values say so", src.StaleAfterDays)
+	src.Liquidity = fmt.Sprintf("a leaderboard row whose reference series is a fresh source's ranks without verified sales (a feed counts none; its sample_size stays its verified sales) "+
+		"when its price is at least $%.2f (or the filter's min_price_usd) and the filter asks for at most the rule's %d sales (a higher min_sales asks for verified sales)",
+		m.Liquidity.MinPriceUSD, m.Liquidity.MinSales)
+	src.Observed = "the printings and grades no source covers are priced by the rules above from verified sales (the observed source: a collector's sold-listing exports, cardedge's own feeds)"
+	src.Synthetic = "the offline default snapshot's market is synthesized (its manifest's market_source is synthetic): every price, sale and listing says synthetic: true; " +
+		"a build from sources with --synthetic-fill synthesizes the cards no source has, flagged row by row"
 	m.BasePrinting.Rule = "the printing a card is priced in when none is asked: the first of its variants made only of standard parts (" +
 		strings.Join(m.BasePrinting.StandardParts, ", ") + "); else the variant with the fewest other parts (reverse counts as one), " +
 		"first in catalog order; a card without known variants has one printing"
 	return m
+}
+
+// fieldList writes each source's headline field: "tcgplayer market, ...".
+func fieldList(names []string, fields map[string]string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + " " + fields[n]
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SourceRank is the place of a source in Sources.Priority (len of it for a
+// source not listed): lower is preferred.
+func (m *Methodology) SourceRank(name string) int {
+	for i, n := range m.Sources.Priority {
+		if n == name {
+			return i
+		}
+	}
+	return len(m.Sources.Priority)
+}
+
+// SourceFresh reports whether a source's value ageDays old (as_of minus
+// its day) is fresh.
+func (m *Methodology) SourceFresh(ageDays int) bool { return ageDays <= m.Sources.StaleAfterDays }
+
+// SourceConfidence is the confidence and flags of a source's value ageDays
+// old: FreshConfidence while fresh, StaleConfidence and stale up to
+// StaleDays, then none and stale.
+func (m *Methodology) SourceConfidence(ageDays int) (Confidence, Flags) {
+	switch {
+	case m.SourceFresh(ageDays):
+		return m.Sources.FreshConfidence, 0
+	case ageDays <= m.StaleDays:
+		return m.Sources.StaleConfidence, FlagStale
+	}
+	return ConfidenceNone, FlagStale
+}
+
+// LiquidFeed reports whether a row whose reference series is a fresh
+// source's, priced priceCents, passes a liquidity filter of minSales sales
+// and minPriceCents without verified sales: when the filter asks for no
+// more sales than the rule (Liquidity.MinSales).
+func (m *Methodology) LiquidFeed(minSales int, priceCents, minPriceCents int64) bool {
+	return minSales <= m.Liquidity.MinSales && priceCents >= minPriceCents
 }
 
 // Confidence is how far a value can be trusted. Stored: append only.

@@ -15,6 +15,8 @@ type PrintingMarket struct {
 	Estimate snapshots.Estimate
 	Cents    int64
 	Note     string
+	// Origin is where the price comes from (zero until WithProvenance).
+	Origin Origin
 }
 
 // NewPrintingMarket is printing p's raw near-mint market.
@@ -50,9 +52,19 @@ func NewMarketView(printings []snapshots.Printing, finish int, priceDay snapshot
 	return v
 }
 
+// WithProvenance is v with each printing's origin: its raw near-mint
+// series' in p.
+func (v MarketView) WithProvenance(p Provenance) MarketView {
+	v.Priced.Origin = p.SeriesOrigin(v.Finish, snapshots.RawNearMint)
+	for i := range v.Printings {
+		v.Printings[i].Origin = p.SeriesOrigin(int(v.Printings[i].Printing.Finish), snapshots.RawNearMint)
+	}
+	return v
+}
+
 // ReadMarketView reads card c's market priced in printing finish as of
-// asOf: the base printing's price day is the card's (Card.PriceDay), another
-// printing's is read off its series.
+// asOf, with its provenance: the base printing's price day is the card's
+// (Card.PriceDay), another printing's is read off its series.
 func ReadMarketView(r snapshots.Reader, c *snapshots.Card, finish int, asOf snapshots.Day) (MarketView, error) {
 	printings, err := r.Printings(c.Game, c.ID)
 	if err != nil {
@@ -67,5 +79,9 @@ func ReadMarketView(r snapshots.Reader, c *snapshots.Card, finish int, asOf snap
 		p, _ := snapshots.PointAt(snapshots.SeriesOf(series, snapshots.RawNearMint), asOf)
 		day = p.Day
 	}
-	return NewMarketView(printings, finish, day), nil
+	prov, err := ReadProvenance(r, c)
+	if err != nil {
+		return MarketView{}, err
+	}
+	return NewMarketView(printings, finish, day).WithProvenance(prov), nil
 }

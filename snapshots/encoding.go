@@ -371,11 +371,20 @@ func DecodePrintings(b []byte, variants []string) ([]Printing, error) {
 
 const trendingRowSize = 4 + 1 + 1 + 8 + 4 + 8
 
+// trendingRowFeed is the bit of a trending row's flags byte that says
+// TrendingRow.Feed (the estimate flags use the low bits; older snapshots
+// never set it).
+const trendingRowFeed = 0x80
+
 // EncodeTrendingRows appends the encoding of a ranking's rows to dst.
 func EncodeTrendingRows(dst []byte, rows []TrendingRow) []byte {
 	for _, r := range rows {
 		dst = binary.LittleEndian.AppendUint32(dst, r.Ordinal)
-		dst = append(dst, r.Finish, byte(r.Flags))
+		flags := byte(r.Flags)
+		if r.Feed {
+			flags |= trendingRowFeed
+		}
+		dst = append(dst, r.Finish, flags)
 		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(r.Value))
 		dst = binary.LittleEndian.AppendUint32(dst, uint32(r.SampleSize))
 		dst = binary.LittleEndian.AppendUint64(dst, uint64(r.PriceCents))
@@ -393,7 +402,8 @@ func DecodeTrendingRows(dst []TrendingRow, b []byte, keep func(*TrendingRow) boo
 		r := TrendingRow{
 			Ordinal:    binary.LittleEndian.Uint32(b[0:]),
 			Finish:     b[4],
-			Flags:      estimate.Flags(b[5]),
+			Flags:      estimate.Flags(b[5] &^ trendingRowFeed),
+			Feed:       b[5]&trendingRowFeed != 0,
 			Value:      math.Float64frombits(binary.LittleEndian.Uint64(b[6:])),
 			SampleSize: int32(binary.LittleEndian.Uint32(b[14:])),
 			PriceCents: int64(binary.LittleEndian.Uint64(b[18:])),

@@ -137,3 +137,49 @@ func CardmarketURL(game, name string) string {
 	}
 	return "https://www.cardmarket.com/en/" + g + "/Products/Search?searchString=" + url.QueryEscape(name)
 }
+
+// MarketLink is one printing of a card at the marketplaces, as the API
+// shows it (card payloads' market_ids): the printing, Cardmarket's
+// idProduct and TCGplayer's productId for it (null when the catalog has
+// none) and their pages.
+type MarketLink struct {
+	// Variant is the printing (null for a card without variants).
+	Variant       *string `json:"variant"`
+	Cardmarket    *int64  `json:"cardmarket"`
+	CardmarketURL *string `json:"cardmarket_url"`
+	TCGplayer     *int64  `json:"tcgplayer"`
+	TCGplayerURL  *string `json:"tcgplayer_url"`
+}
+
+// MarketLinks lists c's printings that have a product at either
+// marketplace (ProductOf), in Variants order; empty (not nil) when none.
+// Cardmarket's link is its search for the card's name (CardmarketURL).
+func MarketLinks(c *Card) []MarketLink {
+	out := []MarketLink{}
+	if len(c.MarketIDs) == 0 {
+		return out
+	}
+	for f := range c.Printings() {
+		cm, tcg := c.ProductOf(MarketIDCardmarket, f), c.ProductOf(MarketIDTCGplayer, f)
+		if cm == 0 && tcg == 0 {
+			continue
+		}
+		l := MarketLink{}
+		if v := c.variantOf(f); v != "" {
+			l.Variant = &v
+		}
+		if cm != 0 {
+			u := CardmarketURL(c.Game, c.Name)
+			l.Cardmarket = &cm
+			if u != "" {
+				l.CardmarketURL = &u
+			}
+		}
+		if tcg != 0 {
+			u := TCGplayerURL(tcg)
+			l.TCGplayer, l.TCGplayerURL = &tcg, &u
+		}
+		out = append(out, l)
+	}
+	return out
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/cardedge/cardedge/estimate"
 )
 
 // Provenance: where the market numbers of a snapshot built from real
@@ -31,8 +33,9 @@ var sourceNames = []string{SourceOwn, SourceObserved, SourceTCGplayer, SourceCar
 
 // StaleAfterDays is how many days a source may go without a file before its
 // numbers are stale: a source whose last day is more than this many days
-// before as_of is stale (MarketSourceStatus.Stale, Quote.Stale).
-const StaleAfterDays = 2
+// before as_of is stale (MarketSourceStatus.Stale, Quote.Stale). It is the
+// methodology's (estimate.Default.Sources.StaleAfterDays).
+const StaleAfterDays = estimate.SourceStaleAfterDays
 
 // MarketSourceStatus is one real source of a snapshot (Manifest.Sources).
 type MarketSourceStatus struct {

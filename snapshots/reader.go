@@ -53,6 +53,11 @@ type Reader interface {
 	// CardByPartnerID returns the card with a partner product id (the first
 	// in catalog order when cards of two languages share it). ENOTFOUND.
 	CardByPartnerID(game string, productID int64) (*Card, error)
+	// CardByMarketID returns the card one of whose printings has product
+	// id at marketplace market (MarketIDTCGplayer or MarketIDCardmarket;
+	// the card's MarketIDs): for TCGplayer the card whose partner product
+	// id it is first, else the first in catalog order. ENOTFOUND.
+	CardByMarketID(game, market string, id int64) (*Card, error)
 	// Cards returns the game's cards in catalog order (index = Ordinal).
 	// The slice and the cards are shared and must not be modified.
 	Cards(game string) ([]*Card, error)
@@ -133,6 +138,10 @@ type Reader interface {
 	// SetDaily returns a set's daily verified sales, oldest first, one entry
 	// per day with sales.
 	SetDaily(game, setID string) ([]DailyStat, error)
+
+	// ProvenanceReader reads where a card's market numbers come from (a
+	// build from real sources; nil for the synthetic default).
+	ProvenanceReader
 
 	// Dir is the snapshot directory (for the index and gold.sqlite).
 	Dir() string

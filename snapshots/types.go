@@ -332,6 +332,10 @@ type TrendingRow struct {
 	SampleSize int32
 	PriceCents int64 // fmv of the row's reference series at as_of (see TrendValues)
 	Flags      estimate.Flags
+	// Feed: the row's reference series is a fresh source's (a build from
+	// real sources): it passes the liquidity rule without verified sales
+	// (estimate.Methodology.LiquidFeed).
+	Feed bool
 }
 
 // DailyStat is one day of a market, set or card volume series.

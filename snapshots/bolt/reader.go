@@ -75,6 +75,9 @@ type gameCatalog struct {
 	cards     []*snapshots.Card
 	byID      map[string]*snapshots.Card // lower-cased id
 	byPartner map[int64]*snapshots.Card
+	// byMarket maps each marketplace's product ids of the cards' printings
+	// (MarketIDs) to the first card in catalog order that has it.
+	byMarket map[string]map[int64]*snapshots.Card
 	sets      []*snapshots.Set
 	setByID   map[string]*snapshots.Set // lower-cased id
 	setCards  map[string][]*snapshots.Card
@@ -163,6 +166,7 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string, meter *snapshots
 	g := &gameCatalog{
 		byID:      map[string]*snapshots.Card{},
 		byPartner: map[int64]*snapshots.Card{},
+		byMarket:  map[string]map[int64]*snapshots.Card{snapshots.MarketIDTCGplayer: {}, snapshots.MarketIDCardmarket: {}},
 		setByID:   map[string]*snapshots.Set{},
 		setCards:  map[string][]*snapshots.Card{},
 	}
@@ -205,6 +209,10 @@ func loadGame(catalog *bbolt.DB, market *bbolt.Tx, game string, meter *snapshots
 			// printing): the first in catalog order keeps it.
 			if _, taken := g.byPartner[c.PartnerProductID]; c.PartnerProductID != 0 && !taken {
 				g.byPartner[c.PartnerProductID] = c
+			}
+			for _, m := range c.MarketIDs {
+				g.addMarketID(snapshots.MarketIDTCGplayer, m.TCGplayer, c)
+				g.addMarketID(snapshots.MarketIDCardmarket, m.Cardmarket, c)
 			}
 			key := strings.ToLower(c.SetID)
 			g.setCards[key] = append(g.setCards[key], c)
@@ -349,6 +357,28 @@ func (r *Reader) CardByPartnerID(game string, productID int64) (*snapshots.Card,
 		return nil, apperr.Errorf(apperr.ENOTFOUND, "no %s card has partner product id %d", game, productID)
 	}
 	return c, nil
+}
+
+// addMarketID files product id of market for c unless 0 or taken.
+func (g *gameCatalog) addMarketID(market string, id int64, c *snapshots.Card) {
+	if _, taken := g.byMarket[market][id]; id != 0 && !taken {
+		g.byMarket[market][id] = c
+	}
+}
+
+// CardByMarketID implements snapshots.Reader.
+func (r *Reader) CardByMarketID(game, market string, id int64) (*snapshots.Card, error) {
+	g, err := r.game(game)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := g.byPartner[id]; ok && market == snapshots.MarketIDTCGplayer {
+		return c, nil
+	}
+	if c, ok := g.byMarket[market][id]; ok {
+		return c, nil
+	}
+	return nil, apperr.Errorf(apperr.ENOTFOUND, "no %s card has %s product id %d", game, market, id)
 }
 
 // Cards implements snapshots.Reader.
