@@ -78,11 +78,11 @@ type gameCatalog struct {
 	// byMarket maps each marketplace's product ids of the cards' printings
 	// (MarketIDs) to the first card in catalog order that has it.
 	byMarket map[string]map[int64]*snapshots.Card
-	sets      []*snapshots.Set
-	setByID   map[string]*snapshots.Set // lower-cased id
-	setCards  map[string][]*snapshots.Card
-	listings  []*snapshots.Listing
-	base      []uint8 // by ordinal: the card's base printing
+	sets     []*snapshots.Set
+	setByID  map[string]*snapshots.Set // lower-cased id
+	setCards map[string][]*snapshots.Card
+	listings []*snapshots.Listing
+	base     []uint8 // by ordinal: the card's base printing
 	// cardRows holds, per per-card bucket and card ordinal, the value in
 	// market.bolt (nil: the card has no row there).
 	cardRows [numCardBuckets][][]byte
