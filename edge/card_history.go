@@ -110,7 +110,11 @@ func handlePartnerHistory(r *request) (any, error) {
 		return nil, err
 	}
 	start, limited := r.windowStart()
-	return pricing.NewPartnerHistory(c, sales, r.snap.AsOf, start, limited, r.p.int("limit")), nil
+	prov, err := pricing.ReadProvenance(r.snap.Reader, c)
+	if err != nil {
+		return nil, err
+	}
+	return pricing.NewPartnerHistory(c, sales, prov, r.snap.AsOf, start, limited, r.p.int("limit")), nil
 }
 
 func handlePriceHistory(r *request) (any, error) {

@@ -93,26 +93,66 @@ type PartnerDay struct {
 
 // PartnerHistory is partner-history.v1.
 type PartnerHistory struct {
-	CardID           string       `json:"card_id"`
-	Marketplace      string       `json:"marketplace"`
-	PartnerProductID *int64       `json:"partner_product_id"`
-	Limit            int          `json:"limit"`
-	TotalDays        int          `json:"total_days"`
-	Truncated        bool         `json:"truncated"`
-	WindowStart      *string      `json:"window_start"`
-	Items            []PartnerDay `json:"items"`
-	Basis            string       `json:"basis"`
+	CardID           string  `json:"card_id"`
+	Marketplace      string  `json:"marketplace"`
+	PartnerProductID *int64  `json:"partner_product_id"`
+	Limit            int     `json:"limit"`
+	TotalDays        int     `json:"total_days"`
+	Truncated        bool    `json:"truncated"`
+	WindowStart      *string `json:"window_start"`
+	// Finish is the printing whose market price the days give (the card's
+	// base printing when it has a price-feed row that day).
+	Finish *string      `json:"finish"`
+	Items  []PartnerDay `json:"items"`
+	// Source is where market_price_usd comes from (tcgplayer: the partner
+	// marketplace's price file or feed; synthetic in the synthetic
+	// market), Synthetic whether it is synthesized.
+	Source    string `json:"source" enum:"tcgplayer,synthetic"`
+	Synthetic bool   `json:"synthetic"`
+	// Sources are every source's daily history of the printing, each
+	// grade apart, never blended (a snapshot built from real sources: each
+	// source's headline field day by day; empty otherwise), the most recent
+	// limit days in the window, oldest first.
+	Sources []SourceHistory `json:"sources"`
+	Basis   string          `json:"basis"`
+}
+
+// SourceHistory is one source's daily history of one field, printing and
+// grade of a card.
+type SourceHistory struct {
+	Source    string          `json:"source" enum:"tcgplayer,cardmarket,pricecharting"`
+	Field     string          `json:"field"`
+	Finish    *string         `json:"finish"`
+	Grade     string          `json:"grade"`
+	Currency  string          `json:"currency"`
+	Stale     bool            `json:"stale"`
+	TotalDays int             `json:"total_days"`
+	Items     []SourceDayItem `json:"items"`
+}
+
+// SourceDayItem is one day of a source: its number in USD and as the
+// source gave it (amount, in the history's currency), and the day of the
+// ECB rate that converted it (null for USD).
+type SourceDayItem struct {
+	Date     string  `json:"date"`
+	PriceUSD float64 `json:"price_usd"`
+	Amount   float64 `json:"amount"`
+	RateDate *string `json:"rate_date"`
 }
 
 // NewPartnerHistory is the partner marketplace's days of card c up to asOf
-// (from start when limited): each day's price-feed median and verified
-// sales, the most recent limit days, oldest first.
-func NewPartnerHistory(c *snapshots.Card, sales []snapshots.Sale, asOf, start snapshots.Day, limited bool, limit int) PartnerHistory {
+// (from start when limited): each day's price-feed median (of the base
+// printing, else of the first printing with a row that day) and verified
+// sales, the most recent limit days, oldest first; and every source's days
+// of the base printing from the card's provenance p.
+func NewPartnerHistory(c *snapshots.Card, sales []snapshots.Sale, p Provenance, asOf, start snapshots.Day, limited bool, limit int) PartnerHistory {
 	type acc struct {
-		feed  int64
-		n     int
-		cents int64
+		feed   int64
+		finish int
+		n      int
+		cents  int64
 	}
+	base := snapshots.BasePrinting(c)
 	byDay := map[snapshots.Day]*acc{}
 	for _, s := range sales {
 		if s.Marketplace != snapshots.MarketPartner || s.Day > asOf || (limited && s.Day < start) {
@@ -120,11 +160,13 @@ func NewPartnerHistory(c *snapshots.Card, sales []snapshots.Sale, asOf, start sn
 		}
 		a := byDay[s.Day]
 		if a == nil {
-			a = &acc{}
+			a = &acc{finish: -1}
 			byDay[s.Day] = a
 		}
 		if s.Flags&snapshots.SalePriceFeed != 0 {
-			a.feed = s.PriceCents
+			if a.finish < 0 || (int(s.Finish) == base && a.finish != base) {
+				a.feed, a.finish = s.PriceCents, int(s.Finish)
+			}
 		} else if !s.Hidden() {
 			a.n++
 			a.cents += s.PriceCents
@@ -144,14 +186,51 @@ func NewPartnerHistory(c *snapshots.Card, sales []snapshots.Sale, asOf, start sn
 		a := byDay[d]
 		items = append(items, PartnerDay{Date: d.String(), MarketPriceUSD: snapshots.USDOrNil(a.feed), Sales: a.n, VolumeUSD: snapshots.USD(a.cents)})
 	}
-	out := PartnerHistory{CardID: c.ID, Marketplace: "partner", Limit: limit, TotalDays: total, Truncated: total > len(items), Items: items,
-		Basis: "market_price_usd is the partner price feed's daily market median (not a sale); sales and volume are verified partner sales"}
+	origin := p.SaleOrigin(&snapshots.Sale{Flags: snapshots.SalePriceFeed})
+	out := PartnerHistory{CardID: c.ID, Marketplace: "partner", Limit: limit, TotalDays: total, Truncated: total > len(items),
+		Finish: jsontext.StrOrNil(PrintingName(c, base)), Items: items, Source: origin.Source, Synthetic: origin.Synthetic,
+		Sources: sourceHistories(c, p, base, asOf, start, limited, limit),
+		Basis: "market_price_usd is the partner price feed's daily market median (not a sale; TCGplayer's market price in a snapshot built from its files); " +
+			"sales and volume are verified partner sales; sources are each source's own days, in its currency and in USD (see /api/v3/methodology, sources)"}
 	if c.PartnerProductID != 0 {
 		id := c.PartnerProductID
 		out.PartnerProductID = &id
 	}
 	if limited {
 		out.WindowStart = jsontext.StrOrNil(start.String())
+	}
+	return out
+}
+
+// sourceHistories are the card's sources' histories of printing finish
+// (p.Sources.History) up to asOf, from start when limited, the most recent
+// limit days of each.
+func sourceHistories(c *snapshots.Card, p Provenance, finish int, asOf, start snapshots.Day, limited bool, limit int) []SourceHistory {
+	out := []SourceHistory{}
+	if p.Sources == nil {
+		return out
+	}
+	for _, h := range p.Sources.History {
+		if int(h.Finish) != finish {
+			continue
+		}
+		var items []SourceDayItem
+		for _, pt := range h.Points {
+			if pt.Day > asOf || (limited && pt.Day < start) {
+				continue
+			}
+			it := SourceDayItem{Date: pt.Day.String(), PriceUSD: snapshots.USD(pt.Cents), Amount: snapshots.USD(pt.Amount)}
+			if pt.RateDay != 0 {
+				it.RateDate = jsontext.StrOrNil(pt.RateDay.String())
+			}
+			items = append(items, it)
+		}
+		total := len(items)
+		if len(items) > limit {
+			items = items[len(items)-limit:]
+		}
+		out = append(out, SourceHistory{Source: h.Source, Field: h.Field, Finish: jsontext.StrOrNil(PrintingName(c, finish)), Grade: h.Grade.String(),
+			Currency: h.Currency, Stale: p.SourceStale(h.Source), TotalDays: total, Items: jsontext.NonNil(items)})
 	}
 	return out
 }
@@ -165,6 +244,8 @@ type PrintingHistory struct {
 	Series   []snapshots.PriceSeries
 	Grade    *snapshots.PriceSeries
 	Estimate snapshots.Estimate
+	// Origin is where the grade's series comes from.
+	Origin Origin
 }
 
 // ReadHistory reads grade g of printing finish (BaseRead: the base
@@ -178,6 +259,11 @@ func ReadHistory(r snapshots.Reader, c *snapshots.Card, finish int, g snapshots.
 	if h.Estimate, _, err = PrintingEstimate(r, c, h.Printing, g); err != nil {
 		return PrintingHistory{}, err
 	}
+	prov, err := ReadProvenance(r, c)
+	if err != nil {
+		return PrintingHistory{}, err
+	}
+	h.Origin = prov.SeriesOrigin(h.Printing, g)
 	return h, nil
 }
 
@@ -206,9 +292,15 @@ type PriceHistory struct {
 	AvailableGrades []string   `json:"available_grades"`
 	// Estimate is the series as of as_of: the values (null at confidence
 	// none, with a note), sample size, last sale, confidence and flags.
-	Estimate   EstimateRow `json:"estimate"`
-	PriceBasis string      `json:"price_basis"`
-	Order      string      `json:"order"`
+	Estimate EstimateRow `json:"estimate"`
+	// Source is where the series comes from: a source's file (tcgplayer,
+	// cardmarket, pricecharting: each point is its number of the day),
+	// observed (the estimator over verified sales) or synthetic; Synthetic
+	// whether it is synthesized.
+	Source     string `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic  bool   `json:"synthetic"`
+	PriceBasis string `json:"price_basis"`
+	Order      string `json:"order"`
 }
 
 // PriceHistoryRequest asks for a page of a price history: the grade, the
@@ -238,13 +330,9 @@ func NewPriceHistory(requested, target *snapshots.Card, h PrintingHistory, q Pri
 		Finish: jsontext.StrOrNil(PrintingName(target, h.Printing)), BaseFinish: h.Printing == snapshots.BasePrinting(target),
 		Method: q.Method, Interval: q.Interval, From: fromDate(q.From, q.FromSet),
 		To: q.To.String(), Total: total, Offset: q.Offset, Limit: q.Limit, Items: append([]PointRow{}, pts[begin:end]...), AvailableGrades: grades,
-		Estimate: NewEstimateRow(h.Estimate),
-		PriceBasis: map[string]string{
-			MethodFMV:    "exponentially smoothed daily medians of the accepted verified sales of this printing and grade (outliers set aside; see /api/v3/methodology)",
-			MethodTVWAP:  "trailing 7-day, recency-weighted average of the accepted verified sales of this printing and grade",
-			MethodMedian: "median of the trailing 7 days' accepted verified sales of this printing and grade",
-		}[q.Method],
-		Order: "oldest first; the page holds the newest points after skipping offset newer ones",
+		Estimate: NewEstimateRow(h.Estimate), Source: h.Origin.Source, Synthetic: h.Origin.Synthetic,
+		PriceBasis: historyBasis(h.Origin, q.Method),
+		Order:      "oldest first; the page holds the newest points after skipping offset newer ones",
 	}
 }
 
@@ -321,4 +409,17 @@ func NewVWAP(r snapshots.Reader, c *snapshots.Card, q VWAPRequest) (VWAP, error)
 		out.VWAPUSD = &v
 	}
 	return out, nil
+}
+
+// historyBasis says what the points of a series of origin o are, by method.
+func historyBasis(o Origin, method string) string {
+	if o.Field != "" {
+		return SourceLabel(o.Source) + "'s " + o.Field + " price of this printing and grade, one point per day of its files (fmv, tvwap and median are that number alike; " +
+			"a day without a file keeps the last one); see /api/v3/methodology, sources"
+	}
+	return map[string]string{
+		MethodFMV:    "exponentially smoothed daily medians of the accepted verified sales of this printing and grade (outliers set aside; see /api/v3/methodology)",
+		MethodTVWAP:  "trailing 7-day, recency-weighted average of the accepted verified sales of this printing and grade",
+		MethodMedian: "median of the trailing 7 days' accepted verified sales of this printing and grade",
+	}[method]
 }

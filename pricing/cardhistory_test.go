@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -19,26 +21,55 @@ func mustCard(tb testing.TB, id string) *snapshots.Card {
 }
 
 func TestNewPartnerHistory(t *testing.T) {
-	c := &snapshots.Card{ID: "x", PartnerProductID: 42}
+	c := &snapshots.Card{ID: "x", PartnerProductID: 42, Variants: []string{"holo", "reverse"}}
 	feed, flagged := uint8(snapshots.SalePriceFeed), uint8(snapshots.SaleFlagged)
 	sales := []snapshots.Sale{ // newest first
 		{Day: 31, Marketplace: snapshots.MarketPartner, PriceCents: 999}, // after as_of
+		{Day: 30, Marketplace: snapshots.MarketPartner, Flags: feed, PriceCents: 777, Finish: 1},
 		{Day: 30, Marketplace: snapshots.MarketPartner, Flags: feed, PriceCents: 500},
 		{Day: 30, Marketplace: snapshots.MarketPartner, PriceCents: 450},
 		{Day: 30, Marketplace: snapshots.MarketPartner, PriceCents: 550},
 		{Day: 30, Marketplace: snapshots.MarketEbay, PriceCents: 10000},
 		{Day: 20, Marketplace: snapshots.MarketPartner, Flags: flagged, PriceCents: 1},
-		{Day: 10, Marketplace: snapshots.MarketPartner, Flags: feed, PriceCents: 400},
+		{Day: 10, Marketplace: snapshots.MarketPartner, Flags: feed, PriceCents: 400, Finish: 1}, // the only row that day
 	}
-	got := pricing.NewPartnerHistory(c, sales, 30, 0, false, 365)
+	synthetic := pricing.Provenance{Market: snapshots.MarketSynthetic}
+	got := pricing.NewPartnerHistory(c, sales, synthetic, 30, 0, false, 365)
 	want := []pricing.PartnerDay{{Date: snapshots.Day(10).String(), MarketPriceUSD: snapshots.USDOrNil(400)},
 		{Date: snapshots.Day(20).String()}, {Date: snapshots.Day(30).String(), MarketPriceUSD: snapshots.USDOrNil(500), Sales: 2, VolumeUSD: 10}}
 	if mustJSON(t, got.Items) != mustJSON(t, want) || got.TotalDays != 3 || got.Truncated || *got.PartnerProductID != 42 || got.WindowStart != nil {
 		t.Fatalf("all days: %s", mustJSON(t, got))
 	}
-	got = pricing.NewPartnerHistory(c, sales, 30, 15, true, 1)
+	if got.Source != "synthetic" || !got.Synthetic || len(got.Sources) != 0 || *got.Finish != "holo" {
+		t.Errorf("synthetic market: source %s synthetic %v sources %v finish %v", got.Source, got.Synthetic, got.Sources, *got.Finish)
+	}
+	got = pricing.NewPartnerHistory(c, sales, synthetic, 30, 15, true, 1)
 	if len(got.Items) != 1 || got.Items[0].Date != want[2].Date || got.TotalDays != 2 || !got.Truncated || *got.WindowStart != snapshots.Day(15).String() {
 		t.Fatalf("from day 15, one day: %s", mustJSON(t, got))
+	}
+
+	// From real sources: every source's days of the base printing, in its
+	// currency and in USD, within the window and limit.
+	files := pricing.Provenance{Market: snapshots.MarketSources,
+		Manifest: &snapshots.Manifest{Sources: []snapshots.MarketSourceStatus{{Name: "cardmarket", Stale: true}, {Name: "tcgplayer"}}},
+		Sources: &snapshots.CardSources{History: []snapshots.SourceSeries{
+			{Source: "tcgplayer", Field: "market", Finish: 0, Grade: snapshots.RawNearMint, Currency: "USD", Points: []snapshots.SourcePoint{
+				{Day: 10, Cents: 400, Amount: 400}, {Day: 30, Cents: 500, Amount: 500}}},
+			{Source: "cardmarket", Field: "trend", Finish: 0, Grade: snapshots.RawNearMint, Currency: "EUR", Points: []snapshots.SourcePoint{
+				{Day: 10, Cents: 416, Amount: 400, RateDay: 9}, {Day: 29, Cents: 525, Amount: 500, RateDay: 29}, {Day: 31, Cents: 1, Amount: 1, RateDay: 31}}},
+			{Source: "tcgplayer", Field: "market", Finish: 1, Grade: snapshots.RawNearMint, Currency: "USD", Points: []snapshots.SourcePoint{{Day: 30, Cents: 777, Amount: 777}}},
+		}}}
+	got = pricing.NewPartnerHistory(c, sales, files, 30, 15, true, 5)
+	day := func(d snapshots.Day) *string { s := d.String(); return &s }
+	holo := "holo"
+	wantSources := []pricing.SourceHistory{
+		{Source: "tcgplayer", Field: "market", Finish: &holo, Grade: "raw:near_mint", Currency: "USD", TotalDays: 1,
+			Items: []pricing.SourceDayItem{{Date: snapshots.Day(30).String(), PriceUSD: 5, Amount: 5}}},
+		{Source: "cardmarket", Field: "trend", Finish: &holo, Grade: "raw:near_mint", Currency: "EUR", Stale: true, TotalDays: 1,
+			Items: []pricing.SourceDayItem{{Date: snapshots.Day(29).String(), PriceUSD: 5.25, Amount: 5, RateDate: day(29)}}},
+	}
+	if diff := cmp.Diff(wantSources, got.Sources); diff != "" || got.Source != "tcgplayer" || got.Synthetic {
+		t.Errorf("sources (-want +got):\n%s\nsource %s synthetic %v", diff, got.Source, got.Synthetic)
 	}
 }
 

@@ -106,6 +106,8 @@ type CardMarket struct {
 	// Series are the price series of each printing read so far (by
 	// finish); Market reads a printing's when it needs them.
 	Series map[int][]snapshots.PriceSeries
+	// Prov is where the card's numbers come from.
+	Prov   Provenance
 	reader snapshots.Reader
 }
 
@@ -120,6 +122,9 @@ func LoadCardMarket(r snapshots.Reader, c *snapshots.Card, asOf snapshots.Day) (
 		return nil, err
 	}
 	if m.Listings, err = r.Listings(c.Game, c.ID); err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
+		return nil, err
+	}
+	if m.Prov, err = ReadProvenance(r, c); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -148,6 +153,9 @@ type Market struct {
 	AskShippingCents int64
 	AskPlatform      string
 	AskDay           snapshots.Day
+
+	// Where the midprice, the last sale and the ask come from.
+	MidOrigin, LastOrigin, AskOrigin Origin
 }
 
 // StatusOf is the midprice status of an estimate (see StatusOK).
@@ -167,7 +175,7 @@ func StatusOf(e snapshots.Estimate, sold bool) string {
 // the card's variants; see PrintingOf). Last and Ask are of that printing
 // (a listing that names no known variant is the base printing's).
 func (m *CardMarket) Market(g snapshots.Grade, finish int) Market {
-	out := Market{Grade: g, Finish: finish, AsOf: m.AsOf}
+	out := Market{Grade: g, Finish: finish, AsOf: m.AsOf, MidOrigin: m.Prov.SeriesOrigin(finish, g)}
 	out.Estimate = snapshots.Estimate{Grade: g, LastSaleDay: snapshots.NoDay}
 	for i := range m.Printings {
 		if int(m.Printings[i].Finish) == finish {
@@ -182,6 +190,7 @@ func (m *CardMarket) Market(g snapshots.Grade, finish int) Market {
 		}
 		out.LastCents, out.LastDay = s.PriceCents, s.Day
 		out.LastMarketplace, out.LastTradeType = s.Marketplace.String(), s.TradeType.String()
+		out.LastOrigin = m.Prov.SaleOrigin(s)
 		break
 	}
 	out.MidSales = int(out.Estimate.SampleSize)
@@ -204,6 +213,10 @@ func (m *CardMarket) Market(g snapshots.Grade, finish int) Market {
 		l := &m.Listings[i]
 		if l.Grade == gs && ListingPrinting(m.Card, l) == finish && l.AskCents > 0 {
 			out.AskCents, out.AskShippingCents, out.AskPlatform, out.AskDay = l.AskCents, l.ShippingCents, l.Platform, l.ListedDay
+			out.AskOrigin = m.Prov.SalesOrigin()
+			if l.Synthetic {
+				out.AskOrigin = Origin{Source: snapshots.SourceSynthetic, Synthetic: true}
+			}
 			break
 		}
 	}
@@ -224,6 +237,8 @@ type Price struct {
 	Cents int64
 	Day   snapshots.Day
 	Basis string
+	// Origin is where the price comes from.
+	Origin Origin
 }
 
 // Pick applies the quote rule to one grade: the midprice when usable, else
@@ -233,16 +248,21 @@ func (m Market) Pick() (p Price, ok bool) {
 	g := m.Grade.String()
 	switch {
 	case m.Usable():
-		p = Price{Grade: m.Grade, Label: LabelMidprice, Cents: m.MidCents, Day: m.MidDay}
+		p = Price{Grade: m.Grade, Label: LabelMidprice, Cents: m.MidCents, Day: m.MidDay, Origin: m.MidOrigin}
+		if o := m.MidOrigin; o.Field != "" {
+			p.Basis = fmt.Sprintf("midprice: %s's %s price of %s of this printing from its file of %s, in force on %s: a marketplace's market price, not a sale; confidence %s (status %s)",
+				SourceLabel(o.Source), o.Field, g, m.MidDay, m.AsOf, m.Estimate.Confidence, m.MidStatus)
+			break
+		}
 		p.Basis = fmt.Sprintf("midprice: fmv of %s of this printing (exponentially smoothed daily medians of accepted verified sales, outliers set aside) in force on %s, last moved %s; "+
 			"%s in the %d days to %s, confidence %s (status %s)",
 			g, m.AsOf, m.MidDay, plural(m.MidSales, "accepted verified sale"), estimate.Default.SampleDays, m.AsOf, m.Estimate.Confidence, m.MidStatus)
 	case m.LastCents > 0:
-		p = Price{Grade: m.Grade, Label: LabelLast, Cents: m.LastCents, Day: m.LastDay}
+		p = Price{Grade: m.Grade, Label: LabelLast, Cents: m.LastCents, Day: m.LastDay, Origin: m.LastOrigin}
 		p.Basis = fmt.Sprintf("last verified %s sale of this printing on %s (%s, %s), %s; no usable midprice (status %s): not a live market price",
 			g, m.LastDay, m.LastMarketplace, m.LastTradeType, daysBefore(m.AsOf, m.LastDay), m.MidStatus)
 	case m.AskCents > 0:
-		p = Price{Grade: m.Grade, Label: LabelAsk, Cents: m.AskCents, Day: m.AskDay}
+		p = Price{Grade: m.Grade, Label: LabelAsk, Cents: m.AskCents, Day: m.AskDay, Origin: m.AskOrigin}
 		p.Basis = fmt.Sprintf("cheapest current %s ask of this printing on %s, listed %s, shipping $%.2f extra; an asking price, not a sale: no usable midprice and no verified sale",
 			g, m.AskPlatform, m.AskDay, snapshots.USD(m.AskShippingCents))
 	default:

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
@@ -16,8 +17,9 @@ import (
 // number (Own, Partner, Observed).
 
 // SourceOptions are the values of a prices request's source: own, partner,
-// observed, or all (own and partner side by side).
-var SourceOptions = []string{SourceOwn, SourcePartner, SourceObserved, "all"}
+// observed, a source's file (tcgplayer, cardmarket, pricecharting), or all
+// (own and partner side by side).
+var SourceOptions = []string{SourceOwn, SourcePartner, SourceObserved, SourceTCGplayer, SourceCardmarket, SourcePriceCharting, "all"}
 
 // PricesRequest asks for the current prices of cards.
 type PricesRequest struct {
@@ -53,8 +55,37 @@ type PriceQuote struct {
 	Marketplace *string `json:"marketplace,omitempty"`
 	TradeType   *string `json:"trade_type,omitempty"`
 	SaleID      *string `json:"sale_id,omitempty"`
+	// A source's file (tcgplayer, cardmarket, pricecharting; partner in a
+	// snapshot built from them) only: the field price_usd is, the number
+	// as the source gave it (amount in currency) and, for a currency other
+	// than USD, the ECB rate applied (USD per unit) and its day; the
+	// source's product id and how it was matched to the card; every field
+	// of the source's row for the printing and grade.
+	Field     *string              `json:"field,omitempty"`
+	Amount    *float64             `json:"amount,omitempty"`
+	Currency  *string              `json:"currency,omitempty"`
+	Rate      *float64             `json:"rate,omitempty"`
+	RateDate  *string              `json:"rate_date,omitempty"`
+	ProductID *string              `json:"product_id,omitempty"`
+	Match     *string              `json:"match,omitempty"`
+	Fields    map[string]FeedField `json:"fields,omitempty"`
+	// Source is where the price comes from (tcgplayer, cardmarket,
+	// pricecharting, observed or synthetic: for own, the source that made
+	// the series); Synthetic whether it is synthesized; Stale whether the
+	// source had no file for more than 2 days (for own: its estimate is
+	// flagged stale).
+	Source    string `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic bool   `json:"synthetic"`
+	Stale     bool   `json:"stale"`
 	// Note says why price_usd is null.
 	Note string `json:"note,omitempty"`
+}
+
+// FeedField is one field of a source's row: in USD and as the source gave
+// it (in the quote's currency).
+type FeedField struct {
+	PriceUSD float64 `json:"price_usd"`
+	Amount   float64 `json:"amount"`
 }
 
 // PriceCard names the card of a prices item.
@@ -165,14 +196,17 @@ func CurrentPrices(v *live.View, q PricesRequest) (*Prices, error) {
 
 // CardPrices computes the named sources' current prices as of asOf of
 // printing finish of card c in grade g (one function per source: Own,
-// Partner, Observed).
+// Partner, Observed, FeedPrice), each with its origin.
 func CardPrices(r snapshots.Reader, asOf snapshots.Day, c *snapshots.Card, finish int, g snapshots.Grade, sources []string) (map[string]*PriceQuote, error) {
 	f := OnePrinting(c, finish)
 	out := map[string]*PriceQuote{}
+	prov, err := ReadProvenance(r, c)
+	if err != nil {
+		return nil, err
+	}
 	var sales []snapshots.Sale
 	for _, s := range sources {
-		if s != SourceOwn && sales == nil {
-			var err error
+		if (s == SourcePartner || s == SourceObserved) && sales == nil {
 			if sales, err = r.Sales(c.Game, c.ID); err != nil {
 				return nil, err
 			}
@@ -180,16 +214,31 @@ func CardPrices(r snapshots.Reader, asOf snapshots.Day, c *snapshots.Card, finis
 		var sp SourcePrice
 		switch s {
 		case SourceOwn:
-			var err error
 			if sp, err = Own(r, c, finish, g, asOf); err != nil {
 				return nil, err
 			}
+			sp.Origin = prov.SeriesOrigin(finish, g)
+			sp.Stale = sp.Estimate != nil && sp.Estimate.Flags&estimate.FlagStale != 0
 		case SourcePartner:
+			if prov.Market == snapshots.MarketSources {
+				sp = FeedPrice(prov, SourceTCGplayer, finish, g) // the partner marketplace's own file
+				break
+			}
 			sp = Partner(sales, g, f, asOf)
+			sp.Origin = prov.SalesOrigin()
 		case SourceObserved:
 			sp = Observed(sales, g, f, asOf)
+			sp.Origin = prov.SalesOrigin()
+			if sp.Sale != nil {
+				sp.Origin = prov.SaleOrigin(sp.Sale)
+			}
+		default:
+			sp = FeedPrice(prov, s, finish, g)
 		}
-		pq := &PriceQuote{Note: sp.Note}
+		pq := &PriceQuote{Note: sp.Note, Source: sp.Origin.Source, Synthetic: sp.Origin.Synthetic, Stale: sp.Stale}
+		if q := sp.Quote; q != nil {
+			pq.setFeed(q, sp.Fields)
+		}
 		if sp.Note == "" {
 			pq.PriceUSD = snapshots.USDOrNil(sp.Cents)
 			ds, age := sp.Day.String(), int(asOf-sp.Day)
@@ -206,4 +255,20 @@ func CardPrices(r snapshots.Reader, asOf snapshots.Day, c *snapshots.Card, finis
 		out[s] = pq
 	}
 	return out, nil
+}
+
+// setFeed fills the fields of a source's file price from its headline quote
+// q and its row's quotes.
+func (pq *PriceQuote) setFeed(q *snapshots.Quote, row []snapshots.Quote) {
+	amount, field, currency := snapshots.USD(q.Amount), q.Field, q.Currency
+	pq.Field, pq.Amount, pq.Currency = &field, &amount, &currency
+	if q.RateDay != 0 {
+		rate, rd := q.Rate, q.RateDay.String()
+		pq.Rate, pq.RateDate = &rate, &rd
+	}
+	pq.ProductID, pq.Match = jsontext.StrOrNil(q.Product), jsontext.StrOrNil(q.Match)
+	pq.Fields = make(map[string]FeedField, len(row))
+	for _, x := range row {
+		pq.Fields[x.Field] = FeedField{PriceUSD: snapshots.USD(x.Cents), Amount: snapshots.USD(x.Amount)}
+	}
 }

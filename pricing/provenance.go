@@ -32,12 +32,14 @@ type Origin struct {
 type Provenance struct {
 	Market  string
 	Sources *snapshots.CardSources
+	// Manifest is the snapshot's (nil: no source is known stale).
+	Manifest *snapshots.Manifest
 }
 
 // ReadProvenance reads card c's provenance from r. Only a snapshot built
 // from sources has any to read.
 func ReadProvenance(r snapshots.Reader, c *snapshots.Card) (Provenance, error) {
-	p := Provenance{Market: r.Manifest().MarketSource}
+	p := Provenance{Market: r.Manifest().MarketSource, Manifest: r.Manifest()}
 	if p.Market != snapshots.MarketSources {
 		return p, nil
 	}
@@ -71,12 +73,12 @@ func (p Provenance) SalesOrigin() Origin {
 
 // SaleOrigin is the origin of one of the card's sale rows: synthesized
 // (the synthetic default, SaleSynthetic), TCGplayer's market price (a
-// partner price-feed row of a build from sources), else an observed sale.
+// partner price-feed row), else an observed sale.
 func (p Provenance) SaleOrigin(s *snapshots.Sale) Origin {
 	switch {
 	case p.Market == snapshots.MarketSynthetic || s.Flags&snapshots.SaleSynthetic != 0:
 		return Origin{Source: snapshots.SourceSynthetic, Synthetic: true}
-	case p.Market == snapshots.MarketSources && s.Flags&snapshots.SalePriceFeed != 0:
+	case s.Flags&snapshots.SalePriceFeed != 0: // the partner marketplace's price feed
 		return Origin{Source: snapshots.SourceTCGplayer, Field: "market"}
 	}
 	return Origin{Source: snapshots.SourceObserved}
@@ -98,6 +100,20 @@ func (p Provenance) RowOrigin(finish int, slab bool) Origin {
 		}
 	}
 	return p.SalesOrigin()
+}
+
+// SourceStale reports whether the snapshot's manifest says source is stale
+// (no file for more than snapshots.StaleAfterDays days before as_of).
+func (p Provenance) SourceStale(source string) bool {
+	if p.Manifest == nil {
+		return false
+	}
+	for _, s := range p.Manifest.Sources {
+		if s.Name == source {
+			return s.Stale
+		}
+	}
+	return false
 }
 
 // SourceLabel names a source for people: the marketplaces' and guide's own

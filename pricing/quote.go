@@ -42,7 +42,11 @@ type Midprice struct {
 	LastSaleDate *string  `json:"last_sale_date"`
 	Confidence   string   `json:"confidence"`
 	Flags        []string `json:"flags"`
-	Note         string   `json:"note,omitempty"`
+	// Source is where the fmv comes from (a source's file, observed sales
+	// or synthetic), Synthetic whether it is synthesized.
+	Source    string `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic bool   `json:"synthetic"`
+	Note      string `json:"note,omitempty"`
 }
 
 // QuoteResult is the quote of one reference. Status is resolved, ambiguous
@@ -88,11 +92,17 @@ type quoteJSON struct {
 	PriceUSD   *float64  `json:"price_usd"`
 	PriceDate  *string   `json:"price_date"`
 	PriceBasis string    `json:"price_basis"`
-	Midprice   *Midprice `json:"midprice"`
+	// Source is where price_usd comes from (null when nothing was priced),
+	// Synthetic whether it is synthesized.
+	Source    *string   `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic bool      `json:"synthetic"`
+	Midprice  *Midprice `json:"midprice"`
 	Tried      []string  `json:"grades_tried"`
 	Message    string    `json:"message,omitempty"`
 	// Understood says how a free-text reference was read.
 	Understood *resolve.Understood `json:"understood,omitempty"`
+	// MarketIDs are the card's printings at the marketplaces.
+	MarketIDs []snapshots.MarketLink `json:"market_ids"`
 }
 
 type unresolvedJSON struct {
@@ -120,7 +130,7 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 	j := quoteJSON{
 		Ref: q.Ref, Status: q.Status, ResolvedBy: q.ResolvedBy, Game: c.Game, CardID: c.ID, Name: c.Name, SetID: c.SetID,
 		SetName: q.SetName, Number: c.Number, Language: c.Language, Grade: q.Grade, Midprice: q.Mid, Tried: q.Tried, Message: q.Message,
-		Understood: q.Understood,
+		Understood: q.Understood, MarketIDs: snapshots.MarketLinks(c),
 	}
 	if q.Finish >= 0 {
 		j.Finish, j.BaseFinish = strOrNil(PrintingName(c, q.Finish)), q.Finish == snapshots.BasePrinting(c)
@@ -130,6 +140,7 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 	if p := q.Price; p != nil {
 		label, usd, day := p.Label, snapshots.USD(p.Cents), p.Day.String()
 		j.Label, j.PriceUSD, j.PriceDate, j.PriceBasis = &label, &usd, &day, p.Basis
+		j.Source, j.Synthetic = &p.Origin.Source, p.Origin.Synthetic
 	} else {
 		j.PriceBasis = "no price: no usable midprice, verified sale or current ask for " + strings.Join(q.Tried, " or ")
 		if j.Finish != nil {
@@ -287,7 +298,8 @@ func QuoteCard(src *live.View, c *snapshots.Card, grades []snapshots.Grade, fini
 func NewMidprice(m Market) *Midprice {
 	e := m.Estimate
 	mid := &Midprice{Status: m.MidStatus, PriceUSD: snapshots.USDOrNil(m.MidCents), Sales: m.MidSales, Window: estimate.Default.SampleDays, Basis: "fmv",
-		SampleSize: int(e.SampleSize), LastSaleDate: LastSaleDate(e), Confidence: e.Confidence.String(), Flags: FlagNames(e.Flags)}
+		SampleSize: int(e.SampleSize), LastSaleDate: LastSaleDate(e), Confidence: e.Confidence.String(), Flags: FlagNames(e.Flags),
+		Source: m.MidOrigin.Source, Synthetic: m.MidOrigin.Synthetic}
 	if m.MidCents == 0 {
 		mid.Note = NoteNone(e)
 	}

@@ -8,20 +8,39 @@ import (
 // different products and never blended into one number; the quote rule
 // (Market, Pick) is yet another, which falls back from one to the next.
 const (
-	// SourceOwn is our fmv of the grade (the price the card routes show).
+	// SourceOwn is our fmv of the grade (the price the card routes show):
+	// in a snapshot built from real sources, the series of one source
+	// (its quote's source says which), else the estimator over verified
+	// sales.
 	SourceOwn = "own"
-	// SourcePartner is the partner price feed's latest daily market median.
+	// SourcePartner is the partner price feed's latest daily market median:
+	// TCGplayer's market price in a snapshot built from real sources.
 	SourcePartner = "partner"
 	// SourceObserved is the latest verified executed sale of the grade.
 	SourceObserved = "observed"
+	// The sources' files (a snapshot built from real sources): each
+	// source's numbers of its newest day (FeedPrice).
+	SourceTCGplayer     = snapshots.SourceTCGplayer
+	SourceCardmarket    = snapshots.SourceCardmarket
+	SourcePriceCharting = snapshots.SourcePriceCharting
 )
+
+// headlineFields are the sources' headline fields: the number a source's
+// price is (PriceCharting has one per grade).
+var headlineFields = map[string]string{SourceTCGplayer: "market", SourceCardmarket: "trend"}
 
 // SourceBasis says what each source's price is.
 var SourceBasis = map[string]string{
 	SourceOwn: "fmv: our fair market value of the grade in the printing named in finish (the card's base printing unless finish is given), exponentially smoothed daily medians of " +
 		"accepted verified sales (outliers set aside); null with a note at confidence none; date is the day of its last point",
-	SourcePartner:  "the partner marketplace price feed's latest daily market median of the grade in the printing: a median, not an executed sale",
+	SourcePartner: "the partner marketplace price feed's latest daily market median of the grade in the printing: a median, not an executed sale " +
+		"(in a snapshot built from real sources, TCGplayer's market price of its newest file, as source=tcgplayer)",
 	SourceObserved: "the latest verified executed sale of the grade in the printing on any marketplace (quality-flagged, low-confidence identity and price-feed rows excluded)",
+	SourceTCGplayer: "TCGplayer's market price of the grade in the printing from its newest daily price file (tcgcsv), in USD, with every field of the row (market, low, mid, high, direct_low): " +
+		"a marketplace's market price, not a sale; stale after 2 days without a file",
+	SourceCardmarket: "Cardmarket's trend price of the grade in the printing from its newest price guide, in EUR (amount, currency) converted to USD with the ECB reference rate of its day (rate, rate_date), " +
+		"with every field of the guide (avg, low, trend, avg1, avg7, avg30): not a sale; stale after 2 days without a file",
+	SourcePriceCharting: "PriceCharting's guide price of the grade in the printing (its column of the grade), in USD, from the newest guide: not a sale; stale after 2 days without a file",
 }
 
 // SourcePrice is one source's current price of a card in a grade as of a
@@ -33,7 +52,53 @@ type SourcePrice struct {
 	Sale *snapshots.Sale
 	// Estimate is the estimate behind an own price (nil otherwise).
 	Estimate *snapshots.Estimate
-	Note     string
+	// Quote is the source's headline number behind a file's price, and
+	// Fields every number of its row (nil otherwise).
+	Quote  *snapshots.Quote
+	Fields []snapshots.Quote
+	// Origin is where the price comes from; Stale says the source's file
+	// (or the estimate's sales) is stale.
+	Origin Origin
+	Stale  bool
+	Note   string
+}
+
+// FeedPrice is source's price of grade g in printing finish of the card of
+// provenance p: its headline number (TCGplayer's market, Cardmarket's
+// trend, PriceCharting's column of the grade) of its newest day, with the
+// row's other numbers. None (with a note) when the source has no number
+// for them.
+func FeedPrice(p Provenance, source string, finish int, g snapshots.Grade) SourcePrice {
+	sp := SourcePrice{Origin: Origin{Source: source}}
+	head := -1
+	if p.Sources != nil {
+		for _, q := range p.Sources.Quotes {
+			if q.Source != source || int(q.Finish) != finish || q.Grade != g {
+				continue
+			}
+			if f, ok := headlineFields[source]; head < 0 && (!ok || q.Field == f) {
+				head = len(sp.Fields)
+			}
+			sp.Fields = append(sp.Fields, q)
+		}
+	}
+	if head < 0 {
+		sp.Note = "no " + SourceLabel(source) + " " + headlineName(source) + " price for " + g.String() + " of this printing"
+		if p.Market != snapshots.MarketSources {
+			sp.Note += " (this snapshot was not built from " + SourceLabel(source) + "'s files: its manifest's market_source is " + p.Market + ")"
+		}
+		return sp
+	}
+	q := &sp.Fields[head]
+	sp.Quote, sp.Cents, sp.Day, sp.Stale, sp.Origin.Field = q, q.Cents, q.Day, q.Stale, q.Field
+	return sp
+}
+
+func headlineName(source string) string {
+	if f, ok := headlineFields[source]; ok {
+		return f
+	}
+	return "guide"
 }
 
 // Own is the fmv of grade g of printing finish of card c in force on asOf:
@@ -68,7 +133,7 @@ func Partner(sales []snapshots.Sale, g snapshots.Grade, f Finish, asOf snapshots
 	for i := range sales {
 		s := &sales[i]
 		if s.Flags&snapshots.SalePriceFeed != 0 && s.Marketplace == snapshots.MarketPartner && s.Grade == g && s.Day <= asOf && f.Sale(s) {
-			return SourcePrice{Cents: s.PriceCents, Day: s.Day}
+			return SourcePrice{Cents: s.PriceCents, Day: s.Day, Stale: int(asOf-s.Day) > snapshots.StaleAfterDays}
 		}
 	}
 	return SourcePrice{Note: "no partner price-feed row for " + g.String() + " of this printing (the feed covers raw:near_mint of cards listed on the partner marketplace)"}

@@ -56,8 +56,13 @@ type TrendingItem struct {
 	// shorter windows.
 	SampleSize int      `json:"sample_size"`
 	Flags      []string `json:"flags"`
-	Sales30d   int      `json:"sales_30d"`
-	Volume30d  float64  `json:"volume_30d_usd"`
+	// Source is where price_usd (and price_pct's prices) come from: a
+	// source's file (tcgplayer, cardmarket, pricecharting), observed
+	// (verified sales) or synthetic; Synthetic whether it is synthesized.
+	Source    string  `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic bool    `json:"synthetic"`
+	Sales30d  int     `json:"sales_30d"`
+	Volume30d float64 `json:"volume_30d_usd"`
 }
 
 // Liquidity is the filter of a leaderboard: a row ranks with at least
@@ -72,6 +77,14 @@ type Liquidity struct {
 // DefaultLiquidity is the liquidity rule of estimate.Default.
 func DefaultLiquidity() Liquidity {
 	return Liquidity{MinSales: estimate.Default.Liquidity.MinSales, MinPriceCents: estimate.Default.MinPriceCents()}
+}
+
+// KeepRow reports whether a leaderboard row passes l: by its verified
+// sales and price (Keep), or, its reference series being a fresh source's
+// (TrendingRow.Feed), by its price alone while l asks for no more sales than
+// the methodology's rule (estimate.Methodology.LiquidFeed).
+func (l Liquidity) KeepRow(row *snapshots.TrendingRow) bool {
+	return l.Keep(int(row.SampleSize), row.PriceCents) || (row.Feed && estimate.Default.LiquidFeed(l.MinSales, row.PriceCents, l.MinPriceCents))
 }
 
 // IsDefault reports whether l is the default rule (the precomputed
@@ -114,7 +127,7 @@ type Leaderboard struct {
 func FilterRows(rows []snapshots.TrendingRow, l Liquidity) Leaderboard {
 	out := make([]snapshots.TrendingRow, 0, len(rows)/4)
 	for _, row := range rows {
-		if !math.IsNaN(row.Value) && l.Keep(int(row.SampleSize), row.PriceCents) {
+		if !math.IsNaN(row.Value) && l.KeepRow(&row) {
 			out = append(out, row)
 		}
 	}
@@ -132,12 +145,12 @@ func Trending(r snapshots.Reader, game, metric, window, lang string, l Liquidity
 }
 
 // NewTrendingItem is printing p of card c (of set s, nil when unknown)
-// ranked rank on row's value of metric.
-func NewTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, p *snapshots.Printing, metric string, row snapshots.TrendingRow) TrendingItem {
+// ranked rank on row's value of metric, its price from origin o.
+func NewTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, p *snapshots.Printing, metric string, row snapshots.TrendingRow, o Origin) TrendingItem {
 	it := TrendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: SetRef{ID: c.SetID}, Language: c.Language, Rarity: jsontext.StrOrNil(c.Rarity),
 		Finish: jsontext.StrOrNil(PrintingName(c, int(row.Finish))), BaseFinish: int(row.Finish) == snapshots.BasePrinting(c),
 		Metric: metric, Value: snapshots.Round2(row.Value), PriceUSD: snapshots.USDOrNil(row.PriceCents),
-		SampleSize: int(row.SampleSize), Flags: FlagNames(row.Flags)}
+		SampleSize: int(row.SampleSize), Flags: FlagNames(row.Flags), Source: o.Source, Synthetic: o.Synthetic}
 	if s != nil {
 		it.Set.Name = s.Name
 	}
@@ -178,7 +191,11 @@ func Ranked(r snapshots.Reader, game, metric string, lb Leaderboard, asc bool, o
 			e, _ := EstimateOf(p, lb.refs[j])
 			row.Flags = e.Flags
 		}
-		items = append(items, NewTrendingItem(i+1, c, set, p, metric, row))
+		prov, err := ReadProvenance(r, c)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, NewTrendingItem(i+1, c, set, p, metric, row, prov.RowOrigin(int(row.Finish), strings.HasPrefix(metric, "slab_"))))
 	}
 	return items, nil
 }
@@ -223,8 +240,12 @@ func CustomTrending(r snapshots.Reader, asOf snapshots.Day, game, metric string,
 		}
 		var v float64
 		stats := snapshots.TrendingStats(cum, series, asOf, days, keep)
+		feed := false
 		if !l.Keep(stats.Sample, stats.PriceCents) {
-			return nil
+			var err error
+			if feed, err = freshFeed(r, asOf, c, finish, stats.Ref, series, l); err != nil || !feed {
+				return err
+			}
 		}
 		if metric == "new_listings" {
 			n := listings[printingKey{c.Ordinal, finish}]
@@ -236,7 +257,7 @@ func CustomTrending(r snapshots.Reader, asOf snapshots.Day, game, metric string,
 			v, _ = stats.Metric(base)
 		}
 		if !math.IsNaN(v) {
-			out = append(out, row{snapshots.TrendingRow{Ordinal: c.Ordinal, Finish: uint8(finish), Value: v, SampleSize: int32(stats.Sample), PriceCents: stats.PriceCents}, stats.Ref})
+			out = append(out, row{snapshots.TrendingRow{Ordinal: c.Ordinal, Finish: uint8(finish), Value: v, SampleSize: int32(stats.Sample), PriceCents: stats.PriceCents, Feed: feed}, stats.Ref})
 		}
 		return nil
 	})
@@ -257,6 +278,25 @@ func CustomTrending(r snapshots.Reader, asOf snapshots.Day, game, metric string,
 		lb.Rows[i], lb.refs[i] = x.TrendingRow, x.ref
 	}
 	return lb, nil
+}
+
+// freshFeed reports whether a row of printing finish of c that failed l by
+// its sales passes by the feed rule (Liquidity.KeepRow): its reference
+// series (grade ref of series) is a fresh source's and its price passes.
+// Only a snapshot built from sources has such rows.
+func freshFeed(r snapshots.Reader, asOf snapshots.Day, c *snapshots.Card, finish int, ref snapshots.Grade, series []snapshots.PriceSeries, l Liquidity) (bool, error) {
+	if r.Manifest().MarketSource != snapshots.MarketSources {
+		return false, nil
+	}
+	p, ok := snapshots.PointAt(snapshots.SeriesOf(series, ref), asOf)
+	if !ok || !estimate.Default.SourceFresh(int(asOf-p.Day)) || !estimate.Default.LiquidFeed(l.MinSales, p.FMVCents, l.MinPriceCents) {
+		return false, nil
+	}
+	prov, err := ReadProvenance(r, c)
+	if err != nil {
+		return false, err
+	}
+	return prov.SeriesOrigin(finish, ref).Field != "", nil
 }
 
 // ListingPrinting is the printing of card c listing l is for: the variant
