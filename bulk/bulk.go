@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/cardedge/cardedge/snapshots"
 )
 
 // Dir is the directory of the bulk files inside a snapshot.
@@ -33,15 +35,16 @@ type Kind struct {
 
 // Kinds are the files of each game, in listing order.
 var Kinds = []Kind{
-	{"cards", "Every card of the game: ids, set, number, rarity, printings (variants), partner product id, gameplay facts, and today's " +
-		"market per printing (raw near-mint fmv with sample size, confidence and flags; sales, volume and listings).", "playground"},
+	{"cards", "Every card of the game: ids, set, number, rarity, printings (variants), partner product id, each printing's marketplace ids, gameplay facts, and today's " +
+		"market per printing (raw near-mint fmv with its source, sample size, confidence and flags; sales, volume and listings).", "playground"},
 	{"sets", "Every set (one language edition per row): ids, name, series, release date, printed and total card counts, the catalog's " +
 		"card count, and the last 30 days' verified sales.", "playground"},
 	{"prices", "Today's estimate of every card x printing x grade with a price series: fmv, tvwap and median in USD, sample size, " +
-		"last sale date, confidence and flags (the estimator of /api/v3/methodology; fmv is null at confidence none).", "playground"},
+		"last sale date, confidence and flags (the estimator of /api/v3/methodology; fmv is null at confidence none), and its source " +
+		"(a marketplace's file, observed sales or synthetic).", "playground"},
 	{"price-history", fmt.Sprintf("The daily price series of every card x printing x grade over the last %d days up to as_of: one row "+
 		"per day with verified sales (a day without a row keeps the previous row's values), and an opening row on the first day "+
-		"carrying the price in force (carried_from).", HistoryDays), "elite"},
+		"carrying the price in force (carried_from); each row says its series' source.", HistoryDays), "elite"},
 }
 
 // KindOf returns the kind named name.
@@ -63,10 +66,16 @@ func FileName(game, kind string) string { return game + "-" + kind }
 type Index struct {
 	Format int    `json:"format"`
 	AsOf   string `json:"as_of"` // the snapshot's "today"
-	// MarketSource is the snapshot's: "synthetic" (generated market data)
-	// or "feed" (market feeds supplied to the build).
+	// MarketSource is the snapshot's: "synthetic" (generated market data),
+	// "feed" (cardedge's own market feeds supplied to the build) or
+	// "sources" (the marketplaces' files: each row's source says whose
+	// number it is); Synthetic says the market data is synthesized.
 	MarketSource string `json:"market_source"`
-	Files        []File `json:"files"`
+	Synthetic    bool   `json:"synthetic"`
+	// MarketSources are the real sources of a build from them (the
+	// manifest's: each one's last day, days held, stale).
+	MarketSources []snapshots.MarketSourceStatus `json:"market_sources,omitempty"`
+	Files         []File                         `json:"files"`
 }
 
 // File is one file of an Index.

@@ -18,29 +18,32 @@ import (
 
 // cardRow is one line of <game>-cards.
 type cardRow struct {
-	CardID           string        `json:"card_id"`
-	Game             string        `json:"game"`
-	Language         string        `json:"language"`
-	SourceID         string        `json:"source_id"`
-	Name             string        `json:"name"`
-	NameLanguage     string        `json:"name_language"`
-	Set              setRef        `json:"set"`
-	Number           string        `json:"number"`
-	Rarity           *string       `json:"rarity"`
-	Supertype        *string       `json:"supertype"`
-	Subtypes         []string      `json:"subtypes"`
-	Colors           []string      `json:"colors"`
-	NationalDex      []int         `json:"national_dex"`
-	Variants         []string      `json:"variants"`
-	ENCardID         *string       `json:"en_card_id"`
-	ENMatch          *string       `json:"en_match"`
-	PartnerProductID *int64        `json:"partner_product_id"`
-	Play             *resolve.Play `json:"play"`
-	Source           string        `json:"source"`
-	MarketSources    []string      `json:"market_sources"`
-	Venues           []string      `json:"venues"`
-	Market           cardMarket    `json:"market"`
-	Printings        []printingRow `json:"printings"`
+	CardID           string   `json:"card_id"`
+	Game             string   `json:"game"`
+	Language         string   `json:"language"`
+	SourceID         string   `json:"source_id"`
+	Name             string   `json:"name"`
+	NameLanguage     string   `json:"name_language"`
+	Set              setRef   `json:"set"`
+	Number           string   `json:"number"`
+	Rarity           *string  `json:"rarity"`
+	Supertype        *string  `json:"supertype"`
+	Subtypes         []string `json:"subtypes"`
+	Colors           []string `json:"colors"`
+	NationalDex      []int    `json:"national_dex"`
+	Variants         []string `json:"variants"`
+	ENCardID         *string  `json:"en_card_id"`
+	ENMatch          *string  `json:"en_match"`
+	PartnerProductID *int64   `json:"partner_product_id"`
+	// MarketIDs are the marketplaces' product ids and pages of each
+	// printing.
+	MarketIDs     []snapshots.MarketLink `json:"market_ids"`
+	Play          *resolve.Play          `json:"play"`
+	Source        string                 `json:"source"`
+	MarketSources []string               `json:"market_sources"`
+	Venues        []string               `json:"venues"`
+	Market        cardMarket             `json:"market"`
+	Printings     []printingRow          `json:"printings"`
 }
 
 type setRef struct {
@@ -51,12 +54,16 @@ type setRef struct {
 // cardMarket is the card's market: the base printing's raw near-mint price,
 // and sales, volume and listings of every printing.
 type cardMarket struct {
-	PriceUSD     *float64 `json:"price_usd"`
-	PriceDate    *string  `json:"price_date"`
-	Volume30dUSD float64  `json:"volume_30d_usd"`
-	Sales30d     int      `json:"sales_30d"`
-	SalesAll     int      `json:"sales_all"`
-	Listings     int      `json:"listings"`
+	PriceUSD  *float64 `json:"price_usd"`
+	PriceDate *string  `json:"price_date"`
+	// Source is where price_usd comes from, Synthetic whether it is
+	// synthesized (pricing.Origin).
+	Source       string  `json:"source"`
+	Synthetic    bool    `json:"synthetic"`
+	Volume30dUSD float64 `json:"volume_30d_usd"`
+	Sales30d     int     `json:"sales_30d"`
+	SalesAll     int     `json:"sales_all"`
+	Listings     int     `json:"listings"`
 }
 
 // printingRow is one printing of a card with its raw near-mint estimate.
@@ -64,6 +71,8 @@ type printingRow struct {
 	Finish       *string  `json:"finish"`
 	Base         bool     `json:"base"`
 	PriceUSD     *float64 `json:"price_usd"`
+	Source       string   `json:"source"`
+	Synthetic    bool     `json:"synthetic"`
 	SampleSize   int32    `json:"sample_size"`
 	LastSaleDate *string  `json:"last_sale_date"`
 	Confidence   string   `json:"confidence"`
@@ -108,13 +117,13 @@ func dayOrNil(d snapshots.Day) *string {
 	return &s
 }
 
-func newCardRow(c *snapshots.Card, set *snapshots.Set, ps []snapshots.Printing) cardRow {
+func newCardRow(c *snapshots.Card, set *snapshots.Set, ps []snapshots.Printing, prov pricing.Provenance) cardRow {
 	row := cardRow{
 		CardID: c.ID, Game: c.Game, Language: c.Language, SourceID: c.SourceID, Name: c.Name, NameLanguage: c.NameLanguage,
 		Set: setRef{ID: c.SetID}, Number: c.Number, Rarity: jsontext.StrOrNil(c.Rarity), Supertype: jsontext.StrOrNil(c.Supertype),
 		Subtypes: jsontext.NonNil(c.Subtypes), Colors: jsontext.NonNil(c.Colors), NationalDex: c.NationalDex, Variants: c.Variants,
 		ENCardID: jsontext.StrOrNil(c.ENCardID), ENMatch: jsontext.StrOrNil(c.ENMatch), Play: resolve.NewPlay(c.Play), Source: c.Source,
-		MarketSources: jsontext.NonNil(c.MarketSources), Venues: jsontext.NonNil(c.Venues),
+		MarketSources: jsontext.NonNil(c.MarketSources), Venues: jsontext.NonNil(c.Venues), MarketIDs: snapshots.MarketLinks(c),
 		Market:    cardMarket{Volume30dUSD: snapshots.USD(c.Volume30dCents), Sales30d: c.Sales30d, SalesAll: c.SalesAll, Listings: c.Listings},
 		Printings: make([]printingRow, len(ps)),
 	}
@@ -130,15 +139,19 @@ func newCardRow(c *snapshots.Card, set *snapshots.Set, ps []snapshots.Printing) 
 		// A printing without raw near-mint sales has the zero estimate:
 		// confidence none, no price, no flags.
 		e, _ := pricing.EstimateOf(p, snapshots.RawNearMint)
+		o := prov.SeriesOrigin(int(p.Finish), snapshots.RawNearMint)
 		pr := printingRow{
-			Finish: jsontext.StrOrNil(p.Name), Base: p.Base, PriceUSD: snapshots.USDOrNil(e.Shown()),
+			Finish: jsontext.StrOrNil(p.Name), Base: p.Base, PriceUSD: snapshots.USDOrNil(e.Shown()), Source: o.Source, Synthetic: o.Synthetic,
 			SampleSize: e.SampleSize, LastSaleDate: pricing.LastSaleDate(e), Confidence: e.Confidence.String(), Flags: pricing.FlagNames(e.Flags),
 			Volume30dUSD: snapshots.USD(p.Volume30dCents), Sales30d: p.Sales30d, SalesAll: p.SalesAll, Listings: p.Listings,
 			LowAskUSD: snapshots.USDOrNil(p.LowAskCents),
 		}
 		row.Printings[i] = pr
-		if p.Base && pr.PriceUSD != nil && c.PriceCents > 0 {
-			row.Market.PriceUSD, row.Market.PriceDate = pr.PriceUSD, dayOrNil(c.PriceDay)
+		if p.Base {
+			row.Market.Source, row.Market.Synthetic = o.Source, o.Synthetic
+			if pr.PriceUSD != nil && c.PriceCents > 0 {
+				row.Market.PriceUSD, row.Market.PriceDate = pr.PriceUSD, dayOrNil(c.PriceDay)
+			}
 		}
 	}
 	return row
@@ -224,8 +237,18 @@ func appendSeriesHead(b []byte, c *snapshots.Card, p *snapshots.Printing, g snap
 	return jsontext.AppendString(b, g.String(), false)
 }
 
-// appendPriceRow appends one line of <game>-prices (without the newline).
-func appendPriceRow(b []byte, c *snapshots.Card, p *snapshots.Printing, e *snapshots.Estimate) []byte {
+// appendOrigin appends the keys every prices and price-history row ends
+// with: source and synthetic.
+func appendOrigin(b []byte, o pricing.Origin) []byte {
+	b = append(b, `,"source":`...)
+	b = jsontext.AppendString(b, o.Source, false)
+	b = append(b, `,"synthetic":`...)
+	return strconv.AppendBool(b, o.Synthetic)
+}
+
+// appendPriceRow appends one line of <game>-prices (without the newline):
+// estimate e, from origin o.
+func appendPriceRow(b []byte, c *snapshots.Card, p *snapshots.Printing, e *snapshots.Estimate, o pricing.Origin) []byte {
 	b = appendSeriesHead(b, c, p, e.Grade)
 	// At confidence none the API shows no value (the methodology's rule):
 	// the last values are the series' last row in price-history.
@@ -247,13 +270,14 @@ func appendPriceRow(b []byte, c *snapshots.Card, p *snapshots.Printing, e *snaps
 	b = jsontext.AppendString(b, e.Confidence.String(), false)
 	b = append(b, `,"flags":`...)
 	b = appendFlags(b, e.Flags)
+	b = appendOrigin(b, o)
 	return append(b, '}')
 }
 
 // appendHistoryRow appends one line of <game>-price-history (without the
 // newline): the point pt shown on day (carried from pt.Day when they
 // differ).
-func appendHistoryRow(b []byte, c *snapshots.Card, p *snapshots.Printing, g snapshots.Grade, day snapshots.Day, pt *snapshots.PricePoint) []byte {
+func appendHistoryRow(b []byte, c *snapshots.Card, p *snapshots.Printing, g snapshots.Grade, day snapshots.Day, pt *snapshots.PricePoint, o pricing.Origin) []byte {
 	b = appendSeriesHead(b, c, p, g)
 	b = append(b, `,"date":"`...)
 	b = day.AppendFormat(b)
@@ -279,5 +303,6 @@ func appendHistoryRow(b []byte, c *snapshots.Card, p *snapshots.Printing, g snap
 	} else {
 		b = append(b, "null"...)
 	}
+	b = appendOrigin(b, o)
 	return append(b, '}')
 }

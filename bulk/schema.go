@@ -159,6 +159,13 @@ func flagsSchema(desc string) map[string]any {
 	return m
 }
 
+// sourceSchema is a source of prices (pricing.Origin).
+func sourceSchema(what string) map[string]any {
+	return enum(what+": a marketplace's or guide's file (tcgplayer, cardmarket, pricecharting: a snapshot built from them), "+
+		"observed (the estimator over verified sales) or synthetic (the synthetic market).",
+		[]string{snapshots.SourceTCGplayer, snapshots.SourceCardmarket, snapshots.SourcePriceCharting, snapshots.SourceObserved, snapshots.SourceSynthetic})
+}
+
 func games() []string { return []string{"pokemon", "onepiece"} }
 
 func cardSchema(game string) map[string]any {
@@ -166,6 +173,8 @@ func cardSchema(game string) map[string]any {
 		"finish":         orNull("string", "The printing: one of the card's variants; null for a card without known variants (one printing)."),
 		"base":           typ("boolean", "Whether this is the card's base printing, the one it is priced in when no printing is asked."),
 		"price_usd":      usdOrNull("raw:near_mint fmv of the printing; null without a price or at confidence none."),
+		"source":         sourceSchema("Where price_usd comes from"),
+		"synthetic":      typ("boolean", "Whether price_usd is synthesized."),
 		"sample_size":    count("Accepted verified raw:near_mint sales of the trailing 90 days."),
 		"last_sale_date": dateOrNull("The last accepted verified raw:near_mint sale."),
 		"confidence":     enum("Confidence of price_usd (see /api/v3/methodology).", confidences),
@@ -195,14 +204,24 @@ func cardSchema(game string) map[string]any {
 		"variants":           strsOrNull("The card's printings (finishes), null when unknown."),
 		"en_card_id":         orNull("string", "On non-English rows: the related English card, when one could be established."),
 		"en_match":           orNull("string", "How en_card_id was found: same-image (exact) or fingerprint (heuristic)."),
-		"partner_product_id": map[string]any{"type": []any{"integer", "null"}, "description": "The partner marketplace's product id; null when the card has none."},
-		"play":               playSchema(game),
-		"source":             typ("string", "The catalog source of the row (its license is in the listing's sources)."),
-		"market_sources":     strs("Off-chain marketplaces with verified sales of the card."),
-		"venues":             strs("On-chain venues with verified sales of the card."),
+		"partner_product_id": map[string]any{"type": []any{"integer", "null"}, "description": "The partner marketplace's (TCGplayer's) product id of the base printing; null when the card has none."},
+		"market_ids": map[string]any{"type": "array", "description": "Each printing with a marketplace product id: Cardmarket's idProduct and TCGplayer's productId, and their pages.",
+			"items": object(map[string]any{
+				"variant":        orNull("string", "The printing; null for a card without known variants."),
+				"cardmarket":     orNull("integer", "Cardmarket's idProduct (its price guide's); null when none."),
+				"cardmarket_url": orNull("string", "Cardmarket's search for the card (its product pages are addressed by slugs the guide does not carry)."),
+				"tcgplayer":      orNull("integer", "TCGplayer's productId; null when none."),
+				"tcgplayer_url":  orNull("string", "TCGplayer's product page."),
+			})},
+		"play":           playSchema(game),
+		"source":         typ("string", "The catalog source of the row (its license is in the listing's sources)."),
+		"market_sources": strs("Off-chain marketplaces with verified sales of the card."),
+		"venues":         strs("On-chain venues with verified sales of the card."),
 		"market": object(map[string]any{
 			"price_usd":      usdOrNull("raw:near_mint fmv of the base printing; null without a price or at confidence none."),
 			"price_date":     dateOrNull("Day of the last price point behind price_usd."),
+			"source":         sourceSchema("Where price_usd comes from"),
+			"synthetic":      typ("boolean", "Whether price_usd is synthesized."),
 			"volume_30d_usd": usd("Verified sales volume over the last 30 days, every printing and grade."),
 			"sales_30d":      count("Verified sales over the last 30 days, every printing and grade."),
 			"sales_all":      count("Verified sales, all history, every printing and grade."),
@@ -272,6 +291,8 @@ func priceSchema() map[string]any {
 	p["last_sale_date"] = dateOrNull("The last accepted verified sale; null when none.")
 	p["confidence"] = enum("high, medium, low or none (see /api/v3/methodology).", confidences)
 	p["flags"] = flagsSchema("thin, solo, outlier_excluded, stale.")
+	p["source"] = sourceSchema("Where the series comes from")
+	p["synthetic"] = typ("boolean", "Whether the series is synthesized.")
 	return object(p)
 }
 
@@ -286,5 +307,7 @@ func historySchema() map[string]any {
 	p["confidence"] = enum("", confidences)
 	p["flags"] = flagsSchema("thin, outlier_excluded.")
 	p["carried_from"] = dateOrNull("On the series' first row only: the earlier day whose values are in force on date (no sale on date); null on every other row.")
+	p["source"] = sourceSchema("Where the series comes from")
+	p["synthetic"] = typ("boolean", "Whether the series is synthesized.")
 	return object(p)
 }

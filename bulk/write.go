@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -48,7 +49,7 @@ func Write(ctx context.Context, r snapshots.Reader, dir string, opts Options) (*
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bulk: %w", err)
 	}
-	ix := &Index{Format: FormatVersion, AsOf: m.AsOf, MarketSource: m.MarketSource}
+	ix := &Index{Format: FormatVersion, AsOf: m.AsOf, MarketSource: m.MarketSource, Synthetic: m.Synthetic(), MarketSources: m.Sources}
 	for _, game := range m.Games {
 		for _, k := range Kinds {
 			name := FileName(game, k.Name)
@@ -245,9 +246,13 @@ func writeRows(ctx context.Context, r snapshots.Reader, game, kind string, asOf 
 		if err != nil {
 			return err
 		}
+		prov, err := pricing.ReadProvenance(r, c)
+		if err != nil {
+			return err
+		}
 		switch kind {
 		case "cards":
-			if rw.buf, err = appendJSONRow(rw.buf[:0], newCardRow(c, setByID[c.SetID], ps)); err != nil {
+			if rw.buf, err = appendJSONRow(rw.buf[:0], newCardRow(c, setByID[c.SetID], ps, prov)); err != nil {
 				return err
 			}
 			if err := rw.row(rw.buf); err != nil {
@@ -257,7 +262,8 @@ func writeRows(ctx context.Context, r snapshots.Reader, game, kind string, asOf 
 			for pi := range ps {
 				p := &ps[pi]
 				for ei := range p.Estimates {
-					rw.buf = appendPriceRow(rw.buf[:0], c, p, &p.Estimates[ei])
+					e := &p.Estimates[ei]
+					rw.buf = appendPriceRow(rw.buf[:0], c, p, e, prov.SeriesOrigin(int(p.Finish), e.Grade))
 					if err := rw.row(rw.buf); err != nil {
 						return err
 					}
@@ -271,7 +277,7 @@ func writeRows(ctx context.Context, r snapshots.Reader, game, kind string, asOf 
 					return err
 				}
 				for si := range series {
-					if err := writeHistory(rw, c, p, &series[si], from, asOf); err != nil {
+					if err := writeHistory(rw, c, p, &series[si], from, asOf, prov.SeriesOrigin(int(p.Finish), series[si].Grade)); err != nil {
 						return err
 					}
 				}
@@ -286,20 +292,20 @@ func writeRows(ctx context.Context, r snapshots.Reader, game, kind string, asOf 
 // writeHistory writes the rows of one series from day from to asOf: the
 // point in force on from (carried from an earlier day) when the series has
 // one and no point falls on from, then every point of the range.
-func writeHistory(rw *rowWriter, c *snapshots.Card, p *snapshots.Printing, s *snapshots.PriceSeries, from, asOf snapshots.Day) error {
+func writeHistory(rw *rowWriter, c *snapshots.Card, p *snapshots.Printing, s *snapshots.PriceSeries, from, asOf snapshots.Day, o pricing.Origin) error {
 	pts := s.Points
 	i := 0
 	for i < len(pts) && pts[i].Day < from {
 		i++
 	}
 	if i > 0 && (i == len(pts) || pts[i].Day > from) {
-		rw.buf = appendHistoryRow(rw.buf[:0], c, p, s.Grade, from, &pts[i-1])
+		rw.buf = appendHistoryRow(rw.buf[:0], c, p, s.Grade, from, &pts[i-1], o)
 		if err := rw.row(rw.buf); err != nil {
 			return err
 		}
 	}
 	for ; i < len(pts) && pts[i].Day <= asOf; i++ {
-		rw.buf = appendHistoryRow(rw.buf[:0], c, p, s.Grade, pts[i].Day, &pts[i])
+		rw.buf = appendHistoryRow(rw.buf[:0], c, p, s.Grade, pts[i].Day, &pts[i], o)
 		if err := rw.row(rw.buf); err != nil {
 			return err
 		}

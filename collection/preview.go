@@ -31,7 +31,7 @@ type previewRow struct {
 	Line         *int              `json:"line,omitempty"`
 	Status       string            `json:"status"` // matched, ambiguous, unmatched, invalid
 	Input        map[string]string `json:"input"`
-	Match        *string           `json:"match,omitempty"` // how it matched: card_id, partner_product_id, set_number, set_name, name
+	Match        *string           `json:"match,omitempty"` // how it matched: card_id, partner_product_id, cardmarket_product_id, set_number, set_name, name
 	Card         *importCard       `json:"card,omitempty"`
 	Candidates   []importCard      `json:"candidates,omitempty"`
 	Reason       string            `json:"reason,omitempty"`

@@ -105,8 +105,10 @@ type bulkListPayload struct {
 	AsOf       string `json:"as_of"`
 	// UpdatedAt is when the snapshot (and so every file) was built, RFC 3339.
 	UpdatedAt string `json:"updated_at"`
-	// MarketSource is synthetic (generated market data) or feed.
-	MarketSource  string            `json:"market_source"`
+	// MarketSource is synthetic (generated market data: Synthetic), feed
+	// or sources (the marketplaces' files).
+	MarketSource  string            `json:"market_source" enum:"synthetic,feed,sources"`
+	Synthetic     bool              `json:"synthetic"`
 	DownloadLimit bulkDownloadLimit `json:"download_limit"`
 	Notice        string            `json:"notice"`
 	Items         []bulkItem        `json:"items"`
@@ -140,7 +142,7 @@ type bulkItem struct {
 
 func (s *Server) handleBulkList(r *request) (any, error) {
 	m := r.snap.Manifest()
-	p := bulkListPayload{SnapshotID: m.SnapshotID, AsOf: m.AsOf, UpdatedAt: m.BuiltAt, MarketSource: m.MarketSource,
+	p := bulkListPayload{SnapshotID: m.SnapshotID, AsOf: m.AsOf, UpdatedAt: m.BuiltAt, MarketSource: m.MarketSource, Synthetic: m.Synthetic(),
 		DownloadLimit: bulkDownloadLimit{PerMinute: s.downloads.PerMinute(), Per: "client address without a key, key with one"},
 		Notice:        bulk.TrademarkNotice, Items: []bulkItem{}}
 	sb := r.snap.bulkFiles()

@@ -19,6 +19,7 @@ import (
 //	own       our fmv of the grade (the price the card routes show)
 //	partner   the partner price feed's latest daily market median
 //	observed  the latest verified executed sale of the grade
+//	tcgplayer, cardmarket, pricecharting   that source's newest file
 //	all       own and partner side by side
 //
 // GET takes ids as a comma list (at most pricesGetMax), POST a JSON body of up
@@ -31,8 +32,9 @@ const pricesGetMax = 50
 
 func (s *Server) registerPriceRoutes() {
 	params := []paramSpec{
-		pStr("ids", 8192, "Comma list of card ids (or partner product ids), at most 50; POST takes up to 1,000."),
-		pEnum("source", "own", pricing.SourceOptions, "own: our fmv; partner: the partner price feed's latest daily median; observed: the latest verified sale; all: own and partner side by side (never blended)."),
+		pStr("ids", 8192, "Comma list of card ids, TCGplayer product ids of any printing (partner product ids) or cardmarket:<idProduct>, at most 50; POST takes up to 1,000."),
+		pEnum("source", "own", pricing.SourceOptions, "own: our fmv (its source says what made it); partner: the partner price feed's latest daily median (TCGplayer's file in a snapshot built from sources); "+
+			"observed: the latest verified sale; tcgplayer, cardmarket, pricecharting: that source's newest file (with the original currency and the ECB rate); all: own and partner side by side (never blended)."),
 		pStr("grade", 32, "raw:<condition> or <grader>:<number>; default raw:near_mint."),
 		finishParam(),
 		gameParam(),

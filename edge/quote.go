@@ -8,7 +8,7 @@ func (s *Server) registerQuoteRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/quote", name: "quote", contract: "quote.v1", keyless: true, cacheable: true, hasGame: true,
 		summary: "Keyless quote of a free-text card reference (the MCP quote rule)", schema: "Quote",
 		params: []paramSpec{
-			pStr("q", 256, "Card id, numeric partner product id or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), "+
+			pStr("q", 256, "Card id, TCGplayer product id (the partner product id), cardmarket:<idProduct> or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), "+
 				"the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): "+
 				"understood in the answer says how it was read; grade and finish, when given, win. Required."),
 			pStr("grade", 32, "raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint."),

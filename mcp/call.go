@@ -46,8 +46,12 @@ type envelope struct {
 	Contract   string `json:"contract"`
 	AsOf       string `json:"as_of"`
 	SnapshotID string `json:"snapshot_id"`
-	Cost       int    `json:"cost"`
-	Data       any    `json:"data"`
+	// MarketSource is the snapshot's market (synthetic, feed or sources)
+	// and Synthetic whether it is synthesized as a whole.
+	MarketSource string `json:"market_source"`
+	Synthetic    bool   `json:"synthetic"`
+	Cost         int    `json:"cost"`
+	Data         any    `json:"data"`
 }
 
 // handler adapts a toolFunc to mcp-go: arguments checked against the input
@@ -119,7 +123,9 @@ func envelopeJSON(contract string, snap *live.View, cost int, data any) ([]byte,
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(envelope{Contract: contract, AsOf: snap.AsOf.String(), SnapshotID: snap.ID(), Cost: cost, Data: data}); err != nil {
+	m := snap.Reader.Manifest()
+	if err := enc.Encode(envelope{Contract: contract, AsOf: snap.AsOf.String(), SnapshotID: snap.ID(), MarketSource: m.MarketSource, Synthetic: m.Synthetic(),
+		Cost: cost, Data: data}); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil

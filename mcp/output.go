@@ -32,14 +32,17 @@ func outputSchema(name string, outs []any) json.RawMessage {
 	}
 	s := map[string]any{
 		"type":                 "object",
-		"required":             []any{"contract", "as_of", "snapshot_id", "cost", "data"},
+		"required":             []any{"contract", "as_of", "snapshot_id", "market_source", "synthetic", "cost", "data"},
 		"additionalProperties": false,
 		"properties": map[string]any{
 			"contract":    map[string]any{"type": "string", "const": "mcp." + name + ".v1"},
 			"as_of":       map[string]any{"type": "string", "description": "The snapshot's as_of day, YYYY-MM-DD: its today."},
 			"snapshot_id": map[string]any{"type": "string"},
-			"cost":        map[string]any{"type": "integer", "description": "Units of the key's daily quota this call spent."},
-			"data":        data,
+			"market_source": map[string]any{"type": "string", "enum": []any{"synthetic", "feed", "sources"},
+				"description": "Where the snapshot's market data comes from: synthetic (synthesized: the offline default), feed (cardedge's own feeds) or sources (the marketplaces' files; each price says its source)."},
+			"synthetic": map[string]any{"type": "boolean", "description": "The snapshot's market data is synthesized: not real prices."},
+			"cost":      map[string]any{"type": "integer", "description": "Units of the key's daily quota this call spent."},
+			"data":      data,
 		},
 	}
 	b, err := json.Marshal(jsonschema.AnyOfNull(s))

@@ -165,7 +165,8 @@ func (s *Server) Close() error {
 
 // instructions is sent in initialize: how to use the tools well.
 const instructions = `cardedge: trading-card market data (prices, sales, listings) for the games of the live snapshot.
-Resolve cards first with search (q for one lookup, ids to batch-resolve card ids, numeric partner product ids or names), then quote or read history with the ids it returns.
+Resolve cards first with search (q for one lookup, ids to batch-resolve card ids, TCGplayer product ids, cardmarket:<idProduct> ids or names), then quote or read history with the ids it returns.
+Every result says the snapshot's market_source: synthetic means invented numbers (the offline default), never real prices; sources means the marketplaces' files, and each price says its source (tcgplayer, cardmarket, pricecharting, observed sales).
 Every tools/call costs at least 1 unit of the key's daily quota; batch tools cost their unique resolved ids (batch_grade_ladder dry_run=true previews the cost for free). At most 1000 ids per call.
 History rows (get_sales, get_prices, rank_set_sales) are limited to the key's tier history window, counted back from the snapshot's as_of.
 Cohorts: pin a working set with pin_cohort (or compare_set_finish) and pass its cohort_handle to batch_grade_ladder and rank_set_sales; handles live 7 days.

@@ -93,9 +93,13 @@ func cardURL(id string) string {
 
 // printingPrice is one printing's raw near-mint price.
 type printingPrice struct {
-	Printing   string   `json:"printing"` // the variant ("" for a card without variants)
-	Base       bool     `json:"base"`
-	PriceUSD   *float64 `json:"price_usd"`
+	Printing string   `json:"printing"` // the variant ("" for a card without variants)
+	Base     bool     `json:"base"`
+	PriceUSD *float64 `json:"price_usd"`
+	// Source is where price_usd comes from (a source's file: tcgplayer,
+	// cardmarket, pricecharting; observed sales; synthetic).
+	Source     string   `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic  bool     `json:"synthetic"`
 	Confidence string   `json:"confidence"`
 	Sales30d   int      `json:"sales_30d"`
 	Listings   int      `json:"listings"`
@@ -117,11 +121,15 @@ type shownCard struct {
 	Printing   string          `json:"printing"`
 	PriceUSD   *float64        `json:"price_usd"`
 	PriceDate  *string         `json:"price_date"`
+	Source     string          `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic  bool            `json:"synthetic"`
 	Confidence string          `json:"confidence"`
 	Flags      []string        `json:"flags"`
 	Sales30d   int             `json:"sales_30d"`
 	Listings   int             `json:"listings"`
 	Printings  []printingPrice `json:"printings"`
+	// MarketIDs are the card's printings at the marketplaces.
+	MarketIDs []snapshots.MarketLink `json:"market_ids"`
 }
 
 // showCard describes card c.
@@ -130,16 +138,22 @@ func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 	cand := resolve.NewCandidate(r, c)
 	out := shownCard{CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, SetName: cand.SetName, Number: c.Number, Language: c.Language,
 		Rarity: c.Rarity, URL: cardURL(c.ID), Grade: snapshots.RawNearMint.String(), Sales30d: c.Sales30d, Listings: c.Listings,
-		Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, Printings: []printingPrice{}}
+		Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, Printings: []printingPrice{}, MarketIDs: cand.MarketIDs}
 	ps, err := r.Printings(c.Game, c.ID)
 	if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
 		return out, err
 	}
+	prov, err := pricing.ReadProvenance(r, c)
+	if err != nil {
+		return out, err
+	}
 	base := snapshots.BasePrinting(c)
-	for _, pm := range pricing.NewMarketView(ps, base, c.PriceDay).Printings { // the card routes' by_finish
+	o := prov.SeriesOrigin(base, snapshots.RawNearMint)
+	out.Source, out.Synthetic = o.Source, o.Synthetic
+	for _, pm := range pricing.NewMarketView(ps, base, c.PriceDay).WithProvenance(prov).Printings { // the card routes' by_finish
 		p, e := pm.Printing, pm.Estimate
-		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: snapshots.USDOrNil(pm.Cents), Confidence: e.Confidence.String(),
-			Sales30d: p.Sales30d, Listings: p.Listings, LowAskUSD: snapshots.USDOrNil(p.LowAskCents)}
+		pp := printingPrice{Printing: p.Name, Base: int(p.Finish) == base, PriceUSD: snapshots.USDOrNil(pm.Cents), Source: pm.Origin.Source, Synthetic: pm.Origin.Synthetic,
+			Confidence: e.Confidence.String(), Sales30d: p.Sales30d, Listings: p.Listings, LowAskUSD: snapshots.USDOrNil(p.LowAskCents)}
 		out.Printings = append(out.Printings, pp)
 		if pp.Base {
 			out.Printing, out.PriceUSD, out.Confidence, out.Flags = p.Name, pp.PriceUSD, pp.Confidence, pricing.FlagNames(e.Flags)
@@ -180,7 +194,8 @@ func (s *Server) toolShowCards(t *toolCall) (any, error) {
 	}
 	var cards []*snapshots.Card
 	out := showCardsOut{Game: game, Unresolved: []unresolved{},
-		Basis: "price_usd: the raw:near_mint fmv of each printing as of the snapshot (null at confidence none: no accepted verified sale in the sample window); see /api/v3/methodology"}
+		Basis: "price_usd: the raw:near_mint fmv of each printing as of the snapshot (null at confidence none: no accepted verified sale in the sample window), " +
+			"from the source each says (a marketplace's file, observed sales or synthetic); see /api/v3/methodology"}
 	switch {
 	case a.Q != nil && a.IDs != nil:
 		return nil, apperr.Errorf(apperr.EINVALID, "give ids (cards to show) or q (a search), not both")

@@ -104,12 +104,17 @@ type priceSeriesOut struct {
 	// Estimate is the series as of as_of: fmv, tvwap and median (null at
 	// confidence none, with a note), sample size, last sale, confidence and
 	// flags.
-	Estimate  pricing.EstimateRow `json:"estimate"`
-	Points    []pricePoint        `json:"points"`
-	InRange   int                 `json:"points_in_range"`
-	Returned  int                 `json:"returned"`
-	Truncated bool                `json:"truncated"`
-	Message   string              `json:"message,omitempty"`
+	Estimate pricing.EstimateRow `json:"estimate"`
+	// Source is where the series comes from: a source's file (tcgplayer,
+	// cardmarket, pricecharting: each point its number of the day),
+	// observed (the estimator over verified sales) or synthetic.
+	Source    string       `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic bool         `json:"synthetic"`
+	Points    []pricePoint `json:"points"`
+	InRange   int          `json:"points_in_range"`
+	Returned  int          `json:"returned"`
+	Truncated bool         `json:"truncated"`
+	Message   string       `json:"message,omitempty"`
 }
 
 func (s *Server) toolPrices(t *toolCall) (any, error) {
@@ -162,9 +167,10 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 			return nil, err
 		}
 		out := priceSeriesOut{CardID: c.ID, Name: c.Name, Grade: grade.String(), Points: []pricePoint{},
-			Finish: nilIfEmpty(pricing.PrintingName(c, finish)), BaseFinish: finish == snapshots.BasePrinting(c), Estimate: pricing.NewEstimateRow(h.Estimate)}
+			Finish: nilIfEmpty(pricing.PrintingName(c, finish)), BaseFinish: finish == snapshots.BasePrinting(c), Estimate: pricing.NewEstimateRow(h.Estimate),
+			Source: h.Origin.Source, Synthetic: h.Origin.Synthetic}
 		if h.Grade == nil || len(h.Grade.Points) == 0 {
-			out.Message = "no price for this grade of this printing: it has no verified sales"
+			out.Message = "no price for this grade of this printing: no verified sales and no source's file price it"
 			items = append(items, out)
 			continue
 		}

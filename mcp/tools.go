@@ -29,7 +29,8 @@ const (
 
 // Shared argument descriptions.
 const (
-	descIDs = "Card references, 1 to 1000: card ids (\"en:base1-4\"), numeric partner product ids (\"42382\") or card names " +
+	descIDs = "Card references, 1 to 1000: card ids (\"en:base1-4\"), TCGplayer product ids of any printing (the partner product id, \"42382\"), " +
+		"Cardmarket product ids prefixed \"cardmarket:\" (\"cardmarket:273699\") or card names " +
 		"(\"charizard base\"). Each resolves to one card or is reported as ambiguous (with up to 5 candidates) or not_found. " +
 		"Duplicates count once; only resolved cards are charged."
 	descGrade = "Grade: raw:<condition> (near_mint, lightly_played, moderately_played, heavily_played, damaged) or <grader>:<number> " +

@@ -12,7 +12,9 @@
 // # Resolution
 //
 // Three entry points share one id rule, ByID: a card id ("en:base1-4", any
-// case), or for an id of digits only, the card with that partner product id.
+// case), or a marketplace's product id of any of a card's printings: digits
+// only (or "tcgplayer:42382") for TCGplayer's productId, the partner
+// product id; "cardmarket:273699" for Cardmarket's idProduct.
 //
 //   - ByID alone: the {card_id} of the REST card routes, batch and /prices
 //     ids, the agent's get_prices/get_sales ids.

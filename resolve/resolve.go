@@ -36,9 +36,11 @@ const (
 // How a reference was resolved (Resolution.ResolvedBy).
 const (
 	ByPartnerID = "partner_product_id"
-	ByCardID    = "card_id"
-	BySourceID  = "source_id"
-	ByText      = "text"
+	// ByCardmarketID: a "cardmarket:<idProduct>" id (ByID).
+	ByCardmarketID = "cardmarket_product_id"
+	ByCardID       = "card_id"
+	BySourceID     = "source_id"
+	ByText         = "text"
 )
 
 // Candidate is a card offered for a reference: enough to tell cards apart.
@@ -53,6 +55,9 @@ type Candidate struct {
 	Rarity           string   `json:"rarity,omitempty"`
 	Variants         []string `json:"variants,omitempty"`
 	PartnerProductID int64    `json:"partner_product_id,omitempty"`
+	// MarketIDs are the card's printings at the marketplaces (their
+	// product ids and pages).
+	MarketIDs []snapshots.MarketLink `json:"market_ids"`
 	// PriceUSD is the card's price: the raw:near_mint fmv of its base
 	// printing (null when unpriced, or at confidence none;
 	// snapshots.ShownPrice).
@@ -68,7 +73,7 @@ type Candidate struct {
 func NewCandidate(r snapshots.Reader, c *snapshots.Card) Candidate {
 	cand := Candidate{
 		CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, Number: c.Number, Language: c.Language,
-		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID,
+		Rarity: c.Rarity, Variants: c.Variants, PartnerProductID: c.PartnerProductID, MarketIDs: snapshots.MarketLinks(c),
 	}
 	if price, err := snapshots.ShownPrice(r, c); err == nil {
 		cand.PriceUSD = snapshots.USDOrNil(price)
