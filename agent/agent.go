@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/snapshots"
 )
 
 // Limits of a chat.
@@ -210,13 +211,25 @@ func (c *Run) call(id, name string, args json.RawMessage) (res any, terr, err er
 const systemPrompt = `You are the market assistant of cardedge, a market-intelligence service for trading cards (games: %s; default %s; data as of %s).
 Answer with the tools, never from memory: resolve cards with search (or quote with q), price them with quote, read history with get_prices, sales with get_sales, movers with trending.
 Say which price you give and its basis: Midprice (our fmv), Last (last verified sale) or Ask (a listing), with its date. Never blend sources into one number.
-Grades are raw:<condition> or <grader>:<number> (graders slab, bgs, cgc). Be brief; use USD with two decimals.`
+Grades are raw:<condition> or <grader>:<number> (graders slab, bgs, cgc). Be brief; use USD with two decimals.
+%s`
+
+// marketNote tells the model where the snapshot's market data comes from.
+func marketNote(m *snapshots.Manifest) string {
+	switch m.MarketSource {
+	case snapshots.MarketSynthetic:
+		return "This snapshot's market data is synthetic (generated for development, not real prices): say so whenever you give a price."
+	case snapshots.MarketSources:
+		return "Prices come from the marketplaces' files and verified sales: each says its source (tcgplayer, cardmarket, pricecharting, observed); name it, and say when it is stale."
+	}
+	return "Prices come from verified sales."
+}
 
 // withModel answers with the model, running its tool calls, for at most
 // MaxRounds model turns.
 func (c *Run) withModel(model Model, msgs []Message) error {
 	m := c.tools.src.Reader.Manifest()
-	conv := []Message{{Role: "system", Content: fmt.Sprintf(systemPrompt, strings.Join(m.Games, ", "), c.tools.game, m.AsOf)}}
+	conv := []Message{{Role: "system", Content: fmt.Sprintf(systemPrompt, strings.Join(m.Games, ", "), c.tools.game, m.AsOf, marketNote(m))}}
 	conv = append(conv, msgs...)
 	for round := 0; round < MaxRounds; round++ {
 		msg, err := model.Complete(c.ctx, conv, ToolList, c.token)

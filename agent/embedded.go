@@ -272,20 +272,26 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, finish string, 
 	p := quotes[0].Price
 	price := snapshots.USD(p.Cents)
 	var text string
-	switch p.Label {
-	case pricing.LabelMidprice:
+	switch {
+	case p.Label == pricing.LabelMidprice && p.Origin.Field != "":
+		text = fmt.Sprintf("A %s %s is worth about %s: %s's %s price from its file of %s (a marketplace's market price, not a sale).",
+			grade, label, money(&price), pricing.SourceLabel(p.Origin.Source), p.Origin.Field, p.Day)
+	case p.Label == pricing.LabelMidprice:
 		sales, days := 0, estimate.Default.SampleDays
 		if m := quotes[0].Mid; m != nil {
 			sales, days = m.Sales, m.Window
 		}
 		text = fmt.Sprintf("A %s %s is worth about %s: the midprice, our fmv as of %s, backed by %s in the last %d days.",
 			grade, label, money(&price), c.tools.src.AsOf, plural(sales, "verified "+grade.String()+" sale", "verified "+grade.String()+" sales"), days)
-	case pricing.LabelLast:
+	case p.Label == pricing.LabelLast:
 		text = fmt.Sprintf("%s in %s last sold for %s on %s; there are too few recent sales for a midprice, so take it as a last trade, not a live price.",
 			label, grade, money(&price), p.Day)
 	default:
 		text = fmt.Sprintf("%s in %s has no verified sales; the cheapest ask is %s (listed %s), an asking price, not a sale.",
 			label, grade, money(&price), p.Day)
+	}
+	if p.Origin.Synthetic {
+		text += " (This snapshot's market data is synthetic: not a real price.)"
 	}
 	if err := c.say(text); err != nil {
 		return err

@@ -255,7 +255,13 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 		if len(pts) > limit {
 			pts = pts[len(pts)-limit:]
 		}
-		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "finish": pricing.PrintingName(c, finish), "points": pts}
+		prov, err := pricing.ReadProvenance(t.src.Reader, c)
+		if err != nil {
+			return nil, err
+		}
+		o := prov.SeriesOrigin(finish, g)
+		row := map[string]any{"id": id, "status": "ok", "card_id": c.ID, "name": c.Name, "grade": g.String(), "finish": pricing.PrintingName(c, finish), "points": pts,
+			"source": o.Source, "synthetic": o.Synthetic}
 		if len(pts) > 1 && pts[0].PriceUSD > 0 {
 			row["change_pct"] = snapshots.Round2(100 * (pts[len(pts)-1].PriceUSD - pts[0].PriceUSD) / pts[0].PriceUSD)
 			row["from"], row["to"] = pts[0].Date, pts[len(pts)-1].Date
@@ -265,7 +271,8 @@ func (t *Tools) getPrices(args json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := map[string]any{"basis": "fmv change points of verified sales, oldest first", "as_of": t.src.AsOf.String(), "prices": out}
+	res := map[string]any{"basis": "fmv change points, oldest first, of the series each row's source made (a marketplace's file, verified sales, or synthetic)",
+		"as_of": t.src.AsOf.String(), "prices": out}
 	if start, ok := t.windowStart(); ok {
 		res["window_start"] = start.String()
 	}

@@ -319,6 +319,7 @@ type cardPageData struct {
 	Printing    string // the printing shown ("" for a card without variants)
 	Grade       string
 	Market      estimateView // raw near mint of the printing
+	Source      string       // where Market's price comes from (pricing.Origin), in words
 	Summary     printingView
 	ByPrinting  []printingView
 	Chart       LineChart
@@ -381,7 +382,12 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	}
 	// The card's market in the printing and each printing's (the card
 	// routes' market object and show_cards' printings).
-	mv := pricing.NewMarketView(printings, finish, c.PriceDay)
+	prov, err := pricing.ReadProvenance(m.Reader, c)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	mv := pricing.NewMarketView(printings, finish, c.PriceDay).WithProvenance(prov)
 	for _, pm := range mv.Printings {
 		p := pm.Printing
 		d.Printings = append(d.Printings, option{Value: p.Name, Label: printingLabel(p), Selected: int(p.Finish) == finish})
@@ -393,6 +399,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	cur := mv.Priced.Printing
 	d.Summary = newPrintingView(mv.Priced)
 	d.Market = newEstimateView(mv.Priced.Estimate)
+	d.Source = sourceText(mv.Priced.Origin)
 
 	// The printing and grade's history (the series and estimate the price
 	// history route and get_prices read).
@@ -562,4 +569,15 @@ func newEstimateView(e snapshots.Estimate) estimateView {
 		v.LastSale = *d
 	}
 	return v
+}
+
+// sourceText says where a price comes from (pricing.Origin).
+func sourceText(o pricing.Origin) string {
+	switch {
+	case o.Synthetic:
+		return "synthetic: generated, not a real market"
+	case o.Field != "":
+		return pricing.SourceLabel(o.Source) + "’s " + o.Field + " price, from its daily file (a market price, not a sale)"
+	}
+	return "verified sales (the methodology’s fair market value)"
 }

@@ -66,6 +66,9 @@ type page struct {
 	Account *account.Account // nil before sign-in
 	CSRF    string           // the token of the page's forms
 	Items   []navLink
+	// Synthetic: the live snapshot's market data is synthesized (the
+	// offline default): the layout says so above every page.
+	Synthetic bool
 }
 
 type navLink struct {
@@ -150,6 +153,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 			}
 			p.Items = append(p.Items, navLink{Label: it.Label, Href: it.Href, Current: it.Key == p.Nav})
 		}
+	}
+	if h.opts.Snapshots != nil {
+		v := h.opts.Snapshots.Acquire()
+		p.Synthetic = v.Reader.Manifest().Synthetic()
+		v.Release()
 	}
 	var buf bytes.Buffer
 	if err := t.Execute(&buf, p); err != nil {
