@@ -60,7 +60,9 @@ type PriceQuote struct {
 	// as the source gave it (amount in currency) and, for a currency other
 	// than USD, the ECB rate applied (USD per unit) and its day; the
 	// source's product id and how it was matched to the card; every field
-	// of the source's row for the printing and grade.
+	// of the source's row for the printing and grade. A printing the
+	// source's newest file left out is priced from the last day it had
+	// one (its headline field only, no rate, product or match).
 	Field     *string              `json:"field,omitempty"`
 	Amount    *float64             `json:"amount,omitempty"`
 	Currency  *string              `json:"currency,omitempty"`
@@ -221,7 +223,7 @@ func CardPrices(r snapshots.Reader, asOf snapshots.Day, c *snapshots.Card, finis
 			sp.Stale = sp.Estimate != nil && sp.Estimate.Flags&estimate.FlagStale != 0
 		case SourcePartner:
 			if prov.Market == snapshots.MarketSources {
-				sp = FeedPrice(prov, SourceTCGplayer, finish, g) // the partner marketplace's own file
+				sp = FeedPrice(prov, SourceTCGplayer, finish, g, asOf) // the partner marketplace's own file
 				break
 			}
 			sp = Partner(sales, g, f, asOf)
@@ -233,7 +235,7 @@ func CardPrices(r snapshots.Reader, asOf snapshots.Day, c *snapshots.Card, finis
 				sp.Origin = prov.SaleOrigin(sp.Sale)
 			}
 		default:
-			sp = FeedPrice(prov, s, finish, g)
+			sp = FeedPrice(prov, s, finish, g, asOf)
 		}
 		pq := &PriceQuote{Note: sp.Note, Source: sp.Origin.Source, Synthetic: sp.Origin.Synthetic, Stale: sp.Stale}
 		if q := sp.Quote; q != nil {
@@ -263,8 +265,12 @@ func (pq *PriceQuote) setFeed(q *snapshots.Quote, row []snapshots.Quote) {
 	amount, field, currency := snapshots.USD(q.Amount), q.Field, q.Currency
 	pq.Field, pq.Amount, pq.Currency = &field, &amount, &currency
 	if q.RateDay != 0 {
-		rate, rd := q.Rate, q.RateDay.String()
-		pq.Rate, pq.RateDate = &rate, &rd
+		rd := q.RateDay.String()
+		pq.RateDate = &rd
+	}
+	if q.Rate != 0 && q.Currency != "USD" {
+		rate := q.Rate
+		pq.Rate = &rate
 	}
 	pq.ProductID, pq.Match = jsontext.StrOrNil(q.Product), jsontext.StrOrNil(q.Match)
 	pq.Fields = make(map[string]FeedField, len(row))

@@ -64,11 +64,13 @@ type SourcePrice struct {
 }
 
 // FeedPrice is source's price of grade g in printing finish of the card of
-// provenance p: its headline number (TCGplayer's market, Cardmarket's
-// trend, PriceCharting's column of the grade) of its newest day, with the
-// row's other numbers. None (with a note) when the source has no number
-// for them.
-func FeedPrice(p Provenance, source string, finish int, g snapshots.Grade) SourcePrice {
+// provenance p as of asOf: its headline number (TCGplayer's market,
+// Cardmarket's trend, PriceCharting's column of the grade) of its newest
+// day, with the row's other numbers; when the newest day had no row for
+// them, the last day of the source's history that had (its headline number
+// alone, stale after snapshots.StaleAfterDays days). None (with a note)
+// when the source never had a number for them.
+func FeedPrice(p Provenance, source string, finish int, g snapshots.Grade, asOf snapshots.Day) SourcePrice {
 	sp := SourcePrice{Origin: Origin{Source: source}}
 	head := -1
 	if p.Sources != nil {
@@ -83,6 +85,12 @@ func FeedPrice(p Provenance, source string, finish int, g snapshots.Grade) Sourc
 		}
 	}
 	if head < 0 {
+		if q, ok := lastPoint(p, source, finish, g, asOf); ok {
+			sp.Fields = []snapshots.Quote{q}
+			head = 0
+		}
+	}
+	if head < 0 {
 		sp.Note = "no " + SourceLabel(source) + " " + headlineName(source) + " price for " + g.String() + " of this printing"
 		if p.Market != snapshots.MarketSources {
 			sp.Note += " (this snapshot was not built from " + SourceLabel(source) + "'s files: its manifest's market_source is " + p.Market + ")"
@@ -92,6 +100,26 @@ func FeedPrice(p Provenance, source string, finish int, g snapshots.Grade) Sourc
 	q := &sp.Fields[head]
 	sp.Quote, sp.Cents, sp.Day, sp.Stale, sp.Origin.Field = q, q.Cents, q.Day, q.Stale, q.Field
 	return sp
+}
+
+// lastPoint is the last point on or before asOf of source's history of
+// printing finish and grade g, as a quote of its field.
+func lastPoint(p Provenance, source string, finish int, g snapshots.Grade, asOf snapshots.Day) (snapshots.Quote, bool) {
+	if p.Sources == nil {
+		return snapshots.Quote{}, false
+	}
+	for _, h := range p.Sources.History {
+		if h.Source != source || int(h.Finish) != finish || h.Grade != g {
+			continue
+		}
+		for i := len(h.Points) - 1; i >= 0; i-- {
+			if pt := h.Points[i]; pt.Day <= asOf {
+				return snapshots.Quote{Source: source, Finish: h.Finish, Grade: g, Field: h.Field, Day: pt.Day, Cents: pt.Cents, Amount: pt.Amount,
+					Currency: h.Currency, RateDay: pt.RateDay, Stale: p.SourceStale(source) || int(asOf-pt.Day) > snapshots.StaleAfterDays}, true
+			}
+		}
+	}
+	return snapshots.Quote{}, false
 }
 
 func headlineName(source string) string {
