@@ -17,6 +17,27 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for BulkListMarketSource.
+const (
+	BulkListMarketSourceFeed      BulkListMarketSource = "feed"
+	BulkListMarketSourceSources   BulkListMarketSource = "sources"
+	BulkListMarketSourceSynthetic BulkListMarketSource = "synthetic"
+)
+
+// Valid indicates whether the value is a known member of the BulkListMarketSource enum.
+func (e BulkListMarketSource) Valid() bool {
+	switch e {
+	case BulkListMarketSourceFeed:
+		return true
+	case BulkListMarketSourceSources:
+		return true
+	case BulkListMarketSourceSynthetic:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorV1Contract.
 const (
 	ErrorV1ContractErrorV1 ErrorV1Contract = "error.v1"
@@ -26,6 +47,237 @@ const (
 func (e ErrorV1Contract) Valid() bool {
 	switch e {
 	case ErrorV1ContractErrorV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FinishMarketSource.
+const (
+	FinishMarketSourceCardmarket    FinishMarketSource = "cardmarket"
+	FinishMarketSourceObserved      FinishMarketSource = "observed"
+	FinishMarketSourcePricecharting FinishMarketSource = "pricecharting"
+	FinishMarketSourceSynthetic     FinishMarketSource = "synthetic"
+	FinishMarketSourceTcgplayer     FinishMarketSource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the FinishMarketSource enum.
+func (e FinishMarketSource) Valid() bool {
+	switch e {
+	case FinishMarketSourceCardmarket:
+		return true
+	case FinishMarketSourceObserved:
+		return true
+	case FinishMarketSourcePricecharting:
+		return true
+	case FinishMarketSourceSynthetic:
+		return true
+	case FinishMarketSourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MarketObjectSource.
+const (
+	MarketObjectSourceCardmarket    MarketObjectSource = "cardmarket"
+	MarketObjectSourceObserved      MarketObjectSource = "observed"
+	MarketObjectSourcePricecharting MarketObjectSource = "pricecharting"
+	MarketObjectSourceSynthetic     MarketObjectSource = "synthetic"
+	MarketObjectSourceTcgplayer     MarketObjectSource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the MarketObjectSource enum.
+func (e MarketObjectSource) Valid() bool {
+	switch e {
+	case MarketObjectSourceCardmarket:
+		return true
+	case MarketObjectSourceObserved:
+		return true
+	case MarketObjectSourcePricecharting:
+		return true
+	case MarketObjectSourceSynthetic:
+		return true
+	case MarketObjectSourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PartnerHistorySource.
+const (
+	PartnerHistorySourceSynthetic PartnerHistorySource = "synthetic"
+	PartnerHistorySourceTcgplayer PartnerHistorySource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the PartnerHistorySource enum.
+func (e PartnerHistorySource) Valid() bool {
+	switch e {
+	case PartnerHistorySourceSynthetic:
+		return true
+	case PartnerHistorySourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PriceHistorySource.
+const (
+	PriceHistorySourceCardmarket    PriceHistorySource = "cardmarket"
+	PriceHistorySourceObserved      PriceHistorySource = "observed"
+	PriceHistorySourcePricecharting PriceHistorySource = "pricecharting"
+	PriceHistorySourceSynthetic     PriceHistorySource = "synthetic"
+	PriceHistorySourceTcgplayer     PriceHistorySource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the PriceHistorySource enum.
+func (e PriceHistorySource) Valid() bool {
+	switch e {
+	case PriceHistorySourceCardmarket:
+		return true
+	case PriceHistorySourceObserved:
+		return true
+	case PriceHistorySourcePricecharting:
+		return true
+	case PriceHistorySourceSynthetic:
+		return true
+	case PriceHistorySourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PriceQuoteSource.
+const (
+	PriceQuoteSourceCardmarket    PriceQuoteSource = "cardmarket"
+	PriceQuoteSourceObserved      PriceQuoteSource = "observed"
+	PriceQuoteSourcePricecharting PriceQuoteSource = "pricecharting"
+	PriceQuoteSourceSynthetic     PriceQuoteSource = "synthetic"
+	PriceQuoteSourceTcgplayer     PriceQuoteSource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the PriceQuoteSource enum.
+func (e PriceQuoteSource) Valid() bool {
+	switch e {
+	case PriceQuoteSourceCardmarket:
+		return true
+	case PriceQuoteSourceObserved:
+		return true
+	case PriceQuoteSourcePricecharting:
+		return true
+	case PriceQuoteSourceSynthetic:
+		return true
+	case PriceQuoteSourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteResult0MidpriceSource.
+const (
+	QuoteResult0MidpriceSourceCardmarket    QuoteResult0MidpriceSource = "cardmarket"
+	QuoteResult0MidpriceSourceObserved      QuoteResult0MidpriceSource = "observed"
+	QuoteResult0MidpriceSourcePricecharting QuoteResult0MidpriceSource = "pricecharting"
+	QuoteResult0MidpriceSourceSynthetic     QuoteResult0MidpriceSource = "synthetic"
+	QuoteResult0MidpriceSourceTcgplayer     QuoteResult0MidpriceSource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the QuoteResult0MidpriceSource enum.
+func (e QuoteResult0MidpriceSource) Valid() bool {
+	switch e {
+	case QuoteResult0MidpriceSourceCardmarket:
+		return true
+	case QuoteResult0MidpriceSourceObserved:
+		return true
+	case QuoteResult0MidpriceSourcePricecharting:
+		return true
+	case QuoteResult0MidpriceSourceSynthetic:
+		return true
+	case QuoteResult0MidpriceSourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteResult0Source.
+const (
+	QuoteResult0SourceCardmarket    QuoteResult0Source = "cardmarket"
+	QuoteResult0SourceLessThannil   QuoteResult0Source = "<nil>"
+	QuoteResult0SourceObserved      QuoteResult0Source = "observed"
+	QuoteResult0SourcePricecharting QuoteResult0Source = "pricecharting"
+	QuoteResult0SourceSynthetic     QuoteResult0Source = "synthetic"
+	QuoteResult0SourceTcgplayer     QuoteResult0Source = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the QuoteResult0Source enum.
+func (e QuoteResult0Source) Valid() bool {
+	switch e {
+	case QuoteResult0SourceCardmarket:
+		return true
+	case QuoteResult0SourceLessThannil:
+		return true
+	case QuoteResult0SourceObserved:
+		return true
+	case QuoteResult0SourcePricecharting:
+		return true
+	case QuoteResult0SourceSynthetic:
+		return true
+	case QuoteResult0SourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SourceHistorySource.
+const (
+	SourceHistorySourceCardmarket    SourceHistorySource = "cardmarket"
+	SourceHistorySourcePricecharting SourceHistorySource = "pricecharting"
+	SourceHistorySourceTcgplayer     SourceHistorySource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the SourceHistorySource enum.
+func (e SourceHistorySource) Valid() bool {
+	switch e {
+	case SourceHistorySourceCardmarket:
+		return true
+	case SourceHistorySourcePricecharting:
+		return true
+	case SourceHistorySourceTcgplayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrendingItemSource.
+const (
+	TrendingItemSourceCardmarket    TrendingItemSource = "cardmarket"
+	TrendingItemSourceObserved      TrendingItemSource = "observed"
+	TrendingItemSourcePricecharting TrendingItemSource = "pricecharting"
+	TrendingItemSourceSynthetic     TrendingItemSource = "synthetic"
+	TrendingItemSourceTcgplayer     TrendingItemSource = "tcgplayer"
+)
+
+// Valid indicates whether the value is a known member of the TrendingItemSource enum.
+func (e TrendingItemSource) Valid() bool {
+	switch e {
+	case TrendingItemSourceCardmarket:
+		return true
+	case TrendingItemSourceObserved:
+		return true
+	case TrendingItemSourcePricecharting:
+		return true
+	case TrendingItemSourceSynthetic:
+		return true
+	case TrendingItemSourceTcgplayer:
 		return true
 	default:
 		return false
@@ -1150,10 +1402,13 @@ func (e KeysUsage200JSONResponseBodyContract) Valid() bool {
 
 // Defines values for PricesGetParamsSource.
 const (
-	PricesGetParamsSourceAll      PricesGetParamsSource = "all"
-	PricesGetParamsSourceObserved PricesGetParamsSource = "observed"
-	PricesGetParamsSourceOwn      PricesGetParamsSource = "own"
-	PricesGetParamsSourcePartner  PricesGetParamsSource = "partner"
+	PricesGetParamsSourceAll           PricesGetParamsSource = "all"
+	PricesGetParamsSourceCardmarket    PricesGetParamsSource = "cardmarket"
+	PricesGetParamsSourceObserved      PricesGetParamsSource = "observed"
+	PricesGetParamsSourceOwn           PricesGetParamsSource = "own"
+	PricesGetParamsSourcePartner       PricesGetParamsSource = "partner"
+	PricesGetParamsSourcePricecharting PricesGetParamsSource = "pricecharting"
+	PricesGetParamsSourceTcgplayer     PricesGetParamsSource = "tcgplayer"
 )
 
 // Valid indicates whether the value is a known member of the PricesGetParamsSource enum.
@@ -1161,11 +1416,17 @@ func (e PricesGetParamsSource) Valid() bool {
 	switch e {
 	case PricesGetParamsSourceAll:
 		return true
+	case PricesGetParamsSourceCardmarket:
+		return true
 	case PricesGetParamsSourceObserved:
 		return true
 	case PricesGetParamsSourceOwn:
 		return true
 	case PricesGetParamsSourcePartner:
+		return true
+	case PricesGetParamsSourcePricecharting:
+		return true
+	case PricesGetParamsSourceTcgplayer:
 		return true
 	default:
 		return false
@@ -1233,14 +1494,18 @@ type BulkItem struct {
 
 // BulkList defines model for BulkList.
 type BulkList struct {
-	AsOf          string            `json:"as_of"`
-	DownloadLimit BulkDownloadLimit `json:"download_limit"`
-	Items         []BulkItem        `json:"items"`
-	MarketSource  string            `json:"market_source"`
-	Notice        string            `json:"notice"`
-	SnapshotId    string            `json:"snapshot_id"`
-	UpdatedAt     string            `json:"updated_at"`
+	AsOf          string               `json:"as_of"`
+	DownloadLimit BulkDownloadLimit    `json:"download_limit"`
+	Items         []BulkItem           `json:"items"`
+	MarketSource  BulkListMarketSource `json:"market_source"`
+	Notice        string               `json:"notice"`
+	SnapshotId    string               `json:"snapshot_id"`
+	Synthetic     bool                 `json:"synthetic"`
+	UpdatedAt     string               `json:"updated_at"`
 }
+
+// BulkListMarketSource defines model for BulkList.MarketSource.
+type BulkListMarketSource string
 
 // Card defines model for Card.
 type Card struct {
@@ -1251,7 +1516,8 @@ type Card struct {
 	Game             string        `json:"game"`
 	Includes         *CardIncludes `json:"includes,omitempty"`
 	Language         string        `json:"language"`
-	Market           CardMarket    `json:"market"`
+	Market           MarketObject  `json:"market"`
+	MarketIds        []MarketLink  `json:"market_ids"`
 	MarketSources    []string      `json:"market_sources"`
 	Name             string        `json:"name"`
 	NameLanguage     string        `json:"name_language"`
@@ -1317,25 +1583,6 @@ type CardIncludes struct {
 	RecentSales        *RecentSalesInclude  `json:"recent_sales,omitempty"`
 	TvwapHistory       *HistorySeries       `json:"tvwap_history,omitempty"`
 	TvwapSlots         *SlotsInclude        `json:"tvwap_slots,omitempty"`
-}
-
-// CardMarket defines model for CardMarket.
-type CardMarket struct {
-	BaseFinish   bool           `json:"base_finish"`
-	ByFinish     []FinishMarket `json:"by_finish"`
-	Confidence   string         `json:"confidence"`
-	Finish       *string        `json:"finish"`
-	Flags        []string       `json:"flags"`
-	LastSaleDate *string        `json:"last_sale_date"`
-	Listings     int            `json:"listings"`
-	Note         *string        `json:"note,omitempty"`
-	PriceBasis   string         `json:"price_basis"`
-	PriceDate    *string        `json:"price_date"`
-	PriceUsd     *float64       `json:"price_usd"`
-	Sales30d     int            `json:"sales_30d"`
-	SalesAll     int            `json:"sales_all"`
-	SampleSize   int            `json:"sample_size"`
-	Volume30dUsd float64        `json:"volume_30d_usd"`
 }
 
 // CardPage defines model for CardPage.
@@ -1446,21 +1693,32 @@ type FMVRule struct {
 	SaleWeight        float64 `json:"sale_weight"`
 }
 
+// FeedField defines model for FeedField.
+type FeedField struct {
+	Amount   float64 `json:"amount"`
+	PriceUsd float64 `json:"price_usd"`
+}
+
 // FinishMarket defines model for FinishMarket.
 type FinishMarket struct {
-	Base         bool     `json:"base"`
-	Confidence   string   `json:"confidence"`
-	Finish       *string  `json:"finish"`
-	Flags        []string `json:"flags"`
-	LastSaleDate *string  `json:"last_sale_date"`
-	Listings     int      `json:"listings"`
-	Note         *string  `json:"note,omitempty"`
-	PriceUsd     *float64 `json:"price_usd"`
-	Sales30d     int      `json:"sales_30d"`
-	SalesAll     int      `json:"sales_all"`
-	SampleSize   int      `json:"sample_size"`
-	Volume30dUsd float64  `json:"volume_30d_usd"`
+	Base         bool               `json:"base"`
+	Confidence   string             `json:"confidence"`
+	Finish       *string            `json:"finish"`
+	Flags        []string           `json:"flags"`
+	LastSaleDate *string            `json:"last_sale_date"`
+	Listings     int                `json:"listings"`
+	Note         *string            `json:"note,omitempty"`
+	PriceUsd     *float64           `json:"price_usd"`
+	Sales30d     int                `json:"sales_30d"`
+	SalesAll     int                `json:"sales_all"`
+	SampleSize   int                `json:"sample_size"`
+	Source       FinishMarketSource `json:"source"`
+	Synthetic    bool               `json:"synthetic"`
+	Volume30dUsd float64            `json:"volume_30d_usd"`
 }
+
+// FinishMarketSource defines model for FinishMarket.Source.
+type FinishMarketSource string
 
 // FlagInfo defines model for FlagInfo.
 type FlagInfo struct {
@@ -1688,6 +1946,39 @@ type MarketHistory struct {
 	Truncated  bool     `json:"truncated"`
 }
 
+// MarketLink defines model for MarketLink.
+type MarketLink struct {
+	Cardmarket    *int    `json:"cardmarket"`
+	CardmarketUrl *string `json:"cardmarket_url"`
+	Tcgplayer     *int    `json:"tcgplayer"`
+	TcgplayerUrl  *string `json:"tcgplayer_url"`
+	Variant       *string `json:"variant"`
+}
+
+// MarketObject defines model for MarketObject.
+type MarketObject struct {
+	BaseFinish   bool               `json:"base_finish"`
+	ByFinish     []FinishMarket     `json:"by_finish"`
+	Confidence   string             `json:"confidence"`
+	Finish       *string            `json:"finish"`
+	Flags        []string           `json:"flags"`
+	LastSaleDate *string            `json:"last_sale_date"`
+	Listings     int                `json:"listings"`
+	Note         *string            `json:"note,omitempty"`
+	PriceBasis   string             `json:"price_basis"`
+	PriceDate    *string            `json:"price_date"`
+	PriceUsd     *float64           `json:"price_usd"`
+	Sales30d     int                `json:"sales_30d"`
+	SalesAll     int                `json:"sales_all"`
+	SampleSize   int                `json:"sample_size"`
+	Source       MarketObjectSource `json:"source"`
+	Synthetic    bool               `json:"synthetic"`
+	Volume30dUsd float64            `json:"volume_30d_usd"`
+}
+
+// MarketObjectSource defines model for MarketObject.Source.
+type MarketObjectSource string
+
 // MarketVolume defines model for MarketVolume.
 type MarketVolume struct {
 	Basis          string         `json:"basis"`
@@ -1732,6 +2023,7 @@ type Methodology struct {
 	OutlierFlagDays    int               `json:"outlier_flag_days"`
 	SampleDays         int               `json:"sample_days"`
 	Solo               SoloRule          `json:"solo"`
+	Sources            SourcesRule       `json:"sources"`
 	StaleDays          int               `json:"stale_days"`
 	Thin               ThinRule          `json:"thin"`
 	TrailDays          int               `json:"trail_days"`
@@ -1776,16 +2068,23 @@ type PartnerDay struct {
 
 // PartnerHistory defines model for PartnerHistory.
 type PartnerHistory struct {
-	Basis            string       `json:"basis"`
-	CardId           string       `json:"card_id"`
-	Items            []PartnerDay `json:"items"`
-	Limit            int          `json:"limit"`
-	Marketplace      string       `json:"marketplace"`
-	PartnerProductId *int         `json:"partner_product_id"`
-	TotalDays        int          `json:"total_days"`
-	Truncated        bool         `json:"truncated"`
-	WindowStart      *string      `json:"window_start"`
+	Basis            string               `json:"basis"`
+	CardId           string               `json:"card_id"`
+	Finish           *string              `json:"finish"`
+	Items            []PartnerDay         `json:"items"`
+	Limit            int                  `json:"limit"`
+	Marketplace      string               `json:"marketplace"`
+	PartnerProductId *int                 `json:"partner_product_id"`
+	Source           PartnerHistorySource `json:"source"`
+	Sources          []SourceHistory      `json:"sources"`
+	Synthetic        bool                 `json:"synthetic"`
+	TotalDays        int                  `json:"total_days"`
+	Truncated        bool                 `json:"truncated"`
+	WindowStart      *string              `json:"window_start"`
 }
+
+// PartnerHistorySource defines model for PartnerHistory.Source.
+type PartnerHistorySource string
 
 // PeriodRow defines model for PeriodRow.
 type PeriodRow struct {
@@ -1915,25 +2214,30 @@ type PriceCard struct {
 
 // PriceHistory defines model for PriceHistory.
 type PriceHistory struct {
-	AvailableGrades []string    `json:"available_grades"`
-	BaseFinish      bool        `json:"base_finish"`
-	CardId          string      `json:"card_id"`
-	Estimate        EstimateRow `json:"estimate"`
-	Finish          *string     `json:"finish"`
-	From            *string     `json:"from"`
-	Grade           string      `json:"grade"`
-	Interval        string      `json:"interval"`
-	Items           []PointRow  `json:"items"`
-	Language        string      `json:"language"`
-	Limit           int         `json:"limit"`
-	Method          string      `json:"method"`
-	Offset          int         `json:"offset"`
-	Order           string      `json:"order"`
-	PriceBasis      string      `json:"price_basis"`
-	RequestedCardId string      `json:"requested_card_id"`
-	To              string      `json:"to"`
-	Total           int         `json:"total"`
+	AvailableGrades []string           `json:"available_grades"`
+	BaseFinish      bool               `json:"base_finish"`
+	CardId          string             `json:"card_id"`
+	Estimate        EstimateRow        `json:"estimate"`
+	Finish          *string            `json:"finish"`
+	From            *string            `json:"from"`
+	Grade           string             `json:"grade"`
+	Interval        string             `json:"interval"`
+	Items           []PointRow         `json:"items"`
+	Language        string             `json:"language"`
+	Limit           int                `json:"limit"`
+	Method          string             `json:"method"`
+	Offset          int                `json:"offset"`
+	Order           string             `json:"order"`
+	PriceBasis      string             `json:"price_basis"`
+	RequestedCardId string             `json:"requested_card_id"`
+	Source          PriceHistorySource `json:"source"`
+	Synthetic       bool               `json:"synthetic"`
+	To              string             `json:"to"`
+	Total           int                `json:"total"`
 }
+
+// PriceHistorySource defines model for PriceHistory.Source.
+type PriceHistorySource string
 
 // PriceItem defines model for PriceItem.
 type PriceItem struct {
@@ -1948,18 +2252,32 @@ type PriceItem struct {
 
 // PriceQuote defines model for PriceQuote.
 type PriceQuote struct {
-	AgeDays      *int      `json:"age_days"`
-	Confidence   *string   `json:"confidence,omitempty"`
-	Date         *string   `json:"date"`
-	Flags        *[]string `json:"flags,omitempty"`
-	LastSaleDate *string   `json:"last_sale_date,omitempty"`
-	Marketplace  *string   `json:"marketplace,omitempty"`
-	Note         *string   `json:"note,omitempty"`
-	PriceUsd     *float64  `json:"price_usd"`
-	SaleId       *string   `json:"sale_id,omitempty"`
-	SampleSize   *int      `json:"sample_size,omitempty"`
-	TradeType    *string   `json:"trade_type,omitempty"`
+	AgeDays      *int                  `json:"age_days"`
+	Amount       *float64              `json:"amount,omitempty"`
+	Confidence   *string               `json:"confidence,omitempty"`
+	Currency     *string               `json:"currency,omitempty"`
+	Date         *string               `json:"date"`
+	Field        *string               `json:"field,omitempty"`
+	Fields       *map[string]FeedField `json:"fields,omitempty"`
+	Flags        *[]string             `json:"flags,omitempty"`
+	LastSaleDate *string               `json:"last_sale_date,omitempty"`
+	Marketplace  *string               `json:"marketplace,omitempty"`
+	Match        *string               `json:"match,omitempty"`
+	Note         *string               `json:"note,omitempty"`
+	PriceUsd     *float64              `json:"price_usd"`
+	ProductId    *string               `json:"product_id,omitempty"`
+	Rate         *float64              `json:"rate,omitempty"`
+	RateDate     *string               `json:"rate_date,omitempty"`
+	SaleId       *string               `json:"sale_id,omitempty"`
+	SampleSize   *int                  `json:"sample_size,omitempty"`
+	Source       PriceQuoteSource      `json:"source"`
+	Stale        bool                  `json:"stale"`
+	Synthetic    bool                  `json:"synthetic"`
+	TradeType    *string               `json:"trade_type,omitempty"`
 }
+
+// PriceQuoteSource defines model for PriceQuote.Source.
+type PriceQuoteSource string
 
 // Prices defines model for Prices.
 type Prices struct {
@@ -2012,29 +2330,40 @@ type QuoteResult0 struct {
 	GradesTried []string `json:"grades_tried"`
 	Label       *string  `json:"label"`
 	Language    string   `json:"language"`
-	Message     *string  `json:"message,omitempty"`
-	Midprice    *struct {
-		Basis         string   `json:"basis"`
-		Confidence    string   `json:"confidence"`
-		Flags         []string `json:"flags"`
-		LastSaleDate  *string  `json:"last_sale_date"`
-		Note          *string  `json:"note,omitempty"`
-		PriceUsd      *float64 `json:"price_usd"`
-		SalesInWindow int      `json:"sales_in_window"`
-		SampleSize    int      `json:"sample_size"`
-		Status        string   `json:"status"`
-		WindowDays    int      `json:"window_days"`
+	MarketIds   []struct {
+		Cardmarket    *int    `json:"cardmarket"`
+		CardmarketUrl *string `json:"cardmarket_url"`
+		Tcgplayer     *int    `json:"tcgplayer"`
+		TcgplayerUrl  *string `json:"tcgplayer_url"`
+		Variant       *string `json:"variant"`
+	} `json:"market_ids"`
+	Message  *string `json:"message,omitempty"`
+	Midprice *struct {
+		Basis         string                     `json:"basis"`
+		Confidence    string                     `json:"confidence"`
+		Flags         []string                   `json:"flags"`
+		LastSaleDate  *string                    `json:"last_sale_date"`
+		Note          *string                    `json:"note,omitempty"`
+		PriceUsd      *float64                   `json:"price_usd"`
+		SalesInWindow int                        `json:"sales_in_window"`
+		SampleSize    int                        `json:"sample_size"`
+		Source        QuoteResult0MidpriceSource `json:"source"`
+		Status        string                     `json:"status"`
+		Synthetic     bool                       `json:"synthetic"`
+		WindowDays    int                        `json:"window_days"`
 	} `json:"midprice"`
-	Name       string   `json:"name"`
-	Number     string   `json:"number"`
-	PriceBasis string   `json:"price_basis"`
-	PriceDate  *string  `json:"price_date"`
-	PriceUsd   *float64 `json:"price_usd"`
-	Ref        string   `json:"ref"`
-	ResolvedBy string   `json:"resolved_by"`
-	SetId      string   `json:"set_id"`
-	SetName    string   `json:"set_name"`
-	Status     string   `json:"status"`
+	Name       string              `json:"name"`
+	Number     string              `json:"number"`
+	PriceBasis string              `json:"price_basis"`
+	PriceDate  *string             `json:"price_date"`
+	PriceUsd   *float64            `json:"price_usd"`
+	Ref        string              `json:"ref"`
+	ResolvedBy string              `json:"resolved_by"`
+	SetId      string              `json:"set_id"`
+	SetName    string              `json:"set_name"`
+	Source     *QuoteResult0Source `json:"source"`
+	Status     string              `json:"status"`
+	Synthetic  bool                `json:"synthetic"`
 	Understood *struct {
 		Art     *string   `json:"art,omitempty"`
 		Finish  *string   `json:"finish,omitempty"`
@@ -2046,12 +2375,25 @@ type QuoteResult0 struct {
 	} `json:"understood,omitempty"`
 }
 
+// QuoteResult0MidpriceSource defines model for QuoteResult.0.Midprice.Source.
+type QuoteResult0MidpriceSource string
+
+// QuoteResult0Source defines model for QuoteResult.0.Source.
+type QuoteResult0Source string
+
 // QuoteResult1 defines model for QuoteResult.1.
 type QuoteResult1 struct {
 	Candidates *[]struct {
-		CardId           string                         `json:"card_id"`
-		Game             string                         `json:"game"`
-		Language         string                         `json:"language"`
+		CardId    string `json:"card_id"`
+		Game      string `json:"game"`
+		Language  string `json:"language"`
+		MarketIds []struct {
+			Cardmarket    *int    `json:"cardmarket"`
+			CardmarketUrl *string `json:"cardmarket_url"`
+			Tcgplayer     *int    `json:"tcgplayer"`
+			TcgplayerUrl  *string `json:"tcgplayer_url"`
+			Variant       *string `json:"variant"`
+		} `json:"market_ids"`
 		Name             string                         `json:"name"`
 		Number           string                         `json:"number"`
 		PartnerProductId *int                           `json:"partner_product_id,omitempty"`
@@ -2353,6 +2695,44 @@ type Source struct {
 	Url         string  `json:"url"`
 }
 
+// SourceDayItem defines model for SourceDayItem.
+type SourceDayItem struct {
+	Amount   float64 `json:"amount"`
+	Date     string  `json:"date"`
+	PriceUsd float64 `json:"price_usd"`
+	RateDate *string `json:"rate_date"`
+}
+
+// SourceHistory defines model for SourceHistory.
+type SourceHistory struct {
+	Currency  string              `json:"currency"`
+	Field     string              `json:"field"`
+	Finish    *string             `json:"finish"`
+	Grade     string              `json:"grade"`
+	Items     []SourceDayItem     `json:"items"`
+	Source    SourceHistorySource `json:"source"`
+	Stale     bool                `json:"stale"`
+	TotalDays int                 `json:"total_days"`
+}
+
+// SourceHistorySource defines model for SourceHistory.Source.
+type SourceHistorySource string
+
+// SourcesRule defines model for SourcesRule.
+type SourcesRule struct {
+	Confidence      string            `json:"confidence"`
+	Fields          map[string]string `json:"fields"`
+	FreshConfidence string            `json:"fresh_confidence"`
+	Liquidity       string            `json:"liquidity"`
+	Observed        string            `json:"observed"`
+	Priority        []string          `json:"priority"`
+	Series          string            `json:"series"`
+	Stale           string            `json:"stale"`
+	StaleAfterDays  int               `json:"stale_after_days"`
+	StaleConfidence string            `json:"stale_confidence"`
+	Synthetic       string            `json:"synthetic"`
+}
+
 // Summary defines model for Summary.
 type Summary struct {
 	Cards            int      `json:"cards"`
@@ -2402,22 +2782,27 @@ type Trending struct {
 
 // TrendingItem defines model for TrendingItem.
 type TrendingItem struct {
-	BaseFinish   bool     `json:"base_finish"`
-	CardId       string   `json:"card_id"`
-	Finish       *string  `json:"finish"`
-	Flags        []string `json:"flags"`
-	Language     string   `json:"language"`
-	Metric       string   `json:"metric"`
-	Name         string   `json:"name"`
-	PriceUsd     *float64 `json:"price_usd"`
-	Rank         int      `json:"rank"`
-	Rarity       *string  `json:"rarity"`
-	Sales30d     int      `json:"sales_30d"`
-	SampleSize   int      `json:"sample_size"`
-	Set          SetRef   `json:"set"`
-	Value        float64  `json:"value"`
-	Volume30dUsd float64  `json:"volume_30d_usd"`
+	BaseFinish   bool               `json:"base_finish"`
+	CardId       string             `json:"card_id"`
+	Finish       *string            `json:"finish"`
+	Flags        []string           `json:"flags"`
+	Language     string             `json:"language"`
+	Metric       string             `json:"metric"`
+	Name         string             `json:"name"`
+	PriceUsd     *float64           `json:"price_usd"`
+	Rank         int                `json:"rank"`
+	Rarity       *string            `json:"rarity"`
+	Sales30d     int                `json:"sales_30d"`
+	SampleSize   int                `json:"sample_size"`
+	Set          SetRef             `json:"set"`
+	Source       TrendingItemSource `json:"source"`
+	Synthetic    bool               `json:"synthetic"`
+	Value        float64            `json:"value"`
+	Volume30dUsd float64            `json:"volume_30d_usd"`
 }
+
+// TrendingItemSource defines model for TrendingItem.Source.
+type TrendingItemSource string
 
 // VWAP defines model for VWAP.
 type VWAP struct {
@@ -2857,7 +3242,7 @@ type Methodology200JSONResponseBodyContract string
 
 // QuoteParams defines parameters for Quote.
 type QuoteParams struct {
-	// Q Card id, numeric partner product id or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): understood in the answer says how it was read; grade and finish, when given, win. Required.
+	// Q Card id, TCGplayer product id (the partner product id), cardmarket:<idProduct> or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): understood in the answer says how it was read; grade and finish, when given, win. Required.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
 	// Grade raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint.
@@ -3160,10 +3545,10 @@ type KeysUsage200JSONResponseBodyContract string
 
 // PricesGetParams defines parameters for PricesGet.
 type PricesGetParams struct {
-	// Ids Comma list of card ids (or partner product ids), at most 50; POST takes up to 1,000.
+	// Ids Comma list of card ids, TCGplayer product ids of any printing (partner product ids) or cardmarket:<idProduct>, at most 50; POST takes up to 1,000.
 	Ids *string `form:"ids,omitempty" json:"ids,omitempty"`
 
-	// Source own: our fmv; partner: the partner price feed's latest daily median; observed: the latest verified sale; all: own and partner side by side (never blended).
+	// Source own: our fmv (its source says what made it); partner: the partner price feed's latest daily median (TCGplayer's file in a snapshot built from sources); observed: the latest verified sale; tcgplayer, cardmarket, pricecharting: that source's newest file (with the original currency and the ECB rate); all: own and partner side by side (never blended).
 	Source *PricesGetParamsSource `form:"source,omitempty" json:"source,omitempty"`
 
 	// Grade raw:<condition> or <grader>:<number>; default raw:near_mint.
