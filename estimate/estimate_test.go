@@ -374,3 +374,43 @@ func TestMethodology_JSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodology_Sources: a source's value is medium while its file is at
+// most 2 days old, low and stale up to the stale days, then none; the
+// priority ranks TCGplayer first and an unlisted source last; a fresh
+// feed's row passes the liquidity filter by its price while the filter asks
+// for no more sales than the rule.
+func TestMethodology_Sources(t *testing.T) {
+	for _, tt := range []struct {
+		age   int
+		conf  estimate.Confidence
+		flags estimate.Flags
+		fresh bool
+	}{
+		{0, estimate.ConfidenceMedium, 0, true},
+		{2, estimate.ConfidenceMedium, 0, true},
+		{3, estimate.ConfidenceLow, estimate.FlagStale, false},
+		{90, estimate.ConfidenceLow, estimate.FlagStale, false},
+		{91, estimate.ConfidenceNone, estimate.FlagStale, false},
+	} {
+		conf, flags := m.SourceConfidence(tt.age)
+		if conf != tt.conf || flags != tt.flags || m.SourceFresh(tt.age) != tt.fresh {
+			t.Errorf("age %d: %s %v fresh %v, want %s %v %v", tt.age, conf, flags.Names(), m.SourceFresh(tt.age), tt.conf, tt.flags.Names(), tt.fresh)
+		}
+	}
+	if m.SourceRank("tcgplayer") != 0 || m.SourceRank("cardmarket") != 1 || m.SourceRank("pricecharting") != 2 || m.SourceRank("observed") != 3 {
+		t.Errorf("ranks: %d %d %d %d", m.SourceRank("tcgplayer"), m.SourceRank("cardmarket"), m.SourceRank("pricecharting"), m.SourceRank("observed"))
+	}
+	for _, tt := range []struct {
+		minSales        int
+		price, minPrice int64
+		want            bool
+	}{{5, 100, 100, true}, {0, 100, 100, true}, {6, 100000, 100, false}, {5, 99, 100, false}, {1, 50, 0, true}} {
+		if got := m.LiquidFeed(tt.minSales, tt.price, tt.minPrice); got != tt.want {
+			t.Errorf("LiquidFeed(%d, %d, %d) = %v, want %v", tt.minSales, tt.price, tt.minPrice, got, tt.want)
+		}
+	}
+	if m.Sources.StaleAfterDays != estimate.SourceStaleAfterDays || m.Sources.Series == "" || m.Sources.Liquidity == "" || m.Sources.Confidence == "" {
+		t.Errorf("sources rule not described: %+v", m.Sources)
+	}
+}

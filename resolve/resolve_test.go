@@ -113,7 +113,23 @@ func TestByID(t *testing.T) {
 	if p, by, err := resolve.ByID(src.Reader, "pokemon", pid); err != nil || p.ID != c.ID || by != resolve.ByPartnerID {
 		t.Errorf("partner id %s: %v %s %v", pid, p, by, err)
 	}
-	for _, id := range []string{"en:nope-1", "999999999999", "+" + pid, "0"} {
+	// Every printing's ids at either marketplace: TCGplayer's bare or
+	// prefixed, Cardmarket's prefixed.
+	if len(c.MarketIDs) == 0 {
+		t.Fatal("en:base1-4 has no market_ids in this snapshot")
+	}
+	for _, m := range c.MarketIDs {
+		for id, want := range map[string]string{fmt.Sprint(m.TCGplayer): resolve.ByPartnerID, "TCGplayer:" + fmt.Sprint(m.TCGplayer): resolve.ByPartnerID,
+			"cardmarket:" + fmt.Sprint(m.Cardmarket): resolve.ByCardmarketID} {
+			if strings.HasSuffix(id, ":0") || id == "0" {
+				continue
+			}
+			if p, by, err := resolve.ByID(src.Reader, "pokemon", id); err != nil || p.ID != c.ID || by != want {
+				t.Errorf("%s: %v %s %v, want %s by %s", id, p, by, err, c.ID, want)
+			}
+		}
+	}
+	for _, id := range []string{"en:nope-1", "999999999999", "+" + pid, "0", "cardmarket:0", "cardmarket:x1", "ebay:" + pid, "cardmarket:", "tcgplayer:-1"} {
 		if _, _, err := resolve.ByID(src.Reader, "pokemon", id); apperr.ErrorCode(err) != apperr.ENOTFOUND {
 			t.Errorf("%s: %v, want ENOTFOUND", id, err)
 		}

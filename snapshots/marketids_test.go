@@ -107,3 +107,33 @@ func TestMarketURLs(t *testing.T) {
 		t.Errorf("CardmarketURL(unknown game) = %q, want empty", got)
 	}
 }
+
+func TestMarketLinks(t *testing.T) {
+	str := func(s string) *string { return &s }
+	id := func(n int64) *int64 { return &n }
+	search := str("https://www.cardmarket.com/en/Pokemon/Products/Search?searchString=Charizard")
+	charizard.Game, charizard.Name = "pokemon", "Charizard"
+	defer func() { charizard.Game, charizard.Name = "", "" }()
+	for _, tt := range []struct {
+		card *snapshots.Card
+		want []snapshots.MarketLink
+	}{
+		{charizard, []snapshots.MarketLink{
+			{Variant: str("holo/unlimited"), Cardmarket: id(273699), CardmarketURL: search, TCGplayer: id(42382), TCGplayerURL: str("https://www.tcgplayer.com/product/42382")},
+			{Variant: str("holo/shadowless/1st-edition"), Cardmarket: id(660224), CardmarketURL: search, TCGplayer: id(106999), TCGplayerURL: str("https://www.tcgplayer.com/product/106999")},
+			{Variant: str("holo/shadowless"), Cardmarket: id(660224), CardmarketURL: search, TCGplayer: id(106999), TCGplayerURL: str("https://www.tcgplayer.com/product/106999")},
+		}},
+		// A game Cardmarket does not list (no name here): an id, no page.
+		{base675, []snapshots.MarketLink{
+			{Variant: str("normal"), Cardmarket: id(274840), TCGplayer: id(85343), TCGplayerURL: str("https://www.tcgplayer.com/product/85343")},
+			{Variant: str("reverse"), Cardmarket: id(274840), TCGplayer: id(85343), TCGplayerURL: str("https://www.tcgplayer.com/product/85343")},
+			{Variant: str("reverse/shifted-energy-cost"), Cardmarket: id(274840), TCGplayer: id(85343), TCGplayerURL: str("https://www.tcgplayer.com/product/85343")},
+		}},
+		{xy11, []snapshots.MarketLink{{Cardmarket: id(281338), TCGplayer: id(90324), TCGplayerURL: str("https://www.tcgplayer.com/product/90324")}}},
+		{&snapshots.Card{ID: "en:none", Variants: []string{"normal"}}, []snapshots.MarketLink{}},
+	} {
+		if diff := cmp.Diff(tt.want, snapshots.MarketLinks(tt.card)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.card.ID, diff)
+		}
+	}
+}

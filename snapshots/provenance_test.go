@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -76,4 +77,17 @@ func FuzzDecodeCardSources(f *testing.F) {
 			t.Fatalf("re-encoded value differs: %v", err)
 		}
 	})
+}
+
+// TestStaleAfterDays_Methodology: the provenance's names of the feeds and
+// its stale rule are the methodology's (estimate.Default.Sources), which
+// the API publishes.
+func TestStaleAfterDays_Methodology(t *testing.T) {
+	if snapshots.StaleAfterDays != estimate.Default.Sources.StaleAfterDays {
+		t.Errorf("StaleAfterDays %d, methodology %d", snapshots.StaleAfterDays, estimate.Default.Sources.StaleAfterDays)
+	}
+	want := []string{snapshots.SourceTCGplayer, snapshots.SourceCardmarket, snapshots.SourcePriceCharting}
+	if diff := cmp.Diff(want, estimate.Default.Sources.Priority); diff != "" {
+		t.Errorf("priority (-want +got):\n%s", diff)
+	}
 }

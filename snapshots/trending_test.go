@@ -137,6 +137,7 @@ func TestEncodeTrendingRows_RoundTrip(t *testing.T) {
 	rows := []snapshots.TrendingRow{
 		{Ordinal: 7, Finish: 2, Value: -12.5, SampleSize: 9, PriceCents: 1200, Flags: estimate.FlagThin},
 		{Ordinal: math.MaxUint32, Value: math.Inf(1), SampleSize: math.MaxInt32, PriceCents: math.MaxInt64},
+		{Ordinal: 3, Finish: 1, Value: 4.36, PriceCents: 36525, Flags: estimate.FlagStale | estimate.FlagSolo, Feed: true}, // a fresh source's row
 	}
 	b := snapshots.EncodeTrendingRows(nil, rows)
 	got, err := snapshots.DecodeTrendingRows(nil, b, nil)

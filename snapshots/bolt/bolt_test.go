@@ -44,6 +44,7 @@ func newFixture() *fixture {
 		SetID: "en:base1", Name: "Charizard", NameLanguage: "en", Number: "4", Rarity: "Rare Holo",
 		Supertype: "Pokémon", Subtypes: []string{"Stage 2"}, Colors: []string{"Fire"}, NationalDex: []int{6},
 		Variants: []string{"holo/unlimited", "holo/shadowless"}, Source: "pokemon-tcg-data", PartnerProductID: 42382,
+		MarketIDs: []snapshots.MarketID{{Variant: "holo/unlimited", Cardmarket: 273699, TCGplayer: 42382}, {Variant: "holo/shadowless", Cardmarket: 660224, TCGplayer: 106999}},
 		Ordinal: 0, MarketSources: []string{"partner", "ebay"}, Venues: []string{"courtyard"}, PriceCents: 45000,
 		PriceDay: snapshotstest.Day("2026-10-30"), Volume30dCents: 91050, Sales30d: 2, SalesAll: 4, Listings: 2}
 	blastoise := &snapshots.Card{Game: "pokemon", ID: "en:base1-2", Language: "en", SourceID: "base1-2",
@@ -52,6 +53,7 @@ func newFixture() *fixture {
 	fushigidane := &snapshots.Card{Game: "pokemon", ID: "ja:SV2a-001", Language: "ja", SourceID: "SV2a-001",
 		SetID: "ja:SV2a", Name: "フシギダネ", NameLanguage: "ja", Number: "001", Rarity: "Common",
 		ENCardID: "en:sv3pt5-1", ENMatch: "number", Source: "tcgdex", PartnerProductID: 7,
+		MarketIDs: []snapshots.MarketID{{Cardmarket: 692967, TCGplayer: 7}, {Variant: "holo", TCGplayer: 106999}}, // 106999: charizard's, first in catalog order
 		Ordinal: 2, MarketSources: []string{"mercari"}, Venues: []string{}, PriceCents: 120, PriceDay: snapshotstest.Day("2026-10-02"),
 		SalesAll: 1, Listings: 1}
 	zoro := &snapshots.Card{Game: "onepiece", ID: "en:OP01-001", Language: "en", SourceID: "OP01-001",
@@ -602,6 +604,7 @@ func TestReader_ErrNotFound(t *testing.T) {
 		{"Card", func() error { _, err := r.Card("pokemon", "en:base1-999"); return err }},
 		{"CardOtherGame", func() error { _, err := r.Card("onepiece", "en:base1-4"); return err }},
 		{"CardByPartnerID", func() error { _, err := r.CardByPartnerID("pokemon", 1); return err }},
+		{"CardByMarketID", func() error { _, err := r.CardByMarketID("pokemon", snapshots.MarketIDCardmarket, 42382); return err }},
 		{"Set", func() error { _, err := r.Set("pokemon", "en:nope"); return err }},
 		{"SetCards", func() error { _, err := r.SetCards("pokemon", "en:nope"); return err }},
 		{"Sales", func() error { _, err := r.Sales("pokemon", "en:nope-1"); return err }},
@@ -673,5 +676,29 @@ func TestOpen_ErrMissingFile(t *testing.T) {
 	}
 	if _, err := snapshots.Verify(dir); !errors.Is(err, snapshots.ErrVerify) {
 		t.Errorf("Verify without aggregates.bolt = %v, want ErrVerify", err)
+	}
+}
+
+// TestReader_CardByMarketID: any printing's product id at either
+// marketplace names its card; a TCGplayer id is first a partner product id,
+// then the first card in catalog order that has it.
+func TestReader_CardByMarketID(t *testing.T) {
+	dir, _ := MustWrite(t, newFixture())
+	r := snapshotstest.MustOpen(t, dir)
+	for _, tt := range []struct {
+		market string
+		id     int64
+		want   string
+	}{
+		{snapshots.MarketIDTCGplayer, 42382, "en:base1-4"},
+		{snapshots.MarketIDTCGplayer, 106999, "en:base1-4"},
+		{snapshots.MarketIDTCGplayer, 7, "ja:SV2a-001"},
+		{snapshots.MarketIDCardmarket, 660224, "en:base1-4"},
+		{snapshots.MarketIDCardmarket, 692967, "ja:SV2a-001"},
+	} {
+		c, err := r.CardByMarketID("pokemon", tt.market, tt.id)
+		if err != nil || c.ID != tt.want {
+			t.Errorf("CardByMarketID(%s, %d) = %v, %v; want %s", tt.market, tt.id, c, err, tt.want)
+		}
 	}
 }
