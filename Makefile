@@ -180,14 +180,16 @@ lint-openapi:
 #   - the builder's dump of the cards of the good feed case
 #     (builder/testdata/feeds/good/reader.golden, TestCompile_Feeds);
 #   - the OpenAPI document's examples, a real response of each route on the
-#     tiny snapshot (edge/testdata/examples, TestOpenAPI_Examples), then the
+#     tiny snapshot (edge/testdata/examples, TestOpenAPI_Examples) and of a
+#     few on the sources' fixtures (edge/testdata/examples/sources,
+#     TestOpenAPI_SourcesExamples), then the
 #     document itself (edge/testdata/openapi.json, TestOpenAPI_Document: a
 #     second run, as the examples are embedded in the binary);
 #   - the Go client generated from the document (clients/go: go generate
 #     runs oapi-codegen v2.8.2, fetched by go run on first use).
 golden:
 	$(GO) test ./builder -run '^TestCompile_Feeds$$' -count=1 -update
-	$(GO) test ./edge -run '^TestOpenAPI_Examples$$' -count=1 -update
+	$(GO) test ./edge -run '^TestOpenAPI_(Sources)?Examples$$' -count=1 -update
 	$(GO) test ./edge -run '^TestOpenAPI_Document$$' -count=1 -update
 	$(GO) generate ./clients/go
 

@@ -4,21 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/builder"
-	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/builder/source/sourcetest"
 	"github.com/cardedge/cardedge/bulk/bulktest"
 	"github.com/cardedge/cardedge/mcp/mcptest"
-	"github.com/cardedge/cardedge/snapshots"
 )
 
 // Real prices end to end (issue 30): a snapshot built from the builder's
@@ -39,37 +33,6 @@ import (
 //     273699): trend 310.25 EUR, then avg 320, low 260, trend 320.50, avg1
 //     330, avg7 318, avg30 305 EUR; the ECB rates (ecb/eurofxref-hist.csv)
 //     1.04 and 1.05 USD per EUR on those days: 322.66 and 336.53 USD.
-
-// realDataRoot builds the fixtures' two days into a snapshots root (the
-// second day live) with a history store, as cardbuild build --source does.
-func realDataRoot(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "snapshots")
-	for i, day := range []struct{ cm, tcg string }{
-		{"price_guide_6-2026-11-19.json", "day1"},
-		{"price_guide_6-2026-11-20.json", "day2"},
-	} {
-		opts := builder.Options{Out: root, CatalogDir: sourcetest.Path("catalog"), SnapshotID: []string{"r1", "r2"}[i],
-			History: filepath.Join(dir, "history"), ReportDir: filepath.Join(dir, "reports"), Rates: sourcetest.Path("ecb", "eurofxref-hist.csv"),
-			Keep: 5, Now: func() time.Time { return time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC) }}
-		for _, s := range []string{"cardmarket=" + sourcetest.Path("cardmarket", day.cm), "tcgplayer=" + sourcetest.Path("tcgplayer", day.tcg)} {
-			in, err := source.ParseInput(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			opts.Sources = append(opts.Sources, in)
-		}
-		m, err := builder.Compile(context.Background(), opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.MarketSource != snapshots.MarketSources {
-			t.Fatalf("%s: market_source %s", m.SnapshotID, m.MarketSource)
-		}
-	}
-	return root
-}
 
 // at reads a path of a decoded JSON value: keys and indexes.
 func at(t *testing.T, v any, path ...any) any {
@@ -115,7 +78,10 @@ func wantFields(t *testing.T, what string, got any, want map[string]any) {
 }
 
 func TestRealData_Served(t *testing.T) {
-	root := realDataRoot(t)
+	root, err := sourcetest.BuildDays(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := serveRoot(t, root)
 	key := p.key(t, access.Elite, false, false)
 	c := keyedClient
@@ -138,7 +104,7 @@ func TestRealData_Served(t *testing.T) {
 		wantFields(t, "by_finish[0]", at(t, d, "market", "by_finish", 0), map[string]any{"finish": "holo/unlimited", "price_usd": 365.25, "source": "tcgplayer"})
 		wantFields(t, "by_finish[2]", at(t, d, "market", "by_finish", 2), map[string]any{"finish": "holo/shadowless", "price_usd": 1200, "source": "tcgplayer"})
 		wantFields(t, "market_ids[0]", at(t, d, "market_ids", 0), map[string]any{"variant": "holo/unlimited", "cardmarket": 273699, "tcgplayer": 42382,
-			"tcgplayer_url": "https://www.tcgplayer.com/product/42382",
+			"tcgplayer_url":  "https://www.tcgplayer.com/product/42382",
 			"cardmarket_url": "https://www.cardmarket.com/en/Pokemon/Products/Search?searchString=Charizard"})
 		// A printing's own TCGplayer id and a prefixed Cardmarket id
 		// resolve the card.

@@ -20,6 +20,7 @@ var tiny snapshotstest.SharedRoot
 func TestMain(m *testing.M) {
 	code := m.Run()
 	tiny.Close()
+	sourcesRoot.Close()
 	os.Exit(code)
 }
 

@@ -40,7 +40,7 @@ import (
 // http://127.0.0.1:8080 (TestOpenAPI_Document compares; make golden
 // rewrites it); make lint runs Redocly's recommended rules on it.
 
-//go:embed testdata/examples/*.json
+//go:embed testdata/examples/*.json testdata/examples/sources/*.json
 var exampleFiles embed.FS
 
 // example is one route's recorded exchange.
@@ -63,8 +63,13 @@ type rawResponse struct {
 }
 
 // routeExample returns the recorded example of a route (false when none).
-func routeExample(name string) (example, bool) {
-	b, err := exampleFiles.ReadFile(path.Join("testdata/examples", name+".json"))
+func routeExample(name string) (example, bool) { return recordedExample("", name) }
+
+// recordedExample returns a route's example recorded in a directory of
+// testdata/examples: "" on the tiny snapshot, sources on one built from the
+// sources' fixtures.
+func recordedExample(dir, name string) (example, bool) {
+	b, err := exampleFiles.ReadFile(path.Join("testdata/examples", dir, name+".json"))
 	if err != nil {
 		return example{}, false
 	}
@@ -341,6 +346,11 @@ func openAPIResponses(rt *route, refl *jsonschema.Reflector) map[string]any {
 				"edge/testdata/examples; ids and dates of the day normalized).",
 			"value": ex.Response,
 		}}
+	}
+	if ex, found := recordedExample("sources", rt.name); found {
+		ok["examples"].(map[string]any)["sources"] = map[string]any{"summary": rt.method + " " + ex.Request + " (real sources)",
+			"description": "A real response of this route on a snapshot built from the hand-written fixtures of Cardmarket's price guide and TCGplayer's " +
+				"prices (builder/testdata/sources, two days; recorded by the edge's tests, edge/testdata/examples/sources).", "value": ex.Response}
 	}
 	errRef := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
 	return map[string]any{

@@ -107,7 +107,8 @@ func (l Liquidity) Basis() string {
 		"(windows under %d days: with the %d days before, scaled); price_pct is the fmv change of the row's reference series (raw near-mint, or its most sold grade) over the window; "+
 		"composite = (%s price_pct + %s volume_pct, each clamped to [%s, %s]) x n / (n + %s) for the row's n verified sales, so volume is built in; "+
 		"a row ranks with at least %d verified sales in the window (in the last %d days for shorter windows: sample_size) and a price of at least $%.2f "+
-		"(the methodology's liquidity rule is %d sales and $%.2f; min_sales and min_price_usd change it); see /api/v3/methodology",
+		"(the methodology's liquidity rule is %d sales and $%.2f; min_sales and min_price_usd change it), or, its reference series being a fresh source's file "+
+		"(a marketplace's daily price: source), by its price alone while min_sales is at most the rule's; see /api/v3/methodology",
 		m.VolumeBaselineDays, m.VolumeBaselineDays, g(c.PriceWeight), g(c.VolumeWeight), g(c.ClampMinPct), g(c.ClampMaxPct), g(c.ShrinkSales),
 		l.MinSales, m.Liquidity.ShortWindowDays, snapshots.USD(l.MinPriceCents), m.Liquidity.MinSales, m.Liquidity.MinPriceUSD)
 }

@@ -1,9 +1,12 @@
 package sourcetest
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/builder/source"
@@ -63,4 +66,38 @@ func Flatten(obs []source.Observation) []Obs {
 			Day: o.Day.String(), Amount: o.Amount, Currency: o.Currency, Product: o.Product, Match: o.Match}
 	}
 	return out
+}
+
+// BuildDays builds the fixtures' two days of Cardmarket's guide and
+// TCGplayer's prices (2026-11-19 and 2026-11-20) into the snapshots root
+// dir/snapshots, with the history store dir/history and the reports in
+// dir/reports, as cardbuild build --source does night after night: the
+// second day is live (snapshots r1 and r2). It returns the root. The
+// serving tests (edge's OpenAPI examples, e2e's TestRealData_Served) read
+// the fixtures' numbers back through it.
+func BuildDays(dir string) (string, error) {
+	root := filepath.Join(dir, "snapshots")
+	for i, day := range []struct{ cm, tcg string }{
+		{"price_guide_6-2026-11-19.json", "day1"},
+		{"price_guide_6-2026-11-20.json", "day2"},
+	} {
+		opts := builder.Options{Out: root, CatalogDir: Path("catalog"), SnapshotID: []string{"r1", "r2"}[i],
+			History: filepath.Join(dir, "history"), ReportDir: filepath.Join(dir, "reports"), Rates: Path("ecb", "eurofxref-hist.csv"),
+			Keep: 5, Now: func() time.Time { return time.Date(2026, 11, 21, 6, 0, 0, 0, time.UTC) }}
+		for _, s := range []string{"cardmarket=" + Path("cardmarket", day.cm), "tcgplayer=" + Path("tcgplayer", day.tcg)} {
+			in, err := source.ParseInput(s)
+			if err != nil {
+				return "", err
+			}
+			opts.Sources = append(opts.Sources, in)
+		}
+		m, err := builder.Compile(context.Background(), opts)
+		if err != nil {
+			return "", err
+		}
+		if m.MarketSource != snapshots.MarketSources {
+			return "", fmt.Errorf("%s: market_source %s, want %s", m.SnapshotID, m.MarketSource, snapshots.MarketSources)
+		}
+	}
+	return root, nil
 }
