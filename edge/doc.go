@@ -20,7 +20,8 @@
 // sorted views of a snapshot, top cards, trending rows by set, editions in
 // other languages), pricing (quotes, current prices per source, a card's
 // market, its history, VWAP and include analytics, trending pages, volumes,
-// set values, shop listings), bulk (a snapshot's bulk files), collection
+// set values, shop listings, a card's market object with its provenance:
+// pricing.MarketObject), bulk (a snapshot's bulk files), collection
 // (collection imports), agent (the chat's agent and tools; its model is
 // Options.Model), and snapshots (the data). The payloads of most routes are
 // pricing's values; edge keeps the shapes of its own hot path (card detail,
@@ -32,7 +33,6 @@
 //
 //	cards.go          the card routes' table and the card list (catalog.Cards)
 //	card_detail.go    card detail and its includes (pricing's analytics)
-//	card_market.go    a card's market object (pricing.MarketView)
 //	card_history.go   market-history, marketplace-sales, partner-history, price-history
 //	card_sales.go     sales and their signed cursors
 //	card_analytics.go analytics windows (also the market_summary include)
@@ -56,7 +56,8 @@
 // old one keeps serving; the old one is closed when its last request is
 // done. Before a snapshot serves, the edge builds its data of it
 // (Derivation): the catalog's views (catalog.Catalog), every card's object
-// encoded once (card_encode.go), which card detail and the card list copy,
+// encoded once (card_encode.go, with pricing.MarketObject's appender), which
+// card detail and the card list copy,
 // the set list's items encoded once, and the bulk files.
 //
 // It imports the standard library, fasthttp (and fasthttpadaptor),

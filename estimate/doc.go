@@ -38,6 +38,14 @@
 //     the last 30 days for shorter windows) and a price >= $1; the composite
 //     0.6 price_pct + 0.4 volume_pct (each clamped to [-100, 300]) is scaled
 //     by n / (n + 5) for n such sales, so that volume is built in.
+//   - Sources. In a snapshot built from real sources (the marketplaces'
+//     files), each printing and grade a source covers is priced from one
+//     source, the first fresh one of tcgplayer, cardmarket, pricecharting;
+//     medium confidence while its file is at most 2 days old, low and
+//     stale up to 90 days, then none; a fresh source's leaderboard row
+//     ranks by its price alone under the rule's sales (Sources,
+//     SourceRank, SourceConfidence, LiquidFeed: the builder and the API
+//     read these).
 //   - Base printing. The printing a card is priced in when none is asked:
 //     its first variant made only of standard parts (normal, holo,
 //     unlimited, alternate-art), else its variant with the fewest other

@@ -1,7 +1,9 @@
 // Package pricing is what a card is worth: the quote rule (Midprice, Last,
 // Ask per grade), the current price of each source of prices.v1 (own,
-// partner, observed, never blended), a card's market in a printing as every
-// card view shows it (MarketView), its history (sales per day, per
+// partner, observed, and the sources' files tcgplayer, cardmarket,
+// pricecharting; never blended), where each price comes from (Provenance,
+// Origin), a card's market in a printing as every card view shows it
+// (MarketView, and REST's market object MarketObject), its history (sales per day, per
 // marketplace, the partner's days, a printing and grade's price series,
 // VWAP), the analytics of card detail's includes, the trending rankings,
 // the market's and a set's volume over time, a set's value, shop listings,
@@ -61,14 +63,26 @@
 // could be priced), price_usd and a price_basis sentence to read before
 // taking the number for a live market price.
 //
+// # Provenance
+//
+// Every price says its source and whether it is synthetic (Origin: a
+// source's file, tcgplayer, cardmarket or pricecharting; observed, verified
+// sales; synthetic), read by ReadProvenance from the snapshot's manifest and,
+// in a snapshot built from real sources, the card's snapshots.CardSources
+// (which source made each price series: SeriesOrigin). FeedPrice reads a
+// source's newest numbers of a printing and grade with their original
+// currency and ECB rate. A snapshot of another market reads nothing more.
+//
 // # Leaderboards
 //
 // Trending, set trending cards and the agent's movers rank printings
 // (snapshots.Reader.TrendingRows, or CustomTrending over a window that is
 // not precomputed) that pass a Liquidity filter: by default the
 // methodology's rule (DefaultLiquidity), else the routes' min_sales and
-// min_price_usd. Each row carries its printing, sample size, price and
-// flags.
+// min_price_usd; a row whose reference series is a fresh source's file
+// passes by its price while min_sales is at most the rule's
+// (Liquidity.KeepRow, estimate.Methodology.LiquidFeed). Each row carries
+// its printing, sample size, price, flags and source.
 //
 // Verified sales exclude quality-flagged rows, low-confidence identity
 // matches and partner price-feed rows, as the REST routes do by default.

@@ -75,30 +75,30 @@ type QuoteResult struct {
 }
 
 type quoteJSON struct {
-	Ref        string    `json:"ref"`
-	Status     string    `json:"status"`
-	ResolvedBy string    `json:"resolved_by"`
-	Game       string    `json:"game"`
-	CardID     string    `json:"card_id"`
-	Name       string    `json:"name"`
-	SetID      string    `json:"set_id"`
-	SetName    string    `json:"set_name"`
-	Number     string    `json:"number"`
-	Language   string    `json:"language"`
-	Grade      string    `json:"grade"`
-	Finish     *string   `json:"finish"`
-	BaseFinish bool      `json:"base_finish"`
-	Label      *string   `json:"label"`
-	PriceUSD   *float64  `json:"price_usd"`
-	PriceDate  *string   `json:"price_date"`
-	PriceBasis string    `json:"price_basis"`
+	Ref        string   `json:"ref"`
+	Status     string   `json:"status"`
+	ResolvedBy string   `json:"resolved_by"`
+	Game       string   `json:"game"`
+	CardID     string   `json:"card_id"`
+	Name       string   `json:"name"`
+	SetID      string   `json:"set_id"`
+	SetName    string   `json:"set_name"`
+	Number     string   `json:"number"`
+	Language   string   `json:"language"`
+	Grade      string   `json:"grade"`
+	Finish     *string  `json:"finish"`
+	BaseFinish bool     `json:"base_finish"`
+	Label      *string  `json:"label"`
+	PriceUSD   *float64 `json:"price_usd"`
+	PriceDate  *string  `json:"price_date"`
+	PriceBasis string   `json:"price_basis"`
 	// Source is where price_usd comes from (null when nothing was priced),
 	// Synthetic whether it is synthesized.
 	Source    *string   `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
 	Synthetic bool      `json:"synthetic"`
 	Midprice  *Midprice `json:"midprice"`
-	Tried      []string  `json:"grades_tried"`
-	Message    string    `json:"message,omitempty"`
+	Tried     []string  `json:"grades_tried"`
+	Message   string    `json:"message,omitempty"`
 	// Understood says how a free-text reference was read.
 	Understood *resolve.Understood `json:"understood,omitempty"`
 	// MarketIDs are the card's printings at the marketplaces.
