@@ -45,7 +45,7 @@ func newFixture() *fixture {
 		Supertype: "Pokémon", Subtypes: []string{"Stage 2"}, Colors: []string{"Fire"}, NationalDex: []int{6},
 		Variants: []string{"holo/unlimited", "holo/shadowless"}, Source: "pokemon-tcg-data", PartnerProductID: 42382,
 		MarketIDs: []snapshots.MarketID{{Variant: "holo/unlimited", Cardmarket: 273699, TCGplayer: 42382}, {Variant: "holo/shadowless", Cardmarket: 660224, TCGplayer: 106999}},
-		Ordinal: 0, MarketSources: []string{"partner", "ebay"}, Venues: []string{"courtyard"}, PriceCents: 45000,
+		Ordinal:   0, MarketSources: []string{"partner", "ebay"}, Venues: []string{"courtyard"}, PriceCents: 45000,
 		PriceDay: snapshotstest.Day("2026-10-30"), Volume30dCents: 91050, Sales30d: 2, SalesAll: 4, Listings: 2}
 	blastoise := &snapshots.Card{Game: "pokemon", ID: "en:base1-2", Language: "en", SourceID: "base1-2",
 		SetID: "en:base1", Name: "Blastoise", NameLanguage: "en", Number: "2", Source: "pokemon-tcg-data",
@@ -54,7 +54,7 @@ func newFixture() *fixture {
 		SetID: "ja:SV2a", Name: "フシギダネ", NameLanguage: "ja", Number: "001", Rarity: "Common",
 		ENCardID: "en:sv3pt5-1", ENMatch: "number", Source: "tcgdex", PartnerProductID: 7,
 		MarketIDs: []snapshots.MarketID{{Cardmarket: 692967, TCGplayer: 7}, {Variant: "holo", TCGplayer: 106999}}, // 106999: charizard's, first in catalog order
-		Ordinal: 2, MarketSources: []string{"mercari"}, Venues: []string{}, PriceCents: 120, PriceDay: snapshotstest.Day("2026-10-02"),
+		Ordinal:   2, MarketSources: []string{"mercari"}, Venues: []string{}, PriceCents: 120, PriceDay: snapshotstest.Day("2026-10-02"),
 		SalesAll: 1, Listings: 1}
 	zoro := &snapshots.Card{Game: "onepiece", ID: "en:OP01-001", Language: "en", SourceID: "OP01-001",
 		SetID: "en:OP-01", Name: "Roronoa Zoro", NameLanguage: "en", Number: "OP01-001", Rarity: "L",
