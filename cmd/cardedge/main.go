@@ -48,6 +48,8 @@ const usage = `usage:
   cardedge accounts set-tier --state FILE ACCOUNT free|pro|elite
   cardedge accounts disable|enable --state FILE ACCOUNT
   cardedge accounts reset-password --state FILE ACCOUNT [--password-stdin]
+  cardedge accounts export --state FILE ACCOUNT [--out FILE]   (everything the account owns, as JSON; no secrets)
+  cardedge accounts delete --state FILE ACCOUNT --yes           (the account and everything it owns, for good)
                  (ACCOUNT is an account id, a_..., or an email)
   cardedge serve --snapshots DIR|s3://... --redis URL ...   (a fleet: the state store in Redis)
   cardedge keys|accounts ... --redis URL                     (in place of --state FILE)
