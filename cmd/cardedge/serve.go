@@ -224,7 +224,8 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	// serve and the collections the account's keys and chat share, and
 	// spend the account's own quota, as its chat does.
 	dashboard, err := web.New(web.Options{Accounts: s.accounts, Usage: s.access, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
-		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access, OAuth: s.apps})
+		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access, OAuth: s.apps,
+		Alerts: s.alerts, Webhooks: s.webhooks, AccountData: accountParts(s.webhooks)})
 	if err != nil {
 		return nil, err
 	}
