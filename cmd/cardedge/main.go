@@ -38,6 +38,7 @@ const usage = `usage:
                  [--llm-url URL [--llm-model M]]   (agent chat model; its key from $CARDEDGE_LLM_API_KEY)
                  [--signup open|closed] [--public-url URL] [--key-max-days N]   (the dashboard at /dashboard)
                  [--drain 0s] [--swap-share 0.25]
+                 [--alerts-share 0.1] [--alerts-lease 1m] [--webhooks-poll 1s] [--webhooks-allow-private]   (alerts: docs/alerts.md)
   cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep 3] [--pin ID] ...
                  (a fleet replica: snapshots mirrored from the bucket; AWS_* environment and config files)
   cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
