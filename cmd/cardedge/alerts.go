@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -52,7 +55,8 @@ func (c *AlertsConfig) register(fs *flag.FlagSet) {
 // it and waits.
 func (s *server) openAlerts(cfg AlertsConfig, log *slog.Logger) error {
 	var err error
-	if s.webhooks, err = webhook.New(webhook.Options{State: s.store, Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivate}}); err != nil {
+	holder := leaseHolder()
+	if s.webhooks, err = webhook.New(webhook.Options{State: s.store, Holder: holder, Guard: webhook.Guard{AllowPrivate: cfg.AllowPrivate}}); err != nil {
 		return err
 	}
 	if cfg.AllowPrivate {
@@ -63,7 +67,7 @@ func (s *server) openAlerts(cfg AlertsConfig, log *slog.Logger) error {
 		OnEvent: func(tx state.Tx, e alert.Event) error { return wh.Enqueue(tx, e.Account, eventMessage(e)) }}); err != nil {
 		return err
 	}
-	run, err := sweep.New(sweep.Options{State: s.store, LeaseTTL: cfg.Lease, Pacer: snapshots.NewPacer(cfg.Share)})
+	run, err := sweep.New(sweep.Options{State: s.store, Holder: holder, LeaseTTL: cfg.Lease, Pacer: snapshots.NewPacer(cfg.Share)})
 	if err != nil {
 		return err
 	}
@@ -92,6 +96,16 @@ func (s *server) openAlerts(cfg AlertsConfig, log *slog.Logger) error {
 		b.mu.Unlock()
 	})
 	return nil
+}
+
+// leaseHolder names this process in the leases of its background work
+// (state.Leases): "<host>:<pid>:<random>", so that an operator (and the
+// fleet test) can tell which replica holds one.
+func leaseHolder() string {
+	host, _ := os.Hostname()
+	var b [5]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("%s:%d:%x", host, os.Getpid(), b)
 }
 
 // eventMessage is the webhook message of an alert's event: its id is the
