@@ -1,4 +1,4 @@
-package main_test
+package e2e_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	main "github.com/cardedge/cardedge/cmd/cardedge"
+	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/bolt"
@@ -24,22 +24,24 @@ import (
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/sweep"
+	"github.com/cardedge/cardedge/web/webtest"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
 
-// End-to-end test of alerts through the real program (issue #33): rules
+// End-to-end tests of alerts (issue #33) through the cardedge binary: rules
 // made over REST, evaluated by serve when a snapshot goes live, delivered to
 // a receiver that verifies every delivery with the official Standard
-// Webhooks library (not cardedge's code).
+// Webhooks library (not cardedge's code); and an account's data export and
+// deletion with the binary's accounts commands.
 
 // receiver is a webhook receiver built on the official library: it
 // accepts a delivery only when its signature and timestamp verify, and
 // records each event (by webhook-id) with how many times it came.
 type receiver struct {
 	srv *httptest.Server
-	wh  *standardwebhooks.Webhook
 
 	mu       sync.Mutex
+	wh       *standardwebhooks.Webhook
 	events   map[string]map[string]any // webhook-id -> the body's data
 	types    map[string]string
 	times    map[string]int
@@ -132,69 +134,8 @@ func ownPrices(t *testing.T, dir, game, set string, g snapshots.Grade) map[strin
 	return out
 }
 
-// serveOwn runs the real program over root and a state file of its own,
-// with webhooks allowed to reach the loopback receiver, and returns its
-// base URL and state file.
-func serveOwn(t *testing.T, root string) (base, stateFile string) {
-	t.Helper()
-	stateFile = filepath.Join(t.TempDir(), "state.bolt")
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() {
-		done <- main.Serve(ctx, main.ServeConfig{Snapshots: root, State: stateFile, Addr: "127.0.0.1:0", CacheMB: 16, LogLevel: "error",
-			Alerts: main.AlertsConfig{Share: 1, DeliverEvery: 100 * time.Millisecond, AllowPrivate: true},
-			Ready:  func(addr string) { ready <- addr }}, io.Discard, io.Discard)
-	}()
-	select {
-	case addr := <-ready:
-		base = "http://" + addr
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not start")
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve returned: %v", err)
-		}
-	})
-	return base, stateFile
-}
-
-// call makes a keyed REST call and decodes the envelope's data.
-func call(t *testing.T, base, key, method, path, body string, out any) {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, base+path, rd)
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := keyedClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
-	}
-	if out != nil {
-		var env struct {
-			Data json.RawMessage `json:"data"`
-		}
-		json.Unmarshal(b, &env)
-		if err := json.Unmarshal(env.Data, out); err != nil {
-			t.Fatalf("%s %s: %v %s", method, path, err, b)
-		}
-	}
-}
-
-// waitJob waits until serve finished the background job id (sweep).
+// waitJob waits until the server whose state file is stateFile finished
+// the background job id (package sweep).
 func waitJob(t *testing.T, stateFile, id string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -213,6 +154,29 @@ func waitJob(t *testing.T, stateFile, id string) {
 	t.Fatalf("job %s not done in 60 s", id)
 }
 
+// call makes a keyed REST call of the server at base (checked against the
+// OpenAPI document) and decodes the envelope's data into out.
+func call(t *testing.T, base, key, method, path, body string, out any) {
+	t.Helper()
+	var b []byte
+	if body != "" {
+		b = []byte(body)
+	}
+	r := doAt(t, keyedClient, base, method, path, key, b)
+	if r.Status != 200 {
+		t.Fatalf("%s %s: %d %s", method, path, r.Status, truncate(r.Body))
+	}
+	if out != nil {
+		var env struct {
+			Data json.RawMessage `json:"data"`
+		}
+		json.Unmarshal(r.Body, &env)
+		if err := json.Unmarshal(env.Data, out); err != nil {
+			t.Fatalf("%s %s: %v %s", method, path, err, truncate(r.Body))
+		}
+	}
+}
+
 // TestAlerts_DeliveredEndToEnd: rules made over REST while snapshot A
 // serves; B goes live and fires exactly the rules and cards whose condition
 // holds at B (every one, since none was evaluated before), C fires exactly
@@ -228,22 +192,15 @@ func TestAlerts_DeliveredEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	root := filepath.Join(t.TempDir(), "snapshots")
-	if err := copyDir(filepath.Join(staging, "s0001"), filepath.Join(root, "s0001")); err != nil {
-		t.Fatal(err)
-	}
-	if err := snapshots.Publish(root, "s0001"); err != nil {
-		t.Fatal(err)
-	}
+	root := e2etest.CopyRoot(t, staging, "s0001")
 	publish := func(id, from string) {
 		t.Helper()
-		if err := copyDir(filepath.Join(staging, from), filepath.Join(root, id)); err != nil {
-			t.Fatal(err)
-		}
-		if id != from { // C's data under another id: D
-			m, _ := snapshots.ReadManifest(filepath.Join(root, id))
-			m.SnapshotID = id
-			snapshots.WriteManifest(filepath.Join(root, id), m)
+		if id == from {
+			if err := e2etest.CopyDir(filepath.Join(staging, from), filepath.Join(root, id)); err != nil {
+				t.Fatal(err)
+			}
+		} else { // C's data under another id: D
+			e2etest.CloneSnapshot(t, root, from, id)
 		}
 		if err := snapshots.Publish(root, id); err != nil {
 			t.Fatal(err)
@@ -264,32 +221,28 @@ func TestAlerts_DeliveredEndToEnd(t *testing.T) {
 		t.Fatal("no card of en:base1 changes price between the two seeds")
 	}
 
-	base, stateFile := serveOwn(t, root)
-	waitJob(t, stateFile, "alerts/s0001") // the start-up evaluation (nothing to evaluate yet)
-	secret, _, err := createKey(t, stateFile, access.Pro, "alerts e2e", false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1500 * time.Millisecond) // the server's key table reloads within a second
+	p := serveRoot(t, root, "--webhooks-allow-private", "--alerts-share", "1", "--webhooks-poll", "100ms")
+	waitJob(t, p.state, "alerts/s0001") // the start-up evaluation (nothing to evaluate yet)
+	secret := p.key(t, access.Pro, false, true)
 	rc := newReceiver(t)
 	var created struct {
 		Secret string `json:"secret"`
 	}
-	call(t, base, secret, "POST", "/api/v3/me/webhooks", `{"url":"`+rc.srv.URL+`/hook","description":"e2e"}`, &created)
+	call(t, p.Base, secret, "POST", "/api/v3/me/webhooks", `{"url":"`+rc.srv.URL+`/hook","description":"e2e"}`, &created)
 	rc.setSecret(t, created.Secret)
 	type rule struct {
 		ID string `json:"id"`
 	}
 	var always, never, between, set rule
-	call(t, base, secret, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_above","price_usd":0.01}`, &always)
-	call(t, base, secret, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_below","price_usd":0.01}`, &never)
+	call(t, p.Base, secret, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_above","price_usd":0.01}`, &always)
+	call(t, p.Base, secret, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_below","price_usd":0.01}`, &never)
 	// A target between the two prices, holding at C and not at B.
 	kind, target := "at_or_below", (pb[pick]+pc[pick])/2
 	if pc[pick] > pb[pick] {
 		kind, target = "at_or_above", (pb[pick]+pc[pick]+1)/2
 	}
-	call(t, base, secret, "POST", "/api/v3/me/alerts", fmt.Sprintf(`{"game":"pokemon","card_id":%q,"kind":%q,"price_usd":%.2f}`, pick, kind, float64(target)/100), &between)
-	call(t, base, secret, "POST", "/api/v3/me/alerts", `{"game":"pokemon","set_id":"en:base1","kind":"at_or_above","price_usd":0.01}`, &set)
+	call(t, p.Base, secret, "POST", "/api/v3/me/alerts", fmt.Sprintf(`{"game":"pokemon","card_id":%q,"kind":%q,"price_usd":%.2f}`, pick, kind, float64(target)/100), &between)
+	call(t, p.Base, secret, "POST", "/api/v3/me/alerts", `{"game":"pokemon","set_id":"en:base1","kind":"at_or_above","price_usd":0.01}`, &set)
 
 	// The expected firings, from the snapshots' own prices.
 	var wantB, wantC []string
@@ -299,11 +252,11 @@ func TestAlerts_DeliveredEndToEnd(t *testing.T) {
 	case pc["en:base1-4"] > 0:
 		wantC = append(wantC, always.ID+" en:base1-4")
 	}
-	for id, p := range pb {
-		if p > 0 {
+	for id, price := range pb {
+		if price > 0 {
 			wantB = append(wantB, set.ID+" "+id)
 		}
-		if pc[id] > 0 && p <= 0 {
+		if pc[id] > 0 && price <= 0 {
 			wantC = append(wantC, set.ID+" "+id)
 		}
 	}
@@ -317,7 +270,7 @@ func TestAlerts_DeliveredEndToEnd(t *testing.T) {
 		want     []string
 	}{{"s0002", "s0002", wantB}, {"s0003", "s0003", wantC}, {"s0004", "s0003", nil}} {
 		publish(step.id, step.from)
-		waitJob(t, stateFile, "alerts/"+step.id)
+		waitJob(t, p.state, "alerts/"+step.id)
 		deadline := time.Now().Add(30 * time.Second)
 		for len(rc.fired(step.id)) < len(step.want) && time.Now().Before(deadline) {
 			select {
@@ -333,6 +286,12 @@ func TestAlerts_DeliveredEndToEnd(t *testing.T) {
 	if strings.Contains(strings.Join(rc.fired("s0002"), " "), never.ID) {
 		t.Error("the rule that never holds fired")
 	}
+	var evs struct {
+		Items []struct {
+			ID string `json:"event_id"`
+		} `json:"items"`
+	}
+	call(t, p.Base, secret, "GET", "/api/v3/me/alert-events?limit=500", "", &evs)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.refused != 0 {
@@ -343,84 +302,31 @@ func TestAlerts_DeliveredEndToEnd(t *testing.T) {
 			t.Errorf("event %s delivered %d times", id, n)
 		}
 	}
-	// The events API and the log agree.
-	var evs struct {
-		Items []struct {
-			ID string `json:"event_id"`
-		} `json:"items"`
-	}
-	call(t, base, secret, "GET", "/api/v3/me/alert-events?limit=500", "", &evs)
+	// The events API and the receiver agree.
 	if len(evs.Items) != len(wantB)+len(wantC) || len(rc.events) != len(evs.Items) {
 		t.Errorf("%d events listed, %d delivered, want %d", len(evs.Items), len(rc.events), len(wantB)+len(wantC))
 	}
 }
 
-// TestChatToken_AlertTools: an agent with a Pro account's chat-user token
-// watches the market for it: it makes an alert (the card named, not only
-// an id) and a want-list entry, lists them, deletes one, reads the recent
-// alerts, the collection's recorded history and set completion. Every
-// result validates against its tool's outputSchema (checkStructured).
-func TestChatToken_AlertTools(t *testing.T) {
-	d, _ := chatSession(t, "pro")
-	tok, _ := d.chatToken()
-	s := openSession(t, tok)
-	defer s.close()
-	a := s.ok("create_alert", map[string]any{"card": "en:base1-4", "kind": "at_or_below", "price_usd": 100}).data
-	if a["card_id"] != "en:base1-4" || a["kind"] != "at_or_below" || a["price_usd"] != 100.0 || a["want"] != false {
-		t.Fatalf("create_alert: %s", truncate(mustJSON(a)))
-	}
-	w := s.ok("add_to_want_list", map[string]any{"card": "en:base1-4", "grade": "slab:10", "quantity": 2, "price_usd": 2000, "note": "graded"}).data
-	if w["want"] != true || w["quantity"] != 2.0 || w["kind"] != "at_or_below" || w["grade"] != "slab:10" {
-		t.Fatalf("add_to_want_list: %s", truncate(mustJSON(w)))
-	}
-	s.fails("create_alert", map[string]any{"card": "en:base1-4", "kind": "move", "pct": 5, "days": 3}, "days: 1, 7 or 30")
-	s.fails("create_alert", map[string]any{"card": "pikachu", "kind": "first_sale"}, "candidates")
-	l := s.ok("list_alerts", nil).data
-	if rules := items(t, l["rules"]); len(rules) != 2 || l["limit"] != 200.0 {
-		t.Fatalf("list_alerts: %s", truncate(mustJSON(l)))
-	}
-	if l := s.ok("list_alerts", map[string]any{"which": "want_list"}).data; len(items(t, l["rules"])) != 1 {
-		t.Errorf("list_alerts want_list: %s", truncate(mustJSON(l)))
-	}
-	s.ok("delete_alert", map[string]any{"rule_id": a["id"]})
-	s.fails("delete_alert", map[string]any{"rule_id": a["id"]}, "no rule")
-	if r := s.ok("recent_alerts", nil).data; len(items(t, r["alerts"])) != 0 {
-		t.Errorf("recent_alerts of a new account: %s", truncate(mustJSON(r)))
-	}
-	s.ok("add_to_collection", map[string]any{"card": "en:base1-4", "quantity": 1})
-	if h := s.ok("collection_history", nil).data; h["from"] == "" || h["points"] == nil {
-		t.Errorf("collection_history: %s", truncate(mustJSON(h)))
-	}
-	c := s.ok("set_completion", nil).data
-	if sets := items(t, c["sets"]); len(sets) != 1 || sets[0]["set_id"] != "en:base1" || sets[0]["owned"] != 1.0 {
-		t.Errorf("set_completion: %s", truncate(mustJSON(c)))
-	}
-	// An API key sees none of them (the public tools only).
-	ks := openSession(t, env.keys["pro"])
-	defer ks.close()
-	if got := toolNames(t, ks); slices.Contains(got, "create_alert") {
-		t.Errorf("an API key lists the alert tools: %v", got)
-	}
-}
-
 // TestAccounts_ExportDelete: `cardedge accounts export` writes everything an
-// account made through the dashboard and REST (alerts, a webhook endpoint,
-// its collection) without a secret; `accounts delete --yes` leaves nothing
-// of it in the state file, its key is refused within a second, and another
+// account made through the dashboard and REST (an alert, its webhooks, its
+// collection) without a secret; `accounts delete --yes` leaves nothing of
+// it in the state file, its key is refused within a second, and another
 // account is untouched.
 func TestAccounts_ExportDelete(t *testing.T) {
 	d := newDash(t)
-	email := uniqueEmail(t)
-	d.signUp(email)
-	key, _ := d.createKey("export")
+	email := webtest.UniqueEmail(t)
+	d.SignUp(email)
+	key, _ := d.CreateKey("export")
 	other := newDash(t)
-	other.signUp(uniqueEmail(t))
-	otherKey, _ := other.createKey("other")
-	waitStatus(t, "/api/v3/me/alerts", key, 200)
+	other.SignUp(webtest.UniqueEmail(t))
+	otherKey, _ := other.CreateKey("other")
+	waitStatus(t, "/api/v3/sets?limit=1", key, 200)
+	waitStatus(t, "/api/v3/sets?limit=1", otherKey, 200)
 	call(t, env.base, key, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"first_listing"}`, nil)
 	call(t, env.base, otherKey, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"first_listing"}`, nil)
 	var acct string
-	out, err := runMain(t, "accounts", "list", "--state", env.state)
+	out, err := runBin(t, "accounts", "list", "--state", env.state)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,7 +336,7 @@ func TestAccounts_ExportDelete(t *testing.T) {
 		}
 	}
 	file := filepath.Join(t.TempDir(), "export.json")
-	if out, err := runMain(t, "accounts", "export", "--state", env.state, "--out", file, email); err != nil {
+	if out, err := runBin(t, "accounts", "export", "--state", env.state, "--out", file, email); err != nil {
 		t.Fatalf("export: %v %s", err, out)
 	}
 	b, err := os.ReadFile(file)
@@ -438,7 +344,6 @@ func TestAccounts_ExportDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x struct {
-		Format  string `json:"format"`
 		Account struct {
 			ID string `json:"id"`
 		} `json:"account"`
@@ -457,19 +362,15 @@ func TestAccounts_ExportDelete(t *testing.T) {
 	if strings.Contains(string(b), key) || strings.Contains(string(b), "argon2id") || strings.Contains(string(b), `"hint"`) {
 		t.Errorf("the export holds a secret: %s", b)
 	}
-	if _, err := runMain(t, "accounts", "delete", "--state", env.state, email); err == nil {
+	if _, err := runBin(t, "accounts", "delete", "--state", env.state, email); err == nil {
 		t.Error("delete without --yes deleted")
 	}
-	if out, err := runMain(t, "accounts", "delete", "--state", env.state, "--yes", email); err != nil {
+	if out, err := runBin(t, "accounts", "delete", "--state", env.state, "--yes", email); err != nil {
 		t.Fatalf("delete: %v %s", err, out)
 	}
 	waitStatus(t, "/api/v3/sets?limit=1", key, 401)
 	waitStatus(t, "/api/v3/sets?limit=1", otherKey, 200)
-	st, err := statebolt.Open(env.state, statebolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := stateAt(t, env.state)
 	err = st.View(context.Background(), func(tx state.Tx) error {
 		for _, bk := range state.Buckets {
 			if bk.Kind() != state.KindRecords {
