@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,7 +149,12 @@ func TestAlerts_Bench(t *testing.T) {
 	}
 	st.Close()
 
-	// serve, the real program, with the evaluation's share.
+	// serve, the real program, with the evaluation's share and its GC
+	// target (runServe sets --gc-percent's default, 400, unless GOGC is
+	// set; Serve alone does not).
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ready, done := make(chan string, 1), make(chan error, 1)
