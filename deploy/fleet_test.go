@@ -337,6 +337,10 @@ func TestFleet(t *testing.T) {
 			t.Errorf("the dashboard session after the Redis restart: %d", p.status)
 		}
 	})
+
+	// Alerts: three replicas deliver each event exactly once while the one
+	// evaluating is killed mid-way.
+	t.Run("I_AlertsExactlyOnce", f.alertsExactlyOnce)
 }
 
 // startFleet starts Redis, versitygw, publishes snapshot A, starts three
@@ -452,7 +456,10 @@ func (f *fleet) startReplica(t *testing.T, r *replica) {
 		t.Fatal(err)
 	}
 	r.cmd = exec.Command(filepath.Join(f.bin, "cardedge"), "serve", "--snapshots", prefix, "--cache-dir", r.cache,
-		"--redis", f.redis.URL(), "--addr", r.addr, "--public-url", "http://"+f.lb, "--poll", "1s", "--drain", "2s", "--cache-mb", "32", "--log-level", "info")
+		"--redis", f.redis.URL(), "--addr", r.addr, "--public-url", "http://"+f.lb, "--poll", "1s", "--drain", "2s", "--cache-mb", "32", "--log-level", "info",
+		// Alerts (alerts_fleet_test.go): the receiver is on loopback; the
+		// evaluation slow enough to be caught mid-way, its lease short.
+		"--webhooks-allow-private", "--alerts-share", "0.02", "--alerts-lease", "10s")
 	r.cmd.Env = f.env
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
 	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

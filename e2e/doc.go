@@ -6,7 +6,9 @@
 //
 //   - the feature suites of the REST API and the agent chat (rest, search,
 //     sql, prices, printings, imports, bulk, collection, chat, chat-user
-//     tokens), every JSON answer checked against the OpenAPI document the
+//     tokens, alerts: rules evaluated at each swap and delivered to a
+//     receiver on the official Standard Webhooks library, an account's
+//     export and deletion), every JSON answer checked against the OpenAPI document the
 //     server serves (e2etest.API), and the checks that REST and MCP agree;
 //   - the browser suites (dashboard, market pages, web chat, API reference),
 //     headless Chromium driven through chromedp by one helper

@@ -63,9 +63,12 @@
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // apperr, snapshots, snapshots/gold, snapshots/jsontext, index,
 // index/syntax, estimate, jsonschema, live, access, edge/cache,
-// edge/connguard, resolve, catalog, pricing, bulk, collection, agent and mcp
-// (for its version); it is the only package that imports fasthttp.
-// Commands import it: cmd/cardedge, and cmd/benchedge for the benchmarks.
+// edge/connguard, resolve, catalog, pricing, bulk, collection, alert and
+// webhook (alerts.go, feed.go, webhooks.go: the caller's alert rules, want
+// list, events, feed and webhook endpoints through the small interfaces
+// Alerts and Webhooks), agent and mcp (for its version); it is the only
+// package that imports fasthttp. Commands import it: cmd/cardedge, and
+// cmd/benchedge for the benchmarks.
 //
 // # Caveats
 //

@@ -24,7 +24,7 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	status := apperr.HTTPStatus(code)
 	if code == apperr.EINVALID {
 		loc := []any{"query"}
-		if ctx.IsPost() {
+		if ctx.IsPost() || ctx.IsPut() {
 			loc = []any{"body"}
 		}
 		writeJSON(ctx, status, map[string]any{"detail": []validationError{{Loc: loc, Msg: apperr.ErrorMessage(err), Type: "value_error"}}})

@@ -47,8 +47,10 @@ func mustLive(tb testing.TB, root string) *live.Live {
 // on a listener: tests call its handler).
 func newTestServer(tb testing.TB, root string, st state.Store, acc *access.Service, cacheBytes int64) *Server {
 	tb.Helper()
+	al, wh := mustAlertServices(tb, st)
 	srv, err := New(Options{Snapshots: mustLive(tb, root), Access: acc, Collections: collection.New(collection.Options{State: st}),
-		CacheBytes: cacheBytes, CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.DiscardHandler)})
+		CacheBytes: cacheBytes, CursorSecret: []byte("0123456789abcdef0123456789abcdef"), Logger: slog.New(slog.DiscardHandler),
+		Alerts: al, Webhooks: wh})
 	if err != nil {
 		tb.Fatal(err)
 	}

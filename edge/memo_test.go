@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/edge/cache"
+	"github.com/cardedge/cardedge/state"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/valyala/fasthttp"
@@ -22,6 +23,7 @@ type memoEnv struct {
 	store       access.Keys
 	elite, free string // secrets
 	eliteID     string // the elite key's id
+	st          state.Store
 }
 
 func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
@@ -42,7 +44,7 @@ func newMemoEnv(t *testing.T, root string, cacheBytes int64) *memoEnv {
 	}
 	t.Cleanup(func() { acc.Close() })
 	srv := newTestServer(t, root, st, acc, cacheBytes)
-	return &memoEnv{srv: srv, acc: acc, store: store, elite: elite, free: free, eliteID: ek.ID}
+	return &memoEnv{srv: srv, acc: acc, store: store, elite: elite, free: free, eliteID: ek.ID, st: st}
 }
 
 // memoReply is what a test compares of a response.

@@ -93,6 +93,8 @@ var resourceTags = []struct{ name, description string }{
 	{"Methodology", "The estimator's rules and thresholds, as the code uses them."},
 	{"Bulk", "The snapshot's data as files: per game cards, sets, prices and price history as gzip JSON Lines, with SHA-256, row counts, resumable downloads and a JSON Schema each."},
 	{"Keys", "The calling key's usage and quota."},
+	{"Alerts", "Want lists and price alerts of the caller's account: rules fired once per crossing at each new snapshot, their events, and the secret URL of their Atom feed."},
+	{"Webhooks", "Webhook endpoints of the caller's account: alerts delivered signed per Standard Webhooks, with retries, a delivery log, test events and secret rolls."},
 }
 
 // operationID returns the operationId of a route: its name in
@@ -173,7 +175,7 @@ func (s *Server) openAPI() map[string]any {
 		} else {
 			op["security"] = []any{map[string]any{}, map[string]any{"bearer": []any{}}}
 		}
-		if rt.method == "POST" {
+		if (rt.method == "POST" || rt.method == "PUT") && !rt.noBody {
 			types, content := rt.bodyTypes, map[string]any{}
 			if types == nil {
 				types = []string{"application/json"}

@@ -59,6 +59,35 @@ var exampleRequests = []struct {
 		`{"rows":[{"card_id":"en:base1-4","quantity":1,"grade":"slab:9","price_paid":250},{"name":"Pikachu","quantity":2}]}`},
 	{"imports_confirm", "POST", "/api/v3/me/imports/confirm", "application/json", `{"preview_id":"$preview_id"}`},
 	{"collection_get", "GET", "/api/v3/me/collection?limit=2", "", ""},
+	// Alerts, webhooks and the collection's history (#33): ids made here
+	// ($rule_id, $want_id, $endpoint_id) go into later targets; the
+	// evaluation of the snapshot runs before alert_events (exampleBefore).
+	{"alerts_create", "POST", "/api/v3/me/alerts", "application/json", `{"game":"pokemon","card_id":"en:base1-4","grade":"raw:near_mint","kind":"at_or_above","price_usd":0.01}`},
+	{"alerts_list", "GET", "/api/v3/me/alerts", "", ""},
+	{"alerts_get", "GET", "/api/v3/me/alerts/$rule_id", "", ""},
+	{"alerts_replace", "PUT", "/api/v3/me/alerts/$rule_id", "application/json", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_above","price_usd":1,"source":"own"}`},
+	{"want_list_create", "POST", "/api/v3/me/want-list", "application/json", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_below","price_usd":250,"quantity":1,"note":"for the binder"}`},
+	{"want_list_list", "GET", "/api/v3/me/want-list", "", ""},
+	{"want_list_get", "GET", "/api/v3/me/want-list/$want_id", "", ""},
+	{"want_list_replace", "PUT", "/api/v3/me/want-list/$want_id", "application/json", `{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_below","price_usd":200,"quantity":2}`},
+	{"webhooks_create", "POST", "/api/v3/me/webhooks", "application/json", `{"url":"https://93.184.216.34/cardedge","description":"my receiver"}`},
+	{"webhooks_list", "GET", "/api/v3/me/webhooks", "", ""},
+	{"webhooks_get", "GET", "/api/v3/me/webhooks/$endpoint_id", "", ""},
+	{"webhooks_replace", "PUT", "/api/v3/me/webhooks/$endpoint_id", "application/json", `{"url":"https://93.184.216.34/cardedge","description":"my receiver","types":["alert.triggered"]}`},
+	{"webhooks_test", "POST", "/api/v3/me/webhooks/$endpoint_id/test", "", ""},
+	{"alert_events", "GET", "/api/v3/me/alert-events?limit=1", "", ""},
+	{"webhooks_log", "GET", "/api/v3/me/webhooks/$endpoint_id/log?limit=2", "", ""},
+	{"webhooks_roll_secret", "POST", "/api/v3/me/webhooks/$endpoint_id/roll-secret", "", ""},
+	{"webhooks_disable", "POST", "/api/v3/me/webhooks/$endpoint_id/disable", "", ""},
+	{"webhooks_enable", "POST", "/api/v3/me/webhooks/$endpoint_id/enable", "", ""},
+	{"webhooks_notices", "GET", "/api/v3/me/webhook-notices", "", ""},
+	{"alert_feed_get", "GET", "/api/v3/me/feed", "", ""},
+	{"alert_feed_roll", "POST", "/api/v3/me/feed/roll", "", ""},
+	{"collection_history", "GET", "/api/v3/me/collection/history", "", ""},
+	{"collection_completion", "GET", "/api/v3/me/collection/completion", "", ""},
+	{"want_list_delete", "DELETE", "/api/v3/me/want-list/$want_id", "", ""},
+	{"alerts_delete", "DELETE", "/api/v3/me/alerts/$rule_id", "", ""},
+	{"webhooks_delete", "DELETE", "/api/v3/me/webhooks/$endpoint_id", "", ""},
 	{"methodology", "GET", "/api/v3/methodology", "", ""},
 	{"keys_usage", "GET", "/keys/usage", "", ""},
 	{"bulk_list", "GET", "/api/v3/bulk", "", ""},
@@ -115,11 +144,15 @@ func TestOpenAPI_Examples(t *testing.T) {
 	var files []string
 	for _, x := range exampleRequests {
 		seen[x.route] = true
-		body := x.body
+		body, target := x.body, x.target
 		for k, v := range vars {
 			body = strings.ReplaceAll(body, "$"+k, v)
+			target = strings.ReplaceAll(target, "$"+k, v)
 		}
-		status, resp := e.do(t, x.method, x.target, x.ctype, body, "Authorization", "Bearer "+secret)
+		if x.route == "alert_events" {
+			e.evaluate(t) // what serve does when a snapshot goes live: the rules fire, the webhooks deliver
+		}
+		status, resp := e.do(t, x.method, target, x.ctype, body, "Authorization", "Bearer "+secret)
 		if status != 200 {
 			t.Errorf("%s %s: %d %s", x.method, x.target, status, resp)
 			continue
@@ -131,7 +164,13 @@ func TestOpenAPI_Examples(t *testing.T) {
 		if id, ok := envelope.Data["preview_id"].(string); ok {
 			vars["preview_id"] = id
 		}
-		rt, _, _ := e.srv.router.match(x.method, strings.SplitN(x.target, "?", 2)[0])
+		if v, ok := map[string]string{"alerts_create": "rule_id", "want_list_create": "want_id"}[x.route]; ok {
+			vars[v], _ = envelope.Data["id"].(string)
+		}
+		if ep, ok := envelope.Data["endpoint"].(map[string]any); ok {
+			vars["endpoint_id"], _ = ep["id"].(string)
+		}
+		rt, _, _ := e.srv.router.match(x.method, strings.SplitN(target, "?", 2)[0])
 		if rt == nil || rt.name != x.route {
 			t.Errorf("%s %s is not route %s", x.method, x.target, x.route)
 			continue
@@ -533,8 +572,9 @@ func (e *memoEnv) do(t *testing.T, method, uri, ctype, body string, headers ...s
 }
 
 var (
-	reVolatileID = regexp.MustCompile(`"((?:imp|col|ci)_[A-Za-z0-9_-]{6,})"`)
+	reVolatileID = regexp.MustCompile(`"((?:imp|col|ci|r|ep|msg|fd|evt)_[A-Za-z0-9_-]{6,}|whsec_[A-Za-z0-9+/=]{20,})"`)
 	reReset      = regexp.MustCompile(`"reset_seconds":\d+`)
+	reLatency    = regexp.MustCompile(`"latency_ms":[0-9.]+`)
 )
 
 // normalizer replaces the values of the moment in the examples: ids made
@@ -564,6 +604,7 @@ func (n *normalizer) normalize(b []byte) json.RawMessage {
 		s = strings.ReplaceAll(s, `"`+day+`"`, `"2030-01-01"`)
 	}
 	s = reReset.ReplaceAllString(s, `"reset_seconds":3600`)
+	s = reLatency.ReplaceAllString(s, `"latency_ms":12.5`)
 	return json.RawMessage(s)
 }
 

@@ -50,6 +50,8 @@ type route struct {
 	// bodyTypes are the request body media types of a POST route (nil =
 	// application/json), for the OpenAPI document.
 	bodyTypes []string
+	// noBody marks a POST that takes no body (an action: roll, test).
+	noBody bool
 	// removed marks a withdrawn route (404 removed); replacement is the path
 	// to use instead ("" = none).
 	removed     bool

@@ -24,6 +24,10 @@ func (s *Server) registerRoutes() {
 		{"Methodology", s.registerMethodologyRoutes},
 		{"Bulk", s.registerBulkRoutes},
 		{"Keys", s.registerKeyRoutes},
+		{"Alerts", s.registerAlertRoutes},
+		{"Alerts", s.registerFeedRoutes},
+		{"Webhooks", s.registerWebhookRoutes},
+		{"Collection", s.registerHistoryRoutes},
 	} {
 		n := len(s.router.routes)
 		r.register()

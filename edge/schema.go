@@ -4,8 +4,10 @@ import (
 	"reflect"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/webhook"
 )
 
 // payloadTypes names the Go type of each route's data payload. The OpenAPI
@@ -42,6 +44,33 @@ var payloadTypes = map[string]any{
 	"imports_confirm":        confirmPayload{},
 	"collection_get":         collectionPayload{},
 	"bulk_list":              bulkListPayload{},
+	// Alerts, webhooks, a collection's history (#33).
+	"alerts_list":           rulesPayload{},
+	"alerts_create":         alert.View{},
+	"alerts_get":            alert.View{},
+	"alerts_replace":        alert.View{},
+	"alerts_delete":         ruleDeleted{},
+	"want_list_list":        rulesPayload{},
+	"want_list_create":      alert.View{},
+	"want_list_get":         alert.View{},
+	"want_list_replace":     alert.View{},
+	"want_list_delete":      ruleDeleted{},
+	"alert_events":          eventsPayload{},
+	"alert_feed_get":        feedPayload{},
+	"alert_feed_roll":       feedPayload{},
+	"webhooks_list":         endpointsPayload{},
+	"webhooks_create":       endpointCreated{},
+	"webhooks_get":          webhook.Endpoint{},
+	"webhooks_replace":      webhook.Endpoint{},
+	"webhooks_delete":       endpointDeleted{},
+	"webhooks_enable":       webhook.Endpoint{},
+	"webhooks_disable":      webhook.Endpoint{},
+	"webhooks_test":         testQueued{},
+	"webhooks_roll_secret":  secretRolled{},
+	"webhooks_log":          deliveryLog{},
+	"webhooks_notices":      noticesPayload{},
+	"collection_history":    collectionHistoryPayload{},
+	"collection_completion": completionPayload{},
 }
 
 // reflectType is the type of a payloadTypes value.

@@ -76,6 +76,11 @@ type Options struct {
 	// Dashboard is the dashboard (package web's Handler) served at
 	// /dashboard (dashboard.go); nil answers 404 there.
 	Dashboard http.Handler
+	// Alerts keeps want lists and alert rules (package alert's Service:
+	// alerts.go, feed.go); Webhooks the webhook endpoints (package
+	// webhook's: webhooks.go). nil answers their routes 404.
+	Alerts   Alerts
+	Webhooks Webhooks
 	// Apps is the authorization server of connected apps (package oauth)
 	// served at /.well-known/oauth-* and /oauth/ through the same adaptor
 	// as the dashboard; nil answers 404 there and MCP's 401s name none.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/live"
+	"github.com/cardedge/cardedge/snapshots"
 )
 
 // Snapshots is the live snapshot as the edge reads it: package live's Live.
@@ -29,6 +30,10 @@ type Collections interface {
 	Preview(ctx context.Context, v *live.View, req collection.PreviewRequest) (*collection.Preview, error)
 	Confirm(ctx context.Context, v *live.View, o collection.Owner, req collection.ConfirmRequest) (*collection.Confirmation, error)
 	View(ctx context.Context, v *live.View, o collection.Owner, opts collection.ViewOptions) (*collection.View, error)
+	// History and Completion: the value recorded at each snapshot, set
+	// completion (history.go).
+	History(ctx context.Context, o collection.Owner, from snapshots.Day) ([]collection.HistoryPoint, error)
+	Completion(ctx context.Context, v *live.View, o collection.Owner, game string, g snapshots.Grade) ([]collection.SetCompletion, error)
 }
 
 // Apps is the authorization server of connected apps (package oauth's

@@ -8,7 +8,8 @@
 //
 // It imports the standard library, mcp-go, apperr, live (the snapshot a
 // call reads: Options.Snapshots pins a *live.View per call), snapshots,
-// index/syntax, state, access, resolve, collection, estimate,
+// index/syntax, state, access, resolve, collection, alert (the alert tools,
+// tool_alerts.go, through the interface Alerts), estimate,
 // jsonschema, snapshots/jsontext and pricing; never edge (cmd/cardedge's
 // openServer wires it). Errors it answers over HTTP use apperr's codes and
 // apperr.HTTPStatus, the table REST answers with.

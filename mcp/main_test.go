@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/chattoken"
 	"github.com/cardedge/cardedge/collection"
@@ -55,6 +56,7 @@ type testServer struct {
 	State  *statebolt.Store
 	Access *access.Service
 	Tokens *chattoken.Service
+	Alerts *alert.Service
 }
 
 // mustServer starts a server over st (a fresh store when nil): two servers
@@ -73,8 +75,13 @@ func mustServer(tb testing.TB, st *statebolt.Store) *testServer {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { s.Access.Close() })
+	al, err := alert.New(alert.Options{State: st})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.Alerts = al
 	srv, err := mcp.New(mcp.Options{Snapshots: tinyView(tb), Access: s.Access, State: st,
-		Collections: collection.New(collection.Options{State: st})})
+		Collections: collection.New(collection.Options{State: st}), Alerts: al})
 	if err != nil {
 		tb.Fatal(err)
 	}

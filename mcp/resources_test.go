@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	cardmcp "github.com/cardedge/cardedge/mcp"
@@ -93,7 +94,11 @@ func mustHostEnv(tb testing.TB) *hostEnv {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := cardmcp.New(cardmcp.Options{Snapshots: l, Access: acc, State: st, Collections: colls, WebsiteURL: "https://cardedge.example/dashboard"})
+	al, err := alert.New(alert.Options{State: st})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := cardmcp.New(cardmcp.Options{Snapshots: l, Access: acc, State: st, Collections: colls, Alerts: al, WebsiteURL: "https://cardedge.example/dashboard"})
 	if err != nil {
 		tb.Fatal(err)
 	}

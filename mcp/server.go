@@ -59,6 +59,11 @@ type Options struct {
 	// (list_collection, add_to_collection, remove_from_collection: chat
 	// tools); nil leaves them out.
 	Collections *collection.Service
+	// Alerts keeps the accounts' want lists and alert rules (package
+	// alert's Service) for the alert tools (list_alerts, create_alert,
+	// delete_alert, add_to_want_list, recent_alerts: chat tools,
+	// tool_alerts.go); nil leaves them out.
+	Alerts Alerts
 	// Logger receives internal errors of tools; nil discards.
 	Logger *slog.Logger
 	// Now is the clock of cohort expiry (as the cohorts report it; the

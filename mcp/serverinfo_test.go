@@ -10,6 +10,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/mcp/mcptest"
 )
 
 // What a host shows of the server (hostEnv, resources_test.go): serverInfo
@@ -101,8 +102,8 @@ func TestServer_Initialize(t *testing.T) {
 			}
 		}
 		e.session(t, appPro, "2025-11-25").call("tools/list", nil, &res)
-		if len(res.Tools) != 15 {
-			t.Errorf("%d tools listed to the chat tools' caller, want 15", len(res.Tools))
+		if want := len(mcptest.PublicTools) + len(mcptest.ChatTools); len(res.Tools) != want {
+			t.Errorf("%d tools listed to the chat tools' caller, want %d", len(res.Tools), want)
 		}
 		for _, tool := range res.Tools {
 			if tool.Title == "" || tool.Annotations.Title != tool.Title {

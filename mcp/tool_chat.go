@@ -34,6 +34,9 @@ const CardPagePath = "/dashboard/cards/"
 var chatTools = map[string]bool{
 	"show_cards": true, "price_card": true,
 	"list_collection": true, "add_to_collection": true, "remove_from_collection": true,
+	// tool_alerts.go
+	"list_alerts": true, "create_alert": true, "delete_alert": true, "add_to_want_list": true, "recent_alerts": true,
+	"collection_history": true, "set_completion": true,
 }
 
 // appsCaller reports whether the call's caller may use the chat tools.
@@ -83,7 +86,7 @@ func (s *Server) chatToolDefs() []toolDef {
 			game,
 			hints("Price a card", true),
 		), s.toolPriceCard, priceCardOut{}),
-	}, s.collectionToolDefs()...)
+	}, append(s.collectionToolDefs(), s.alertToolDefs()...)...)
 }
 
 // cardURL is the page of card id.

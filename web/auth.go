@@ -85,8 +85,11 @@ func (h *Handler) handleSignUp(w http.ResponseWriter, r *http.Request) {
 // is kept in an account whose session someone else planted.
 func (h *Handler) handleSignInForm(w http.ResponseWriter, r *http.Request) {
 	notice := ""
-	if r.URL.Query().Get("done") == "signed-out" {
+	switch r.URL.Query().Get("done") {
+	case "signed-out":
 		notice = "You are signed out."
+	case "deleted":
+		notice = "Your account and everything it owned are deleted."
 	}
 	if _, _, a, ok := h.session(r); ok {
 		notice = "You are signed in as " + a.Email + ". Signing in again switches to the account you sign in to."

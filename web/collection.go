@@ -78,6 +78,10 @@ type collectionData struct {
 	Game        string
 	MaxMiB      string
 	Empty       bool
+	// Recorded are the values recorded at each snapshot, per source;
+	// Completion the set completion (history.go).
+	Recorded   []recordedChart
+	Completion []completionRow
 }
 
 var collectionNotices = map[string]string{
@@ -153,6 +157,10 @@ func (h *Handler) showCollection(w http.ResponseWriter, r *http.Request, si sign
 		first, _ := snapshots.ParseDay(v.History[0].Date)
 		d.Chart = newLineChart("value", "The collection’s value, "+v.History[0].Date+" to "+v.AsOf, "The value of today’s holdings", first, m.AsOf, pts, false, true, "")
 		d.Chart.Class = "line-value"
+	}
+	if d.Recorded, d.Completion, err = h.recordedHistory(r, m, si.owner(), since); err != nil {
+		h.fail(w, r, err)
+		return
 	}
 	p := si.page("Collection", "collection", d)
 	p.Notice = collectionNotices[q.Get("done")]

@@ -6,7 +6,9 @@
 // market pages of a signed-in account: card search with suggestions, card
 // pages (printings, market summary, price history, grade ladder, sales,
 // listings), set pages, movers, and the account's collection with file
-// imports. It is an
+// imports, its recorded value and set completion (history.go); its alerts
+// and want list (alerts.go), webhooks (webhooks.go), and its data export
+// and deletion (accountdata.go). It is an
 // http.Handler (net/http, html/template, assets embedded with embed) that
 // package edge mounts into its fasthttp server, as it mounts MCP.
 //
@@ -15,8 +17,9 @@
 // chattoken (the type of a minted token), snapshots (domain types, error
 // codes), index and index/syntax (search and lookup), pricing, catalog,
 // estimate and resolve (what REST's market routes compute: the card page,
-// movers and set pages call the functions the routes call) and collection (the
-// accounts' collections). It knows nothing of fasthttp or of the state file;
+// movers and set pages call the functions the routes call), collection (the
+// accounts' collections, their recorded history and set completion), alert
+// and webhook (the Alerts and Webhooks pages, alerts.go and webhooks.go). It knows nothing of fasthttp or of the state file;
 // the live snapshot and the collections come from the edge
 // (Options.Snapshots, Options.Collections).
 //

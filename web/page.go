@@ -48,6 +48,8 @@ var nav = []navItem{
 	{"cards", "Cards", Base + "/cards"},
 	{"movers", "Movers", Base + "/movers"},
 	{"collection", "Collection", Base + "/collection"},
+	{"alerts", "Alerts", Base + "/alerts"},
+	{"webhooks", "Webhooks", Base + "/webhooks"},
 	{"keys", "Keys", Base + "/keys"},
 	{"usage", "Usage", Base + "/usage"},
 	{"chat", "Chat", Base + "/chat"},
@@ -121,6 +123,8 @@ func parsePages() (*pages, error) {
 		"num":      formatInt,
 		"int":      func(n int) string { return formatInt(int64(n)) },
 		"stamp":    stamp,
+		"fieldOf":  fieldOf,
+		"rulesOf":  func(rows []ruleRow, csrf string) ruleTable { return ruleTable{Rows: rows, CSRF: csrf} },
 	}
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {

@@ -14,9 +14,11 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/oauth"
+	"github.com/cardedge/cardedge/webhook"
 )
 
 // Usage is what the pages read of the keys' use: *access.Service.
@@ -64,6 +66,15 @@ type Options struct {
 	// OAuth is the authorization server whose consent and Connected apps
 	// pages the dashboard serves (connect.go); nil: apps cannot connect.
 	OAuth *oauth.Server
+	// Alerts and Webhooks keep the accounts' alert rules and webhook
+	// endpoints (alerts.go, webhooks.go); nil: those pages say they are
+	// not available.
+	Alerts   *alert.Service
+	Webhooks *webhook.Service
+	// AccountData are the data an account owns beyond package account's
+	// own (collection, alerts, webhooks, connected apps): what "Export my
+	// data" reads and "Delete account" deletes (accountdata.go).
+	AccountData []account.Part
 }
 
 // Handler serves the dashboard under /dashboard.
@@ -119,6 +130,9 @@ func New(o Options) (*Handler, error) {
 	h.registerCardRoutes()
 	h.registerMarketRoutes()
 	h.registerCollectionRoutes()
+	h.registerAlertRoutes()
+	h.registerWebhookRoutes()
+	h.registerAccountDataRoutes()
 	h.registerChatRoutes()
 	h.registerOAuthRoutes()
 	h.registerAssetRoutes()

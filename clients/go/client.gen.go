@@ -752,6 +752,96 @@ func (e MarketVolume200JSONResponseBodyContract) Valid() bool {
 	}
 }
 
+// Defines values for AlertEvents200JSONResponseBodyContract.
+const (
+	AlertEventsV1 AlertEvents200JSONResponseBodyContract = "alert-events.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertEvents200JSONResponseBodyContract enum.
+func (e AlertEvents200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertEventsV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertsList200JSONResponseBodyContract.
+const (
+	AlertsList200JSONResponseBodyContractAlertRulesV1 AlertsList200JSONResponseBodyContract = "alert-rules.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertsList200JSONResponseBodyContract enum.
+func (e AlertsList200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertsList200JSONResponseBodyContractAlertRulesV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertsCreate200JSONResponseBodyContract.
+const (
+	AlertsCreate200JSONResponseBodyContractAlertRuleV1 AlertsCreate200JSONResponseBodyContract = "alert-rule.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertsCreate200JSONResponseBodyContract enum.
+func (e AlertsCreate200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertsCreate200JSONResponseBodyContractAlertRuleV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertsDelete200JSONResponseBodyContract.
+const (
+	AlertsDelete200JSONResponseBodyContractAlertRuleDeletedV1 AlertsDelete200JSONResponseBodyContract = "alert-rule-deleted.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertsDelete200JSONResponseBodyContract enum.
+func (e AlertsDelete200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertsDelete200JSONResponseBodyContractAlertRuleDeletedV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertsGet200JSONResponseBodyContract.
+const (
+	AlertsGet200JSONResponseBodyContractAlertRuleV1 AlertsGet200JSONResponseBodyContract = "alert-rule.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertsGet200JSONResponseBodyContract enum.
+func (e AlertsGet200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertsGet200JSONResponseBodyContractAlertRuleV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertsReplace200JSONResponseBodyContract.
+const (
+	AlertsReplace200JSONResponseBodyContractAlertRuleV1 AlertsReplace200JSONResponseBodyContract = "alert-rule.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertsReplace200JSONResponseBodyContract enum.
+func (e AlertsReplace200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertsReplace200JSONResponseBodyContractAlertRuleV1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CollectionGetParamsSort.
 const (
 	CollectionGetParamsSortAdded     CollectionGetParamsSort = "added"
@@ -797,6 +887,66 @@ func (e CollectionGet200JSONResponseBodyContract) Valid() bool {
 	}
 }
 
+// Defines values for CollectionCompletion200JSONResponseBodyContract.
+const (
+	CollectionCompletionV1 CollectionCompletion200JSONResponseBodyContract = "collection-completion.v1"
+)
+
+// Valid indicates whether the value is a known member of the CollectionCompletion200JSONResponseBodyContract enum.
+func (e CollectionCompletion200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case CollectionCompletionV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CollectionHistory200JSONResponseBodyContract.
+const (
+	CollectionHistoryV1 CollectionHistory200JSONResponseBodyContract = "collection-history.v1"
+)
+
+// Valid indicates whether the value is a known member of the CollectionHistory200JSONResponseBodyContract enum.
+func (e CollectionHistory200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case CollectionHistoryV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertFeedGet200JSONResponseBodyContract.
+const (
+	AlertFeedGet200JSONResponseBodyContractAlertFeedV1 AlertFeedGet200JSONResponseBodyContract = "alert-feed.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertFeedGet200JSONResponseBodyContract enum.
+func (e AlertFeedGet200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertFeedGet200JSONResponseBodyContractAlertFeedV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AlertFeedRoll200JSONResponseBodyContract.
+const (
+	AlertFeedRoll200JSONResponseBodyContractAlertFeedV1 AlertFeedRoll200JSONResponseBodyContract = "alert-feed.v1"
+)
+
+// Valid indicates whether the value is a known member of the AlertFeedRoll200JSONResponseBodyContract enum.
+func (e AlertFeedRoll200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case AlertFeedRoll200JSONResponseBodyContractAlertFeedV1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ImportsConfirm200JSONResponseBodyContract.
 const (
 	ImportConfirmV1 ImportsConfirm200JSONResponseBodyContract = "import-confirm.v1"
@@ -821,6 +971,246 @@ const (
 func (e ImportsPreview200JSONResponseBodyContract) Valid() bool {
 	switch e {
 	case ImportPreviewV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WantListList200JSONResponseBodyContract.
+const (
+	WantListList200JSONResponseBodyContractAlertRulesV1 WantListList200JSONResponseBodyContract = "alert-rules.v1"
+)
+
+// Valid indicates whether the value is a known member of the WantListList200JSONResponseBodyContract enum.
+func (e WantListList200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WantListList200JSONResponseBodyContractAlertRulesV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WantListCreate200JSONResponseBodyContract.
+const (
+	WantListCreate200JSONResponseBodyContractAlertRuleV1 WantListCreate200JSONResponseBodyContract = "alert-rule.v1"
+)
+
+// Valid indicates whether the value is a known member of the WantListCreate200JSONResponseBodyContract enum.
+func (e WantListCreate200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WantListCreate200JSONResponseBodyContractAlertRuleV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WantListDelete200JSONResponseBodyContract.
+const (
+	WantListDelete200JSONResponseBodyContractAlertRuleDeletedV1 WantListDelete200JSONResponseBodyContract = "alert-rule-deleted.v1"
+)
+
+// Valid indicates whether the value is a known member of the WantListDelete200JSONResponseBodyContract enum.
+func (e WantListDelete200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WantListDelete200JSONResponseBodyContractAlertRuleDeletedV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WantListGet200JSONResponseBodyContract.
+const (
+	WantListGet200JSONResponseBodyContractAlertRuleV1 WantListGet200JSONResponseBodyContract = "alert-rule.v1"
+)
+
+// Valid indicates whether the value is a known member of the WantListGet200JSONResponseBodyContract enum.
+func (e WantListGet200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WantListGet200JSONResponseBodyContractAlertRuleV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WantListReplace200JSONResponseBodyContract.
+const (
+	WantListReplace200JSONResponseBodyContractAlertRuleV1 WantListReplace200JSONResponseBodyContract = "alert-rule.v1"
+)
+
+// Valid indicates whether the value is a known member of the WantListReplace200JSONResponseBodyContract enum.
+func (e WantListReplace200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WantListReplace200JSONResponseBodyContractAlertRuleV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksNotices200JSONResponseBodyContract.
+const (
+	WebhookNoticesV1 WebhooksNotices200JSONResponseBodyContract = "webhook-notices.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksNotices200JSONResponseBodyContract enum.
+func (e WebhooksNotices200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookNoticesV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksList200JSONResponseBodyContract.
+const (
+	WebhookEndpointsV1 WebhooksList200JSONResponseBodyContract = "webhook-endpoints.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksList200JSONResponseBodyContract enum.
+func (e WebhooksList200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookEndpointsV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksCreate200JSONResponseBodyContract.
+const (
+	WebhookEndpointCreatedV1 WebhooksCreate200JSONResponseBodyContract = "webhook-endpoint-created.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksCreate200JSONResponseBodyContract enum.
+func (e WebhooksCreate200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookEndpointCreatedV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksDelete200JSONResponseBodyContract.
+const (
+	WebhookEndpointDeletedV1 WebhooksDelete200JSONResponseBodyContract = "webhook-endpoint-deleted.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksDelete200JSONResponseBodyContract enum.
+func (e WebhooksDelete200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookEndpointDeletedV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksGet200JSONResponseBodyContract.
+const (
+	WebhooksGet200JSONResponseBodyContractWebhookEndpointV1 WebhooksGet200JSONResponseBodyContract = "webhook-endpoint.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksGet200JSONResponseBodyContract enum.
+func (e WebhooksGet200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhooksGet200JSONResponseBodyContractWebhookEndpointV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksReplace200JSONResponseBodyContract.
+const (
+	WebhooksReplace200JSONResponseBodyContractWebhookEndpointV1 WebhooksReplace200JSONResponseBodyContract = "webhook-endpoint.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksReplace200JSONResponseBodyContract enum.
+func (e WebhooksReplace200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhooksReplace200JSONResponseBodyContractWebhookEndpointV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksDisable200JSONResponseBodyContract.
+const (
+	WebhooksDisable200JSONResponseBodyContractWebhookEndpointV1 WebhooksDisable200JSONResponseBodyContract = "webhook-endpoint.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksDisable200JSONResponseBodyContract enum.
+func (e WebhooksDisable200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhooksDisable200JSONResponseBodyContractWebhookEndpointV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksEnable200JSONResponseBodyContract.
+const (
+	WebhooksEnable200JSONResponseBodyContractWebhookEndpointV1 WebhooksEnable200JSONResponseBodyContract = "webhook-endpoint.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksEnable200JSONResponseBodyContract enum.
+func (e WebhooksEnable200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhooksEnable200JSONResponseBodyContractWebhookEndpointV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksLog200JSONResponseBodyContract.
+const (
+	WebhookLogV1 WebhooksLog200JSONResponseBodyContract = "webhook-log.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksLog200JSONResponseBodyContract enum.
+func (e WebhooksLog200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookLogV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksRollSecret200JSONResponseBodyContract.
+const (
+	WebhookSecretV1 WebhooksRollSecret200JSONResponseBodyContract = "webhook-secret.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksRollSecret200JSONResponseBodyContract enum.
+func (e WebhooksRollSecret200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookSecretV1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhooksTest200JSONResponseBodyContract.
+const (
+	WebhookTestV1 WebhooksTest200JSONResponseBodyContract = "webhook-test.v1"
+)
+
+// Valid indicates whether the value is a known member of the WebhooksTest200JSONResponseBodyContract enum.
+func (e WebhooksTest200JSONResponseBodyContract) Valid() bool {
+	switch e {
+	case WebhookTestV1:
 		return true
 	default:
 		return false
@@ -1463,6 +1853,38 @@ func (e PricesPost200JSONResponseBodyContract) Valid() bool {
 	}
 }
 
+// AlertEvents defines model for AlertEvents.
+type AlertEvents struct {
+	Items      []EventView `json:"items"`
+	NextCursor string      `json:"next_cursor"`
+}
+
+// AlertFeed defines model for AlertFeed.
+type AlertFeed struct {
+	Token string `json:"token"`
+	Url   string `json:"url"`
+}
+
+// AlertRuleDeleted defines model for AlertRuleDeleted.
+type AlertRuleDeleted struct {
+	Deleted bool   `json:"deleted"`
+	Id      string `json:"id"`
+}
+
+// Attempt defines model for Attempt.
+type Attempt struct {
+	Attempt     int     `json:"attempt"`
+	Error       *string `json:"error,omitempty"`
+	LatencyMs   float64 `json:"latency_ms"`
+	MessageId   string  `json:"message_id"`
+	NextAttempt *Time   `json:"next_attempt,omitempty"`
+	Outcome     string  `json:"outcome"`
+	Response    string  `json:"response"`
+	Status      int     `json:"status"`
+	Time        Time    `json:"time"`
+	Type        string  `json:"type"`
+}
+
 // BreakdownInclude defines model for BreakdownInclude.
 type BreakdownInclude struct {
 	Grades []GradeRow `json:"grades"`
@@ -1611,6 +2033,19 @@ type Collection struct {
 	Updated     *string      `json:"updated"`
 }
 
+// CollectionCompletion defines model for CollectionCompletion.
+type CollectionCompletion struct {
+	AsOf       string          `json:"as_of"`
+	Sets       []SetCompletion `json:"sets"`
+	SnapshotId string          `json:"snapshot_id"`
+}
+
+// CollectionHistory defines model for CollectionHistory.
+type CollectionHistory struct {
+	From   string         `json:"from"`
+	Points []HistoryPoint `json:"points"`
+}
+
 // CompositeRule defines model for CompositeRule.
 type CompositeRule struct {
 	ClampMaxPct  float64 `json:"clamp_max_pct"`
@@ -1618,6 +2053,16 @@ type CompositeRule struct {
 	PriceWeight  float64 `json:"price_weight"`
 	ShrinkSales  float64 `json:"shrink_sales"`
 	VolumeWeight float64 `json:"volume_weight"`
+}
+
+// ConditionView defines model for ConditionView.
+type ConditionView struct {
+	Days        *int     `json:"days,omitempty"`
+	Description string   `json:"description"`
+	Direction   *string  `json:"direction,omitempty"`
+	Kind        string   `json:"kind"`
+	Pct         *float64 `json:"pct,omitempty"`
+	PriceUsd    *float64 `json:"price_usd,omitempty"`
 }
 
 // ConfidenceLevel defines model for ConfidenceLevel.
@@ -1656,6 +2101,12 @@ type DayRow struct {
 	VolumeUsd float64 `json:"volume_usd"`
 }
 
+// Disabled defines model for Disabled.
+type Disabled struct {
+	At     Time   `json:"at"`
+	Reason string `json:"reason"`
+}
+
 // ErrorV1 defines model for ErrorV1.
 type ErrorV1 struct {
 	Contract ErrorV1Contract `json:"contract"`
@@ -1685,6 +2136,28 @@ type EstimateRow struct {
 type Estimator struct {
 	Meaning string `json:"meaning"`
 	Name    string `json:"name"`
+}
+
+// EventView defines model for EventView.
+type EventView struct {
+	AsOf       string        `json:"as_of"`
+	CardId     string        `json:"card_id"`
+	Condition  ConditionView `json:"condition"`
+	EventId    string        `json:"event_id"`
+	Game       string        `json:"game"`
+	Grade      string        `json:"grade"`
+	Name       string        `json:"name"`
+	Number     string        `json:"number"`
+	Printing   string        `json:"printing"`
+	RuleId     string        `json:"rule_id"`
+	Seen       SeenView      `json:"seen"`
+	SetId      string        `json:"set_id"`
+	SnapshotId string        `json:"snapshot_id"`
+	Source     string        `json:"source"`
+	Summary    string        `json:"summary"`
+	Time       Time          `json:"time"`
+	Type       string        `json:"type"`
+	Want       bool          `json:"want"`
 }
 
 // FMVRule defines model for FMVRule.
@@ -1778,6 +2251,15 @@ type Hint struct {
 	Message     string   `json:"message"`
 	Term        string   `json:"term"`
 	Value       string   `json:"value"`
+}
+
+// HistoryPoint defines model for HistoryPoint.
+type HistoryPoint struct {
+	Date       string        `json:"date"`
+	Holdings   int           `json:"holdings"`
+	Quantity   int           `json:"quantity"`
+	SnapshotId string        `json:"snapshot_id"`
+	Sources    []SourceValue `json:"sources"`
 }
 
 // HistorySeries defines model for HistorySeries.
@@ -2035,6 +2517,15 @@ type Methodology struct {
 type MomentumInclude struct {
 	Grades     []GradeRow `json:"grades"`
 	WindowDays int        `json:"window_days"`
+}
+
+// Notice defines model for Notice.
+type Notice struct {
+	EndpointId string `json:"endpoint_id"`
+	Message    string `json:"message"`
+	Time       Time   `json:"time"`
+	Url        string `json:"url"`
+	What       string `json:"what"`
 }
 
 // OnePiecePlay defines model for OnePiecePlay.
@@ -2550,6 +3041,18 @@ type SearchItem struct {
 	Score      float64             `json:"score"`
 }
 
+// SeenView defines model for SeenView.
+type SeenView struct {
+	Confidence *string  `json:"confidence,omitempty"`
+	Listings   *int     `json:"listings,omitempty"`
+	LowAskUsd  *float64 `json:"low_ask_usd,omitempty"`
+	MovePct    *float64 `json:"move_pct,omitempty"`
+	PriceDay   *string  `json:"price_day,omitempty"`
+	PriceUsd   *float64 `json:"price_usd,omitempty"`
+	Sales      *int     `json:"sales,omitempty"`
+	ThenUsd    *float64 `json:"then_usd,omitempty"`
+}
+
 // SetBreakdown defines model for SetBreakdown.
 type SetBreakdown struct {
 	AsOf       string      `json:"as_of"`
@@ -2558,6 +3061,20 @@ type SetBreakdown struct {
 	Rarities   []RarityRow `json:"rarities"`
 	SetId      string      `json:"set_id"`
 	Totals     SetTotals   `json:"totals"`
+}
+
+// SetCompletion defines model for SetCompletion.
+type SetCompletion struct {
+	CostToCompleteUsd float64 `json:"cost_to_complete_usd"`
+	Game              string  `json:"game"`
+	Grade             string  `json:"grade"`
+	Missing           int     `json:"missing"`
+	Owned             int     `json:"owned"`
+	Pct               float64 `json:"pct"`
+	Printings         int     `json:"printings"`
+	SetId             string  `json:"set_id"`
+	SetName           string  `json:"set_name"`
+	Unpriced          int     `json:"unpriced"`
 }
 
 // SetDetail defines model for SetDetail.
@@ -2718,6 +3235,15 @@ type SourceHistory struct {
 // SourceHistorySource defines model for SourceHistory.Source.
 type SourceHistorySource string
 
+// SourceValue defines model for SourceValue.
+type SourceValue struct {
+	ByConfidenceUsd  map[string]float64 `json:"by_confidence_usd"`
+	Source           string             `json:"source"`
+	UnvaluedHoldings int                `json:"unvalued_holdings"`
+	ValueUsd         float64            `json:"value_usd"`
+	ValuedHoldings   int                `json:"valued_holdings"`
+}
+
 // SourcesRule defines model for SourcesRule.
 type SourcesRule struct {
 	Confidence      string            `json:"confidence"`
@@ -2751,6 +3277,9 @@ type ThinRule struct {
 	Days  int `json:"days"`
 	Sales int `json:"sales"`
 }
+
+// Time defines model for Time.
+type Time = string
 
 // TodayUsage defines model for TodayUsage.
 type TodayUsage struct {
@@ -2833,6 +3362,97 @@ type ValuePoint struct {
 // VenueRef defines model for VenueRef.
 type VenueRef struct {
 	Marketplace string `json:"marketplace"`
+}
+
+// WantListEntry defines model for WantListEntry.
+type WantListEntry struct {
+	CardId      *string  `json:"card_id,omitempty"`
+	Created     Time     `json:"created"`
+	Days        *int     `json:"days,omitempty"`
+	Description string   `json:"description"`
+	Direction   *string  `json:"direction,omitempty"`
+	Game        string   `json:"game"`
+	Grade       string   `json:"grade"`
+	Id          string   `json:"id"`
+	Kind        string   `json:"kind"`
+	Note        *string  `json:"note,omitempty"`
+	Paused      bool     `json:"paused"`
+	Pct         *float64 `json:"pct,omitempty"`
+	PriceUsd    *float64 `json:"price_usd,omitempty"`
+	Printing    string   `json:"printing"`
+	Quantity    *int     `json:"quantity,omitempty"`
+	SetId       *string  `json:"set_id,omitempty"`
+	Source      string   `json:"source"`
+	Updated     Time     `json:"updated"`
+	Want        bool     `json:"want"`
+}
+
+// WantListEntrys defines model for WantListEntrys.
+type WantListEntrys struct {
+	Items    []WantListEntry `json:"items"`
+	Limit    int             `json:"limit"`
+	SetLimit int             `json:"set_limit"`
+	Total    int             `json:"total"`
+}
+
+// WebhookEndpoint defines model for WebhookEndpoint.
+type WebhookEndpoint struct {
+	Created            Time      `json:"created"`
+	Description        string    `json:"description"`
+	Disabled           *Disabled `json:"disabled"`
+	FailingSince       *Time     `json:"failing_since"`
+	Id                 string    `json:"id"`
+	LastStatus         int       `json:"last_status"`
+	NextAttempt        *Time     `json:"next_attempt"`
+	Pending            int       `json:"pending"`
+	SecretOverlapUntil *Time     `json:"secret_overlap_until"`
+	Types              []string  `json:"types"`
+	Updated            Time      `json:"updated"`
+	Url                string    `json:"url"`
+}
+
+// WebhookEndpointCreated defines model for WebhookEndpointCreated.
+type WebhookEndpointCreated struct {
+	Endpoint WebhookEndpoint `json:"endpoint"`
+	Secret   string          `json:"secret"`
+}
+
+// WebhookEndpointDeleted defines model for WebhookEndpointDeleted.
+type WebhookEndpointDeleted struct {
+	Deleted bool   `json:"deleted"`
+	Id      string `json:"id"`
+}
+
+// WebhookEndpoints defines model for WebhookEndpoints.
+type WebhookEndpoints struct {
+	Items []WebhookEndpoint `json:"items"`
+	Limit int               `json:"limit"`
+	Total int               `json:"total"`
+}
+
+// WebhookLog defines model for WebhookLog.
+type WebhookLog struct {
+	Items      []Attempt `json:"items"`
+	NextCursor string    `json:"next_cursor"`
+}
+
+// WebhookNotices defines model for WebhookNotices.
+type WebhookNotices struct {
+	Items []Notice `json:"items"`
+}
+
+// WebhookSecret defines model for WebhookSecret.
+type WebhookSecret struct {
+	EndpointId     string `json:"endpoint_id"`
+	OldSecretUntil string `json:"old_secret_until"`
+	Secret         string `json:"secret"`
+}
+
+// WebhookTest defines model for WebhookTest.
+type WebhookTest struct {
+	EndpointId string `json:"endpoint_id"`
+	MessageId  string `json:"message_id"`
+	Queued     bool   `json:"queued"`
 }
 
 // BulkList200JSONResponseBodyContract defines parameters for BulkList.
@@ -3189,6 +3809,39 @@ type MarketVolumeParamsGranularity string
 // MarketVolume200JSONResponseBodyContract defines parameters for MarketVolume.
 type MarketVolume200JSONResponseBodyContract string
 
+// AlertEventsParams defines parameters for AlertEvents.
+type AlertEventsParams struct {
+	// Limit Events per page.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The next_cursor of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+}
+
+// AlertEvents200JSONResponseBodyContract defines parameters for AlertEvents.
+type AlertEvents200JSONResponseBodyContract string
+
+// AlertsList200JSONResponseBodyContract defines parameters for AlertsList.
+type AlertsList200JSONResponseBodyContract string
+
+// AlertsCreateJSONBody defines parameters for AlertsCreate.
+type AlertsCreateJSONBody = map[string]interface{}
+
+// AlertsCreate200JSONResponseBodyContract defines parameters for AlertsCreate.
+type AlertsCreate200JSONResponseBodyContract string
+
+// AlertsDelete200JSONResponseBodyContract defines parameters for AlertsDelete.
+type AlertsDelete200JSONResponseBodyContract string
+
+// AlertsGet200JSONResponseBodyContract defines parameters for AlertsGet.
+type AlertsGet200JSONResponseBodyContract string
+
+// AlertsReplaceJSONBody defines parameters for AlertsReplace.
+type AlertsReplaceJSONBody = map[string]interface{}
+
+// AlertsReplace200JSONResponseBodyContract defines parameters for AlertsReplace.
+type AlertsReplace200JSONResponseBodyContract string
+
 // CollectionGetParams defines parameters for CollectionGet.
 type CollectionGetParams struct {
 	// Game Only this game's holdings (default: every game).
@@ -3216,6 +3869,33 @@ type CollectionGetParamsSort string
 // CollectionGet200JSONResponseBodyContract defines parameters for CollectionGet.
 type CollectionGet200JSONResponseBodyContract string
 
+// CollectionCompletionParams defines parameters for CollectionCompletion.
+type CollectionCompletionParams struct {
+	// Game Only this game's sets (default: every game).
+	Game *string `form:"game,omitempty" json:"game,omitempty"`
+
+	// Grade The grade the missing printings are priced in (default raw:near_mint).
+	Grade *string `form:"grade,omitempty" json:"grade,omitempty"`
+}
+
+// CollectionCompletion200JSONResponseBodyContract defines parameters for CollectionCompletion.
+type CollectionCompletion200JSONResponseBodyContract string
+
+// CollectionHistoryParams defines parameters for CollectionHistory.
+type CollectionHistoryParams struct {
+	// Since First day (default: the start of the tier's history window; every point kept when unlimited).
+	Since *openapi_types.Date `form:"since,omitempty" json:"since,omitempty"`
+}
+
+// CollectionHistory200JSONResponseBodyContract defines parameters for CollectionHistory.
+type CollectionHistory200JSONResponseBodyContract string
+
+// AlertFeedGet200JSONResponseBodyContract defines parameters for AlertFeedGet.
+type AlertFeedGet200JSONResponseBodyContract string
+
+// AlertFeedRoll200JSONResponseBodyContract defines parameters for AlertFeedRoll.
+type AlertFeedRoll200JSONResponseBodyContract string
+
 // ImportsConfirmJSONBody defines parameters for ImportsConfirm.
 type ImportsConfirmJSONBody = map[string]interface{}
 
@@ -3236,6 +3916,75 @@ type ImportsPreviewParams struct {
 
 // ImportsPreview200JSONResponseBodyContract defines parameters for ImportsPreview.
 type ImportsPreview200JSONResponseBodyContract string
+
+// WantListList200JSONResponseBodyContract defines parameters for WantListList.
+type WantListList200JSONResponseBodyContract string
+
+// WantListCreateJSONBody defines parameters for WantListCreate.
+type WantListCreateJSONBody = map[string]interface{}
+
+// WantListCreate200JSONResponseBodyContract defines parameters for WantListCreate.
+type WantListCreate200JSONResponseBodyContract string
+
+// WantListDelete200JSONResponseBodyContract defines parameters for WantListDelete.
+type WantListDelete200JSONResponseBodyContract string
+
+// WantListGet200JSONResponseBodyContract defines parameters for WantListGet.
+type WantListGet200JSONResponseBodyContract string
+
+// WantListReplaceJSONBody defines parameters for WantListReplace.
+type WantListReplaceJSONBody = map[string]interface{}
+
+// WantListReplace200JSONResponseBodyContract defines parameters for WantListReplace.
+type WantListReplace200JSONResponseBodyContract string
+
+// WebhooksNotices200JSONResponseBodyContract defines parameters for WebhooksNotices.
+type WebhooksNotices200JSONResponseBodyContract string
+
+// WebhooksList200JSONResponseBodyContract defines parameters for WebhooksList.
+type WebhooksList200JSONResponseBodyContract string
+
+// WebhooksCreateJSONBody defines parameters for WebhooksCreate.
+type WebhooksCreateJSONBody = map[string]interface{}
+
+// WebhooksCreate200JSONResponseBodyContract defines parameters for WebhooksCreate.
+type WebhooksCreate200JSONResponseBodyContract string
+
+// WebhooksDelete200JSONResponseBodyContract defines parameters for WebhooksDelete.
+type WebhooksDelete200JSONResponseBodyContract string
+
+// WebhooksGet200JSONResponseBodyContract defines parameters for WebhooksGet.
+type WebhooksGet200JSONResponseBodyContract string
+
+// WebhooksReplaceJSONBody defines parameters for WebhooksReplace.
+type WebhooksReplaceJSONBody = map[string]interface{}
+
+// WebhooksReplace200JSONResponseBodyContract defines parameters for WebhooksReplace.
+type WebhooksReplace200JSONResponseBodyContract string
+
+// WebhooksDisable200JSONResponseBodyContract defines parameters for WebhooksDisable.
+type WebhooksDisable200JSONResponseBodyContract string
+
+// WebhooksEnable200JSONResponseBodyContract defines parameters for WebhooksEnable.
+type WebhooksEnable200JSONResponseBodyContract string
+
+// WebhooksLogParams defines parameters for WebhooksLog.
+type WebhooksLogParams struct {
+	// Limit Attempts per page.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The next_cursor of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+}
+
+// WebhooksLog200JSONResponseBodyContract defines parameters for WebhooksLog.
+type WebhooksLog200JSONResponseBodyContract string
+
+// WebhooksRollSecret200JSONResponseBodyContract defines parameters for WebhooksRollSecret.
+type WebhooksRollSecret200JSONResponseBodyContract string
+
+// WebhooksTest200JSONResponseBodyContract defines parameters for WebhooksTest.
+type WebhooksTest200JSONResponseBodyContract string
 
 // Methodology200JSONResponseBodyContract defines parameters for Methodology.
 type Methodology200JSONResponseBodyContract string
@@ -3576,11 +4325,29 @@ type PricesPost200JSONResponseBodyContract string
 // CardsBatchJSONRequestBody defines body for CardsBatch for application/json ContentType.
 type CardsBatchJSONRequestBody = CardsBatchJSONBody
 
+// AlertsCreateJSONRequestBody defines body for AlertsCreate for application/json ContentType.
+type AlertsCreateJSONRequestBody = AlertsCreateJSONBody
+
+// AlertsReplaceJSONRequestBody defines body for AlertsReplace for application/json ContentType.
+type AlertsReplaceJSONRequestBody = AlertsReplaceJSONBody
+
 // ImportsConfirmJSONRequestBody defines body for ImportsConfirm for application/json ContentType.
 type ImportsConfirmJSONRequestBody = ImportsConfirmJSONBody
 
 // ImportsPreviewJSONRequestBody defines body for ImportsPreview for application/json ContentType.
 type ImportsPreviewJSONRequestBody = ImportsPreviewJSONBody
+
+// WantListCreateJSONRequestBody defines body for WantListCreate for application/json ContentType.
+type WantListCreateJSONRequestBody = WantListCreateJSONBody
+
+// WantListReplaceJSONRequestBody defines body for WantListReplace for application/json ContentType.
+type WantListReplaceJSONRequestBody = WantListReplaceJSONBody
+
+// WebhooksCreateJSONRequestBody defines body for WebhooksCreate for application/json ContentType.
+type WebhooksCreateJSONRequestBody = WebhooksCreateJSONBody
+
+// WebhooksReplaceJSONRequestBody defines body for WebhooksReplace for application/json ContentType.
+type WebhooksReplaceJSONRequestBody = WebhooksReplaceJSONBody
 
 // PricesPostJSONRequestBody defines body for PricesPost for application/json ContentType.
 type PricesPostJSONRequestBody = PricesPostJSONBody
@@ -3991,10 +4758,78 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v3/market/volume (the `MarketVolume` operationId).
 	MarketVolume(ctx context.Context, params *MarketVolumeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AlertEvents The caller's alerts that fired, newest first (kept 90 days)
+	//
+	// Corresponds with GET /api/v3/me/alert-events (the `AlertEvents` operationId).
+	AlertEvents(ctx context.Context, params *AlertEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsList The caller's alert rules (its account's), oldest first, with the tier's limits
+	//
+	// Corresponds with GET /api/v3/me/alerts (the `AlertsList` operationId).
+	AlertsList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsCreateWithBody Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+	AlertsCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsCreate Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+	AlertsCreate(ctx context.Context, body AlertsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsDelete Delete a alert rule (its past events stay in the feed until they expire)
+	//
+	// Corresponds with DELETE /api/v3/me/alerts/{rule_id} (the `AlertsDelete` operationId).
+	AlertsDelete(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsGet One alert rule of the caller
+	//
+	// Corresponds with GET /api/v3/me/alerts/{rule_id} (the `AlertsGet` operationId).
+	AlertsGet(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsReplaceWithBody Replace a alert rule (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+	AlertsReplaceWithBody(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertsReplace Replace a alert rule (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+	AlertsReplace(ctx context.Context, ruleId string, body AlertsReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CollectionGet The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
 	//
 	// Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
 	CollectionGet(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CollectionCompletion Set completion: for each set the collection holds a card of, the printings held against the set's, and the cost of the missing ones at today's fmv
+	//
+	// Corresponds with GET /api/v3/me/collection/completion (the `CollectionCompletion` operationId).
+	CollectionCompletion(ctx context.Context, params *CollectionCompletionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CollectionHistory The caller's collection's value as recorded at each snapshot (one point a day): per source, with the value split by the confidence of the prices behind it
+	//
+	// Corresponds with GET /api/v3/me/collection/history (the `CollectionHistory` operationId).
+	CollectionHistory(ctx context.Context, params *CollectionHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertFeedGet The secret URL of the caller's Atom feed of alerts (made on first use)
+	//
+	// Corresponds with GET /api/v3/me/feed (the `AlertFeedGet` operationId).
+	AlertFeedGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AlertFeedRoll Replace the feed's secret URL: the old one stops at once
+	//
+	// Corresponds with POST /api/v3/me/feed/roll (the `AlertFeedRoll` operationId).
+	AlertFeedRoll(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ImportsConfirmWithBody Confirm a preview: store its resolved rows in the key's collection (idempotent)
 	//
@@ -4023,6 +4858,122 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v3/me/imports/preview (the `ImportsPreview` operationId).
 	ImportsPreview(ctx context.Context, params *ImportsPreviewParams, body ImportsPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListList The caller's want-list entrys (its account's), oldest first, with the tier's limits
+	//
+	// Corresponds with GET /api/v3/me/want-list (the `WantListList` operationId).
+	WantListList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListCreateWithBody Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+	WantListCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListCreate Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+	WantListCreate(ctx context.Context, body WantListCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListDelete Delete a want-list entry (its past events stay in the feed until they expire)
+	//
+	// Corresponds with DELETE /api/v3/me/want-list/{rule_id} (the `WantListDelete` operationId).
+	WantListDelete(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListGet One want-list entry of the caller
+	//
+	// Corresponds with GET /api/v3/me/want-list/{rule_id} (the `WantListGet` operationId).
+	WantListGet(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListReplaceWithBody Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+	WantListReplaceWithBody(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WantListReplace Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+	WantListReplace(ctx context.Context, ruleId string, body WantListReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksNotices Notices about the caller's endpoints, newest first (an endpoint disabled after failing for 5 days)
+	//
+	// Corresponds with GET /api/v3/me/webhook-notices (the `WebhooksNotices` operationId).
+	WebhooksNotices(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksList The caller's webhook endpoints, with their delivery state, and the tier's limit
+	//
+	// Corresponds with GET /api/v3/me/webhooks (the `WebhooksList` operationId).
+	WebhooksList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksCreateWithBody Add a webhook endpoint (url, description, types): its signing secret is returned this once
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+	WebhooksCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksCreate Add a webhook endpoint (url, description, types): its signing secret is returned this once
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+	WebhooksCreate(ctx context.Context, body WebhooksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksDelete Delete an endpoint with its queue and delivery log
+	//
+	// Corresponds with DELETE /api/v3/me/webhooks/{endpoint_id} (the `WebhooksDelete` operationId).
+	WebhooksDelete(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksGet One webhook endpoint of the caller
+	//
+	// Corresponds with GET /api/v3/me/webhooks/{endpoint_id} (the `WebhooksGet` operationId).
+	WebhooksGet(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksReplaceWithBody Replace an endpoint's url, description and types (its secret and queue stay)
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+	WebhooksReplaceWithBody(ctx context.Context, endpointId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksReplace Replace an endpoint's url, description and types (its secret and queue stay)
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+	WebhooksReplace(ctx context.Context, endpointId string, body WebhooksReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksDisable Disable an endpoint: nothing is delivered to it (messages stay queued 7 days)
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/disable (the `WebhooksDisable` operationId).
+	WebhooksDisable(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksEnable Enable an endpoint (a disabled one resumes with the messages still queued)
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/enable (the `WebhooksEnable` operationId).
+	WebhooksEnable(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksLog An endpoint's delivery log, newest first (kept 30 days): status, latency, the first bytes of the answer
+	//
+	// Corresponds with GET /api/v3/me/webhooks/{endpoint_id}/log (the `WebhooksLog` operationId).
+	WebhooksLog(ctx context.Context, endpointId string, params *WebhooksLogParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksRollSecret Give an endpoint a new signing secret; the old one keeps signing beside it for 24 hours
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/roll-secret (the `WebhooksRollSecret` operationId).
+	WebhooksRollSecret(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhooksTest Send a test event (webhook.test) to an endpoint, in order after what is queued
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/test (the `WebhooksTest` operationId).
+	WebhooksTest(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Methodology Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
 	//
@@ -4348,11 +5299,199 @@ func (c *Client) MarketVolume(ctx context.Context, params *MarketVolumeParams, r
 	return c.Client.Do(req)
 }
 
+// AlertEvents The caller's alerts that fired, newest first (kept 90 days)
+//
+// Corresponds with GET /api/v3/me/alert-events (the `AlertEvents` operationId).
+func (c *Client) AlertEvents(ctx context.Context, params *AlertEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsList The caller's alert rules (its account's), oldest first, with the tier's limits
+//
+// Corresponds with GET /api/v3/me/alerts (the `AlertsList` operationId).
+func (c *Client) AlertsList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsListRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsCreateWithBody Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+func (c *Client) AlertsCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsCreate Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+func (c *Client) AlertsCreate(ctx context.Context, body AlertsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsDelete Delete a alert rule (its past events stay in the feed until they expire)
+//
+// Corresponds with DELETE /api/v3/me/alerts/{rule_id} (the `AlertsDelete` operationId).
+func (c *Client) AlertsDelete(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsDeleteRequest(c.Server, ruleId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsGet One alert rule of the caller
+//
+// Corresponds with GET /api/v3/me/alerts/{rule_id} (the `AlertsGet` operationId).
+func (c *Client) AlertsGet(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsGetRequest(c.Server, ruleId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsReplaceWithBody Replace a alert rule (the body as for its creation); its crossing state starts afresh
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+func (c *Client) AlertsReplaceWithBody(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsReplaceRequestWithBody(c.Server, ruleId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertsReplace Replace a alert rule (the body as for its creation); its crossing state starts afresh
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+func (c *Client) AlertsReplace(ctx context.Context, ruleId string, body AlertsReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertsReplaceRequest(c.Server, ruleId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CollectionGet The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
 //
 // Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
 func (c *Client) CollectionGet(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCollectionGetRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CollectionCompletion Set completion: for each set the collection holds a card of, the printings held against the set's, and the cost of the missing ones at today's fmv
+//
+// Corresponds with GET /api/v3/me/collection/completion (the `CollectionCompletion` operationId).
+func (c *Client) CollectionCompletion(ctx context.Context, params *CollectionCompletionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCollectionCompletionRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CollectionHistory The caller's collection's value as recorded at each snapshot (one point a day): per source, with the value split by the confidence of the prices behind it
+//
+// Corresponds with GET /api/v3/me/collection/history (the `CollectionHistory` operationId).
+func (c *Client) CollectionHistory(ctx context.Context, params *CollectionHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCollectionHistoryRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertFeedGet The secret URL of the caller's Atom feed of alerts (made on first use)
+//
+// Corresponds with GET /api/v3/me/feed (the `AlertFeedGet` operationId).
+func (c *Client) AlertFeedGet(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertFeedGetRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AlertFeedRoll Replace the feed's secret URL: the old one stops at once
+//
+// Corresponds with POST /api/v3/me/feed/roll (the `AlertFeedRoll` operationId).
+func (c *Client) AlertFeedRoll(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAlertFeedRollRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4421,6 +5560,322 @@ func (c *Client) ImportsPreviewWithBody(ctx context.Context, params *ImportsPrev
 // Corresponds with POST /api/v3/me/imports/preview (the `ImportsPreview` operationId).
 func (c *Client) ImportsPreview(ctx context.Context, params *ImportsPreviewParams, body ImportsPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewImportsPreviewRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListList The caller's want-list entrys (its account's), oldest first, with the tier's limits
+//
+// Corresponds with GET /api/v3/me/want-list (the `WantListList` operationId).
+func (c *Client) WantListList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListListRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListCreateWithBody Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+func (c *Client) WantListCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListCreate Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+func (c *Client) WantListCreate(ctx context.Context, body WantListCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListDelete Delete a want-list entry (its past events stay in the feed until they expire)
+//
+// Corresponds with DELETE /api/v3/me/want-list/{rule_id} (the `WantListDelete` operationId).
+func (c *Client) WantListDelete(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListDeleteRequest(c.Server, ruleId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListGet One want-list entry of the caller
+//
+// Corresponds with GET /api/v3/me/want-list/{rule_id} (the `WantListGet` operationId).
+func (c *Client) WantListGet(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListGetRequest(c.Server, ruleId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListReplaceWithBody Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+func (c *Client) WantListReplaceWithBody(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListReplaceRequestWithBody(c.Server, ruleId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WantListReplace Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+func (c *Client) WantListReplace(ctx context.Context, ruleId string, body WantListReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWantListReplaceRequest(c.Server, ruleId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksNotices Notices about the caller's endpoints, newest first (an endpoint disabled after failing for 5 days)
+//
+// Corresponds with GET /api/v3/me/webhook-notices (the `WebhooksNotices` operationId).
+func (c *Client) WebhooksNotices(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksNoticesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksList The caller's webhook endpoints, with their delivery state, and the tier's limit
+//
+// Corresponds with GET /api/v3/me/webhooks (the `WebhooksList` operationId).
+func (c *Client) WebhooksList(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksListRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksCreateWithBody Add a webhook endpoint (url, description, types): its signing secret is returned this once
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+func (c *Client) WebhooksCreateWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksCreateRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksCreate Add a webhook endpoint (url, description, types): its signing secret is returned this once
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+func (c *Client) WebhooksCreate(ctx context.Context, body WebhooksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksCreateRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksDelete Delete an endpoint with its queue and delivery log
+//
+// Corresponds with DELETE /api/v3/me/webhooks/{endpoint_id} (the `WebhooksDelete` operationId).
+func (c *Client) WebhooksDelete(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksDeleteRequest(c.Server, endpointId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksGet One webhook endpoint of the caller
+//
+// Corresponds with GET /api/v3/me/webhooks/{endpoint_id} (the `WebhooksGet` operationId).
+func (c *Client) WebhooksGet(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksGetRequest(c.Server, endpointId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksReplaceWithBody Replace an endpoint's url, description and types (its secret and queue stay)
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+func (c *Client) WebhooksReplaceWithBody(ctx context.Context, endpointId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksReplaceRequestWithBody(c.Server, endpointId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksReplace Replace an endpoint's url, description and types (its secret and queue stay)
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+func (c *Client) WebhooksReplace(ctx context.Context, endpointId string, body WebhooksReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksReplaceRequest(c.Server, endpointId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksDisable Disable an endpoint: nothing is delivered to it (messages stay queued 7 days)
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/disable (the `WebhooksDisable` operationId).
+func (c *Client) WebhooksDisable(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksDisableRequest(c.Server, endpointId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksEnable Enable an endpoint (a disabled one resumes with the messages still queued)
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/enable (the `WebhooksEnable` operationId).
+func (c *Client) WebhooksEnable(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksEnableRequest(c.Server, endpointId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksLog An endpoint's delivery log, newest first (kept 30 days): status, latency, the first bytes of the answer
+//
+// Corresponds with GET /api/v3/me/webhooks/{endpoint_id}/log (the `WebhooksLog` operationId).
+func (c *Client) WebhooksLog(ctx context.Context, endpointId string, params *WebhooksLogParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksLogRequest(c.Server, endpointId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksRollSecret Give an endpoint a new signing secret; the old one keeps signing beside it for 24 hours
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/roll-secret (the `WebhooksRollSecret` operationId).
+func (c *Client) WebhooksRollSecret(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksRollSecretRequest(c.Server, endpointId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WebhooksTest Send a test event (webhook.test) to an endpoint, in order after what is queued
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/test (the `WebhooksTest` operationId).
+func (c *Client) WebhooksTest(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhooksTestRequest(c.Server, endpointId)
 	if err != nil {
 		return nil, err
 	}
@@ -6177,6 +7632,254 @@ func NewMarketVolumeRequest(server string, params *MarketVolumeParams) (*http.Re
 	return req, nil
 }
 
+// NewAlertEventsRequest constructs an http.Request for the AlertEvents method
+func NewAlertEventsRequest(server string, params *AlertEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/alert-events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAlertsListRequest constructs an http.Request for the AlertsList method
+func NewAlertsListRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/alerts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAlertsCreateRequest calls the generic AlertsCreate builder with application/json body
+func NewAlertsCreateRequest(server string, body AlertsCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAlertsCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAlertsCreateRequestWithBody constructs an http.Request for the AlertsCreate method, with any body, and a specified content type
+func NewAlertsCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/alerts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAlertsDeleteRequest constructs an http.Request for the AlertsDelete method
+func NewAlertsDeleteRequest(server string, ruleId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "rule_id", ruleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/alerts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAlertsGetRequest constructs an http.Request for the AlertsGet method
+func NewAlertsGetRequest(server string, ruleId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "rule_id", ruleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/alerts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAlertsReplaceRequest calls the generic AlertsReplace builder with application/json body
+func NewAlertsReplaceRequest(server string, ruleId string, body AlertsReplaceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAlertsReplaceRequestWithBody(server, ruleId, "application/json", bodyReader)
+}
+
+// NewAlertsReplaceRequestWithBody constructs an http.Request for the AlertsReplace method, with any body, and a specified content type
+func NewAlertsReplaceRequestWithBody(server string, ruleId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "rule_id", ruleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/alerts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewCollectionGetRequest constructs an http.Request for the CollectionGet method
 func NewCollectionGetRequest(server string, params *CollectionGetParams) (*http.Request, error) {
 	var err error
@@ -6284,6 +7987,180 @@ func NewCollectionGetRequest(server string, params *CollectionGetParams) (*http.
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCollectionCompletionRequest constructs an http.Request for the CollectionCompletion method
+func NewCollectionCompletionRequest(server string, params *CollectionCompletionParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/collection/completion")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Game != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "game", *params.Game, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Grade != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "grade", *params.Grade, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCollectionHistoryRequest constructs an http.Request for the CollectionHistory method
+func NewCollectionHistoryRequest(server string, params *CollectionHistoryParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/collection/history")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAlertFeedGetRequest constructs an http.Request for the AlertFeedGet method
+func NewAlertFeedGetRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/feed")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAlertFeedRollRequest constructs an http.Request for the AlertFeedRoll method
+func NewAlertFeedRollRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/feed/roll")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -6406,6 +8283,606 @@ func NewImportsPreviewRequestWithBody(server string, params *ImportsPreviewParam
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWantListListRequest constructs an http.Request for the WantListList method
+func NewWantListListRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/want-list")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWantListCreateRequest calls the generic WantListCreate builder with application/json body
+func NewWantListCreateRequest(server string, body WantListCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWantListCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewWantListCreateRequestWithBody constructs an http.Request for the WantListCreate method, with any body, and a specified content type
+func NewWantListCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/want-list")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWantListDeleteRequest constructs an http.Request for the WantListDelete method
+func NewWantListDeleteRequest(server string, ruleId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "rule_id", ruleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/want-list/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWantListGetRequest constructs an http.Request for the WantListGet method
+func NewWantListGetRequest(server string, ruleId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "rule_id", ruleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/want-list/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWantListReplaceRequest calls the generic WantListReplace builder with application/json body
+func NewWantListReplaceRequest(server string, ruleId string, body WantListReplaceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWantListReplaceRequestWithBody(server, ruleId, "application/json", bodyReader)
+}
+
+// NewWantListReplaceRequestWithBody constructs an http.Request for the WantListReplace method, with any body, and a specified content type
+func NewWantListReplaceRequestWithBody(server string, ruleId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "rule_id", ruleId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/want-list/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWebhooksNoticesRequest constructs an http.Request for the WebhooksNotices method
+func NewWebhooksNoticesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhook-notices")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksListRequest constructs an http.Request for the WebhooksList method
+func NewWebhooksListRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksCreateRequest calls the generic WebhooksCreate builder with application/json body
+func NewWebhooksCreateRequest(server string, body WebhooksCreateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWebhooksCreateRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewWebhooksCreateRequestWithBody constructs an http.Request for the WebhooksCreate method, with any body, and a specified content type
+func NewWebhooksCreateRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWebhooksDeleteRequest constructs an http.Request for the WebhooksDelete method
+func NewWebhooksDeleteRequest(server string, endpointId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksGetRequest constructs an http.Request for the WebhooksGet method
+func NewWebhooksGetRequest(server string, endpointId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksReplaceRequest calls the generic WebhooksReplace builder with application/json body
+func NewWebhooksReplaceRequest(server string, endpointId string, body WebhooksReplaceJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWebhooksReplaceRequestWithBody(server, endpointId, "application/json", bodyReader)
+}
+
+// NewWebhooksReplaceRequestWithBody constructs an http.Request for the WebhooksReplace method, with any body, and a specified content type
+func NewWebhooksReplaceRequestWithBody(server string, endpointId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewWebhooksDisableRequest constructs an http.Request for the WebhooksDisable method
+func NewWebhooksDisableRequest(server string, endpointId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s/disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksEnableRequest constructs an http.Request for the WebhooksEnable method
+func NewWebhooksEnableRequest(server string, endpointId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s/enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksLogRequest constructs an http.Request for the WebhooksLog method
+func NewWebhooksLogRequest(server string, endpointId string, params *WebhooksLogParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s/log", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksRollSecretRequest constructs an http.Request for the WebhooksRollSecret method
+func NewWebhooksRollSecretRequest(server string, endpointId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s/roll-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWebhooksTestRequest constructs an http.Request for the WebhooksTest method
+func NewWebhooksTestRequest(server string, endpointId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "endpoint_id", endpointId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v3/me/webhooks/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -7889,12 +10366,96 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v3/market/volume (the `MarketVolume` operationId).
 	MarketVolumeWithResponse(ctx context.Context, params *MarketVolumeParams, reqEditors ...RequestEditorFn) (*MarketVolumeResponse, error)
 
+	// AlertEventsWithResponse The caller's alerts that fired, newest first (kept 90 days)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/alert-events (the `AlertEvents` operationId).
+	AlertEventsWithResponse(ctx context.Context, params *AlertEventsParams, reqEditors ...RequestEditorFn) (*AlertEventsResponse, error)
+
+	// AlertsListWithResponse The caller's alert rules (its account's), oldest first, with the tier's limits
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/alerts (the `AlertsList` operationId).
+	AlertsListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AlertsListResponse, error)
+
+	// AlertsCreateWithBodyWithResponse Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+	AlertsCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AlertsCreateResponse, error)
+
+	// AlertsCreateWithResponse Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+	AlertsCreateWithResponse(ctx context.Context, body AlertsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*AlertsCreateResponse, error)
+
+	// AlertsDeleteWithResponse Delete a alert rule (its past events stay in the feed until they expire)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v3/me/alerts/{rule_id} (the `AlertsDelete` operationId).
+	AlertsDeleteWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*AlertsDeleteResponse, error)
+
+	// AlertsGetWithResponse One alert rule of the caller
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/alerts/{rule_id} (the `AlertsGet` operationId).
+	AlertsGetWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*AlertsGetResponse, error)
+
+	// AlertsReplaceWithBodyWithResponse Replace a alert rule (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+	AlertsReplaceWithBodyWithResponse(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AlertsReplaceResponse, error)
+
+	// AlertsReplaceWithResponse Replace a alert rule (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+	AlertsReplaceWithResponse(ctx context.Context, ruleId string, body AlertsReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*AlertsReplaceResponse, error)
+
 	// CollectionGetWithResponse The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v3/me/collection (the `CollectionGet` operationId).
 	CollectionGetWithResponse(ctx context.Context, params *CollectionGetParams, reqEditors ...RequestEditorFn) (*CollectionGetResponse, error)
+
+	// CollectionCompletionWithResponse Set completion: for each set the collection holds a card of, the printings held against the set's, and the cost of the missing ones at today's fmv
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/collection/completion (the `CollectionCompletion` operationId).
+	CollectionCompletionWithResponse(ctx context.Context, params *CollectionCompletionParams, reqEditors ...RequestEditorFn) (*CollectionCompletionResponse, error)
+
+	// CollectionHistoryWithResponse The caller's collection's value as recorded at each snapshot (one point a day): per source, with the value split by the confidence of the prices behind it
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/collection/history (the `CollectionHistory` operationId).
+	CollectionHistoryWithResponse(ctx context.Context, params *CollectionHistoryParams, reqEditors ...RequestEditorFn) (*CollectionHistoryResponse, error)
+
+	// AlertFeedGetWithResponse The secret URL of the caller's Atom feed of alerts (made on first use)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/feed (the `AlertFeedGet` operationId).
+	AlertFeedGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AlertFeedGetResponse, error)
+
+	// AlertFeedRollWithResponse Replace the feed's secret URL: the old one stops at once
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/feed/roll (the `AlertFeedRoll` operationId).
+	AlertFeedRollWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AlertFeedRollResponse, error)
 
 	// ImportsConfirmWithBodyWithResponse Confirm a preview: store its resolved rows in the key's collection (idempotent)
 	//
@@ -7923,6 +10484,146 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v3/me/imports/preview (the `ImportsPreview` operationId).
 	ImportsPreviewWithResponse(ctx context.Context, params *ImportsPreviewParams, body ImportsPreviewJSONRequestBody, reqEditors ...RequestEditorFn) (*ImportsPreviewResponse, error)
+
+	// WantListListWithResponse The caller's want-list entrys (its account's), oldest first, with the tier's limits
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/want-list (the `WantListList` operationId).
+	WantListListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WantListListResponse, error)
+
+	// WantListCreateWithBodyWithResponse Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+	WantListCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WantListCreateResponse, error)
+
+	// WantListCreateWithResponse Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+	WantListCreateWithResponse(ctx context.Context, body WantListCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*WantListCreateResponse, error)
+
+	// WantListDeleteWithResponse Delete a want-list entry (its past events stay in the feed until they expire)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v3/me/want-list/{rule_id} (the `WantListDelete` operationId).
+	WantListDeleteWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*WantListDeleteResponse, error)
+
+	// WantListGetWithResponse One want-list entry of the caller
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/want-list/{rule_id} (the `WantListGet` operationId).
+	WantListGetWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*WantListGetResponse, error)
+
+	// WantListReplaceWithBodyWithResponse Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+	WantListReplaceWithBodyWithResponse(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WantListReplaceResponse, error)
+
+	// WantListReplaceWithResponse Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+	WantListReplaceWithResponse(ctx context.Context, ruleId string, body WantListReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*WantListReplaceResponse, error)
+
+	// WebhooksNoticesWithResponse Notices about the caller's endpoints, newest first (an endpoint disabled after failing for 5 days)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/webhook-notices (the `WebhooksNotices` operationId).
+	WebhooksNoticesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WebhooksNoticesResponse, error)
+
+	// WebhooksListWithResponse The caller's webhook endpoints, with their delivery state, and the tier's limit
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/webhooks (the `WebhooksList` operationId).
+	WebhooksListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WebhooksListResponse, error)
+
+	// WebhooksCreateWithBodyWithResponse Add a webhook endpoint (url, description, types): its signing secret is returned this once
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+	WebhooksCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WebhooksCreateResponse, error)
+
+	// WebhooksCreateWithResponse Add a webhook endpoint (url, description, types): its signing secret is returned this once
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+	WebhooksCreateWithResponse(ctx context.Context, body WebhooksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*WebhooksCreateResponse, error)
+
+	// WebhooksDeleteWithResponse Delete an endpoint with its queue and delivery log
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/v3/me/webhooks/{endpoint_id} (the `WebhooksDelete` operationId).
+	WebhooksDeleteWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksDeleteResponse, error)
+
+	// WebhooksGetWithResponse One webhook endpoint of the caller
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/webhooks/{endpoint_id} (the `WebhooksGet` operationId).
+	WebhooksGetWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksGetResponse, error)
+
+	// WebhooksReplaceWithBodyWithResponse Replace an endpoint's url, description and types (its secret and queue stay)
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+	WebhooksReplaceWithBodyWithResponse(ctx context.Context, endpointId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WebhooksReplaceResponse, error)
+
+	// WebhooksReplaceWithResponse Replace an endpoint's url, description and types (its secret and queue stay)
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+	WebhooksReplaceWithResponse(ctx context.Context, endpointId string, body WebhooksReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*WebhooksReplaceResponse, error)
+
+	// WebhooksDisableWithResponse Disable an endpoint: nothing is delivered to it (messages stay queued 7 days)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/disable (the `WebhooksDisable` operationId).
+	WebhooksDisableWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksDisableResponse, error)
+
+	// WebhooksEnableWithResponse Enable an endpoint (a disabled one resumes with the messages still queued)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/enable (the `WebhooksEnable` operationId).
+	WebhooksEnableWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksEnableResponse, error)
+
+	// WebhooksLogWithResponse An endpoint's delivery log, newest first (kept 30 days): status, latency, the first bytes of the answer
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v3/me/webhooks/{endpoint_id}/log (the `WebhooksLog` operationId).
+	WebhooksLogWithResponse(ctx context.Context, endpointId string, params *WebhooksLogParams, reqEditors ...RequestEditorFn) (*WebhooksLogResponse, error)
+
+	// WebhooksRollSecretWithResponse Give an endpoint a new signing secret; the old one keeps signing beside it for 24 hours
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/roll-secret (the `WebhooksRollSecret` operationId).
+	WebhooksRollSecretWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksRollSecretResponse, error)
+
+	// WebhooksTestWithResponse Send a test event (webhook.test) to an endpoint, in order after what is queued
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/test (the `WebhooksTest` operationId).
+	WebhooksTestWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksTestResponse, error)
 
 	// MethodologyWithResponse Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
 	//
@@ -9394,6 +12095,554 @@ func (r MarketVolumeResponse) ContentType() string {
 	return ""
 }
 
+type AlertEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertEvents200JSONResponseBodyContract `json:"contract"`
+		Data     AlertEvents                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertEventsResponse) GetJSON200() *struct {
+	Contract AlertEvents200JSONResponseBodyContract `json:"contract"`
+	Data     AlertEvents                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertEventsResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertEventsResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertEventsResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertEventsResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertEventsResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertEventsResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertsListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertsList200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntrys                        `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertsListResponse) GetJSON200() *struct {
+	Contract AlertsList200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntrys                        `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertsListResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertsListResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertsListResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertsListResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertsListResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertsListResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertsListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertsListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertsListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertsListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertsCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertsCreate200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntry                           `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertsCreateResponse) GetJSON200() *struct {
+	Contract AlertsCreate200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntry                           `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertsCreateResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertsCreateResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertsCreateResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AlertsCreateResponse) GetJSON413() *ErrorV1 {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertsCreateResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertsCreateResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertsCreateResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertsCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertsCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertsCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertsCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertsDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertsDelete200JSONResponseBodyContract `json:"contract"`
+		Data     AlertRuleDeleted                        `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertsDeleteResponse) GetJSON200() *struct {
+	Contract AlertsDelete200JSONResponseBodyContract `json:"contract"`
+	Data     AlertRuleDeleted                        `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertsDeleteResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertsDeleteResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertsDeleteResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertsDeleteResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertsDeleteResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertsDeleteResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertsDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertsDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertsDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertsDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertsGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertsGet200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntry                        `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertsGetResponse) GetJSON200() *struct {
+	Contract AlertsGet200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntry                        `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertsGetResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertsGetResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertsGetResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertsGetResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertsGetResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertsGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertsGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertsGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertsGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertsGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertsReplaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertsReplace200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntry                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertsReplaceResponse) GetJSON200() *struct {
+	Contract AlertsReplace200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntry                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertsReplaceResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertsReplaceResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertsReplaceResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AlertsReplaceResponse) GetJSON413() *ErrorV1 {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertsReplaceResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertsReplaceResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertsReplaceResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertsReplaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertsReplaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertsReplaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertsReplaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type CollectionGetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9477,6 +12726,362 @@ func (r CollectionGetResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CollectionGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CollectionCompletionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract CollectionCompletion200JSONResponseBodyContract `json:"contract"`
+		Data     CollectionCompletion                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CollectionCompletionResponse) GetJSON200() *struct {
+	Contract CollectionCompletion200JSONResponseBodyContract `json:"contract"`
+	Data     CollectionCompletion                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CollectionCompletionResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CollectionCompletionResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CollectionCompletionResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CollectionCompletionResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CollectionCompletionResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CollectionCompletionResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CollectionCompletionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CollectionCompletionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CollectionCompletionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CollectionCompletionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CollectionHistoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract CollectionHistory200JSONResponseBodyContract `json:"contract"`
+		Data     CollectionHistory                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CollectionHistoryResponse) GetJSON200() *struct {
+	Contract CollectionHistory200JSONResponseBodyContract `json:"contract"`
+	Data     CollectionHistory                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CollectionHistoryResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CollectionHistoryResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CollectionHistoryResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CollectionHistoryResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CollectionHistoryResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CollectionHistoryResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CollectionHistoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CollectionHistoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CollectionHistoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CollectionHistoryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertFeedGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertFeedGet200JSONResponseBodyContract `json:"contract"`
+		Data     AlertFeed                               `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertFeedGetResponse) GetJSON200() *struct {
+	Contract AlertFeedGet200JSONResponseBodyContract `json:"contract"`
+	Data     AlertFeed                               `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertFeedGetResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertFeedGetResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertFeedGetResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertFeedGetResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertFeedGetResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertFeedGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertFeedGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertFeedGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertFeedGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertFeedGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AlertFeedRollResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract AlertFeedRoll200JSONResponseBodyContract `json:"contract"`
+		Data     AlertFeed                                `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AlertFeedRollResponse) GetJSON200() *struct {
+	Contract AlertFeedRoll200JSONResponseBodyContract `json:"contract"`
+	Data     AlertFeed                                `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AlertFeedRollResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AlertFeedRollResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AlertFeedRollResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AlertFeedRollResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AlertFeedRollResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AlertFeedRollResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AlertFeedRollResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AlertFeedRollResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AlertFeedRollResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AlertFeedRollResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9669,6 +13274,1458 @@ func (r ImportsPreviewResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ImportsPreviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WantListListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WantListList200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntrys                          `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WantListListResponse) GetJSON200() *struct {
+	Contract WantListList200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntrys                          `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WantListListResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WantListListResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WantListListResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WantListListResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WantListListResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WantListListResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WantListListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WantListListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WantListListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WantListListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WantListCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WantListCreate200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntry                             `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WantListCreateResponse) GetJSON200() *struct {
+	Contract WantListCreate200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntry                             `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WantListCreateResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WantListCreateResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WantListCreateResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r WantListCreateResponse) GetJSON413() *ErrorV1 {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WantListCreateResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WantListCreateResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WantListCreateResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WantListCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WantListCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WantListCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WantListCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WantListDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WantListDelete200JSONResponseBodyContract `json:"contract"`
+		Data     AlertRuleDeleted                          `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WantListDeleteResponse) GetJSON200() *struct {
+	Contract WantListDelete200JSONResponseBodyContract `json:"contract"`
+	Data     AlertRuleDeleted                          `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WantListDeleteResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WantListDeleteResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WantListDeleteResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WantListDeleteResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WantListDeleteResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WantListDeleteResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WantListDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WantListDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WantListDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WantListDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WantListGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WantListGet200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntry                          `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WantListGetResponse) GetJSON200() *struct {
+	Contract WantListGet200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntry                          `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WantListGetResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WantListGetResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WantListGetResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WantListGetResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WantListGetResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WantListGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WantListGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WantListGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WantListGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WantListGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WantListReplaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WantListReplace200JSONResponseBodyContract `json:"contract"`
+		Data     WantListEntry                              `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WantListReplaceResponse) GetJSON200() *struct {
+	Contract WantListReplace200JSONResponseBodyContract `json:"contract"`
+	Data     WantListEntry                              `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WantListReplaceResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WantListReplaceResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WantListReplaceResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r WantListReplaceResponse) GetJSON413() *ErrorV1 {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WantListReplaceResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WantListReplaceResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WantListReplaceResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WantListReplaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WantListReplaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WantListReplaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WantListReplaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksNoticesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksNotices200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookNotices                             `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksNoticesResponse) GetJSON200() *struct {
+	Contract WebhooksNotices200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookNotices                             `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksNoticesResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksNoticesResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksNoticesResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksNoticesResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksNoticesResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksNoticesResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksNoticesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksNoticesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksNoticesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksNoticesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksListResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksList200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpoints                        `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksListResponse) GetJSON200() *struct {
+	Contract WebhooksList200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpoints                        `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksListResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksListResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksListResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksListResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksListResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksListResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksListResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksListResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksListResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksListResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksCreateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksCreate200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpointCreated                    `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksCreateResponse) GetJSON200() *struct {
+	Contract WebhooksCreate200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpointCreated                    `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksCreateResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksCreateResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksCreateResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r WebhooksCreateResponse) GetJSON413() *ErrorV1 {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksCreateResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksCreateResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksCreateResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksCreateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksCreateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksCreateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksCreateResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksDeleteResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksDelete200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpointDeleted                    `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksDeleteResponse) GetJSON200() *struct {
+	Contract WebhooksDelete200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpointDeleted                    `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksDeleteResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksDeleteResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksDeleteResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksDeleteResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksDeleteResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksDeleteResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksDeleteResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksDeleteResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksDeleteResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksDeleteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksGetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksGet200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpoint                        `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksGetResponse) GetJSON200() *struct {
+	Contract WebhooksGet200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpoint                        `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksGetResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksGetResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksGetResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksGetResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksGetResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksGetResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksGetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksGetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksGetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksGetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksReplaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksReplace200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpoint                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON200() *struct {
+	Contract WebhooksReplace200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpoint                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON413() *ErrorV1 {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksReplaceResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksReplaceResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksReplaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksReplaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksReplaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksReplaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksDisableResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksDisable200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpoint                            `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksDisableResponse) GetJSON200() *struct {
+	Contract WebhooksDisable200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpoint                            `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksDisableResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksDisableResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksDisableResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksDisableResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksDisableResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksDisableResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksDisableResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksDisableResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksDisableResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksDisableResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksEnableResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksEnable200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookEndpoint                           `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksEnableResponse) GetJSON200() *struct {
+	Contract WebhooksEnable200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookEndpoint                           `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksEnableResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksEnableResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksEnableResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksEnableResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksEnableResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksEnableResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksEnableResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksEnableResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksEnableResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksEnableResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksLogResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksLog200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookLog                             `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksLogResponse) GetJSON200() *struct {
+	Contract WebhooksLog200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookLog                             `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksLogResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksLogResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksLogResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksLogResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksLogResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksLogResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksLogResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksLogResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksLogResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksLogResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksRollSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksRollSecret200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookSecret                                 `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksRollSecretResponse) GetJSON200() *struct {
+	Contract WebhooksRollSecret200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookSecret                                 `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksRollSecretResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksRollSecretResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksRollSecretResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksRollSecretResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksRollSecretResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksRollSecretResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksRollSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksRollSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksRollSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksRollSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type WebhooksTestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Contract WebhooksTest200JSONResponseBodyContract `json:"contract"`
+		Data     WebhookTest                             `json:"data"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorV1
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorV1
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorV1
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *HTTPValidationError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorV1
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *ErrorV1
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WebhooksTestResponse) GetJSON200() *struct {
+	Contract WebhooksTest200JSONResponseBodyContract `json:"contract"`
+	Data     WebhookTest                             `json:"data"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WebhooksTestResponse) GetJSON401() *ErrorV1 {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r WebhooksTestResponse) GetJSON403() *ErrorV1 {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WebhooksTestResponse) GetJSON404() *ErrorV1 {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WebhooksTestResponse) GetJSON422() *HTTPValidationError {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WebhooksTestResponse) GetJSON429() *ErrorV1 {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r WebhooksTestResponse) GetJSONDefault() *ErrorV1 {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WebhooksTestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WebhooksTestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WebhooksTestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WebhooksTestResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11136,6 +16193,110 @@ func (c *ClientWithResponses) MarketVolumeWithResponse(ctx context.Context, para
 	return ParseMarketVolumeResponse(rsp)
 }
 
+// AlertEventsWithResponse The caller's alerts that fired, newest first (kept 90 days)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/alert-events (the `AlertEvents` operationId).
+func (c *ClientWithResponses) AlertEventsWithResponse(ctx context.Context, params *AlertEventsParams, reqEditors ...RequestEditorFn) (*AlertEventsResponse, error) {
+	rsp, err := c.AlertEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertEventsResponse(rsp)
+}
+
+// AlertsListWithResponse The caller's alert rules (its account's), oldest first, with the tier's limits
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/alerts (the `AlertsList` operationId).
+func (c *ClientWithResponses) AlertsListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AlertsListResponse, error) {
+	rsp, err := c.AlertsList(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsListResponse(rsp)
+}
+
+// AlertsCreateWithBodyWithResponse Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+func (c *ClientWithResponses) AlertsCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AlertsCreateResponse, error) {
+	rsp, err := c.AlertsCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsCreateResponse(rsp)
+}
+
+// AlertsCreateWithResponse Make a alert rule: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/alerts (the `AlertsCreate` operationId).
+func (c *ClientWithResponses) AlertsCreateWithResponse(ctx context.Context, body AlertsCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*AlertsCreateResponse, error) {
+	rsp, err := c.AlertsCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsCreateResponse(rsp)
+}
+
+// AlertsDeleteWithResponse Delete a alert rule (its past events stay in the feed until they expire)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v3/me/alerts/{rule_id} (the `AlertsDelete` operationId).
+func (c *ClientWithResponses) AlertsDeleteWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*AlertsDeleteResponse, error) {
+	rsp, err := c.AlertsDelete(ctx, ruleId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsDeleteResponse(rsp)
+}
+
+// AlertsGetWithResponse One alert rule of the caller
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/alerts/{rule_id} (the `AlertsGet` operationId).
+func (c *ClientWithResponses) AlertsGetWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*AlertsGetResponse, error) {
+	rsp, err := c.AlertsGet(ctx, ruleId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsGetResponse(rsp)
+}
+
+// AlertsReplaceWithBodyWithResponse Replace a alert rule (the body as for its creation); its crossing state starts afresh
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+func (c *ClientWithResponses) AlertsReplaceWithBodyWithResponse(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AlertsReplaceResponse, error) {
+	rsp, err := c.AlertsReplaceWithBody(ctx, ruleId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsReplaceResponse(rsp)
+}
+
+// AlertsReplaceWithResponse Replace a alert rule (the body as for its creation); its crossing state starts afresh
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v3/me/alerts/{rule_id} (the `AlertsReplace` operationId).
+func (c *ClientWithResponses) AlertsReplaceWithResponse(ctx context.Context, ruleId string, body AlertsReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*AlertsReplaceResponse, error) {
+	rsp, err := c.AlertsReplace(ctx, ruleId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertsReplaceResponse(rsp)
+}
+
 // CollectionGetWithResponse The caller's collection (its account's, shared by the account's keys, pages and chat; a key without an account has its own): holdings by card, printing and grade valued as of the snapshot, with gain, 30-day change and the value over time
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11147,6 +16308,58 @@ func (c *ClientWithResponses) CollectionGetWithResponse(ctx context.Context, par
 		return nil, err
 	}
 	return ParseCollectionGetResponse(rsp)
+}
+
+// CollectionCompletionWithResponse Set completion: for each set the collection holds a card of, the printings held against the set's, and the cost of the missing ones at today's fmv
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/collection/completion (the `CollectionCompletion` operationId).
+func (c *ClientWithResponses) CollectionCompletionWithResponse(ctx context.Context, params *CollectionCompletionParams, reqEditors ...RequestEditorFn) (*CollectionCompletionResponse, error) {
+	rsp, err := c.CollectionCompletion(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCollectionCompletionResponse(rsp)
+}
+
+// CollectionHistoryWithResponse The caller's collection's value as recorded at each snapshot (one point a day): per source, with the value split by the confidence of the prices behind it
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/collection/history (the `CollectionHistory` operationId).
+func (c *ClientWithResponses) CollectionHistoryWithResponse(ctx context.Context, params *CollectionHistoryParams, reqEditors ...RequestEditorFn) (*CollectionHistoryResponse, error) {
+	rsp, err := c.CollectionHistory(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCollectionHistoryResponse(rsp)
+}
+
+// AlertFeedGetWithResponse The secret URL of the caller's Atom feed of alerts (made on first use)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/feed (the `AlertFeedGet` operationId).
+func (c *ClientWithResponses) AlertFeedGetWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AlertFeedGetResponse, error) {
+	rsp, err := c.AlertFeedGet(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertFeedGetResponse(rsp)
+}
+
+// AlertFeedRollWithResponse Replace the feed's secret URL: the old one stops at once
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/feed/roll (the `AlertFeedRoll` operationId).
+func (c *ClientWithResponses) AlertFeedRollWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AlertFeedRollResponse, error) {
+	rsp, err := c.AlertFeedRoll(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAlertFeedRollResponse(rsp)
 }
 
 // ImportsConfirmWithBodyWithResponse Confirm a preview: store its resolved rows in the key's collection (idempotent)
@@ -11199,6 +16412,266 @@ func (c *ClientWithResponses) ImportsPreviewWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParseImportsPreviewResponse(rsp)
+}
+
+// WantListListWithResponse The caller's want-list entrys (its account's), oldest first, with the tier's limits
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/want-list (the `WantListList` operationId).
+func (c *ClientWithResponses) WantListListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WantListListResponse, error) {
+	rsp, err := c.WantListList(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListListResponse(rsp)
+}
+
+// WantListCreateWithBodyWithResponse Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+func (c *ClientWithResponses) WantListCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WantListCreateResponse, error) {
+	rsp, err := c.WantListCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListCreateResponse(rsp)
+}
+
+// WantListCreateWithResponse Make a want-list entry: a card (or every card of a set), printing, grade, source and condition; every wrong field is named in one 422
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/want-list (the `WantListCreate` operationId).
+func (c *ClientWithResponses) WantListCreateWithResponse(ctx context.Context, body WantListCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*WantListCreateResponse, error) {
+	rsp, err := c.WantListCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListCreateResponse(rsp)
+}
+
+// WantListDeleteWithResponse Delete a want-list entry (its past events stay in the feed until they expire)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v3/me/want-list/{rule_id} (the `WantListDelete` operationId).
+func (c *ClientWithResponses) WantListDeleteWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*WantListDeleteResponse, error) {
+	rsp, err := c.WantListDelete(ctx, ruleId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListDeleteResponse(rsp)
+}
+
+// WantListGetWithResponse One want-list entry of the caller
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/want-list/{rule_id} (the `WantListGet` operationId).
+func (c *ClientWithResponses) WantListGetWithResponse(ctx context.Context, ruleId string, reqEditors ...RequestEditorFn) (*WantListGetResponse, error) {
+	rsp, err := c.WantListGet(ctx, ruleId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListGetResponse(rsp)
+}
+
+// WantListReplaceWithBodyWithResponse Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+func (c *ClientWithResponses) WantListReplaceWithBodyWithResponse(ctx context.Context, ruleId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WantListReplaceResponse, error) {
+	rsp, err := c.WantListReplaceWithBody(ctx, ruleId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListReplaceResponse(rsp)
+}
+
+// WantListReplaceWithResponse Replace a want-list entry (the body as for its creation); its crossing state starts afresh
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v3/me/want-list/{rule_id} (the `WantListReplace` operationId).
+func (c *ClientWithResponses) WantListReplaceWithResponse(ctx context.Context, ruleId string, body WantListReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*WantListReplaceResponse, error) {
+	rsp, err := c.WantListReplace(ctx, ruleId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWantListReplaceResponse(rsp)
+}
+
+// WebhooksNoticesWithResponse Notices about the caller's endpoints, newest first (an endpoint disabled after failing for 5 days)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/webhook-notices (the `WebhooksNotices` operationId).
+func (c *ClientWithResponses) WebhooksNoticesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WebhooksNoticesResponse, error) {
+	rsp, err := c.WebhooksNotices(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksNoticesResponse(rsp)
+}
+
+// WebhooksListWithResponse The caller's webhook endpoints, with their delivery state, and the tier's limit
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/webhooks (the `WebhooksList` operationId).
+func (c *ClientWithResponses) WebhooksListWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*WebhooksListResponse, error) {
+	rsp, err := c.WebhooksList(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksListResponse(rsp)
+}
+
+// WebhooksCreateWithBodyWithResponse Add a webhook endpoint (url, description, types): its signing secret is returned this once
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+func (c *ClientWithResponses) WebhooksCreateWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WebhooksCreateResponse, error) {
+	rsp, err := c.WebhooksCreateWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksCreateResponse(rsp)
+}
+
+// WebhooksCreateWithResponse Add a webhook endpoint (url, description, types): its signing secret is returned this once
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/webhooks (the `WebhooksCreate` operationId).
+func (c *ClientWithResponses) WebhooksCreateWithResponse(ctx context.Context, body WebhooksCreateJSONRequestBody, reqEditors ...RequestEditorFn) (*WebhooksCreateResponse, error) {
+	rsp, err := c.WebhooksCreate(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksCreateResponse(rsp)
+}
+
+// WebhooksDeleteWithResponse Delete an endpoint with its queue and delivery log
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/v3/me/webhooks/{endpoint_id} (the `WebhooksDelete` operationId).
+func (c *ClientWithResponses) WebhooksDeleteWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksDeleteResponse, error) {
+	rsp, err := c.WebhooksDelete(ctx, endpointId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksDeleteResponse(rsp)
+}
+
+// WebhooksGetWithResponse One webhook endpoint of the caller
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/webhooks/{endpoint_id} (the `WebhooksGet` operationId).
+func (c *ClientWithResponses) WebhooksGetWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksGetResponse, error) {
+	rsp, err := c.WebhooksGet(ctx, endpointId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksGetResponse(rsp)
+}
+
+// WebhooksReplaceWithBodyWithResponse Replace an endpoint's url, description and types (its secret and queue stay)
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+func (c *ClientWithResponses) WebhooksReplaceWithBodyWithResponse(ctx context.Context, endpointId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WebhooksReplaceResponse, error) {
+	rsp, err := c.WebhooksReplaceWithBody(ctx, endpointId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksReplaceResponse(rsp)
+}
+
+// WebhooksReplaceWithResponse Replace an endpoint's url, description and types (its secret and queue stay)
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/v3/me/webhooks/{endpoint_id} (the `WebhooksReplace` operationId).
+func (c *ClientWithResponses) WebhooksReplaceWithResponse(ctx context.Context, endpointId string, body WebhooksReplaceJSONRequestBody, reqEditors ...RequestEditorFn) (*WebhooksReplaceResponse, error) {
+	rsp, err := c.WebhooksReplace(ctx, endpointId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksReplaceResponse(rsp)
+}
+
+// WebhooksDisableWithResponse Disable an endpoint: nothing is delivered to it (messages stay queued 7 days)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/disable (the `WebhooksDisable` operationId).
+func (c *ClientWithResponses) WebhooksDisableWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksDisableResponse, error) {
+	rsp, err := c.WebhooksDisable(ctx, endpointId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksDisableResponse(rsp)
+}
+
+// WebhooksEnableWithResponse Enable an endpoint (a disabled one resumes with the messages still queued)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/enable (the `WebhooksEnable` operationId).
+func (c *ClientWithResponses) WebhooksEnableWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksEnableResponse, error) {
+	rsp, err := c.WebhooksEnable(ctx, endpointId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksEnableResponse(rsp)
+}
+
+// WebhooksLogWithResponse An endpoint's delivery log, newest first (kept 30 days): status, latency, the first bytes of the answer
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v3/me/webhooks/{endpoint_id}/log (the `WebhooksLog` operationId).
+func (c *ClientWithResponses) WebhooksLogWithResponse(ctx context.Context, endpointId string, params *WebhooksLogParams, reqEditors ...RequestEditorFn) (*WebhooksLogResponse, error) {
+	rsp, err := c.WebhooksLog(ctx, endpointId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksLogResponse(rsp)
+}
+
+// WebhooksRollSecretWithResponse Give an endpoint a new signing secret; the old one keeps signing beside it for 24 hours
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/roll-secret (the `WebhooksRollSecret` operationId).
+func (c *ClientWithResponses) WebhooksRollSecretWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksRollSecretResponse, error) {
+	rsp, err := c.WebhooksRollSecret(ctx, endpointId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksRollSecretResponse(rsp)
+}
+
+// WebhooksTestWithResponse Send a test event (webhook.test) to an endpoint, in order after what is queued
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v3/me/webhooks/{endpoint_id}/test (the `WebhooksTest` operationId).
+func (c *ClientWithResponses) WebhooksTestWithResponse(ctx context.Context, endpointId string, reqEditors ...RequestEditorFn) (*WebhooksTestResponse, error) {
+	rsp, err := c.WebhooksTest(ctx, endpointId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWebhooksTestResponse(rsp)
 }
 
 // MethodologyWithResponse Extension: the estimator's rules and thresholds (fmv, outliers, sample size, confidence, flags, the liquidity rule of movers, the base printing), as the code uses them
@@ -12688,6 +18161,464 @@ func ParseMarketVolumeResponse(rsp *http.Response) (*MarketVolumeResponse, error
 	return response, nil
 }
 
+// ParseAlertEventsResponse parses an HTTP response from a AlertEventsWithResponse call
+func ParseAlertEventsResponse(rsp *http.Response) (*AlertEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertEvents200JSONResponseBodyContract `json:"contract"`
+			Data     AlertEvents                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertsListResponse parses an HTTP response from a AlertsListWithResponse call
+func ParseAlertsListResponse(rsp *http.Response) (*AlertsListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertsListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertsList200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntrys                        `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertsCreateResponse parses an HTTP response from a AlertsCreateWithResponse call
+func ParseAlertsCreateResponse(rsp *http.Response) (*AlertsCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertsCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertsCreate200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntry                           `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertsDeleteResponse parses an HTTP response from a AlertsDeleteWithResponse call
+func ParseAlertsDeleteResponse(rsp *http.Response) (*AlertsDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertsDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertsDelete200JSONResponseBodyContract `json:"contract"`
+			Data     AlertRuleDeleted                        `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertsGetResponse parses an HTTP response from a AlertsGetWithResponse call
+func ParseAlertsGetResponse(rsp *http.Response) (*AlertsGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertsGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertsGet200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntry                        `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertsReplaceResponse parses an HTTP response from a AlertsReplaceWithResponse call
+func ParseAlertsReplaceResponse(rsp *http.Response) (*AlertsReplaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertsReplaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertsReplace200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntry                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseCollectionGetResponse parses an HTTP response from a CollectionGetWithResponse call
 func ParseCollectionGetResponse(rsp *http.Response) (*CollectionGetResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -12706,6 +18637,302 @@ func ParseCollectionGetResponse(rsp *http.Response) (*CollectionGetResponse, err
 		var dest struct {
 			Contract CollectionGet200JSONResponseBodyContract `json:"contract"`
 			Data     Collection                               `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCollectionCompletionResponse parses an HTTP response from a CollectionCompletionWithResponse call
+func ParseCollectionCompletionResponse(rsp *http.Response) (*CollectionCompletionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CollectionCompletionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract CollectionCompletion200JSONResponseBodyContract `json:"contract"`
+			Data     CollectionCompletion                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCollectionHistoryResponse parses an HTTP response from a CollectionHistoryWithResponse call
+func ParseCollectionHistoryResponse(rsp *http.Response) (*CollectionHistoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CollectionHistoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract CollectionHistory200JSONResponseBodyContract `json:"contract"`
+			Data     CollectionHistory                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertFeedGetResponse parses an HTTP response from a AlertFeedGetWithResponse call
+func ParseAlertFeedGetResponse(rsp *http.Response) (*AlertFeedGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertFeedGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertFeedGet200JSONResponseBodyContract `json:"contract"`
+			Data     AlertFeed                               `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAlertFeedRollResponse parses an HTTP response from a AlertFeedRollWithResponse call
+func ParseAlertFeedRollResponse(rsp *http.Response) (*AlertFeedRollResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AlertFeedRollResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract AlertFeedRoll200JSONResponseBodyContract `json:"contract"`
+			Data     AlertFeed                                `json:"data"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
@@ -12897,6 +19124,1218 @@ func ParseImportsPreviewResponse(rsp *http.Response) (*ImportsPreviewResponse, e
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWantListListResponse parses an HTTP response from a WantListListWithResponse call
+func ParseWantListListResponse(rsp *http.Response) (*WantListListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WantListListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WantListList200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntrys                          `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWantListCreateResponse parses an HTTP response from a WantListCreateWithResponse call
+func ParseWantListCreateResponse(rsp *http.Response) (*WantListCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WantListCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WantListCreate200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntry                             `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWantListDeleteResponse parses an HTTP response from a WantListDeleteWithResponse call
+func ParseWantListDeleteResponse(rsp *http.Response) (*WantListDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WantListDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WantListDelete200JSONResponseBodyContract `json:"contract"`
+			Data     AlertRuleDeleted                          `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWantListGetResponse parses an HTTP response from a WantListGetWithResponse call
+func ParseWantListGetResponse(rsp *http.Response) (*WantListGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WantListGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WantListGet200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntry                          `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWantListReplaceResponse parses an HTTP response from a WantListReplaceWithResponse call
+func ParseWantListReplaceResponse(rsp *http.Response) (*WantListReplaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WantListReplaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WantListReplace200JSONResponseBodyContract `json:"contract"`
+			Data     WantListEntry                              `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksNoticesResponse parses an HTTP response from a WebhooksNoticesWithResponse call
+func ParseWebhooksNoticesResponse(rsp *http.Response) (*WebhooksNoticesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksNoticesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksNotices200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookNotices                             `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksListResponse parses an HTTP response from a WebhooksListWithResponse call
+func ParseWebhooksListResponse(rsp *http.Response) (*WebhooksListResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksListResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksList200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpoints                        `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksCreateResponse parses an HTTP response from a WebhooksCreateWithResponse call
+func ParseWebhooksCreateResponse(rsp *http.Response) (*WebhooksCreateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksCreateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksCreate200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpointCreated                    `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksDeleteResponse parses an HTTP response from a WebhooksDeleteWithResponse call
+func ParseWebhooksDeleteResponse(rsp *http.Response) (*WebhooksDeleteResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksDeleteResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksDelete200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpointDeleted                    `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksGetResponse parses an HTTP response from a WebhooksGetWithResponse call
+func ParseWebhooksGetResponse(rsp *http.Response) (*WebhooksGetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksGetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksGet200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpoint                        `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksReplaceResponse parses an HTTP response from a WebhooksReplaceWithResponse call
+func ParseWebhooksReplaceResponse(rsp *http.Response) (*WebhooksReplaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksReplaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksReplace200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpoint                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksDisableResponse parses an HTTP response from a WebhooksDisableWithResponse call
+func ParseWebhooksDisableResponse(rsp *http.Response) (*WebhooksDisableResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksDisableResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksDisable200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpoint                            `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksEnableResponse parses an HTTP response from a WebhooksEnableWithResponse call
+func ParseWebhooksEnableResponse(rsp *http.Response) (*WebhooksEnableResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksEnableResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksEnable200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookEndpoint                           `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksLogResponse parses an HTTP response from a WebhooksLogWithResponse call
+func ParseWebhooksLogResponse(rsp *http.Response) (*WebhooksLogResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksLogResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksLog200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookLog                             `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksRollSecretResponse parses an HTTP response from a WebhooksRollSecretWithResponse call
+func ParseWebhooksRollSecretResponse(rsp *http.Response) (*WebhooksRollSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksRollSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksRollSecret200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookSecret                                 `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest HTTPValidationError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseWebhooksTestResponse parses an HTTP response from a WebhooksTestWithResponse call
+func ParseWebhooksTestResponse(rsp *http.Response) (*WebhooksTestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WebhooksTestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Contract WebhooksTest200JSONResponseBodyContract `json:"contract"`
+			Data     WebhookTest                             `json:"data"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorV1
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest HTTPValidationError

@@ -23,7 +23,7 @@ var Stdin io.Reader = os.Stdin
 // dashboard's accounts in the state file. Running servers see tier changes
 // and disabled accounts within a second (the key table's revision moves).
 func runAccounts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const want = "accounts: want create, list, set-tier, disable, enable or reset-password"
+	const want = "accounts: want create, list, set-tier, disable, enable, reset-password, export or delete"
 	if len(args) == 0 {
 		return errors.New(want)
 	}
@@ -35,13 +35,15 @@ func runAccounts(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	email := fs.String("email", "", "the account's email (create)")
 	tier := fs.String("tier", "free", "free, pro or elite (create)")
 	fromStdin := fs.Bool("password-stdin", false, "read the password from the first line of standard input instead of generating one (create, reset-password)")
+	out := fs.String("out", "", "the file the export is written to (export; default: standard output)")
+	yes := fs.Bool("yes", false, "really delete: the account and everything it owns, for good (delete)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if err := store.check("accounts " + cmd); err != nil {
 		return err
 	}
-	nargs := map[string]int{"create": 0, "list": 0, "set-tier": 2, "disable": 1, "enable": 1, "reset-password": 1}
+	nargs := map[string]int{"create": 0, "list": 0, "set-tier": 2, "disable": 1, "enable": 1, "reset-password": 1, "export": 1, "delete": 1}
 	n, ok := nargs[cmd]
 	if !ok {
 		return fmt.Errorf("%s, not %q", want, cmd)
@@ -121,6 +123,10 @@ func runAccounts(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("accounts %s: %w", cmd, err)
 	}
 	switch cmd {
+	case "export":
+		return runAccountExport(ctx, st, svc, a, *out, stdout)
+	case "delete":
+		return runAccountDelete(ctx, st, svc, a, *yes, stdout)
 	case "set-tier":
 		t, err := access.ParseTier(fs.Arg(1))
 		if err != nil || t == access.Playground {

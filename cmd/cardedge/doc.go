@@ -2,9 +2,10 @@
 //
 //	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
 //	               [--signup open|closed] [--public-url URL] [--key-max-days N] [--drain D] [--swap-share F]
+//	               [--alerts-share F] [--alerts-lease D] [--webhooks-poll D] [--webhooks-allow-private]
 //	cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep N] [--pin ID] ...
 //	cardedge serve ... [--oauth-cimd-allow-private] [--oauth-cimd-ca FILE]   (tests only, on loopback only: appstest.go)
-//	cardedge accounts create|list|set-tier|disable|enable|reset-password --state FILE ...
+//	cardedge accounts create|list|set-tier|disable|enable|reset-password|export|delete --state FILE ...
 //	cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
 //	cardedge keys list --state FILE
 //	cardedge keys revoke --state FILE ID
@@ -17,12 +18,16 @@
 // access layer, the
 // agent's model (agent/openai when --llm-url is set, agent.go), the edge,
 // the MCP server (mcp.go), the dashboard (web, over account) and, in fleet
-// mode, the snapshot puller (snapshots/s3, fleet.go). Only this command
+// mode, the snapshot puller (snapshots/s3, fleet.go); alerts and webhooks
+// (alerts.go: alert, webhook, a sweep runner whose pacer keeps the work of
+// a new snapshot, run at start-up and after each swap, to --alerts-share
+// of a CPU, pricing's sources) and the parts of an account's data export
+// and deletion (accountdata.go). Only this command
 // reads flags, environment ($CARDEDGE_LLM_API_KEY; the AWS_* variables
 // through snapshots/s3's NewClient) and files.
 //
 // It imports edge, live, access, mcp, web, account, oauth, chattoken,
-// collection, state, state/bolt, state/redis, agent,
+// collection, alert, webhook, sweep, pricing, state, state/bolt, state/redis, agent,
 // agent/openai, snapshots, snapshots/s3 and the standard library.
 //
 // # Caveats

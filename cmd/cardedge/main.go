@@ -38,6 +38,7 @@ const usage = `usage:
                  [--llm-url URL [--llm-model M]]   (agent chat model; its key from $CARDEDGE_LLM_API_KEY)
                  [--signup open|closed] [--public-url URL] [--key-max-days N]   (the dashboard at /dashboard)
                  [--drain 0s] [--swap-share 0.25]
+                 [--alerts-share 0.1] [--alerts-lease 1m] [--webhooks-poll 1s] [--webhooks-allow-private]   (alerts: docs/alerts.md)
   cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep 3] [--pin ID] ...
                  (a fleet replica: snapshots mirrored from the bucket; AWS_* environment and config files)
   cardedge keys create --state FILE --tier free|pro|elite [--name N] [--sql] [--unmetered]
@@ -48,6 +49,8 @@ const usage = `usage:
   cardedge accounts set-tier --state FILE ACCOUNT free|pro|elite
   cardedge accounts disable|enable --state FILE ACCOUNT
   cardedge accounts reset-password --state FILE ACCOUNT [--password-stdin]
+  cardedge accounts export --state FILE ACCOUNT [--out FILE]   (everything the account owns, as JSON; no secrets)
+  cardedge accounts delete --state FILE ACCOUNT --yes           (the account and everything it owns, for good)
                  (ACCOUNT is an account id, a_..., or an email)
   cardedge serve --snapshots DIR|s3://... --redis URL ...   (a fleet: the state store in Redis)
   cardedge keys|accounts ... --redis URL                     (in place of --state FILE)

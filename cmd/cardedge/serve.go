@@ -16,6 +16,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/account"
+	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/chattoken"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
@@ -25,6 +26,7 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	"github.com/cardedge/cardedge/web"
+	"github.com/cardedge/cardedge/webhook"
 )
 
 // ServeConfig is what `cardedge serve` runs with.
@@ -44,6 +46,8 @@ type ServeConfig struct {
 	// AppsTest loosens how connected apps' Client ID Metadata Documents
 	// are fetched, for tests only (--oauth-cimd-*; see cimdTestOptions).
 	AppsTest AppsTestConfig
+	// Alerts: the background work of a new snapshot and webhooks (alerts.go).
+	Alerts AlertsConfig
 	// Ready, when set, receives the listening address once serving (tests).
 	Ready func(addr string)
 }
@@ -65,6 +69,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
 	cfg.Fleet.register(fs)
 	cfg.AppsTest.register(fs)
+	cfg.Alerts.register(fs)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	gcPercent := fs.Int("gc-percent", 400, "Go GC target percentage (GOGC) unless GOGC is set: the live heap is mostly the snapshot, which never becomes garbage, so collecting less often costs little memory and saves CPU per request")
 	if err := fs.Parse(args); err != nil {
@@ -118,6 +123,8 @@ type server struct {
 	live        *live.Live
 	source      snapshotSource
 	collections *collection.Service
+	alerts      *alert.Service
+	webhooks    *webhook.Service
 	accounts    *account.Service
 	apps        *oauth.Server // nil: connected apps are off
 	edge        *edge.Server
@@ -198,7 +205,12 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	} else if n > 0 {
 		log.Info("collections of keys folded into their accounts' collections", "keys", n)
 	}
-	mcpHandler, err := cardmcp.New(cardmcp.Options{Snapshots: s.live, Access: s.access, State: st, Collections: s.collections, Logger: log,
+	// Alerts and webhooks (alerts.go): evaluated at start-up and after each
+	// swap in the background, delivered all the time.
+	if err := s.openAlerts(cfg.Alerts, log); err != nil {
+		return nil, err
+	}
+	mcpHandler, err := cardmcp.New(cardmcp.Options{Snapshots: s.live, Access: s.access, State: st, Collections: s.collections, Alerts: s.alerts, Logger: log,
 		WebsiteURL: dashboardURL(cfg.PublicURL, s.ln.Addr().String())})
 	if err != nil {
 		return nil, fmt.Errorf("MCP server: %w", err)
@@ -212,7 +224,8 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	// serve and the collections the account's keys and chat share, and
 	// spend the account's own quota, as its chat does.
 	dashboard, err := web.New(web.Options{Accounts: s.accounts, Usage: s.access, PublicURL: cfg.PublicURL, Signup: open, Logger: log,
-		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access, OAuth: s.apps})
+		ChatTokens: s.tokens, Snapshots: s.live, Collections: s.collections, Charge: s.access, OAuth: s.apps,
+		Alerts: s.alerts, Webhooks: s.webhooks, AccountData: accountParts(s.webhooks)})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +233,7 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 		Snapshots: s.live, Source: s.source.source, Access: s.access, Collections: s.collections,
 		CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
 		Logger: log, Version: version, Model: agentModel(cfg), PublicURL: cfg.PublicURL,
-		MCP: mcpHandler, Dashboard: dashboard,
+		MCP: mcpHandler, Dashboard: dashboard, Alerts: s.alerts, Webhooks: s.webhooks,
 	}
 	if s.apps != nil {
 		eo.Apps = s.apps

@@ -28,7 +28,8 @@ var PublicTools = []string{"batch_grade_ladder", "compare_set_finish", "get_coho
 
 // ChatTools are the chat tools a chat-user token of an account with Apps
 // access sees besides, sorted.
-var ChatTools = []string{"add_to_collection", "list_collection", "price_card", "remove_from_collection", "show_cards"}
+var ChatTools = []string{"add_to_collection", "add_to_want_list", "collection_history", "create_alert", "delete_alert", "list_alerts",
+	"list_collection", "price_card", "recent_alerts", "remove_from_collection", "set_completion", "show_cards"}
 
 // Initialize is an initialize request with JSON-RPC id.
 func Initialize(id int) map[string]any {

@@ -31,7 +31,8 @@ function check(cond, msg) {
 
 const publicTools = ["batch_grade_ladder", "compare_set_finish", "get_cohort", "get_listings", "get_prices", "get_sales",
   "pin_cohort", "quote", "rank_set_sales", "search"];
-const chatTools = ["add_to_collection", "list_collection", "price_card", "remove_from_collection", "show_cards"];
+const chatTools = ["add_to_collection", "list_collection", "price_card", "remove_from_collection", "show_cards",
+  "list_alerts", "create_alert", "add_to_want_list", "delete_alert", "recent_alerts", "collection_history", "set_completion"];
 
 const transport = new StreamableHTTPClientTransport(new URL(url), {
   requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -66,6 +67,11 @@ const annotations = {
   list_collection: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   add_to_collection: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   remove_from_collection: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  list_alerts: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  create_alert: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  add_to_want_list: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  delete_alert: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  recent_alerts: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
 };
 for (const t of tools) {
   check(t.outputSchema?.type === "object" && t.outputSchema.properties?.data, `${t.name}: no outputSchema`);

@@ -49,7 +49,8 @@ const emit = (o) => console.log(JSON.stringify(o));
 
 const publicTools = ["batch_grade_ladder", "compare_set_finish", "get_cohort", "get_listings", "get_prices", "get_sales",
   "pin_cohort", "quote", "rank_set_sales", "search"];
-const chatTools = ["add_to_collection", "list_collection", "price_card", "remove_from_collection", "show_cards"];
+const chatTools = ["add_to_collection", "list_collection", "price_card", "remove_from_collection", "show_cards",
+  "list_alerts", "create_alert", "add_to_want_list", "delete_alert", "recent_alerts", "collection_history", "set_completion"];
 
 // Every HTTP exchange the SDK makes, in order (no bodies: they hold secrets).
 const exchanges = [];

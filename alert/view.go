@@ -1,0 +1,143 @@
+package alert
+
+import (
+	"time"
+
+	"github.com/cardedge/cardedge/snapshots"
+)
+
+// View is a rule as its owner reads it (REST, MCP, the dashboard): the
+// fields of an Input, amounts in USD, so that what a GET returns can be sent
+// back as it is to replace the rule; and what the service keeps (id, times,
+// the condition in words).
+type View struct {
+	ID       string `json:"id"`
+	Game     string `json:"game"`
+	CardID   string `json:"card_id,omitempty"`
+	SetID    string `json:"set_id,omitempty"`
+	Printing string `json:"printing"`
+	Grade    string `json:"grade"`
+	Source   string `json:"source"`
+	// Kind is the condition (one of Kinds; "" for a want-list entry
+	// without one), with its fields: PriceUSD for at_or_below and
+	// at_or_above, Pct, Days and Direction for a move.
+	Kind        string    `json:"kind"`
+	PriceUSD    *float64  `json:"price_usd,omitempty"`
+	Pct         *float64  `json:"pct,omitempty"`
+	Days        int       `json:"days,omitempty"`
+	Direction   string    `json:"direction,omitempty"`
+	Description string    `json:"description"` // the condition in words
+	Want        bool      `json:"want"`
+	Quantity    int       `json:"quantity,omitempty"`
+	Note        string    `json:"note,omitempty"`
+	Paused      bool      `json:"paused"`
+	Created     time.Time `json:"created"`
+	Updated     time.Time `json:"updated"`
+}
+
+// View returns r as its owner reads it.
+func (r Rule) View() View {
+	v := View{ID: r.ID, Game: r.Game, CardID: r.CardID, SetID: r.SetID, Printing: r.Printing, Grade: r.Grade, Source: r.Source,
+		Kind: r.Condition.Kind, Description: r.Condition.Describe(), Want: r.Want, Quantity: r.Quantity, Note: r.Note,
+		Paused: r.Paused, Created: r.Created, Updated: r.Updated}
+	switch r.Condition.Kind {
+	case AtOrBelow, AtOrAbove:
+		p := snapshots.USD(r.Condition.TargetCents)
+		v.PriceUSD = &p
+	case Move:
+		p := r.Condition.Pct
+		v.Pct, v.Days, v.Direction = &p, r.Condition.Days, r.Condition.Direction
+	}
+	return v
+}
+
+// Input returns the Input that makes r again (a form's values).
+func (r Rule) Input() Input {
+	v := r.View()
+	return Input{Game: v.Game, CardID: v.CardID, SetID: v.SetID, Printing: v.Printing, Grade: v.Grade, Source: v.Source,
+		Kind: v.Kind, PriceUSD: v.PriceUSD, Pct: v.Pct, Days: v.Days, Direction: v.Direction, Want: v.Want,
+		Quantity: v.Quantity, Note: v.Note, Paused: v.Paused}
+}
+
+// EventView is an event as its owner reads it (REST, MCP, the dashboard):
+// the webhook payload's fields (Payload), typed, with the event's type and
+// time.
+type EventView struct {
+	ID         string        `json:"event_id"`
+	Type       string        `json:"type"`
+	Time       time.Time     `json:"time"`
+	RuleID     string        `json:"rule_id"`
+	Want       bool          `json:"want"`
+	SnapshotID string        `json:"snapshot_id"`
+	AsOf       string        `json:"as_of"`
+	Game       string        `json:"game"`
+	CardID     string        `json:"card_id"`
+	Name       string        `json:"name"`
+	SetID      string        `json:"set_id"`
+	Number     string        `json:"number"`
+	Printing   string        `json:"printing"`
+	Grade      string        `json:"grade"`
+	Source     string        `json:"source"`
+	Condition  ConditionView `json:"condition"`
+	Seen       SeenView      `json:"seen"`
+	Summary    string        `json:"summary"`
+}
+
+// ConditionView is a condition with amounts in USD.
+type ConditionView struct {
+	Kind        string   `json:"kind"`
+	Description string   `json:"description"`
+	PriceUSD    *float64 `json:"price_usd,omitempty"`
+	Pct         *float64 `json:"pct,omitempty"`
+	Days        int      `json:"days,omitempty"`
+	Direction   string   `json:"direction,omitempty"`
+}
+
+// SeenView is what fired a rule, amounts in USD (absent when not known).
+type SeenView struct {
+	PriceUSD   *float64 `json:"price_usd,omitempty"`
+	PriceDay   string   `json:"price_day,omitempty"`
+	Confidence string   `json:"confidence,omitempty"`
+	ThenUSD    *float64 `json:"then_usd,omitempty"`
+	MovePct    *float64 `json:"move_pct,omitempty"`
+	Sales      *int     `json:"sales,omitempty"`
+	Listings   *int     `json:"listings,omitempty"`
+	LowAskUSD  *float64 `json:"low_ask_usd,omitempty"`
+}
+
+// View returns e as its owner reads it.
+func (e Event) View() EventView {
+	usd := func(c int64) *float64 {
+		if c == 0 {
+			return nil
+		}
+		v := snapshots.USD(c)
+		return &v
+	}
+	v := EventView{ID: e.ID, Type: e.Type, Time: e.Time, RuleID: e.RuleID, Want: e.Want, SnapshotID: e.SnapshotID, AsOf: e.AsOf,
+		Game: e.Game, CardID: e.CardID, Name: e.Name, SetID: e.SetID, Number: e.Number, Printing: e.Printing, Grade: e.Grade,
+		Source: e.Source, Summary: e.Summary,
+		Condition: ConditionView{Kind: e.Condition.Kind, Description: e.Condition.Describe()}}
+	switch e.Condition.Kind {
+	case AtOrBelow, AtOrAbove:
+		v.Condition.PriceUSD = usd(e.Condition.TargetCents)
+	case Move:
+		p := e.Condition.Pct
+		v.Condition.Pct, v.Condition.Days, v.Condition.Direction = &p, e.Condition.Days, e.Condition.Direction
+	}
+	if e.Seen.PriceCents != 0 {
+		v.Seen.PriceUSD, v.Seen.PriceDay, v.Seen.Confidence = usd(e.Seen.PriceCents), e.Seen.PriceDay, e.Seen.Confidence
+	}
+	switch e.Condition.Kind {
+	case Move:
+		m := e.Seen.MovePct
+		v.Seen.ThenUSD, v.Seen.MovePct = usd(e.Seen.ThenCents), &m
+	case FirstSale:
+		n := e.Seen.Sales
+		v.Seen.Sales = &n
+	case FirstListing:
+		n := e.Seen.Listings
+		v.Seen.Listings, v.Seen.LowAskUSD = &n, usd(e.Seen.LowAsk)
+	}
+	return v
+}
