@@ -35,7 +35,8 @@ type Activity struct {
 }
 
 // ReaderMarket is a Market over a snapshot's reader, with the sources
-// pricing.PriceAt reads (own, partner, observed).
+// pricing.PriceAt reads (own, partner, observed, tcgplayer, cardmarket,
+// pricecharting).
 type ReaderMarket struct {
 	snapshots.Reader
 	asOf snapshots.Day

@@ -58,8 +58,13 @@ func TestReaderMarket(t *testing.T) {
 	if priced == 0 || active == 0 {
 		t.Fatalf("priced %d, active %d of 200 cards: the test sees nothing", priced, active)
 	}
-	if _, err := m.Price("tcgplayer", cards[0], 0, snapshots.RawNearMint, tiny.AsOf); apperr.ErrorCode(err) != apperr.EINVALID {
+	if _, err := m.Price("amazon", cards[0], 0, snapshots.RawNearMint, tiny.AsOf); apperr.ErrorCode(err) != apperr.EINVALID {
 		t.Fatalf("unknown source: %v", err)
+	}
+	// A real-price source of a synthetic snapshot: no price, and a note
+	// saying why (its files were not part of the build).
+	if p, err := m.Price("tcgplayer", cards[0], 0, snapshots.RawNearMint, tiny.AsOf); err != nil || p.Cents != 0 || p.Note == "" {
+		t.Fatalf("tcgplayer on a synthetic snapshot: %+v, %v", p, err)
 	}
 }
 

@@ -87,7 +87,7 @@ type RecordOptions struct {
 	// Sources are the sources valued; nil means own (the headline fmv).
 	Sources []string
 	// Prices prices holdings; nil means pricing.PriceAt over src's reader
-	// (own, partner, observed).
+	// (any of pricing.PriceSources).
 	Prices Prices
 }
 

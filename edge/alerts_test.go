@@ -191,7 +191,7 @@ func TestAlerts_Rules(t *testing.T) {
 		if status, body := e.call(t, e.elite, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:nope-999","kind":"first_sale"}`, nil); status != 404 {
 			t.Errorf("an unknown card: %d %s", status, body)
 		}
-		if status, body := e.call(t, e.elite, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"first_sale","source":"cardmarket"}`, nil); status != 422 || !strings.Contains(body, "source") {
+		if status, body := e.call(t, e.elite, "POST", "/api/v3/me/alerts", `{"game":"pokemon","card_id":"en:base1-4","kind":"first_sale","source":"amazon"}`, nil); status != 422 || !strings.Contains(body, "source") {
 			t.Errorf("an unknown source: %d %s", status, body)
 		}
 	})

@@ -85,7 +85,7 @@ var resourceTags = []struct{ name, description string }{
 	{"Cards", "The card catalog with market data: list, detail with includes, histories, sales, analytics and batch lookups."},
 	{"Sets", "Sets of a game: directory, detail, rarity breakdown, price distribution, trending cards and volume."},
 	{"Market", "Market-wide views: trending leaderboards, volume by set, shop listings."},
-	{"Prices", "Current prices of many cards by source (own, partner, observed), never blended."},
+	{"Prices", "Current prices of many cards by source (own, partner, observed, and the real-price sources tcgplayer, cardmarket, pricecharting), never blended."},
 	{"Imports", "Collection uploads: preview (resolve and value rows), then confirm into the key's collection."},
 	{"Collection", "The caller's collection, valued as of the snapshot."},
 	{"Search", "Full-text search and the typeahead lookup."},

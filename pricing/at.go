@@ -1,15 +1,20 @@
 package pricing
 
 import (
+	"strings"
+
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
 // PriceSources are the sources PriceAt reads from a snapshot: the headline
-// fmv (own), the partner feed and the latest verified sale. Real-price
-// sources (cardmarket, tcgplayer) come with their data (#30).
-var PriceSources = []string{SourceOwn, SourcePartner, SourceObserved}
+// fmv (own), the partner feed, the latest verified sale, and the real-price
+// sources' own numbers (TCGplayer's market, Cardmarket's trend in USD,
+// PriceCharting's graded guide: a snapshot built without their files has
+// none of theirs, and PriceAt then says so).
+var PriceSources = []string{SourceOwn, SourcePartner, SourceObserved,
+	snapshots.SourceTCGplayer, snapshots.SourceCardmarket, snapshots.SourcePriceCharting}
 
 // maxAgeDays is how long an fmv stands after the last accepted sale behind
 // it: past that its confidence is none (estimate.Default's lowest level).
@@ -28,7 +33,9 @@ var maxAgeDays = func() snapshots.Day {
 // none at confidence none or when its last sale is more than the
 // methodology's longest age before day (Estimate then carries the point's
 // confidence). Partner and observed are the feed row and the verified sale
-// on or before day. Cents 0 means no price (Note says why). An unknown
+// on or before day; a real-price source's is its headline number of the
+// newest day on asOf, else its history's point in force on day. Cents 0
+// means no price (Note says why). An unknown
 // source is EINVALID; an unknown printing, EINVALID or ENOTFOUND.
 func PriceAt(r snapshots.Reader, source string, c *snapshots.Card, finish int, g snapshots.Grade, asOf, day snapshots.Day) (SourcePrice, error) {
 	if finish < 0 || finish >= c.Printings() {
@@ -50,6 +57,19 @@ func PriceAt(r snapshots.Reader, source string, c *snapshots.Card, finish int, g
 		e := snapshots.Estimate{Grade: g, FMVCents: p.FMVCents, TVWAPCents: p.TVWAPCents, MedianCents: p.MedianCents,
 			SampleSize: p.Sample, LastSaleDay: p.Day, Confidence: p.Confidence, Flags: p.Flags}
 		return SourcePrice{Cents: p.FMVCents, Day: p.Day, Estimate: &e}, nil
+	case snapshots.SourceTCGplayer, snapshots.SourceCardmarket, snapshots.SourcePriceCharting:
+		p, err := ReadProvenance(r, c)
+		if err != nil {
+			return SourcePrice{}, err
+		}
+		if day >= asOf {
+			return FeedPrice(p, source, finish, g, asOf), nil
+		}
+		q, ok := lastPoint(p, source, finish, g, day)
+		if !ok {
+			return SourcePrice{Origin: Origin{Source: source}, Note: "no " + SourceLabel(source) + " price of " + g.String() + " of this printing on or before " + day.String()}, nil
+		}
+		return SourcePrice{Cents: q.Cents, Day: q.Day, Quote: &q, Stale: q.Stale, Origin: Origin{Source: source, Field: q.Field}}, nil
 	case SourcePartner, SourceObserved:
 		sales, err := r.Sales(c.Game, c.ID)
 		if err != nil {
@@ -61,5 +81,5 @@ func PriceAt(r snapshots.Reader, source string, c *snapshots.Card, finish int, g
 		}
 		return Observed(sales, g, f, day), nil
 	}
-	return SourcePrice{}, apperr.Errorf(apperr.EINVALID, "unknown price source %q: want own, partner or observed", source)
+	return SourcePrice{}, apperr.Errorf(apperr.EINVALID, "unknown price source %q: want one of %s", source, strings.Join(PriceSources, ", "))
 }
