@@ -272,6 +272,25 @@ func (s *Service) Authenticate(authorization []byte, clientAddr string) (Caller,
 	if msg != "" {
 		return Caller{}, unauthorized(msg)
 	}
+	return s.authenticate(tok, clientAddr)
+}
+
+// AuthenticateKey is Authenticate for a key given as it is, as
+// pokemontcg.io's SDKs send it in X-Api-Key (the edge's /v2): an empty key
+// is a Playground caller, one that is not a well-formed cardedge key or an
+// active key's EUNAUTHORIZED.
+func (s *Service) AuthenticateKey(key []byte, clientAddr string) (Caller, error) {
+	if len(key) == 0 {
+		return Caller{Tier: Playground, ClientAddr: clientAddr}, nil
+	}
+	if !wellFormed(key) {
+		return Caller{}, unauthorized("invalid X-Api-Key: not a cardedge key (ce_<tier>_<secret>)")
+	}
+	return s.authenticate(key, clientAddr)
+}
+
+// authenticate returns the Caller of a well-formed key secret.
+func (s *Service) authenticate(tok []byte, clientAddr string) (Caller, error) {
 	h := hashSecret(tok)
 	e := s.keys.Load().byHash[h]
 	if e == nil || subtle.ConstantTimeCompare(h[:], e.hash[:]) != 1 {

@@ -9,6 +9,7 @@ import (
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/cardedge/cardedge/state"
 )
 
@@ -24,7 +25,7 @@ type benchEdge struct {
 // options. Nothing watches CURRENT. Close it after Shutdown.
 func newBenchEdge(root string, st state.Store, acc *access.Service, o edge.Options) (*benchEdge, error) {
 	log := slog.New(slog.DiscardHandler)
-	l, err := live.Open(root, live.Options{Logger: log, Derive: []live.Derivation{edge.Derivation()}})
+	l, err := live.Open(root, live.Options{Logger: log, Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{})}})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/cardedge/cardedge/apperr"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/valyala/fasthttp"
 )
 
@@ -16,13 +17,13 @@ import (
 // once here and never shown.
 func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	var verrs validationErrors
-	if errors.As(err, &verrs) {
+	if errors.As(err, &verrs) && !isV2(ctx) {
 		writeJSON(ctx, fasthttp.StatusUnprocessableEntity, map[string]any{"detail": []validationError(verrs)})
 		return
 	}
 	code := apperr.ErrorCode(err)
 	status := apperr.HTTPStatus(code)
-	if code == apperr.EINVALID {
+	if code == apperr.EINVALID && !isV2(ctx) {
 		loc := []any{"query"}
 		if ctx.IsPost() || ctx.IsPut() {
 			loc = []any{"body"}
@@ -40,10 +41,18 @@ func (s *Server) writeError(ctx *fasthttp.RequestCtx, err error) {
 	writeCode(ctx, code, apperr.ErrorMessage(err))
 }
 
-// writeCode answers an error.v1 body of code and msg with the code's status.
+// writeCode answers an error.v1 body of code and msg with the code's status;
+// under /v2, pokemontcg.io's error body (its 400 for invalid input).
 func writeCode(ctx *fasthttp.RequestCtx, code, msg string) {
+	if isV2(ctx) {
+		status, body := pokemontcg.ErrorBody(code, msg)
+		writeJSON(ctx, status, json.RawMessage(body))
+		return
+	}
 	writeJSON(ctx, apperr.HTTPStatus(code), apperr.NewErrorBody(code, msg))
 }
+
+func isV2(ctx *fasthttp.RequestCtx) bool { return bytes.HasPrefix(ctx.Path(), []byte("/v2/")) }
 
 func writeJSON(ctx *fasthttp.RequestCtx, status int, v any) {
 	var buf bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/live"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/cardedge/cardedge/state"
 )
@@ -34,7 +35,7 @@ func tinyRoot(tb testing.TB) string {
 // closed when the test ends.
 func mustLive(tb testing.TB, root string) *live.Live {
 	tb.Helper()
-	l, err := live.Open(root, live.Options{Logger: slog.New(slog.DiscardHandler), Derive: []live.Derivation{Derivation()}})
+	l, err := live.Open(root, live.Options{Logger: slog.New(slog.DiscardHandler), Derive: []live.Derivation{Derivation(), pokemontcg.Derivation(pokemontcg.Options{})}})
 	if err != nil {
 		tb.Fatal(err)
 	}

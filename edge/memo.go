@@ -52,6 +52,7 @@ type frontMemo struct {
 
 const (
 	memoMaxBody       = 8 << 10
+	memoMaxBareBody   = 1 << 20 // /v2's pages: pageSize=250 of cards is about 0.5 MB
 	memoMaxKey        = 256
 	memoSlots         = 1 << 16
 	memoEntryOverhead = int64(unsafe.Sizeof(memoEntry{})) // the key array is most of it
@@ -64,6 +65,7 @@ type memoEntry struct {
 	route   *route
 	caller  access.Caller
 	entry   *cache.Entry // the response, for its compressed forms
+	apiKey  bool         // the key came in X-Api-Key (/v2), not Authorization
 	// The identity response, copied from entry (body shares its bytes), so
 	// that a hit reads this entry and the body and nothing else.
 	body []byte
@@ -98,18 +100,18 @@ func (m *frontMemo) pair(uriHash uint64, auth []byte) (*atomic.Pointer[memoEntry
 // body twice (room for the compressed forms) and its own size.
 func (e *memoEntry) cost() int64 { return int64(2*len(e.body)) + memoEntryOverhead }
 
-func (e *memoEntry) is(uri, auth []byte, snapGen, keyGen uint64) bool {
-	return e != nil && e.snapGen == snapGen && e.keyGen == keyGen && int(e.uriLen) == len(uri) && int(e.keyLen) == len(uri)+len(auth) &&
+func (e *memoEntry) is(uri, auth []byte, apiKey bool, snapGen, keyGen uint64) bool {
+	return e != nil && e.snapGen == snapGen && e.keyGen == keyGen && e.apiKey == apiKey && int(e.uriLen) == len(uri) && int(e.keyLen) == len(uri)+len(auth) &&
 		bytes.Equal(e.key[:e.uriLen], uri) && subtle.ConstantTimeCompare(e.key[e.uriLen:e.keyLen], auth) == 1
 }
 
 // lookup returns the entry remembered for (uri, auth) under the given
-// generations, or nil.
-func (m *frontMemo) lookup(uri, auth []byte, snapGen, keyGen uint64) *memoEntry {
+// generations, or nil; apiKey says auth is an X-Api-Key value.
+func (m *frontMemo) lookup(uri, auth []byte, apiKey bool, snapGen, keyGen uint64) *memoEntry {
 	a, b := m.pair(maphash.Bytes(m.seed, uri), auth)
 	e := a.Load()
-	if !e.is(uri, auth, snapGen, keyGen) {
-		if e = b.Load(); !e.is(uri, auth, snapGen, keyGen) {
+	if !e.is(uri, auth, apiKey, snapGen, keyGen) {
+		if e = b.Load(); !e.is(uri, auth, apiKey, snapGen, keyGen) {
 			return nil
 		}
 	}
@@ -118,11 +120,11 @@ func (m *frontMemo) lookup(uri, auth []byte, snapGen, keyGen uint64) *memoEntry 
 }
 
 // remember stores e as the answer of the request (uri, auth), copying both,
-// unless its body is over memoMaxBody (checked before anything is copied:
+// unless its body is over memoMaxBody, memoMaxBareBody for /v2 (checked before anything is copied:
 // the full path calls it for every keyed GET it answers) or it does not fit
 // the byte budget.
 func (m *frontMemo) remember(uri, auth []byte, e memoEntry) {
-	if len(e.entry.Body) > memoMaxBody || len(uri)+len(auth) > memoMaxKey {
+	if n := len(e.entry.Body); n > memoMaxBody && (e.route == nil || !e.route.bare || n > memoMaxBareBody) || len(uri)+len(auth) > memoMaxKey {
 		return
 	}
 	e.body = e.entry.Body

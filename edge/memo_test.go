@@ -246,13 +246,15 @@ func TestFrontMemo_TwoWay(t *testing.T) {
 	remember := func(uri string, gen uint64) {
 		m.remember([]byte(uri), []byte("Bearer k"), memoEntry{snapGen: gen, keyGen: 1, entry: entry})
 	}
-	found := func(uri string, gen uint64) bool { return m.lookup([]byte(uri), []byte("Bearer k"), gen, 1) != nil }
+	found := func(uri string, gen uint64) bool {
+		return m.lookup([]byte(uri), []byte("Bearer k"), false, gen, 1) != nil
+	}
 	remember("/a", 1)
 	remember("/b", 1)
 	if !found("/a", 1) || !found("/b", 1) {
 		t.Fatal("two requests in one pair: not both found")
 	}
-	if found("/a", 2) || m.lookup([]byte("/a"), []byte("Bearer x"), 1, 1) != nil {
+	if found("/a", 2) || m.lookup([]byte("/a"), []byte("Bearer x"), false, 1, 1) != nil {
 		t.Fatal("found under another generation or another Authorization")
 	}
 	remember("/c", 1)
@@ -283,7 +285,7 @@ func TestFrontMemo_Budget(t *testing.T) {
 	for i := range 10 {
 		uri := []byte("/" + string(rune('a'+i)))
 		m.remember(uri, []byte("Bearer k"), memoEntry{snapGen: 1, keyGen: 1, entry: entry})
-		if m.lookup(uri, []byte("Bearer k"), 1, 1) != nil {
+		if m.lookup(uri, []byte("Bearer k"), false, 1, 1) != nil {
 			remembered++
 		}
 	}
@@ -308,7 +310,7 @@ func TestFrontMemo_Key(t *testing.T) {
 	remember := func(uri, auth string) {
 		m.remember([]byte(uri), []byte(auth), memoEntry{snapGen: 1, keyGen: 1, entry: entry})
 	}
-	found := func(uri, auth string) bool { return m.lookup([]byte(uri), []byte(auth), 1, 1) != nil }
+	found := func(uri, auth string) bool { return m.lookup([]byte(uri), []byte(auth), false, 1, 1) != nil }
 	remember("/ab", "Bearer k")
 	for _, c := range []struct {
 		uri, auth string
@@ -325,7 +327,7 @@ func TestFrontMemo_Key(t *testing.T) {
 			t.Errorf("lookup(%q, %q) found %v, want %v", c.uri, c.auth, got, c.want)
 		}
 	}
-	if e := m.lookup([]byte("/ab"), []byte("Bearer k"), 1, 1); e == nil || string(e.body) != `{"data":1}` || e.etag != [cache.ETagLen]byte(entry.ETagBytes()) {
+	if e := m.lookup([]byte("/ab"), []byte("Bearer k"), false, 1, 1); e == nil || string(e.body) != `{"data":1}` || e.etag != [cache.ETagLen]byte(entry.ETagBytes()) {
 		t.Fatalf("the remembered entry does not carry the response's body and ETag: %+v", e)
 	}
 	auth := "Bearer " + strings.Repeat("k", memoMaxKey-len("/x")-len("Bearer "))

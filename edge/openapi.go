@@ -95,6 +95,7 @@ var resourceTags = []struct{ name, description string }{
 	{"Keys", "The calling key's usage and quota."},
 	{"Alerts", "Want lists and price alerts of the caller's account: rules fired once per crossing at each new snapshot, their events, and the secret URL of their Atom feed."},
 	{"Webhooks", "Webhook endpoints of the caller's account: alerts delivered signed per Standard Webhooks, with retries, a delivery log, test events and secret rolls."},
+	{"pokemontcg-v2", "pokemontcg.io's v2 API over the English Pokémon cards and sets, as its SDKs read it: an app moves by changing its base URL (docs/pokemontcg-migration.md). Bodies and errors are pokemontcg.io's, not envelopes; a cardedge key goes in X-Api-Key (or Authorization)."},
 }
 
 // operationID returns the operationId of a route: its name in
@@ -175,6 +176,9 @@ func (s *Server) openAPI() map[string]any {
 		} else {
 			op["security"] = []any{map[string]any{}, map[string]any{"bearer": []any{}}}
 		}
+		if rt.bare {
+			op["security"] = append(op["security"].([]any), map[string]any{"apiKey": []any{}})
+		}
 		if (rt.method == "POST" || rt.method == "PUT") && !rt.noBody {
 			types, content := rt.bodyTypes, map[string]any{}
 			if types == nil {
@@ -222,7 +226,8 @@ func (s *Server) openAPI() map[string]any {
 		"paths":   paths,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
-				"description": "An API key: Authorization: Bearer <key>."}},
+				"description": "An API key: Authorization: Bearer <key>."},
+				"apiKey": map[string]any{"type": "apiKey", "in": "header", "name": "X-Api-Key", "description": "An API key as pokemontcg.io's SDKs send it (/v2 only)."}},
 			"schemas": schemas,
 		},
 	}
@@ -380,7 +385,9 @@ func defaultResponse() map[string]any {
 // example, each JSON body as its media type's example.
 func rawResponses(rt *route) map[string]any {
 	resps := rt.responses()
-	resps["default"] = defaultResponse()
+	if resps["default"] == nil {
+		resps["default"] = defaultResponse()
+	}
 	ex, ok := routeExample(rt.name)
 	if !ok {
 		return resps

@@ -22,6 +22,7 @@ type route struct {
 	chatToken bool
 	cacheable bool
 	hasGame   bool // takes the shared game parameter
+	bare      bool // /v2: the payload is the body (no envelope); X-Api-Key keys it
 	hasLimit  bool // has a limit parameter the Playground row cap lowers
 	params    []paramSpec
 	// handle returns the payload (data of the envelope).

@@ -28,6 +28,7 @@ func (s *Server) registerRoutes() {
 		{"Alerts", s.registerFeedRoutes},
 		{"Webhooks", s.registerWebhookRoutes},
 		{"Collection", s.registerHistoryRoutes},
+		{"pokemontcg-v2", s.registerV2Routes},
 	} {
 		n := len(s.router.routes)
 		r.register()

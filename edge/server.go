@@ -272,7 +272,15 @@ func (s *Server) acquire() *snapshot {
 // requestHeaders are the request headers the front door reads, found in one
 // pass over the header (one Peek each would copy and normalize its name).
 type requestHeaders struct {
-	authorization, ifNoneMatch, acceptEncoding, requestID []byte
+	authorization, ifNoneMatch, acceptEncoding, requestID, apiKey []byte
+}
+
+// credential is the request's key: Authorization, else X-Api-Key (read by /v2 only).
+func (h *requestHeaders) credential() (cred []byte, apiKey bool) {
+	if len(h.authorization) == 0 && len(h.apiKey) > 0 {
+		return h.apiKey, true
+	}
+	return h.authorization, false
 }
 
 // readRequestHeaders finds the front door's headers; the first of repeated
@@ -296,6 +304,10 @@ func readRequestHeaders(h *fasthttp.RequestHeader) requestHeaders {
 		case "X-Request-Id":
 			if rh.requestID == nil {
 				rh.requestID = v
+			}
+		case "X-Api-Key":
+			if rh.apiKey == nil {
+				rh.apiKey = v
 			}
 		}
 	}
@@ -521,6 +533,8 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	var err error
 	if rt.chatToken {
 		caller, err = s.access.AuthenticateChat(authorization, addr)
+	} else if cred, apiKey := hdr.credential(); apiKey && rt.bare {
+		caller, err = s.access.AuthenticateKey(cred, addr)
 	} else {
 		caller, err = s.access.Authenticate(authorization, addr)
 	}
@@ -585,8 +599,9 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		}
 	}
 	if s.memo != nil && ctx.IsGet() && caller.KeyID != "" && rt.cost == nil && !rt.uncharged && entry.Status == fasthttp.StatusOK {
-		s.memo.remember(ctx.RequestURI(), authorization,
-			memoEntry{snapGen: snap.Gen, keyGen: keyGen, route: rt, caller: caller, entry: entry})
+		cred, apiKey := hdr.credential()
+		s.memo.remember(ctx.RequestURI(), cred,
+			memoEntry{snapGen: snap.Gen, keyGen: keyGen, route: rt, caller: caller, entry: entry, apiKey: apiKey})
 	}
 	writeEntry(ctx, &req.hdr, entry)
 }
@@ -595,10 +610,11 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 // frontMemo): charge, access headers, the cached response. It returns the
 // route name, or "" when the memo does not know the request.
 func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
-	if s.memo == nil || len(hdr.authorization) == 0 || !ctx.IsGet() {
+	cred, apiKey := hdr.credential()
+	if s.memo == nil || len(cred) == 0 || !ctx.IsGet() {
 		return ""
 	}
-	m := s.memo.lookup(ctx.RequestURI(), hdr.authorization, s.live.Gen(), s.access.KeyTableGen())
+	m := s.memo.lookup(ctx.RequestURI(), cred, apiKey, s.live.Gen(), s.access.KeyTableGen())
 	if m == nil {
 		return ""
 	}
@@ -725,6 +741,9 @@ func encode(req *request, rt *route, b []byte) ([]byte, error) {
 	data, err := rt.handle(req)
 	if err != nil {
 		return b, err
+	}
+	if rt.bare {
+		return data.(jsonAppender).AppendJSON(b), nil
 	}
 	b = append(b, rt.envelopeHead...)
 	if a, ok := data.(jsonAppender); ok {

@@ -13,9 +13,10 @@ import (
 // SDKs' Card). A field the card lacks is left out, as theirs are; hp and
 // level are strings. The text fields (Rules, AncientTrait, FlavorText,
 // EvolvesTo and the text of abilities and attacks) are there only for a
-// snapshot built from a pokemon-tcg-data clone. TCGPlayer and Cardmarket
-// are nil until prices are joined. Cardedge is cardedge's own, last: the
-// SDKs ignore keys they do not know.
+// snapshot built from a pokemon-tcg-data clone (abilities[].text is then
+// ""). TCGPlayer and Cardmarket are the snapshot's prices (prices.go), nil
+// without any. Cardedge is cardedge's own, last: the SDKs ignore keys they
+// do not know.
 type Card struct {
 	ID                     string          `json:"id"`
 	Name                   string          `json:"name"`
@@ -54,11 +55,12 @@ type AncientTrait struct {
 	Text string `json:"text"`
 }
 
-// Ability is a card's ability; Text is nil without card text.
+// Ability is a card's ability. Text is always there (the Python SDK's
+// Ability requires it): "" without card text.
 type Ability struct {
-	Name string  `json:"name"`
-	Text *string `json:"text,omitempty"`
-	Type string  `json:"type"`
+	Name string `json:"name"`
+	Text string `json:"text"`
+	Type string `json:"type"`
 }
 
 // Attack is a card's attack: Cost is [] for an attack that costs nothing,
@@ -93,15 +95,16 @@ type CardImages struct {
 	Large string `json:"large"`
 }
 
-// TCGPlayer is TCGplayer's prices of a card, in USD (to be joined from the
-// real price sources).
+// TCGPlayer is TCGplayer's prices of a card's TCGplayer product, in USD
+// (prices.go).
 type TCGPlayer struct {
 	URL       string          `json:"url"`
 	UpdatedAt string          `json:"updatedAt"` // YYYY/MM/DD
 	Prices    TCGPlayerPrices `json:"prices"`
 }
 
-// TCGPlayerPrices are TCGplayer's prices by printing.
+// TCGPlayerPrices are TCGplayer's prices by printing (TCGplayer's
+// subTypeName in lower camel case, as pokemontcg.io names them).
 type TCGPlayerPrices struct {
 	Normal               *TCGPrice `json:"normal,omitempty"`
 	Holofoil             *TCGPrice `json:"holofoil,omitempty"`
@@ -120,15 +123,17 @@ type TCGPrice struct {
 	DirectLow *float64 `json:"directLow"`
 }
 
-// Cardmarket is Cardmarket's prices of a card, in EUR (to be joined from
-// the real price sources).
+// Cardmarket is Cardmarket's price guide of a card's Cardmarket product, in
+// EUR (prices.go).
 type Cardmarket struct {
 	URL       string            `json:"url"`
 	UpdatedAt string            `json:"updatedAt"` // YYYY/MM/DD
 	Prices    *CardmarketPrices `json:"prices"`
 }
 
-// CardmarketPrices are Cardmarket's price guide of a card; nil is null.
+// CardmarketPrices are Cardmarket's price guide of a card; nil is null
+// (germanProLow, suggestedPrice and lowPriceExPlus always: the public price
+// guide does not have them).
 type CardmarketPrices struct {
 	AverageSellPrice *float64 `json:"averageSellPrice"`
 	LowPrice         *float64 `json:"lowPrice"`
@@ -148,10 +153,13 @@ type CardmarketPrices struct {
 }
 
 // CardedgeFields are cardedge's own fields of a /v2 card: its id in
-// cardedge and the path of its /api/v3 detail.
+// cardedge, the path of its /api/v3 detail and where its tcgplayer and
+// cardmarket numbers come from (PriceSources, PriceSynthetic; "" without
+// prices).
 type CardedgeFields struct {
-	ID     string `json:"id"`     // en:base1-4
-	Detail string `json:"detail"` // /api/v3/cards/en:base1-4
+	ID          string `json:"id"`     // en:base1-4
+	Detail      string `json:"detail"` // /api/v3/cards/en:base1-4
+	PriceSource string `json:"priceSource,omitempty"`
 }
 
 // DetailPath is the path of a card's /api/v3 detail.
@@ -172,6 +180,9 @@ func (cat *Catalog) newCard(c *snapshots.Card, s *Set) *Card {
 		Images:   cat.cardImages(s.ID, c.Number),
 		Cardedge: &CardedgeFields{ID: c.ID, Detail: DetailPath(c.ID)},
 	}
+	if p := cat.pricesOf(c); p != nil {
+		out.TCGPlayer, out.Cardmarket, out.Cardedge.PriceSource = p.tcgplayer, p.cardmarket, p.source
+	}
 	if p.HP != nil {
 		out.HP = strconv.Itoa(*p.HP)
 	}
@@ -179,7 +190,7 @@ func (cat *Catalog) newCard(c *snapshots.Card, s *Set) *Card {
 		out.AncientTrait = &AncientTrait{Name: t.Name, Text: t.Text}
 	}
 	for _, a := range p.Abilities {
-		out.Abilities = append(out.Abilities, Ability{Name: a.Name, Text: a.Text, Type: a.Type})
+		out.Abilities = append(out.Abilities, Ability{Name: a.Name, Text: deref(a.Text), Type: a.Type})
 	}
 	for _, a := range p.Attacks {
 		cost := a.Cost

@@ -37,13 +37,19 @@ type Catalog struct {
 	imageParts []string // imageTmpl split at its placeholders
 	updatedAt  string
 
-	sets      []*Set                     // catalog order
-	setByID   map[string]*Set            // lower-case /v2 set id
-	setOf     map[string]*Set            // snapshot set id
-	cards     []*snapshots.Card          // English Pokémon cards, catalog order
-	cardByID  map[string]*snapshots.Card // lower-case /v2 card id
-	maxOrd    uint32                     // largest ordinal of cards, plus one
-	lists     map[string][]string        // types, subtypes, supertypes, rarities
+	sets     []*Set                     // catalog order
+	setByID  map[string]*Set            // lower-case /v2 set id
+	setOf    map[string]*Set            // snapshot set id
+	cards    []*snapshots.Card          // English Pokémon cards, catalog order
+	cardByID map[string]*snapshots.Card // lower-case /v2 card id
+	byOrd    []*snapshots.Card          // the cards by ordinal (nil: not a /v2 card)
+	maxOrd   uint32                     // largest ordinal of cards, plus one
+	// prices and encoded are each card's price objects and its object
+	// encoded whole (select all), by ordinal, filled by Load (nil: none,
+	// or a catalog made by NewCatalog alone).
+	prices    []*cardPrices
+	encoded   [][]byte
+	lists     map[string][]string // types, subtypes, supertypes, rarities
 	sortMu    sync.Mutex
 	sortRanks map[string]*ranks // by orderBy field
 }
@@ -101,6 +107,10 @@ func NewCatalog(sets []*snapshots.Set, cards []*snapshots.Card, opts Options) (*
 		}
 	}
 	cat.cards = kept
+	cat.byOrd = make([]*snapshots.Card, cat.maxOrd)
+	for _, c := range cat.cards {
+		cat.byOrd[c.Ordinal] = c
+	}
 	cat.lists = map[string][]string{}
 	for _, c := range cat.cards {
 		add := func(list string, v ...string) { cat.lists[list] = append(cat.lists[list], v...) }

@@ -181,9 +181,7 @@ func (c *Card) AppendJSON(b []byte, sel Selection) []byte {
 					}
 					x := openObject(o.b)
 					x.str("name", a.Name)
-					if a.Text != nil {
-						x.str("text", *a.Text)
-					}
+					x.str("text", a.Text)
 					x.str("type", a.Type)
 					o.b = x.close()
 				}
@@ -289,6 +287,7 @@ func (c *Card) AppendJSON(b []byte, sel Selection) []byte {
 				x := openObject(o.b)
 				x.str("id", c.Cardedge.ID)
 				x.str("detail", c.Cardedge.Detail)
+				x.strOmit("priceSource", c.Cardedge.PriceSource)
 				o.b = x.close()
 			}
 		}

@@ -58,7 +58,7 @@ var cardSorts = func() map[string]sortField[*Card] {
 		"ancienttrait.name":           {sortText, func(c *Card) string { return traitOf(c).Name }},
 		"ancienttrait.text":           {sortText, func(c *Card) string { return traitOf(c).Text }},
 		"abilities.name":              {sortText, func(c *Card) string { return abilityOf(c).Name }},
-		"abilities.text":              {sortText, func(c *Card) string { return deref(abilityOf(c).Text) }},
+		"abilities.text":              {sortText, func(c *Card) string { return abilityOf(c).Text }},
 		"abilities.type":              {sortText, func(c *Card) string { return abilityOf(c).Type }},
 		"attacks.name":                {sortText, func(c *Card) string { return attackOf(c).Name }},
 		"attacks.text":                {sortText, func(c *Card) string { return deref(attackOf(c).Text) }},
@@ -280,6 +280,14 @@ func (cat *Catalog) rankOf(field string) *ranks {
 	if r := cat.sortRanks[field]; r != nil {
 		return r
 	}
+	r := cat.rank(field, cat.Card)
+	cat.sortRanks[field] = r
+	return r
+}
+
+// rank computes the ranks of a card sort field over the catalog's cards,
+// objOf giving each card's object.
+func (cat *Catalog) rank(field string, objOf func(*snapshots.Card) *Card) *ranks {
 	f := cardSorts[field]
 	type kv struct {
 		ord uint32
@@ -291,7 +299,7 @@ func (cat *Catalog) rankOf(field string) *ranks {
 		r.r[i] = missing
 	}
 	for _, c := range cat.cards {
-		if v := f.value(cat.Card(c)); v != "" {
+		if v := f.value(objOf(c)); v != "" {
 			vals = append(vals, kv{c.Ordinal, v})
 		}
 	}
@@ -303,7 +311,6 @@ func (cat *Catalog) rankOf(field string) *ranks {
 		}
 		r.r[x.ord] = rank
 	}
-	cat.sortRanks[field] = r
 	return r
 }
 

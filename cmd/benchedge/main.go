@@ -20,6 +20,7 @@ import (
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	stateredis "github.com/cardedge/cardedge/state/redis"
@@ -93,7 +94,7 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	if _, err := rand.Read(secret); err != nil {
 		return err
 	}
-	l, err := live.Open(*snaps, live.Options{Logger: log, Derive: []live.Derivation{edge.Derivation()}})
+	l, err := live.Open(*snaps, live.Options{Logger: log, Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{})}})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
@@ -169,7 +170,7 @@ func TestWorkloads_Answer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer acc.Close()
-	l, err := live.Open(root, live.Options{Derive: []live.Derivation{edge.Derivation()}})
+	l, err := live.Open(root, live.Options{Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{})}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/valyala/fasthttp"
 )
 
@@ -53,7 +54,7 @@ func mustTestEdge(tb testing.TB, root string, o edge.Options, ln net.Listener) *
 	if e.acc, err = access.Open(access.Options{State: st}); err != nil {
 		tb.Fatal(err)
 	}
-	if e.live, err = live.Open(root, live.Options{Logger: slog.New(slog.DiscardHandler), Derive: []live.Derivation{edge.Derivation()}}); err != nil {
+	if e.live, err = live.Open(root, live.Options{Logger: slog.New(slog.DiscardHandler), Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{})}}); err != nil {
 		e.acc.Close()
 		tb.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
 	"github.com/cardedge/cardedge/oauth"
+	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/state"
 	"github.com/cardedge/cardedge/web"
@@ -41,6 +42,9 @@ type ServeConfig struct {
 	// Secure cookies); KeyMaxDays caps dashboard keys' lifetime (0: none).
 	Signup, PublicURL string
 	KeyMaxDays        int
+	// ImageURLTemplate is /v2's image URL template (pokemontcg.Options.ImageURL;
+	// "" is pokemontcg.io's own images).
+	ImageURLTemplate string
 	// Fleet: the snapshots pulled from a bucket, draining (fleet.go).
 	Fleet FleetConfig
 	// AppsTest loosens how connected apps' Client ID Metadata Documents
@@ -66,6 +70,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.LLMModel, "llm-model", "", "model name for --llm-url (default \"default\")")
 	fs.StringVar(&cfg.Signup, "signup", "", "dashboard sign-up: open or closed (default: open on a loopback --addr, closed elsewhere)")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "the URL people reach this server at, e.g. https://api.example.com (https makes the dashboard's cookies Secure; the OpenAPI document's servers)")
+	fs.StringVar(&cfg.ImageURLTemplate, "image-url-template", pokemontcg.DefaultImageURL, "the image URLs of /v2's cards and sets: {set} is the set id, {image} the image's name (4, 4_hires, symbol, logo); point it at a mirror of pokemontcg.io's images")
 	fs.IntVar(&cfg.KeyMaxDays, "key-max-days", 0, "the longest lifetime of keys made in the dashboard, in days (0: no cap, keys may never expire)")
 	cfg.Fleet.register(fs)
 	cfg.AppsTest.register(fs)
@@ -88,6 +93,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("serve: --cpuprofile: %w", err)
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if _, err := pokemontcg.NewCatalog(nil, nil, pokemontcg.Options{ImageURL: cfg.ImageURLTemplate}); err != nil {
+		return fmt.Errorf("serve: --image-url-template: %w", err)
 	}
 	cfg.LLMKey = os.Getenv("CARDEDGE_LLM_API_KEY")
 	if cfg.Snapshots == "" || (cfg.State == "" && cfg.Redis == "") {
@@ -190,7 +198,7 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	}
 	if s.live, err = live.Open(s.source.root, live.Options{
 		Source: s.source.source, Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), Logger: log,
-		Derive: []live.Derivation{edge.Derivation()},
+		Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{ImageURL: cfg.ImageURLTemplate})},
 	}); err != nil {
 		return nil, err
 	}

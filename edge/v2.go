@@ -1,0 +1,21 @@
+package edge
+
+import "github.com/cardedge/cardedge/pokemontcg"
+
+// registerV2Routes adds pokemontcg.io's v2 API (package pokemontcg answers
+// it): bodies as theirs (route.bare: no envelope), errors in their shape
+// (errors.go), keyless (the Playground) or keyed by X-Api-Key as theirs (or
+// Authorization), cached and charged as every route.
+func (s *Server) registerV2Routes() {
+	for i := range pokemontcg.Endpoints {
+		e := &pokemontcg.Endpoints[i]
+		var params []paramSpec
+		for _, p := range e.Params {
+			params = append(params, pStr(p.Name, p.MaxLen, p.Doc))
+		}
+		s.router.add(&route{method: "GET", pattern: e.Path, name: e.Name, summary: e.Summary, keyless: true, cacheable: true, bare: true,
+			params: params, responses: e.Responses, handle: func(r *request) (any, error) {
+				return pokemontcg.Serve(r.ctx, r.view(), e, pokemontcg.Request{ID: r.vars.v[0], Param: r.p.str, RowCap: r.limits.RowCap})
+			}})
+	}
+}
