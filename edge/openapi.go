@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/cardedge/cardedge/jsonschema"
+	"github.com/cardedge/cardedge/pokemontcg"
 )
 
 // The OpenAPI document (OpenAPI 3.1, info.version APIVersion) is generated
@@ -155,6 +156,7 @@ func (s *Server) openAPI() map[string]any {
 				"msg": map[string]any{"type": "string"}, "type": map[string]any{"type": "string"},
 				"input": map[string]any{}, "ctx": map[string]any{"type": "object"}}}}}},
 	}
+	maps.Copy(schemas, pokemontcg.Schemas()) // the /v2 routes' bodies (route.responses refers to them)
 	refl := newDocReflector(s.router.routes, schemas)
 	for _, rt := range s.router.routes {
 		if !publicRoute(rt) {

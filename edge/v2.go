@@ -2,10 +2,8 @@ package edge
 
 import "github.com/cardedge/cardedge/pokemontcg"
 
-// registerV2Routes adds pokemontcg.io's v2 API (package pokemontcg answers
-// it): bodies as theirs (route.bare: no envelope), errors in their shape
-// (errors.go), keyless (the Playground) or keyed by X-Api-Key as theirs (or
-// Authorization), cached and charged as every route.
+// registerV2Routes adds pokemontcg.io's v2 API (package pokemontcg): its bodies (route.bare) and
+// errors (errors.go), keyless or keyed by X-Api-Key (or Authorization), cached and charged as any route.
 func (s *Server) registerV2Routes() {
 	for i := range pokemontcg.Endpoints {
 		e := &pokemontcg.Endpoints[i]
