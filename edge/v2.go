@@ -13,7 +13,7 @@ func (s *Server) registerV2Routes() {
 		}
 		s.router.add(&route{method: "GET", pattern: e.Path, name: e.Name, summary: e.Summary, keyless: true, cacheable: true, bare: true,
 			params: params, responses: e.Responses, handle: func(r *request) (any, error) {
-				return pokemontcg.Serve(r.ctx, r.view(), e, pokemontcg.Request{ID: r.vars.v[0], Param: r.p.str, RowCap: r.limits.RowCap})
+				return pokemontcg.Serve(r.ctx, pokemontcg.Of(r.view()), r.snap.Index, e, pokemontcg.Request{ID: r.vars.v[0], Param: r.p.str, RowCap: r.limits.RowCap})
 			}})
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
-	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -102,13 +101,12 @@ type Body interface {
 	AppendJSON(b []byte) []byte
 }
 
-// Serve answers a request of e (one of Endpoints) from the catalog of v
-// (Of) and its index. Errors: EINVALID for a q, orderBy, select, page or
-// pageSize that does not parse, naming what is wrong (400: ErrorBody);
-// ENOTFOUND for an unknown id; EINTERNAL when v has no catalog (a server
-// that did not register Derivation); the context's and the index's errors.
-func Serve(ctx context.Context, v *live.View, e *Endpoint, r Request) (Body, error) {
-	cat := Of(v)
+// Serve answers a request of e (one of Endpoints) from a snapshot's
+// catalog (Of) and index. Errors: EINVALID for a q, orderBy, select, page
+// or pageSize that does not parse, naming what is wrong (400: ErrorBody);
+// ENOTFOUND for an unknown id; EINTERNAL for a nil catalog (a server that
+// did not register Derivation); the context's and the index's errors.
+func Serve(ctx context.Context, cat *Catalog, ix *index.Index, e *Endpoint, r Request) (Body, error) {
 	if cat == nil {
 		return nil, apperr.Errorf(apperr.EINTERNAL, "pokemontcg: no /v2 catalog: register pokemontcg.Derivation in live.Options.Derive")
 	}
@@ -124,7 +122,7 @@ func Serve(ctx context.Context, v *live.View, e *Endpoint, r Request) (Body, err
 		if e.kind == kindSets {
 			return cat.ListSets(r.param("q"), r.param("orderBy"), r.param("select"), p)
 		}
-		return cat.ListCards(ctx, v.Index, r.param("q"), r.param("orderBy"), r.param("select"), p)
+		return cat.ListCards(ctx, ix, r.param("q"), r.param("orderBy"), r.param("select"), p)
 	case kindCard:
 		return cat.GetCard(r.ID, r.param("select"))
 	case kindSet:

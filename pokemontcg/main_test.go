@@ -10,11 +10,43 @@ import (
 	"testing"
 
 	"github.com/cardedge/cardedge/builder"
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pokemontcg"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
+
+// tiny is the tiny snapshot (the real builder's), built on first use.
+var tiny snapshotstest.Shared
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	tiny.Close()
+	os.Exit(code)
+}
+
+var (
+	tinyOnce sync.Once
+	tinyView *live.View
+	tinyCat  *pokemontcg.Catalog
+	tinyErr  error
+)
+
+// mustTiny returns the /v2 catalog Load makes of the tiny snapshot.
+func mustTiny(tb testing.TB) *pokemontcg.Catalog {
+	tb.Helper()
+	ts := tiny.Get(tb)
+	tinyOnce.Do(func() {
+		tinyView = live.NewView(ts.Reader, ts.Index, nil)
+		tinyCat, tinyErr = pokemontcg.Load(tinyView, pokemontcg.Options{}, nil)
+	})
+	if tinyErr != nil {
+		tb.Fatal(tinyErr)
+	}
+	return tinyCat
+}
 
 // asOf is the snapshot day of the tests' catalogs (2026-11-20).
 var asOf = func() snapshots.Day {

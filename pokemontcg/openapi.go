@@ -7,7 +7,9 @@ import (
 )
 
 // schemaRef refers to a schema of Schemas in an OpenAPI document.
-func schemaRef(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+func schemaRef(name string) map[string]any {
+	return map[string]any{"$ref": "#/components/schemas/" + name}
+}
 
 // Schemas are the JSON Schemas of /v2's bodies, named for an OpenAPI
 // document's components: the card and set objects (V2Card, V2Set, read
