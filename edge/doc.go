@@ -42,7 +42,7 @@
 //	sets.go           sets, and the set list's items encoded once per snapshot
 //	market.go         trending, market volume, shop listings
 //	bulk.go           the bulk files' listing, downloads (ranges, validators) and schemas
-//	search.go, quote.go, prices.go, sql.go, imports.go, chat.go
+//	search.go, quote.go, prices.go, sql.go, imports.go, chat.go, v2.go (pokemontcg.io's /v2: package pokemontcg)
 //	routes.go         the route table's registration, usage, openapi.json
 //	health.go         /health and /metrics
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
@@ -62,7 +62,7 @@
 //
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // apperr, snapshots, snapshots/gold, snapshots/jsontext, index,
-// index/syntax, estimate, jsonschema, live, access, edge/cache,
+// index/syntax, estimate, jsonschema, live, access, edge/cache, pokemontcg,
 // edge/connguard, resolve, catalog, pricing, bulk, collection, alert and
 // webhook (alerts.go, feed.go, webhooks.go: the caller's alert rules, want
 // list, events, feed and webhook endpoints through the small interfaces
