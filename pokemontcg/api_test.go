@@ -118,6 +118,21 @@ func TestServe_Cards(t *testing.T) {
 		t.Errorf("the pages hold %d cards", len(all))
 	}
 
+	// One key, each way: the order CompareCards gives.
+	for _, orderBy := range []string{"number", "-set.releaseDate", "name"} {
+		m, err := serve(t, "v2_cards", "", map[string]string{"orderBy": orderBy}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := pokemontcg.ParseOrderBy("cards", orderBy)
+		got := ids(t, m)
+		for i := 1; i < len(got); i++ {
+			if a, b := MustCard(t, cat, got[i-1]), MustCard(t, cat, got[i]); pokemontcg.CompareCards(a, b, keys) > 0 {
+				t.Fatalf("orderBy=%s: %s before %s", orderBy, a.ID, b.ID)
+			}
+		}
+	}
+
 	// The row cap lowers the page size; so does MaxPageSize.
 	for _, tc := range []struct {
 		size string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/cardedge/cardedge/builder"
@@ -83,7 +84,49 @@ func TestLoad_Sources(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", card.ID, got, want)
 		}
 	}
+	checkPriceShapes(t, cat)
 }
+
+// checkPriceShapes checks every card's price objects against the Python
+// SDK's data classes (dacite): TCGPlayer's url, updatedAt (YYYY/MM/DD) and
+// prices are required, each price's numbers Optional[float]; Cardmarket's
+// url and updatedAt required, prices Optional.
+func checkPriceShapes(t *testing.T, cat *pokemontcg.Catalog) {
+	t.Helper()
+	date := regexp.MustCompile(`^\d{4}/\d{2}/\d{2}$`)
+	for _, c := range cat.Cards() {
+		var m map[string]any
+		if err := json.Unmarshal(cat.Card(c).AppendJSON(nil, pokemontcg.All), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"tcgplayer", "cardmarket"} {
+			o, ok := m[k].(map[string]any)
+			if !ok {
+				continue
+			}
+			url, _ := o["url"].(string)
+			day, _ := o["updatedAt"].(string)
+			prices, isObj := o["prices"].(map[string]any)
+			if url == "" || !date.MatchString(day) || (!isObj && (k == "tcgplayer" || o["prices"] != nil)) {
+				t.Fatalf("%s %s: %v", c.ID, k, o)
+			}
+			for name, v := range prices {
+				if k == "tcgplayer" {
+					p, _ := v.(map[string]any)
+					for _, f := range []string{"low", "mid", "high", "market", "directLow"} {
+						if x, has := p[f]; !has || (x != nil && !isNumber(x)) {
+							t.Fatalf("%s tcgplayer.prices.%s.%s = %v", c.ID, name, f, x)
+						}
+					}
+				} else if v != nil && !isNumber(v) {
+					t.Fatalf("%s cardmarket.prices.%s = %v", c.ID, name, v)
+				}
+			}
+		}
+	}
+}
+
+func isNumber(v any) bool { _, ok := v.(float64); return ok }
 
 // TestLoad_Synthetic: over the synthetic market (the tiny snapshot),
 // tcgplayer holds each printing's raw near-mint fmv as market, flagged
@@ -112,4 +155,5 @@ func TestLoad_Synthetic(t *testing.T) {
 	if priced < len(cat.Cards())/2 {
 		t.Errorf("%d of %d cards have prices", priced, len(cat.Cards()))
 	}
+	checkPriceShapes(t, cat)
 }
