@@ -16,6 +16,6 @@
 //
 //	benchedge --snapshots DIR --state FILE|--redis URL [--addr 127.0.0.1:PORT] [--cache-mb 256] [--clock-step 1s]
 //
-// It imports edge, live, collection, access, state, state/bolt,
-// state/redis and the standard library.
+// It imports edge, live, pokemontcg (/v2's derivation), collection,
+// access, state, state/bolt, state/redis and the standard library.
 package main

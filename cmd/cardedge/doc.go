@@ -1,7 +1,7 @@
 // Command cardedge serves the cardedge API and manages its keys.
 //
 //	cardedge serve --snapshots DIR --state FILE [--addr 127.0.0.1:8080] [--cache-mb N] [--redis URL] [--llm-url URL [--llm-model M]]
-//	               [--signup open|closed] [--public-url URL] [--key-max-days N] [--drain D] [--swap-share F]
+//	               [--signup open|closed] [--public-url URL] [--key-max-days N] [--image-url-template URL] [--drain D] [--swap-share F]
 //	               [--alerts-share F] [--alerts-lease D] [--webhooks-poll D] [--webhooks-allow-private]
 //	cardedge serve --snapshots s3://BUCKET/PREFIX --cache-dir DIR [--poll 10s] [--keep N] [--pin ID] ...
 //	cardedge serve ... [--oauth-cimd-allow-private] [--oauth-cimd-ca FILE]   (tests only, on loopback only: appstest.go)
@@ -26,7 +26,7 @@
 // reads flags, environment ($CARDEDGE_LLM_API_KEY; the AWS_* variables
 // through snapshots/s3's NewClient) and files.
 //
-// It imports edge, live, access, mcp, web, account, oauth, chattoken,
+// It imports edge, live, pokemontcg (/v2's catalog of each snapshot), access, mcp, web, account, oauth, chattoken,
 // collection, alert, webhook, sweep, pricing, state, state/bolt, state/redis, agent,
 // agent/openai, snapshots, snapshots/s3 and the standard library.
 //
