@@ -209,6 +209,43 @@ func TestService_Authenticate(t *testing.T) {
 	}
 }
 
+// TestService_AuthenticateKey: a key as pokemontcg.io's SDKs send it
+// (X-Api-Key, the key alone): the same keys as Authenticate's, no key the
+// Playground, anything else EUNAUTHORIZED.
+func TestService_AuthenticateKey(t *testing.T) {
+	path := StatePath(t)
+	pro, proKey := MustKey(t, path, access.Pro, false, false)
+	revoked, revokedKey := MustKey(t, path, access.Elite, false, false)
+	if _, err := Keys(t, path).Revoke(ctx, revokedKey.ID); err != nil {
+		t.Fatal(err)
+	}
+	s := MustOpen(t, path, nil)
+	for _, tt := range []struct {
+		name, key, wantKey, wantErr string
+	}{
+		{"OK", pro, proKey.ID, ""},
+		{"OKMissing", "", "", ""},
+		{"ErrBearer", "Bearer " + pro, "", "not a cardedge key"},
+		{"ErrSpace", pro + " ", "", "not a cardedge key"},
+		{"ErrPokemonTCGKey", "12345678-1234-1234-1234-123456789abc", "", "invalid X-Api-Key"},
+		{"ErrUnknown", "ce_p_" + "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "", "invalid API key"},
+		{"ErrRevoked", revoked, "", "revoked"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := s.AuthenticateKey([]byte(tt.key), "198.51.100.7")
+			if tt.wantErr != "" {
+				if apperr.ErrorCode(err) != apperr.EUNAUTHORIZED || !contains(apperr.ErrorMessage(err), tt.wantErr) {
+					t.Fatalf("err = %v, want EUNAUTHORIZED %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || c.KeyID != tt.wantKey || (tt.wantKey == "") != (c.Tier == access.Playground) {
+				t.Fatalf("caller %+v, %v; want key %q", c, err, tt.wantKey)
+			}
+		})
+	}
+}
+
 func contains(s, sub string) bool {
 	for i := 0; i+len(sub) <= len(s); i++ {
 		if s[i:i+len(sub)] == sub {
