@@ -14,7 +14,9 @@
 //     headless Chromium driven through chromedp by one helper
 //     (browser_test.go), screenshots into var/screenshots/<suite>/;
 //   - the npm suites: the official MCP TypeScript SDK, the MCP Inspector,
-//     the TypeScript and Go clients generated from the document;
+//     the TypeScript and Go clients generated from the document, and
+//     pokemontcg.io's JavaScript and TypeScript SDKs against /v2 (v2_test.go,
+//     their tool sets under testdata/);
 //   - connected apps (oauth_browser_test.go): the SDK's OAuth client
 //     against the binary, the person's sign-in, consent and Revoke clicked
 //     in Chromium (the server runs with the test-only flags that let it
