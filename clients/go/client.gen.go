@@ -3333,6 +3333,200 @@ type TrendingItem struct {
 // TrendingItemSource defines model for TrendingItem.Source.
 type TrendingItemSource string
 
+// V2Ability defines model for V2Ability.
+type V2Ability struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+	Type string `json:"type"`
+}
+
+// V2AncientTrait defines model for V2AncientTrait.
+type V2AncientTrait struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// V2Attack defines model for V2Attack.
+type V2Attack struct {
+	ConvertedEnergyCost int      `json:"convertedEnergyCost"`
+	Cost                []string `json:"cost"`
+	Damage              string   `json:"damage"`
+	Name                string   `json:"name"`
+	Text                *string  `json:"text,omitempty"`
+}
+
+// V2Card defines model for V2Card.
+type V2Card struct {
+	Abilities              *[]V2Ability      `json:"abilities,omitempty"`
+	AncientTrait           *V2AncientTrait   `json:"ancientTrait,omitempty"`
+	Artist                 *string           `json:"artist,omitempty"`
+	Attacks                *[]V2Attack       `json:"attacks,omitempty"`
+	Cardedge               *V2CardedgeFields `json:"cardedge,omitempty"`
+	Cardmarket             *V2Cardmarket     `json:"cardmarket,omitempty"`
+	ConvertedRetreatCost   *int              `json:"convertedRetreatCost,omitempty"`
+	EvolvesFrom            *string           `json:"evolvesFrom,omitempty"`
+	EvolvesTo              *[]string         `json:"evolvesTo,omitempty"`
+	FlavorText             *string           `json:"flavorText,omitempty"`
+	Hp                     *string           `json:"hp,omitempty"`
+	Id                     *string           `json:"id,omitempty"`
+	Images                 *V2CardImages     `json:"images,omitempty"`
+	Legalities             *V2Legalities     `json:"legalities,omitempty"`
+	Level                  *string           `json:"level,omitempty"`
+	Name                   *string           `json:"name,omitempty"`
+	NationalPokedexNumbers *[]int            `json:"nationalPokedexNumbers,omitempty"`
+	Number                 *string           `json:"number,omitempty"`
+	Rarity                 *string           `json:"rarity,omitempty"`
+	RegulationMark         *string           `json:"regulationMark,omitempty"`
+	Resistances            *[]V2TypeModifier `json:"resistances,omitempty"`
+	RetreatCost            *[]string         `json:"retreatCost,omitempty"`
+	Rules                  *[]string         `json:"rules,omitempty"`
+	Set                    *V2Set            `json:"set,omitempty"`
+	Subtypes               *[]string         `json:"subtypes,omitempty"`
+	Supertype              *string           `json:"supertype,omitempty"`
+	Tcgplayer              *V2TCGPlayer      `json:"tcgplayer,omitempty"`
+	Types                  *[]string         `json:"types,omitempty"`
+	Weaknesses             *[]V2TypeModifier `json:"weaknesses,omitempty"`
+}
+
+// V2CardImages defines model for V2CardImages.
+type V2CardImages struct {
+	Large string `json:"large"`
+	Small string `json:"small"`
+}
+
+// V2CardItem defines model for V2CardItem.
+type V2CardItem struct {
+	Data V2Card `json:"data"`
+}
+
+// V2CardList defines model for V2CardList.
+type V2CardList struct {
+	Count      int      `json:"count"`
+	Data       []V2Card `json:"data"`
+	Page       int      `json:"page"`
+	PageSize   int      `json:"pageSize"`
+	TotalCount int      `json:"totalCount"`
+}
+
+// V2CardedgeFields defines model for V2CardedgeFields.
+type V2CardedgeFields struct {
+	Detail      string  `json:"detail"`
+	Id          string  `json:"id"`
+	PriceSource *string `json:"priceSource,omitempty"`
+}
+
+// V2Cardmarket defines model for V2Cardmarket.
+type V2Cardmarket struct {
+	Prices    *V2CardmarketPrices `json:"prices"`
+	UpdatedAt string              `json:"updatedAt"`
+	Url       string              `json:"url"`
+}
+
+// V2CardmarketPrices defines model for V2CardmarketPrices.
+type V2CardmarketPrices struct {
+	AverageSellPrice *float64 `json:"averageSellPrice"`
+	Avg1             *float64 `json:"avg1"`
+	Avg30            *float64 `json:"avg30"`
+	Avg7             *float64 `json:"avg7"`
+	GermanProLow     *float64 `json:"germanProLow"`
+	LowPrice         *float64 `json:"lowPrice"`
+	LowPriceExPlus   *float64 `json:"lowPriceExPlus"`
+	ReverseHoloAvg1  *float64 `json:"reverseHoloAvg1"`
+	ReverseHoloAvg30 *float64 `json:"reverseHoloAvg30"`
+	ReverseHoloAvg7  *float64 `json:"reverseHoloAvg7"`
+	ReverseHoloLow   *float64 `json:"reverseHoloLow"`
+	ReverseHoloSell  *float64 `json:"reverseHoloSell"`
+	ReverseHoloTrend *float64 `json:"reverseHoloTrend"`
+	SuggestedPrice   *float64 `json:"suggestedPrice"`
+	TrendPrice       *float64 `json:"trendPrice"`
+}
+
+// V2Error defines model for V2Error.
+type V2Error struct {
+	Error struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// V2Legalities defines model for V2Legalities.
+type V2Legalities struct {
+	Expanded  *string `json:"expanded,omitempty"`
+	Standard  *string `json:"standard,omitempty"`
+	Unlimited *string `json:"unlimited,omitempty"`
+}
+
+// V2Set defines model for V2Set.
+type V2Set struct {
+	Id           *string       `json:"id,omitempty"`
+	Images       *V2SetImages  `json:"images,omitempty"`
+	Legalities   *V2Legalities `json:"legalities,omitempty"`
+	Name         *string       `json:"name,omitempty"`
+	PrintedTotal *int          `json:"printedTotal,omitempty"`
+	PtcgoCode    *string       `json:"ptcgoCode,omitempty"`
+	ReleaseDate  *string       `json:"releaseDate,omitempty"`
+	Series       *string       `json:"series,omitempty"`
+	Total        *int          `json:"total,omitempty"`
+	UpdatedAt    *string       `json:"updatedAt,omitempty"`
+}
+
+// V2SetImages defines model for V2SetImages.
+type V2SetImages struct {
+	Logo   string `json:"logo"`
+	Symbol string `json:"symbol"`
+}
+
+// V2SetItem defines model for V2SetItem.
+type V2SetItem struct {
+	Data V2Set `json:"data"`
+}
+
+// V2SetList defines model for V2SetList.
+type V2SetList struct {
+	Count      int     `json:"count"`
+	Data       []V2Set `json:"data"`
+	Page       int     `json:"page"`
+	PageSize   int     `json:"pageSize"`
+	TotalCount int     `json:"totalCount"`
+}
+
+// V2Strings defines model for V2Strings.
+type V2Strings struct {
+	Data []string `json:"data"`
+}
+
+// V2TCGPlayer defines model for V2TCGPlayer.
+type V2TCGPlayer struct {
+	Prices    V2TCGPlayerPrices `json:"prices"`
+	UpdatedAt string            `json:"updatedAt"`
+	Url       string            `json:"url"`
+}
+
+// V2TCGPlayerPrices defines model for V2TCGPlayerPrices.
+type V2TCGPlayerPrices struct {
+	N1stEditionHolofoil *V2TCGPrice `json:"1stEditionHolofoil,omitempty"`
+	N1stEditionNormal   *V2TCGPrice `json:"1stEditionNormal,omitempty"`
+	Holofoil            *V2TCGPrice `json:"holofoil,omitempty"`
+	Normal              *V2TCGPrice `json:"normal,omitempty"`
+	ReverseHolofoil     *V2TCGPrice `json:"reverseHolofoil,omitempty"`
+	UnlimitedHolofoil   *V2TCGPrice `json:"unlimitedHolofoil,omitempty"`
+}
+
+// V2TCGPrice defines model for V2TCGPrice.
+type V2TCGPrice struct {
+	DirectLow *float64 `json:"directLow"`
+	High      *float64 `json:"high"`
+	Low       *float64 `json:"low"`
+	Market    *float64 `json:"market"`
+	Mid       *float64 `json:"mid"`
+}
+
+// V2TypeModifier defines model for V2TypeModifier.
+type V2TypeModifier struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
 // VWAP defines model for VWAP.
 type VWAP struct {
 	BaseFinish             bool     `json:"base_finish"`
@@ -4322,6 +4516,123 @@ type PricesPostJSONBody = map[string]interface{}
 // PricesPost200JSONResponseBodyContract defines parameters for PricesPost.
 type PricesPost200JSONResponseBodyContract string
 
+// V2CardsParams defines parameters for V2Cards.
+type V2CardsParams struct {
+	// Q Search, as pokemontcg.io's q: field terms in pokemontcg.io's names (`name:charizard`, `set.id:sv1`, `attacks.name:"Fire Spin"`, `legalities.standard:legal`), `"phrases"`, `*` wildcards (`name:char*`), `!` for a whole value (`!name:charizard`), ranges (`hp:[150 TO *]`, `nationalPokedexNumbers:[1 TO 151]`, `{a TO b}` exclusive), `-` or NOT, OR, AND and parentheses; values ignore case. A term that does not parse is a 400 naming it.
+	//
+	// The Lucene-like forms of pokemontcg.io's `q`, read by the same parser as the search syntax above:
+	//
+	// | form | meaning |
+	// | --- | --- |
+	// | `name:charizard` | a field term; field names ignore case, values case and accents |
+	// | `set.id:sv1`, `attacks.name:"Fire Spin"` | nested fields of the card object, dotted |
+	// | `name:"venusaur v"` | a quoted phrase: the words side by side |
+	// | `name:charizard subtypes:mega`, `a AND b` | terms side by side must all hold (`AND` in capitals is the same) |
+	// | `subtypes:mega OR subtypes:vmax` | either (`or` in any case) |
+	// | `name:charizard (subtypes:mega OR subtypes:vmax)` | parentheses group |
+	// | `-types:water`, `NOT types:water` | not |
+	// | `name:char*`, `name:char*der` | `*` stands for any characters; `field:*` is any card that has the field |
+	// | `!name:charizard` | the whole value, not words of it |
+	// | `hp:[150 TO *]`, `nationalPokedexNumbers:[1 TO 151]`, `hp:{30 TO 100}` | a range of a number or date field: `[ ]` include the bounds, `{ }` leave them out, `*` is open |
+	//
+	// How a value compares depends on its field. A text field matches when the value's words are words of one of the card's values, side by side (`rarity:holo` matches Rare Holo and Rare Holo EX; `name:charizard` matches Dark Charizard); a phrase of more than four words must be the whole value. Words are letters and digits: case, accents and punctuation are ignored. A keyword field (ids, numbers, codes, damage) matches its whole value, case ignored. Number fields also take `<` `<=` `>` `>=` `!=` (`hp>=150`), date fields YYYY/MM/DD or YYYY-MM-DD. With several values (subtypes, attacks), one value must match the whole term. A term on a field a card does not have (an energy's hp) does not match it; `-` of it does. `name` is the one text field whose words may come in any order (every word of the value must be a word of the name, its romaji or pinyin, or the linked English name: `name:"venusaur v"` matches Venusaur V).
+	//
+	// | field (pokemontcg.io) | kind | matches |
+	// | --- | --- | --- |
+	// | `name` | text | words of the card name (any language, its romaji or pinyin, the linked English name) |
+	// | `artist` `a` | text | the illustrator, or whole words of the name (Pokémon) |
+	// | `hp` | number | Pokémon HP |
+	// | `retreat` `convertedRetreatCost` | number | Pokémon retreat cost |
+	// | `attack` `attacks.name` | text | an attack name, or whole words of one (Pokémon) |
+	// | `ability` `abilities.name` | text | an ability name, or whole words of one (Pokémon) |
+	// | `reg` `regulation` `regulationMark` | text | Pokémon regulation mark (g, h) |
+	// | `rarity` `r` | text | words of the rarity (holo, "rare holo", sr); !r: the whole rarity |
+	// | `id` | keyword | the card id, with or without its language (base1-4, en:base1-4) |
+	// | `supertype` | text | supertype (Pokémon, Trainer, Energy; One Piece: Leader, Character ...) |
+	// | `subtypes` | text | a subtype (Basic, "Stage 2", VMAX, Supporter; One Piece: a type) |
+	// | `types` | text | a Pokémon energy type (Fire, Water) |
+	// | `level` | keyword | the level printed on older Pokémon (76, X) |
+	// | `evolvesFrom` | text | the Pokémon it evolves from |
+	// | `evolvesTo` | text | a Pokémon it evolves to (built with pokemon-tcg-data) |
+	// | `number` | keyword | the collector number as printed (4, TG01) |
+	// | `nationalPokedexNumbers` | number | a National Pokédex number of the card |
+	// | `rules` | text | rules text (built with pokemon-tcg-data) |
+	// | `flavorText` | text | flavor text (built with pokemon-tcg-data) |
+	// | `ancientTrait.name` | text | the ancient trait's name (built with pokemon-tcg-data) |
+	// | `ancientTrait.text` | text | the ancient trait's text (built with pokemon-tcg-data) |
+	// | `abilities.text` | text | an ability's text (built with pokemon-tcg-data) |
+	// | `abilities.type` | text | an ability's kind (Ability, "Pokémon Power", "Poké-Body") |
+	// | `attacks.text` | text | an attack's text (built with pokemon-tcg-data) |
+	// | `attacks.cost` | text | an energy type of an attack's cost |
+	// | `attacks.damage` | keyword | an attack's damage as printed (30, 30+, 100×) |
+	// | `attacks.convertedEnergyCost` | number | an attack's converted energy cost |
+	// | `weaknesses.type` | text | a weakness's type |
+	// | `weaknesses.value` | keyword | a weakness's value as printed (×2) |
+	// | `resistances.type` | text | a resistance's type |
+	// | `resistances.value` | keyword | a resistance's value as printed (-30) |
+	// | `retreatCost` | text | an energy of the retreat cost (Colorless) |
+	// | `legalities.standard` | one of legal, banned | legal or banned in Standard |
+	// | `legalities.expanded` | one of legal, banned | legal or banned in Expanded |
+	// | `legalities.unlimited` | one of legal, banned | legal or banned in Unlimited |
+	// | `set.id` | keyword | the set id, with or without its language (base1, en:base1) |
+	// | `set.name` | text | words of the set name |
+	// | `set.series` | text | words of the set's series (Base, "Sword & Shield") |
+	// | `set.ptcgoCode` | keyword | the set's code (PTCGO code: BS, SVI) |
+	// | `set.releaseDate` | date | the set's release date |
+	// | `set.printedTotal` | number | the set size printed on its cards |
+	// | `set.total` | number | the set's cards, secret rares included |
+	// | `set.legalities.standard` | one of legal | the set is legal in Standard |
+	// | `set.legalities.expanded` | one of legal | the set is legal in Expanded |
+	// | `set.legalities.unlimited` | one of legal | the set is legal in Unlimited |
+	//
+	// On /v2/sets, the set fields are named without `set.` (`id`, `name`, `series`, `ptcgoCode`, `releaseDate`, `printedTotal`, `total`, `legalities.standard`...). Prices (`tcgplayer.`, `cardmarket.`) and images are not searchable. A term that does not parse, or names a field this list lacks, is refused with a message naming the term.
+	//
+	// Examples (pokemontcg.io's documentation): `name:charizard` · `name:"venusaur v"` · `name:charizard subtypes:mega` · `name:charizard (subtypes:mega OR subtypes:vmax)` · `subtypes:mega -types:water` · `name:char*` · `name:char*der` · `!name:charizard` · `nationalPokedexNumbers:[1 TO 151]` · `hp:[* TO 100]` · `hp:[150 TO *]` · `set.id:sm1` · `attacks.name:Spelunk` · `legalities.standard:banned` · `set.name:generations subtypes:mega` · `subtypes:mega` · `legalities.standard:legal`; orderBy: `-set.releaseDate` · `number` · `name,-number`.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Page Page, from 1 (default 1).
+	Page *string `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page, 1 to 250 (default 250); without a key at most the Playground's 50. The envelope's pageSize says what was used.
+	PageSize *string `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// OrderBy Comma-separated fields, `-` before one for descending (`name,-number`, `-set.releaseDate`); case ignored. Fields: abilities.name, abilities.text, abilities.type, ancienttrait.name, ancienttrait.text, artist, attacks.convertedenergycost, attacks.cost, attacks.damage, attacks.name, attacks.text, convertedretreatcost, evolvesfrom, evolvesto, flavortext, hp, id, images.large, images.small, legalities.expanded, legalities.standard, legalities.unlimited, level, name, nationalpokedexnumbers, number, rarity, regulationmark, resistances.type, resistances.value, retreatcost, rules, set.id, set.images.logo, set.images.symbol, set.legalities.expanded, set.legalities.standard, set.legalities.unlimited, set.name, set.printedtotal, set.ptcgocode, set.releasedate, set.series, set.total, set.updatedat, subtypes, supertype, types, weaknesses.type, weaknesses.value.
+	OrderBy *string `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// Select Comma-separated top-level fields to return (`id,name,images`); case ignored. Fields: id, name, supertype, subtypes, level, hp, types, evolvesFrom, evolvesTo, rules, ancientTrait, abilities, attacks, weaknesses, resistances, retreatCost, convertedRetreatCost, set, number, artist, rarity, flavorText, nationalPokedexNumbers, legalities, regulationMark, images, tcgplayer, cardmarket, cardedge.
+	Select *string `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// V2CardParams defines parameters for V2Card.
+type V2CardParams struct {
+	// Select Comma-separated top-level fields to return (`id,name,images`); case ignored.
+	Select *string `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// V2SetsParams defines parameters for V2Sets.
+type V2SetsParams struct {
+	// Q Search, as pokemontcg.io's q over its set fields: id, name, series, ptcgoCode, releaseDate, printedTotal, total, legalities.standard, legalities.expanded, legalities.unlimited (`legalities.standard:legal`, `series:"sword & shield"`, `releaseDate:[2020/01/01 TO 2020/12/31]`).
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Page Page, from 1 (default 1).
+	Page *string `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Items per page, 1 to 250 (default 250); without a key at most the Playground's 50. The envelope's pageSize says what was used.
+	PageSize *string `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// OrderBy Comma-separated fields, `-` before one for descending (`name,-number`, `-set.releaseDate`); case ignored. Fields: id, images.logo, images.symbol, legalities.expanded, legalities.standard, legalities.unlimited, name, printedtotal, ptcgocode, releasedate, series, total, updatedat.
+	OrderBy *string `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// Select Comma-separated top-level fields to return (`id,name,images`); case ignored. Fields: id, name, series, printedTotal, total, legalities, ptcgoCode, releaseDate, updatedAt, images.
+	Select *string `form:"select,omitempty" json:"select,omitempty"`
+}
+
+// V2SetParams defines parameters for V2Set.
+type V2SetParams struct {
+	// Select Comma-separated top-level fields to return (`id,name,images`); case ignored.
+	Select *string `form:"select,omitempty" json:"select,omitempty"`
+}
+
 // CardsBatchJSONRequestBody defines body for CardsBatch for application/json ContentType.
 type CardsBatchJSONRequestBody = CardsBatchJSONBody
 
@@ -5053,6 +5364,46 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /prices (the `PricesPost` operationId).
 	PricesPost(ctx context.Context, body PricesPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Cards Search English Pokémon cards (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/cards (the `V2Cards` operationId).
+	V2Cards(ctx context.Context, params *V2CardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Card One card by its pokemontcg.io id, base1-4 (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/cards/{id} (the `V2Card` operationId).
+	V2Card(ctx context.Context, id string, params *V2CardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Rarities The cards' rarities (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/rarities (the `V2Rarities` operationId).
+	V2Rarities(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Sets Search English Pokémon sets (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/sets (the `V2Sets` operationId).
+	V2Sets(ctx context.Context, params *V2SetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Set One set by its pokemontcg.io id, base1 (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/sets/{id} (the `V2Set` operationId).
+	V2Set(ctx context.Context, id string, params *V2SetParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Subtypes The cards' subtypes (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/subtypes (the `V2Subtypes` operationId).
+	V2Subtypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Supertypes The cards' supertypes (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/supertypes (the `V2Supertypes` operationId).
+	V2Supertypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// V2Types The cards' energy types (pokemontcg.io v2)
+	//
+	// Corresponds with GET /v2/types (the `V2Types` operationId).
+	V2Types(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // BulkList The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses
@@ -6105,6 +6456,126 @@ func (c *Client) PricesPostWithBody(ctx context.Context, contentType string, bod
 // Corresponds with POST /prices (the `PricesPost` operationId).
 func (c *Client) PricesPost(ctx context.Context, body PricesPostJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPricesPostRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Cards Search English Pokémon cards (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/cards (the `V2Cards` operationId).
+func (c *Client) V2Cards(ctx context.Context, params *V2CardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2CardsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Card One card by its pokemontcg.io id, base1-4 (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/cards/{id} (the `V2Card` operationId).
+func (c *Client) V2Card(ctx context.Context, id string, params *V2CardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2CardRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Rarities The cards' rarities (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/rarities (the `V2Rarities` operationId).
+func (c *Client) V2Rarities(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2RaritiesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Sets Search English Pokémon sets (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/sets (the `V2Sets` operationId).
+func (c *Client) V2Sets(ctx context.Context, params *V2SetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2SetsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Set One set by its pokemontcg.io id, base1 (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/sets/{id} (the `V2Set` operationId).
+func (c *Client) V2Set(ctx context.Context, id string, params *V2SetParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2SetRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Subtypes The cards' subtypes (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/subtypes (the `V2Subtypes` operationId).
+func (c *Client) V2Subtypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2SubtypesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Supertypes The cards' supertypes (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/supertypes (the `V2Supertypes` operationId).
+func (c *Client) V2Supertypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2SupertypesRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// V2Types The cards' energy types (pokemontcg.io v2)
+//
+// Corresponds with GET /v2/types (the `V2Types` operationId).
+func (c *Client) V2Types(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewV2TypesRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -10210,6 +10681,440 @@ func NewPricesPostRequestWithBody(server string, contentType string, body io.Rea
 	return req, nil
 }
 
+// NewV2CardsRequest constructs an http.Request for the V2Cards method
+func NewV2CardsRequest(server string, params *V2CardsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/cards")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Select != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "select", *params.Select, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2CardRequest constructs an http.Request for the V2Card method
+func NewV2CardRequest(server string, id string, params *V2CardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/cards/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Select != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "select", *params.Select, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2RaritiesRequest constructs an http.Request for the V2Rarities method
+func NewV2RaritiesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/rarities")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2SetsRequest constructs an http.Request for the V2Sets method
+func NewV2SetsRequest(server string, params *V2SetsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/sets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Select != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "select", *params.Select, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2SetRequest constructs an http.Request for the V2Set method
+func NewV2SetRequest(server string, id string, params *V2SetParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/sets/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Select != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "select", *params.Select, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2SubtypesRequest constructs an http.Request for the V2Subtypes method
+func NewV2SubtypesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/subtypes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2SupertypesRequest constructs an http.Request for the V2Supertypes method
+func NewV2SupertypesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/supertypes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewV2TypesRequest constructs an http.Request for the V2Types method
+func NewV2TypesRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v2/types")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -10729,6 +11634,62 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /prices (the `PricesPost` operationId).
 	PricesPostWithResponse(ctx context.Context, body PricesPostJSONRequestBody, reqEditors ...RequestEditorFn) (*PricesPostResponse, error)
+
+	// V2CardsWithResponse Search English Pokémon cards (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/cards (the `V2Cards` operationId).
+	V2CardsWithResponse(ctx context.Context, params *V2CardsParams, reqEditors ...RequestEditorFn) (*V2CardsResponse, error)
+
+	// V2CardWithResponse One card by its pokemontcg.io id, base1-4 (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/cards/{id} (the `V2Card` operationId).
+	V2CardWithResponse(ctx context.Context, id string, params *V2CardParams, reqEditors ...RequestEditorFn) (*V2CardResponse, error)
+
+	// V2RaritiesWithResponse The cards' rarities (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/rarities (the `V2Rarities` operationId).
+	V2RaritiesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2RaritiesResponse, error)
+
+	// V2SetsWithResponse Search English Pokémon sets (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/sets (the `V2Sets` operationId).
+	V2SetsWithResponse(ctx context.Context, params *V2SetsParams, reqEditors ...RequestEditorFn) (*V2SetsResponse, error)
+
+	// V2SetWithResponse One set by its pokemontcg.io id, base1 (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/sets/{id} (the `V2Set` operationId).
+	V2SetWithResponse(ctx context.Context, id string, params *V2SetParams, reqEditors ...RequestEditorFn) (*V2SetResponse, error)
+
+	// V2SubtypesWithResponse The cards' subtypes (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/subtypes (the `V2Subtypes` operationId).
+	V2SubtypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2SubtypesResponse, error)
+
+	// V2SupertypesWithResponse The cards' supertypes (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/supertypes (the `V2Supertypes` operationId).
+	V2SupertypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2SupertypesResponse, error)
+
+	// V2TypesWithResponse The cards' energy types (pokemontcg.io v2)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v2/types (the `V2Types` operationId).
+	V2TypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2TypesResponse, error)
 }
 
 type BulkListResponse struct {
@@ -15985,6 +16946,678 @@ func (r PricesPostResponse) ContentType() string {
 	return ""
 }
 
+// V2CardsResponse200Headers the declared response headers of an HTTP 200 response for V2Cards
+type V2CardsResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2CardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CardList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2CardsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2CardsResponse) GetJSON200() *V2CardList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2CardsResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2CardsResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2CardsResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2CardsResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2CardsResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2CardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2CardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2CardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2CardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2CardResponse200Headers the declared response headers of an HTTP 200 response for V2Card
+type V2CardResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2CardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2CardItem
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2CardResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2CardResponse) GetJSON200() *V2CardItem {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2CardResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2CardResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2CardResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2CardResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2CardResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2CardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2CardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2CardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2CardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2RaritiesResponse200Headers the declared response headers of an HTTP 200 response for V2Rarities
+type V2RaritiesResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2RaritiesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2Strings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2RaritiesResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2RaritiesResponse) GetJSON200() *V2Strings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2RaritiesResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2RaritiesResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2RaritiesResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2RaritiesResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2RaritiesResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2RaritiesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2RaritiesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2RaritiesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2RaritiesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2SetsResponse200Headers the declared response headers of an HTTP 200 response for V2Sets
+type V2SetsResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2SetsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2SetList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2SetsResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2SetsResponse) GetJSON200() *V2SetList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2SetsResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2SetsResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2SetsResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2SetsResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2SetsResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2SetsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2SetsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2SetsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2SetsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2SetResponse200Headers the declared response headers of an HTTP 200 response for V2Set
+type V2SetResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2SetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2SetItem
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2SetResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2SetResponse) GetJSON200() *V2SetItem {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2SetResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2SetResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2SetResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2SetResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2SetResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2SetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2SetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2SetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2SetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2SubtypesResponse200Headers the declared response headers of an HTTP 200 response for V2Subtypes
+type V2SubtypesResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2SubtypesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2Strings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2SubtypesResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2SubtypesResponse) GetJSON200() *V2Strings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2SubtypesResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2SubtypesResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2SubtypesResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2SubtypesResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2SubtypesResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2SubtypesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2SubtypesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2SubtypesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2SubtypesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2SupertypesResponse200Headers the declared response headers of an HTTP 200 response for V2Supertypes
+type V2SupertypesResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2SupertypesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2Strings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2SupertypesResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2SupertypesResponse) GetJSON200() *V2Strings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2SupertypesResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2SupertypesResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2SupertypesResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2SupertypesResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2SupertypesResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2SupertypesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2SupertypesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2SupertypesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2SupertypesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// V2TypesResponse200Headers the declared response headers of an HTTP 200 response for V2Types
+type V2TypesResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type V2TypesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *V2Strings
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *V2Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *V2Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *V2Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *V2Error
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *V2Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *V2TypesResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r V2TypesResponse) GetJSON200() *V2Strings {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r V2TypesResponse) GetJSON400() *V2Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r V2TypesResponse) GetJSON401() *V2Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r V2TypesResponse) GetJSON404() *V2Error {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r V2TypesResponse) GetJSON429() *V2Error {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r V2TypesResponse) GetJSONDefault() *V2Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r V2TypesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r V2TypesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r V2TypesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r V2TypesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // BulkListWithResponse The bulk files of the live snapshot: per game cards, sets, prices and price-history as gzip JSON Lines, with size, SHA-256, rows, schema, the tier a download needs and the catalog sources' licenses
 //
 // Returns a wrapper object for the known response body format(s).
@@ -16867,6 +18500,110 @@ func (c *ClientWithResponses) PricesPostWithResponse(ctx context.Context, body P
 		return nil, err
 	}
 	return ParsePricesPostResponse(rsp)
+}
+
+// V2CardsWithResponse Search English Pokémon cards (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/cards (the `V2Cards` operationId).
+func (c *ClientWithResponses) V2CardsWithResponse(ctx context.Context, params *V2CardsParams, reqEditors ...RequestEditorFn) (*V2CardsResponse, error) {
+	rsp, err := c.V2Cards(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2CardsResponse(rsp)
+}
+
+// V2CardWithResponse One card by its pokemontcg.io id, base1-4 (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/cards/{id} (the `V2Card` operationId).
+func (c *ClientWithResponses) V2CardWithResponse(ctx context.Context, id string, params *V2CardParams, reqEditors ...RequestEditorFn) (*V2CardResponse, error) {
+	rsp, err := c.V2Card(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2CardResponse(rsp)
+}
+
+// V2RaritiesWithResponse The cards' rarities (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/rarities (the `V2Rarities` operationId).
+func (c *ClientWithResponses) V2RaritiesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2RaritiesResponse, error) {
+	rsp, err := c.V2Rarities(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2RaritiesResponse(rsp)
+}
+
+// V2SetsWithResponse Search English Pokémon sets (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/sets (the `V2Sets` operationId).
+func (c *ClientWithResponses) V2SetsWithResponse(ctx context.Context, params *V2SetsParams, reqEditors ...RequestEditorFn) (*V2SetsResponse, error) {
+	rsp, err := c.V2Sets(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2SetsResponse(rsp)
+}
+
+// V2SetWithResponse One set by its pokemontcg.io id, base1 (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/sets/{id} (the `V2Set` operationId).
+func (c *ClientWithResponses) V2SetWithResponse(ctx context.Context, id string, params *V2SetParams, reqEditors ...RequestEditorFn) (*V2SetResponse, error) {
+	rsp, err := c.V2Set(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2SetResponse(rsp)
+}
+
+// V2SubtypesWithResponse The cards' subtypes (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/subtypes (the `V2Subtypes` operationId).
+func (c *ClientWithResponses) V2SubtypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2SubtypesResponse, error) {
+	rsp, err := c.V2Subtypes(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2SubtypesResponse(rsp)
+}
+
+// V2SupertypesWithResponse The cards' supertypes (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/supertypes (the `V2Supertypes` operationId).
+func (c *ClientWithResponses) V2SupertypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2SupertypesResponse, error) {
+	rsp, err := c.V2Supertypes(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2SupertypesResponse(rsp)
+}
+
+// V2TypesWithResponse The cards' energy types (pokemontcg.io v2)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v2/types (the `V2Types` operationId).
+func (c *ClientWithResponses) V2TypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*V2TypesResponse, error) {
+	rsp, err := c.V2Types(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseV2TypesResponse(rsp)
 }
 
 // ParseBulkListResponse parses an HTTP response from a BulkListWithResponse call
@@ -21401,6 +23138,678 @@ func ParsePricesPostResponse(rsp *http.Response) (*PricesPostResponse, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseV2CardsResponse parses an HTTP response from a V2CardsWithResponse call
+func ParseV2CardsResponse(rsp *http.Response) (*V2CardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2CardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CardList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2CardsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2CardResponse parses an HTTP response from a V2CardWithResponse call
+func ParseV2CardResponse(rsp *http.Response) (*V2CardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2CardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2CardItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2CardResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2RaritiesResponse parses an HTTP response from a V2RaritiesWithResponse call
+func ParseV2RaritiesResponse(rsp *http.Response) (*V2RaritiesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2RaritiesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2Strings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2RaritiesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2SetsResponse parses an HTTP response from a V2SetsWithResponse call
+func ParseV2SetsResponse(rsp *http.Response) (*V2SetsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2SetsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2SetList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2SetsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2SetResponse parses an HTTP response from a V2SetWithResponse call
+func ParseV2SetResponse(rsp *http.Response) (*V2SetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2SetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2SetItem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2SetResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2SubtypesResponse parses an HTTP response from a V2SubtypesWithResponse call
+func ParseV2SubtypesResponse(rsp *http.Response) (*V2SubtypesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2SubtypesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2Strings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2SubtypesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2SupertypesResponse parses an HTTP response from a V2SupertypesWithResponse call
+func ParseV2SupertypesResponse(rsp *http.Response) (*V2SupertypesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2SupertypesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2Strings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2SupertypesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseV2TypesResponse parses an HTTP response from a V2TypesWithResponse call
+func ParseV2TypesResponse(rsp *http.Response) (*V2TypesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &V2TypesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest V2Strings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest V2Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers V2TypesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
 	}
 
 	return response, nil
