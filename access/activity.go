@@ -97,20 +97,29 @@ func (s *Service) CountRefused(c Caller, status int) {
 
 // CountRefusedBearer counts a call refused with status before it was
 // authenticated (a 422 for its parameters) against the key its Authorization
-// value names, when that is a key the service knows. It costs a hash of the
-// key: call it on refusals only.
-func (s *Service) CountRefusedBearer(authorization []byte, status int) {
-	r, ok := RefusalOf(status)
-	if !ok || len(authorization) == 0 {
-		return
+// value names, when that is a key the service knows, and returns the tier
+// the call's headers say (X-Service-Tier): the key's when it is active and
+// not suspended, else Playground (no key, or one Authenticate would refuse).
+// It charges nothing. It costs a hash of the key: call it on refusals only.
+func (s *Service) CountRefusedBearer(authorization []byte, status int) Tier {
+	if len(authorization) == 0 {
+		return Playground
 	}
 	tok, msg := parseBearer(authorization)
 	if msg != "" {
-		return
+		return Playground
 	}
-	if e := s.keys.Load().byHash[hashSecret(tok)]; e != nil {
+	e := s.keys.Load().byHash[hashSecret(tok)]
+	if e == nil {
+		return Playground
+	}
+	if r, ok := RefusalOf(status); ok {
 		s.refuse(e.st, r, s.now())
 	}
+	if !e.key.Active() || e.key.Suspended {
+		return Playground
+	}
+	return e.key.Tier
 }
 
 // Activity is what the dashboard shows of one key's use.

@@ -110,8 +110,17 @@ func TestService_Refusals(t *testing.T) {
 	s.CountRefused(c, 422)
 	s.CountRefused(c, 404)                        // not counted
 	s.CountRefused(access.Caller{}, 403)          // Playground: not counted
-	s.CountRefusedBearer(bearer(free), 422)       // before authentication
-	s.CountRefusedBearer([]byte("Bearer x"), 422) // not a key
+	// Before authentication: counted against the key, and the tier its
+	// headers say is the key's (a valid key's 422 says its tier).
+	if tier := s.CountRefusedBearer(bearer(free), 422); tier != access.Free {
+		t.Errorf("CountRefusedBearer(free key) = %v, want free", tier)
+	}
+	if tier := s.CountRefusedBearer([]byte("Bearer x"), 422); tier != access.Playground { // not a key
+		t.Errorf("CountRefusedBearer(no key) = %v, want playground", tier)
+	}
+	if tier := s.CountRefusedBearer(nil, 422); tier != access.Playground {
+		t.Errorf("CountRefusedBearer(nil) = %v, want playground", tier)
+	}
 
 	check := func(t *testing.T, s *access.Service) {
 		t.Helper()

@@ -516,9 +516,11 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		req.body = append([]byte(nil), ctx.PostBody()...)
 	}
 	if len(verrs) > 0 {
-		s.writeAccessHeaders(ctx, access.Caller{}, nil)
+		// Refused before authenticating (nothing is charged), with the
+		// headers of the key's tier: a valid key's 422 says its tier.
 		s.writeError(ctx, verrs)
-		s.access.CountRefusedBearer(hdr.authorization, ctx.Response.StatusCode())
+		tier := s.access.CountRefusedBearer(hdr.authorization, ctx.Response.StatusCode())
+		s.writeAccessHeaders(ctx, access.Caller{Tier: tier}, nil)
 		return
 	}
 
