@@ -330,11 +330,7 @@ func (row *feedPrice) addTo(c *snapshots.Card, m *CardMarket) error {
 	// A supplied point's sample size is its sales; its confidence and thin
 	// flag follow from them as if its sales were fresh and from one
 	// marketplace.
-	est := estimate.Default
-	p.Confidence = est.ConfidenceOf(row.Sales, 1, 0)
-	if row.Sales < est.Thin.Sales {
-		p.Flags |= estimate.FlagThin
-	}
+	p.Confidence, p.Flags = estimate.Default.Judge(row.Sales, 1, 0)
 	for i := range m.Prices {
 		if m.Prices[i].Grade == g && m.Prices[i].Finish == finish {
 			for _, q := range m.Prices[i].Points {

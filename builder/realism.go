@@ -311,9 +311,8 @@ func (g *RealismGame) moves(c *snapshots.Card, printing string, s *snapshots.Pri
 	for i := 1; i < len(s.Points); i++ {
 		p, prev := s.Points[i], s.Points[i-1]
 		day, _ := cs.Between(p.Day, p.Day)
-		thin := estimate.Default.Thin
-		month, _ := cs.Between(p.Day-snapshots.Day(thin.Days)+1, p.Day)
-		if day != 1 || int(month) >= thin.Sales || prev.FMVCents <= 0 {
+		sample, _ := cs.Between(p.Day-snapshots.Day(estimate.Default.SampleDays)+1, p.Day)
+		if day != 1 || !estimate.Default.ThinOf(int(sample)) || prev.FMVCents <= 0 {
 			continue
 		}
 		from, to := float64(prev.FMVCents), float64(p.FMVCents)
@@ -420,7 +419,7 @@ func (rr *Realism) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "graded ladders (adjacent grades of a grader, >= %d sales each in 1y): %d of %d pairs rise with the grade (%s)\n",
 			reportPairSales, g.RisingPairs, g.Pairs, pct(g.RisingPairs, g.Pairs))
 		fmt.Fprintf(w, "single-sale fmv moves in thin series (< %d sales in %d days): %d moves, p99 %.1f %%, %d beyond the %g %% bound (rounding to cents aside)\n",
-			estimate.Default.Thin.Sales, estimate.Default.Thin.Days, g.ThinMoves, 100*g.MoveP99, g.BeyondBound, estimate.Default.FMV.MaxMovePerSalePct)
+			estimate.Default.Thin.Sales, estimate.Default.SampleDays, g.ThinMoves, 100*g.MoveP99, g.BeyondBound, estimate.Default.FMV.MaxMovePerSalePct)
 		if mv := g.MaxMove; mv.CardID != "" {
 			pr := ""
 			if mv.Printing != "" {

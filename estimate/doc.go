@@ -30,10 +30,13 @@
 //   - confidence. high: >= 5 sales in 90 days from >= 2 marketplaces and a
 //     sale within 14 days; medium: >= 2 sales and a sale within 45 days; low:
 //     a sale within 90 days; none otherwise (no value is shown at none).
-//   - flags. thin (< 5 accepted sales in 30 days), solo (moved >= 20 % in 30
-//     days while every sibling printing or grade moved < 5 %),
-//     outlier_excluded (a sale set aside in the last 30 days), stale (no
-//     accepted sale in 90 days).
+//   - flags. thin (< 5 sales in the sample confidence reads: 90 days of
+//     accepted sales for a series, a leaderboard row's sample_size), solo
+//     (moved >= 20 % in 30 days while every sibling printing or grade moved
+//     < 5 %), outlier_excluded (a sale set aside in the last 30 days), stale
+//     (no accepted sale in 90 days). Confidence, thin and stale are one rule
+//     (Judge) over the same counts: a thin value is never high confidence, a
+//     stale one is none.
 //   - Movers. A row ranks when it has >= 5 verified sales in its window (in
 //     the last 30 days for shorter windows) and a price >= $1; the composite
 //     0.6 price_pct + 0.4 volume_pct (each clamped to [-100, 300]) is scaled

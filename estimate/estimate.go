@@ -25,8 +25,9 @@ type Point struct {
 	// sample_size.
 	Sample     int32
 	Confidence Confidence
-	// Flags: FlagThin when the series is thin at the point,
-	// FlagOutlierExcluded when a sale of its day was set aside.
+	// Flags: FlagThin when the series is thin at the point (Sample below
+	// Thin.Sales: Judge), FlagOutlierExcluded when a sale of its day was set
+	// aside.
 	Flags Flags
 }
 
@@ -108,7 +109,6 @@ func (m *Methodology) Estimate(sales []Sale, asOf int32) Series {
 	var pend []pending
 	trail := window{days: int32(m.TrailDays)}
 	sample := window{days: int32(m.SampleDays)}
-	thin := window{days: int32(m.Thin.Days)}
 	var fmvLog float64
 	var prev Point
 	hasFMV := false
@@ -185,7 +185,7 @@ func (m *Methodology) Estimate(sales []Sale, asOf int32) Series {
 				own++
 			}
 		}
-		for _, w := range []*window{&trail, &sample, &thin} {
+		for _, w := range []*window{&trail, &sample} {
 			w.add(acc, len(acc))
 			w.advance(acc, day)
 		}
@@ -228,14 +228,11 @@ func (m *Methodology) Estimate(sales []Sale, asOf int32) Series {
 		}
 		p.Recent = int32(trail.count())
 		p.Sample = int32(sample.count())
-		p.Flags = 0
-		if thin.count() < m.Thin.Sales {
-			p.Flags |= FlagThin
-		}
+		conf, judged := m.Judge(sample.count(), sample.nSrc, int(day-lastAcc))
+		p.Confidence, p.Flags = conf, judged&FlagThin
 		if excluded {
 			p.Flags |= FlagOutlierExcluded
 		}
-		p.Confidence = m.ConfidenceOf(sample.count(), sample.nSrc, int(day-lastAcc))
 		out.Points = append(out.Points, p)
 		prev = p
 		i = j
@@ -252,11 +249,8 @@ func (m *Methodology) summarize(sales []Sale, s Series, acc []accepted, lastAcc 
 		sum.FMV, sum.TVWAP, sum.Median = p.FMV, p.TVWAP, p.Median
 	}
 	sample := window{days: int32(m.SampleDays)}
-	thin := window{days: int32(m.Thin.Days)}
-	for _, w := range []*window{&sample, &thin} {
-		w.add(acc, len(acc))
-		w.advance(acc, asOf)
-	}
+	sample.add(acc, len(acc))
+	sample.advance(acc, asOf)
 	sum.SampleSize = int32(sample.count())
 	sum.Sources = uint8(sample.nSrc)
 	age := -1
@@ -264,13 +258,7 @@ func (m *Methodology) summarize(sales []Sale, s Series, acc []accepted, lastAcc 
 		sum.LastSale = lastAcc
 		age = int(asOf - lastAcc)
 	}
-	sum.Confidence = m.ConfidenceOf(sample.count(), sample.nSrc, age)
-	if thin.count() < m.Thin.Sales {
-		sum.Flags |= FlagThin
-	}
-	if age < 0 || age > m.StaleDays {
-		sum.Flags |= FlagStale
-	}
+	sum.Confidence, sum.Flags = m.Judge(sample.count(), sample.nSrc, age)
 	for k := len(sales) - 1; k >= 0; k-- {
 		if sales[k].Day > asOf {
 			continue

@@ -186,9 +186,9 @@ func TestEstimate_Stale(t *testing.T) {
 		{0, estimate.ConfidenceHigh, 0},
 		{14, estimate.ConfidenceHigh, 0},
 		{15, estimate.ConfidenceMedium, 0},
-		{30, estimate.ConfidenceMedium, estimate.FlagThin},
-		{46, estimate.ConfidenceLow, estimate.FlagThin},
-		{int32(m.SampleDays) - 6, estimate.ConfidenceLow, estimate.FlagThin},
+		{30, estimate.ConfidenceMedium, 0}, // 6 sales in the 90 days' sample: not thin
+		{46, estimate.ConfidenceLow, 0},
+		{int32(m.SampleDays) - 6, estimate.ConfidenceLow, 0},
 		{91, estimate.ConfidenceNone, estimate.FlagThin | estimate.FlagStale},
 		{400, estimate.ConfidenceNone, estimate.FlagThin | estimate.FlagStale},
 	} {
@@ -368,7 +368,7 @@ func TestMethodology_JSON(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 	text := string(b)
-	for _, want := range []string{"at most 15 % per sale", "more than 4 spreads", "at least 5 verified sales", "$1.00", "fewer than 5 accepted verified sales in the last 30 days"} {
+	for _, want := range []string{"at most 15 % per sale", "more than 4 spreads", "at least 5 verified sales", "fewer than 5 sales in the value's sample", "a thin value is never high confidence"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the methodology's texts do not say %q", want)
 		}
@@ -412,5 +412,61 @@ func TestMethodology_Sources(t *testing.T) {
 	}
 	if m.Sources.StaleAfterDays != estimate.SourceStaleAfterDays || m.Sources.Series == "" || m.Sources.Liquidity == "" || m.Sources.Confidence == "" {
 		t.Errorf("sources rule not described: %+v", m.Sources)
+	}
+}
+
+// TestMethodology_Judge: confidence and the thin and stale flags are one rule
+// over the same counts, so that they cannot disagree: over every sample,
+// number of marketplaces and age, a thin value is never high and a stale
+// one is none; thin is the sample below Thin.Sales.
+func TestMethodology_Judge(t *testing.T) {
+	for sample := 0; sample <= 3*m.Thin.Sales; sample++ {
+		for sources := 0; sources <= 4; sources++ {
+			for age := -1; age <= m.SampleDays+m.StaleDays; age++ {
+				conf, flags := m.Judge(sample, sources, age)
+				if conf != m.ConfidenceOf(sample, sources, age) {
+					t.Fatalf("Judge(%d, %d, %d) confidence %s, ConfidenceOf %s", sample, sources, age, conf, m.ConfidenceOf(sample, sources, age))
+				}
+				thin, stale := flags&estimate.FlagThin != 0, flags&estimate.FlagStale != 0
+				if thin && conf == estimate.ConfidenceHigh {
+					t.Fatalf("Judge(%d, %d, %d): thin and high confidence", sample, sources, age)
+				}
+				if stale && conf != estimate.ConfidenceNone {
+					t.Fatalf("Judge(%d, %d, %d): stale and confidence %s", sample, sources, age, conf)
+				}
+				if thin != (sample < m.Thin.Sales) {
+					t.Fatalf("Judge(%d, %d, %d): thin %v", sample, sources, age, thin)
+				}
+			}
+		}
+	}
+	if got := m.RowFlags(26, estimate.FlagThin|estimate.FlagSolo); got != estimate.FlagSolo {
+		t.Errorf("a row of 26 sales whose reference series is thin: %v, want solo only", got.Names())
+	}
+	if got := m.RowFlags(2, 0); got != estimate.FlagThin {
+		t.Errorf("a row of 2 sales: %v, want thin", got.Names())
+	}
+}
+
+// TestEstimate_ThinNeverHigh: over many random series, no point and no
+// summary is thin at high confidence.
+func TestEstimate_ThinNeverHigh(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for n := 0; n < 300; n++ {
+		var sales []estimate.Sale
+		day := int32(20000)
+		for i := 0; i < 1+r.IntN(40); i++ {
+			day += int32(r.IntN(20))
+			sales = append(sales, estimate.Sale{Day: day, Cents: int64(1000 + r.IntN(500)), Source: uint8(r.IntN(3))})
+		}
+		s := m.Estimate(sales, day+int32(r.IntN(60)))
+		for _, p := range s.Points {
+			if p.Flags&estimate.FlagThin != 0 && p.Confidence == estimate.ConfidenceHigh {
+				t.Fatalf("series %d, day %d: thin at high confidence (sample %d)", n, p.Day, p.Sample)
+			}
+		}
+		if s.Summary.Flags&estimate.FlagThin != 0 && s.Summary.Confidence == estimate.ConfidenceHigh {
+			t.Fatalf("series %d: summary thin at high confidence (sample %d)", n, s.Summary.SampleSize)
+		}
 	}
 }

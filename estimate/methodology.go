@@ -88,11 +88,13 @@ type ConfidenceLevel struct {
 	MaxAgeDays int        `json:"max_age_days"` // the last accepted sale at most this many days old
 }
 
-// ThinRule: a series with fewer than Sales accepted sales in Days days is
-// thin.
+// ThinRule: a value whose sample has fewer than Sales sales is thin. The
+// sample is the count confidence reads, so that the two cannot disagree: a
+// series' accepted sales of the trailing SampleDays (its sample_size), a
+// leaderboard row's verified sales (its sample_size). Sales is the least
+// sample of the high confidence level: a thin value is never high (Judge).
 type ThinRule struct {
 	Sales int `json:"sales"`
-	Days  int `json:"days"`
 }
 
 // SoloRule: a series whose fmv moved at least MovePct percent over Days
@@ -178,7 +180,7 @@ const SourceStaleAfterDays = 2
 // thresholds by describe, so they cannot disagree.
 var Default = describe(Methodology{
 	Name:    "cardedge-estimate",
-	Version: "1.1.0",
+	Version: "1.2.0",
 	Outlier: OutlierRule{
 		WindowSales: 12, WindowDays: 180, MinHistory: 4,
 		MADs: 4, MinSpread: 0.12,
@@ -192,7 +194,7 @@ var Default = describe(Methodology{
 		{Level: ConfidenceMedium, MinSample: 2, MinSources: 1, MaxAgeDays: 45},
 		{Level: ConfidenceLow, MinSample: 1, MinSources: 1, MaxAgeDays: 90},
 	},
-	Thin:               ThinRule{Sales: 5, Days: 30},
+	Thin:               ThinRule{Sales: 5},
 	Solo:               SoloRule{Days: 30, MovePct: 20, FlatPct: 5},
 	OutlierDays:        30,
 	StaleDays:          90,
@@ -224,7 +226,9 @@ func describe(m Methodology) Methodology {
 		{"sample_size", fmt.Sprintf("accepted verified sales of the series in the trailing %d days; for a leaderboard row, its verified sales in the window (in the last %d days for shorter windows)",
 			m.SampleDays, m.Liquidity.ShortWindowDays)},
 		{"last_sale_date", "date of the series' last accepted verified sale"},
-		{"confidence", "high, medium, low or none, the first level whose sample size, marketplaces and age of the last sale the series meets (see confidence); at none no value is given"},
+		{"confidence", fmt.Sprintf("high, medium, low or none, the first level whose sample size, marketplaces and age of the last sale the series meets (see confidence); at none no value is given. "+
+			"It reads the counts the flags read: a series is thin below %d sales in its sample, which high needs at least, and stale without a sale in %d days, which low needs at most",
+			m.Thin.Sales, m.StaleDays)},
 		{"outlier", fmt.Sprintf("a verified sale whose log price is more than %s spreads from the median log price of the last %d accepted sales of the %d days before it "+
 			"(spread: 1.4826 x their median absolute deviation, at least %s; judged once there are %d such sales); "+
 			"it is set aside unless %d such sales on the same side within %d days confirm a move, and then they are accepted together",
@@ -238,7 +242,9 @@ func describe(m Methodology) Methodology {
 			m.Liquidity.MinSales, m.Liquidity.ShortWindowDays, m.Liquidity.MinPriceUSD)},
 	}
 	m.Flags = []FlagInfo{
-		{"thin", fmt.Sprintf("fewer than %d accepted verified sales in the last %d days: the value rests on few sales", m.Thin.Sales, m.Thin.Days)},
+		{"thin", fmt.Sprintf("fewer than %d sales in the value's sample (a series: its sample_size, the accepted verified sales of the last %d days that confidence reads; "+
+			"a leaderboard row: its sample_size): the value rests on few sales. High confidence needs at least %d, so a thin value is never high confidence",
+			m.Thin.Sales, m.SampleDays, m.Thin.Sales)},
 		{"solo", fmt.Sprintf("the fmv moved at least %s %% over %d days while every other printing of the grade and every other grade of the printing that has a price moved less than %s %%",
 			g(m.Solo.MovePct), m.Solo.Days, g(m.Solo.FlatPct))},
 		{"outlier_excluded", fmt.Sprintf("a sale of the last %d days was set aside as an outlier and did not move the value", m.OutlierDays)},
@@ -364,6 +370,40 @@ func (f Flags) MarshalJSON() ([]byte, error) {
 		names = []string{}
 	}
 	return json.Marshal(names)
+}
+
+// Judge is the one rule of confidence and the thin and stale flags: the
+// confidence (ConfidenceOf) and flags of a value with sample sales in its
+// sample from sources marketplaces whose last sale is ageDays old (ageDays <
+// 0: no sale). Both read the same counts: thin is a sample below
+// Thin.Sales (ThinOf), stale no sale in StaleDays days, and Default's levels
+// ask high for a sample of at least Thin.Sales and low for a sale within
+// StaleDays, so a thin value is never high and a stale one is none
+// (estimate_test checks it over every count).
+func (m *Methodology) Judge(sample, sources, ageDays int) (Confidence, Flags) {
+	var f Flags
+	if m.ThinOf(sample) {
+		f |= FlagThin
+	}
+	if ageDays < 0 || ageDays > m.StaleDays {
+		f |= FlagStale
+	}
+	return m.ConfidenceOf(sample, sources, ageDays), f
+}
+
+// ThinOf reports whether a value with sample sales in its sample is thin.
+func (m *Methodology) ThinOf(sample int) bool { return sample < m.Thin.Sales }
+
+// RowFlags are the flags of a leaderboard row with sample verified sales
+// (its sample_size) whose reference series has the flags ref: the series'
+// solo, outlier_excluded and stale, and thin by the row's own sample, the
+// count shown beside it (ThinOf).
+func (m *Methodology) RowFlags(sample int, ref Flags) Flags {
+	f := ref &^ FlagThin
+	if m.ThinOf(sample) {
+		f |= FlagThin
+	}
+	return f
 }
 
 // ConfidenceOf returns the level of a series with sample accepted sales from

@@ -123,7 +123,7 @@ func NewMarketVolume(r snapshots.Reader, asOf snapshots.Day, game string, days i
 		}
 		row := SetVolumeRow{SetID: s.ID, Name: s.Name, Language: s.Language, Flags: []string{}}
 		var cents int64
-		thin, last := 0, snapshots.NoDay
+		last := snapshots.NoDay
 		for _, d := range daily {
 			if d.Day > to {
 				continue
@@ -135,9 +135,6 @@ func NewMarketVolume(r snapshots.Reader, asOf snapshots.Day, game string, days i
 			}
 			if d.Day >= sampleFrom {
 				row.SampleSize += d.Sales
-			}
-			if d.Day > to-snapshots.Day(m.Thin.Days) {
-				thin += d.Sales
 			}
 			if d.Sales > 0 {
 				last = max(last, d.Day)
@@ -153,7 +150,7 @@ func NewMarketVolume(r snapshots.Reader, asOf snapshots.Day, game string, days i
 			continue
 		}
 		row.VolumeUSD, row.AvgPriceUSD = snapshots.USD(cents), snapshots.USD(avg)
-		if thin < m.Thin.Sales {
+		if m.ThinOf(row.SampleSize) { // the count shown beside it (estimate.Methodology.Judge)
 			row.Flags = append(row.Flags, estimate.FlagThin.Names()...)
 		}
 		if last == snapshots.NoDay || to-last > snapshots.Day(m.StaleDays) {
