@@ -108,8 +108,8 @@ func TestService_Refusals(t *testing.T) {
 	}
 	s.CountRefused(c, 403)
 	s.CountRefused(c, 422)
-	s.CountRefused(c, 404)                        // not counted
-	s.CountRefused(access.Caller{}, 403)          // Playground: not counted
+	s.CountRefused(c, 404)               // not counted
+	s.CountRefused(access.Caller{}, 403) // Playground: not counted
 	// Before authentication: counted against the key, and the tier its
 	// headers say is the key's (a valid key's 422 says its tier).
 	if tier := s.CountRefusedBearer(bearer(free), 422); tier != access.Free {
