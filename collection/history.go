@@ -255,9 +255,10 @@ type SetCompletion struct {
 	Missing   int     `json:"missing"`
 	// CostUSD prices the missing printings at today's fmv of Grade;
 	// Unpriced counts those without one (not in the cost).
-	CostUSD  float64 `json:"cost_to_complete_usd"`
-	Unpriced int     `json:"unpriced"`
-	Grade    string  `json:"grade"`
+	CostUSD   float64 `json:"cost_to_complete_usd"`
+	Unpriced  int     `json:"unpriced"`
+	Grade     string  `json:"grade"`
+	GradeName string  `json:"grade_name"` // as people read it: PSA 10, Raw, near mint
 }
 
 // Completion returns, for each set o's collection holds a card of (of game,
@@ -292,7 +293,7 @@ func (s *Service) Completion(ctx context.Context, src *live.View, o Owner, game 
 		if err != nil {
 			continue
 		}
-		sc := SetCompletion{Game: k[0], SetID: k[1], Grade: g.String()}
+		sc := SetCompletion{Game: k[0], SetID: k[1], Grade: g.String(), GradeName: g.Name()}
 		if set, err := src.Reader.Set(k[0], k[1]); err == nil {
 			sc.SetID, sc.SetName = set.ID, set.Name
 		}

@@ -46,7 +46,7 @@ func (ch Change) target(src *live.View) (c *snapshots.Card, printing string, g s
 	}
 	g = snapshots.RawNearMint
 	if strings.TrimSpace(ch.Grade) != "" {
-		if g, err = snapshots.ParseGrade(strings.TrimSpace(ch.Grade)); err != nil {
+		if g, err = snapshots.ReadGrade(ch.Grade); err != nil { // the usual spellings: PSA 10, NM, raw:near_mint
 			return nil, "", g, apperr.Errorf(apperr.EINVALID, "grade %q: %s", ch.Grade, apperr.ErrorMessage(err))
 		}
 	}

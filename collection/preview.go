@@ -38,6 +38,7 @@ type previewRow struct {
 	Errors       []rowIssue        `json:"errors,omitempty"`
 	Warnings     []string          `json:"warnings,omitempty"`
 	Grade        string            `json:"grade,omitempty"`
+	GradeName    string            `json:"grade_name,omitempty"` // as people read it: PSA 10, Raw, near mint
 	Quantity     int               `json:"quantity,omitempty"`
 	PricePaidUSD *float64          `json:"price_paid_usd,omitempty"` // per copy
 	FMVUSD       *float64          `json:"fmv_usd,omitempty"`        // per copy, fmv of the grade
@@ -312,7 +313,7 @@ func (p *storedPreview) view(src *live.View) *Preview {
 			out.Rows = append(out.Rows, pr)
 			continue
 		}
-		pr.Grade, pr.Quantity = st.Grade, st.Quantity
+		pr.Grade, pr.GradeName, pr.Quantity = st.Grade, snapshots.GradeNameOf(st.Grade), st.Quantity
 		if st.HasPaid {
 			v := snapshots.USD(st.PaidCents)
 			pr.PricePaidUSD = &v

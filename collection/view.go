@@ -73,6 +73,7 @@ type HoldingRow struct {
 	Printing     string `json:"printing"`
 	BasePrinting bool   `json:"base_printing"`
 	Grade        string `json:"grade"`
+	GradeName    string `json:"grade_name"` // as people read it: PSA 10, Raw, near mint
 	Quantity     int    `json:"quantity"`
 	// PaidUSD is the total paid for PaidQuantity of the copies.
 	PaidUSD      *float64 `json:"paid_usd"`
@@ -230,7 +231,7 @@ func valueCollection(src *live.View, c *collection) valuation {
 // valueHolding values h as of src (at as_of; day, when set, is ignored:
 // reserved).
 func valueHolding(src *live.View, h holding, _ snapshots.Day) HoldingRow {
-	row := HoldingRow{Game: h.Game, CardID: h.CardID, Printing: h.Printing, Grade: h.Grade, Quantity: h.Quantity,
+	row := HoldingRow{Game: h.Game, CardID: h.CardID, Printing: h.Printing, Grade: h.Grade, GradeName: snapshots.GradeNameOf(h.Grade), Quantity: h.Quantity,
 		PaidQuantity: h.PaidQuantity, Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, added: h.Added}
 	if h.PaidQuantity > 0 {
 		row.PaidUSD, row.paidCents = usd(h.PaidCents), h.PaidCents
@@ -265,7 +266,7 @@ func valueHolding(src *live.View, h holding, _ snapshots.Day) HoldingRow {
 	}
 	e, ok := estimateOf(src.Reader, c, finish, g)
 	if !ok {
-		row.Note = "no price series of this printing in " + h.Grade + ": no verified sale of it"
+		row.Note = "no price series of this printing in " + g.Name() + ": no verified sale of it"
 		return row
 	}
 	row.Confidence, row.Flags = e.Confidence.String(), pricing.FlagNames(e.Flags)

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -34,6 +35,10 @@ type analyticsPayload struct {
 	// Finish is the printing (null for a card without variants).
 	Finish     *string `json:"finish"`
 	PriceBasis string  `json:"price_basis"`
+	// PriceReason (the market_summary include only) says why the
+	// printing's raw near-mint shows no value, with its last sale
+	// (pricing.ExplainNoValue); absent when it shows one.
+	PriceReason *pricing.NoValue `json:"price_reason,omitempty"`
 
 	card   *snapshots.Card
 	finish int // the printing, an index into card.Variants
@@ -66,6 +71,23 @@ func (p *analyticsPayload) read(r *request, c *snapshots.Card, finish int, windo
 		w = snapshots.WindowAnalytics{Window: window, From: snapshots.NoDay, To: r.snap.AsOf}
 	}
 	p.card, p.w, p.finish = c, w, pricing.PrintingIndex(c, finish)
+	return nil
+}
+
+// explain sets p.PriceReason when printing finish of c (-1: the base
+// printing) shows no raw near-mint value: why, with its last sale (the
+// card's sales are read only then).
+func (p *analyticsPayload) explain(r *request, c *snapshots.Card, finish int) error {
+	f := pricing.PrintingIndex(c, finish)
+	e, _, err := pricing.PrintingEstimate(r.snap.Reader, c, f, snapshots.RawNearMint)
+	if err != nil || e.Shown() != 0 {
+		return err
+	}
+	sales, err := r.snap.Sales(c.Game, c.ID)
+	if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
+		return err
+	}
+	p.PriceReason = pricing.ExplainNoValue(c, sales, f, e, r.snap.AsOf)
 	return nil
 }
 

@@ -158,6 +158,9 @@ func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, finish int,
 			if err := out.summary.read(r, c, finish, "1m"); err != nil {
 				return err
 			}
+			if err := out.summary.explain(r, c, finish); err != nil {
+				return err
+			}
 			out.MarketSummary = &out.summary
 		case "grade_breakdown":
 			out.GradeBreakdown = pricing.GradeBreakdown(series, cum, asOf)

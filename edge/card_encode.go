@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -287,6 +289,8 @@ func (in *cardIncludes) appendJSON(b []byte) []byte {
 func appendHistorySeries(b []byte, h *pricing.HistorySeries) []byte {
 	b = append(b, `{"grade":`...)
 	b = appendJSONStr(b, h.Grade)
+	b = append(b, `,"grade_name":`...)
+	b = appendJSONStr(b, h.GradeName)
 	b = append(b, `,"finish":`...)
 	b = appendJSONStrPtr(b, h.Finish)
 	b = append(b, `,"method":`...)
@@ -336,6 +340,8 @@ func appendGradeRows(b []byte, rows []pricing.GradeRow) []byte {
 		}
 		b = append(b, `{"grade":`...)
 		b = appendJSONStr(b, r.Grade)
+		b = append(b, `,"grade_name":`...)
+		b = appendJSONStr(b, r.GradeName)
 		b = append(b, `,"sales":`...)
 		b = strconv.AppendInt(b, int64(r.Sales), 10)
 		b = append(b, `,"fmv_usd":`...)
@@ -384,6 +390,8 @@ func appendSaleRows(b []byte, rows []pricing.SaleRow) []byte {
 		b = appendJSONStr(b, r.TradeType)
 		b = append(b, `,"grade":`...)
 		b = appendJSONStr(b, r.Grade)
+		b = append(b, `,"grade_name":`...)
+		b = appendJSONStr(b, r.GradeName)
 		b = append(b, `,"finish":`...)
 		b = appendJSONStrPtr(b, r.Finish)
 		b = append(b, `,"identity_confidence":`...)
@@ -505,6 +513,15 @@ func (p *analyticsPayload) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"price_basis":`...)
 	b = append(b, quotedAnalyticsPriceBasis...)
+	if p.PriceReason != nil { // rare (no value shown): encoding/json's own bytes
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(p.PriceReason); err == nil { // strings and numbers: cannot fail
+			b = append(b, `,"price_reason":`...)
+			b = append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
 	return append(b, '}')
 }
 

@@ -39,7 +39,7 @@ func (r *request) dateRange() (from, to snapshots.Day, fromSet bool, err error) 
 func gradeFilter(name, v string) (snapshots.GradeFilter, error) {
 	f, err := snapshots.ParseGradeFilter(v)
 	if err != nil {
-		return f, validationErrors{queryError(name, "condition must be a raw condition ("+strings.Join(snapshots.Conditions, ", ")+") or a grade such as raw:near_mint or slab:10", "value_error", v, nil)}
+		return f, validationErrors{queryError(name, "condition must be a raw condition ("+strings.Join(snapshots.Conditions, ", ")+", or NM, LP ...), raw, graded, a grader (PSA, BGS, CGC) or a grade such as PSA 10, BGS 9.5, raw:near_mint or slab:10", "value_error", v, nil)}
 	}
 	return f, nil
 }

@@ -15,16 +15,20 @@ func handleVWAP(r *request) (any, error) {
 	}
 	p := r.p
 	var verrs validationErrors
-	condition, grader := strings.ToLower(p.str("condition")), strings.ToLower(p.str("grader"))
-	ci, gi := -1, -1
+	// The usual spellings: NM, near mint, near_mint; PSA, slab, BGS.
+	condition, grader := strings.TrimSpace(p.str("condition")), strings.TrimSpace(p.str("grader"))
 	if condition != "" {
-		if ci = snapshots.ConditionIndex(condition); ci < 0 {
-			verrs = append(verrs, queryError("condition", "condition must be one of "+strings.Join(snapshots.Conditions, ", "), "enum", p.str("condition"), nil))
+		if ci := snapshots.ReadCondition(condition); ci < 0 {
+			verrs = append(verrs, queryError("condition", "condition must be one of "+strings.Join(snapshots.Conditions, ", ")+" (or NM, LP, MP, HP, DMG, near mint ...)", "enum", p.str("condition"), nil))
+		} else {
+			condition = snapshots.Conditions[ci]
 		}
 	}
 	if grader != "" {
-		if gi = snapshots.GraderIndex(grader); gi < 0 {
-			verrs = append(verrs, queryError("grader", "grader must be one of "+strings.Join(snapshots.Graders, ", "), "enum", p.str("grader"), nil))
+		if gi := snapshots.ReadGrader(grader); gi < 0 {
+			verrs = append(verrs, queryError("grader", "grader must be one of "+strings.Join(snapshots.Graders, ", ")+" (slab is PSA)", "enum", p.str("grader"), nil))
+		} else {
+			grader = snapshots.Graders[gi]
 		}
 	}
 	if condition != "" && grader != "" {

@@ -57,7 +57,7 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/market-history", name: "card_market_history", contract: "market-history.v1", keyless: true, cacheable: true, hasGame: true,
 		summary: "Daily market history", schema: "MarketHistory",
 		params: []paramSpec{
-			pStr("condition", 64, "A raw condition (near_mint ...) or a grade (raw:near_mint, slab:10)."),
+			pStr("condition", 64, "A raw condition (near_mint, NM, near mint ...), raw, graded, a grader (PSA, BGS, CGC) or a grade (PSA 10, BGS 9.5, raw:near_mint, slab:10)."),
 			pStr("source", 32, "Only sales of this marketplace."),
 			pDate("date_from", "First day, YYYY-MM-DD (clamped to the tier's history window)."),
 			pDate("date_to", "Last day, YYYY-MM-DD."),
@@ -69,7 +69,7 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/marketplace-sales", name: "card_marketplace_sales", contract: "marketplace-sales.v1", keyless: true, cacheable: true, hasGame: true,
 		summary: "Per-marketplace raw sales", schema: "MarketplaceSales",
 		params: []paramSpec{
-			pStr("condition", 64, "A raw condition or a grade."),
+			pStr("condition", 64, "A raw condition (NM, near mint, near_mint ...), raw, graded, a grader (PSA, BGS, CGC) or a grade (PSA 10, BGS 9.5, slab:10)."),
 			pStr("source", 32, "Only this marketplace."),
 			pInt("limit", 1, 2000, "365", "Most recent sales to return."),
 			pDate("date_from", "First day (clamped to the tier's history window)."),
@@ -81,7 +81,7 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/price-history", name: "card_price_history", contract: "price-history.v3", cacheable: true, hasGame: true,
 		summary: "Graded oracle price history", schema: "PriceHistory",
 		params: []paramSpec{
-			pStr("grade", 256, "raw:<condition> or <grader>:<number>."),
+			pStr("grade", 256, gradeDoc+" Default Raw, near mint."),
 			pEnum("method", "fmv", []string{"fmv", "tvwap", "median"}, "Price method."),
 			pEnum("language", "", languageEnum, "Language edition; default the card's own. Another language follows the en_card_id link."),
 			gameParam(),
@@ -114,8 +114,8 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}/vwap", name: "card_vwap", contract: "vwap.v1", cacheable: true, hasGame: true,
 		summary: "Volume-weighted average price", schema: "VWAP",
 		params: []paramSpec{
-			pStr("condition", 32, "Raw condition (near_mint ...); sets raw sales only."),
-			pStr("grader", 16, "Grader (slab, bgs, cgc); graded sales of that grader."),
+			pStr("condition", 32, "Raw condition (near_mint, NM, near mint ...); sets raw sales only."),
+			pStr("grader", 16, "Grader (PSA or slab, BGS, CGC); graded sales of that grader."),
 			pFloat("grade_num", 0, 10, true, "Grade number with grader (e.g. 10, 9.5)."),
 			pStr("language", 16, "Must match the card's language when given."),
 			pInt("window_days", 1, 365, "30", "Days counted back from as_of (clamped to the tier's history window)."),

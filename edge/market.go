@@ -20,7 +20,7 @@ func (s *Server) registerMarketRoutes() {
 			pEnum("direction", "desc", []string{"asc", "desc"}, "desc: highest values first."),
 			pInt("limit", 1, 200, "50", "Rows to return."),
 			pIntMin("offset", 0, "0", "Rows to skip."),
-			pStr("grader", 16, "Rank on this grader's graded sales only (slab, bgs, cgc)."),
+			pStr("grader", 16, "Rank on this grader's graded sales only (PSA or slab, BGS, CGC)."),
 			pFloat("grade_num", 0, 10, true, "With grader: rank on this grade only."),
 			minSalesParam(), minPriceParam(),
 			gameParam(),
@@ -55,9 +55,9 @@ func handleTrending(r *request) (any, error) {
 	metric, window, lang := p.str("metric"), p.str("window"), p.str("language")
 	var verrs validationErrors
 	gi := -1
-	if g := strings.ToLower(p.str("grader")); g != "" {
-		if gi = snapshots.GraderIndex(g); gi < 0 {
-			verrs = append(verrs, queryError("grader", "grader must be one of "+strings.Join(snapshots.Graders, ", "), "enum", p.str("grader"), nil))
+	if g := strings.TrimSpace(p.str("grader")); g != "" {
+		if gi = snapshots.ReadGrader(g); gi < 0 { // PSA is slab
+			verrs = append(verrs, queryError("grader", "grader must be one of "+strings.Join(snapshots.Graders, ", ")+" (slab is PSA)", "enum", p.str("grader"), nil))
 		}
 	}
 	if p.has("grade_num") {
@@ -99,13 +99,21 @@ func handleTrending(r *request) (any, error) {
 		return nil, err
 	}
 	out := trendingPayload{Metric: metric, Window: jsontext.StrOrNil(q.Window), WindowDays: q.Days, Language: lang, Direction: p.str("direction"),
-		Grader: jsontext.StrOrNil(p.str("grader")), AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents),
+		Grader: jsontext.StrOrNil(graderOf(gi)), AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents),
 		Total: pg.Total, Offset: q.Offset, Limit: q.Limit, Items: pg.Items, Basis: liq.Basis()}
 	if p.has("grade_num") {
 		n := p.num("grade_num")
 		out.GradeNum = &n
 	}
 	return out, nil
+}
+
+// graderOf is the API name of grader index gi ("" for -1).
+func graderOf(gi int) string {
+	if gi < 0 {
+		return ""
+	}
+	return snapshots.Graders[gi]
 }
 
 // minSalesParam and minPriceParam are the liquidity parameters of the

@@ -220,7 +220,10 @@ func (s *Server) openAPI() map[string]any {
 			"version": APIVersion,
 			"description": "Read-only market intelligence for trading cards. Every response is {contract, data}; errors are error.v1; " +
 				"422 bodies are HTTPValidationError. Keys are Bearer tokens; routes marked keyless also answer without one (the Playground: " +
-				"1 request per second per address, lists capped at 50 rows). The reference page is /api/v3/docs.",
+				"1 request per second per address, lists capped at 50 rows). Grades: every grade parameter reads the usual spellings " +
+				"(PSA 10, psa10, BGS 9.5, cgc 10, raw, NM, near mint, Raw, near mint, and the codes raw:near_mint, slab:10); every grade an answer " +
+				"returns is its code (grade: raw:<condition> or <grader>:<number>, slab being the top grader, PSA) beside its name as people read it " +
+				"(grade_name: PSA 10, BGS 9.5, CGC 10, Raw, near mint). The reference page is /api/v3/docs.",
 			"license": map[string]any{"name": "Proprietary", "identifier": "LicenseRef-cardedge-proprietary"},
 		},
 		"servers": []any{map[string]any{"url": url, "description": desc}},

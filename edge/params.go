@@ -54,6 +54,10 @@ func (spec *paramSpec) parseDefault() {
 	spec.defValue = v
 }
 
+// gradeDoc says what a grade parameter reads (snapshots.ReadGrade).
+const gradeDoc = "A grade as people write it: PSA 10, psa10, BGS 9.5, cgc 10, raw, NM, near mint, Raw, near mint " +
+	"(or the code: raw:<condition>, <grader>:<number>; slab is PSA). The answer names it by its code (grade) and its name (grade_name)."
+
 // Constructors keep route tables short.
 func pStr(name string, maxLen int, doc string) paramSpec {
 	return paramSpec{name: name, kind: kString, maxLen: maxLen, doc: doc}

@@ -35,7 +35,7 @@ func (s *Server) registerPriceRoutes() {
 		pStr("ids", 8192, "Comma list of card ids, TCGplayer product ids of any printing (partner product ids) or cardmarket:<idProduct>, at most 50; POST takes up to 1,000."),
 		pEnum("source", "own", pricing.SourceOptions, "own: our fmv (its source says what made it); partner: the partner price feed's latest daily median (TCGplayer's file in a snapshot built from sources); "+
 			"observed: the latest verified sale; tcgplayer, cardmarket, pricecharting: that source's newest file (with the original currency and the ECB rate); all: own and partner side by side (never blended)."),
-		pStr("grade", 32, "raw:<condition> or <grader>:<number>; default raw:near_mint."),
+		pStr("grade", 32, gradeDoc+" Default Raw, near mint."),
 		finishParam(),
 		gameParam(),
 	}

@@ -11,7 +11,7 @@ func (s *Server) registerQuoteRoutes() {
 			pStr("q", 256, "Card id, TCGplayer product id (the partner product id), cardmarket:<idProduct> or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), "+
 				"the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): "+
 				"understood in the answer says how it was read; grade and finish, when given, win. Required."),
-			pStr("grade", 32, "raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint."),
+			pStr("grade", 32, gradeDoc+" Empty quotes ungraded: PSA 10 (slab:10) first, then Raw, near mint; grade_basis says why the quote is of its grade."),
 			finishParam(),
 			gameParam(),
 		},
@@ -43,5 +43,6 @@ func handleQuote(r *request) (any, error) {
 	}
 	return quotePayload{Query: q, Quote: res[0],
 		Rule: "one printing (finish, or the printing q names, else the card's base printing); per grade: midprice (the printing's fmv) when usable (status ok or thin: estimator confidence high or medium, or low), " +
-			"else the last verified sale of the printing, else its cheapest ask; ungraded tries slab:10, then raw:near_mint (or the grade q names)"}, nil
+			"else the last verified sale of the printing, else its cheapest ask; ungraded tries PSA 10 (slab:10), the top grade, then Raw, near mint (or the grade q names): grade_basis says which and why; " +
+			"without game, words no card of the default game matches are tried in the other games (message says where)"}, nil
 }

@@ -52,7 +52,7 @@ func PriceAt(r snapshots.Reader, source string, c *snapshots.Card, finish int, g
 		}
 		p, ok := snapshots.PointAt(snapshots.SeriesOf(series, g), day)
 		if !ok || p.FMVCents == 0 || p.Confidence == estimate.ConfidenceNone || day-p.Day > maxAgeDays {
-			return SourcePrice{Note: "no fmv of " + g.String() + " of this printing in force on " + day.String()}, nil
+			return SourcePrice{Note: "no fmv of " + g.Name() + " of this printing in force on " + day.String()}, nil
 		}
 		e := snapshots.Estimate{Grade: g, FMVCents: p.FMVCents, TVWAPCents: p.TVWAPCents, MedianCents: p.MedianCents,
 			SampleSize: p.Sample, LastSaleDay: p.Day, Confidence: p.Confidence, Flags: p.Flags}

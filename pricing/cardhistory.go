@@ -279,6 +279,7 @@ type PriceHistory struct {
 	RequestedCardID string     `json:"requested_card_id"`
 	Language        string     `json:"language"`
 	Grade           string     `json:"grade"`
+	GradeName       string     `json:"grade_name"`
 	Finish          *string    `json:"finish"`
 	BaseFinish      bool       `json:"base_finish"`
 	Method          string     `json:"method"`
@@ -326,7 +327,7 @@ func NewPriceHistory(requested, target *snapshots.Card, h PrintingHistory, q Pri
 		grades = append(grades, x.Grade.String())
 	}
 	return PriceHistory{
-		CardID: target.ID, RequestedCardID: requested.ID, Language: target.Language, Grade: q.Grade.String(),
+		CardID: target.ID, RequestedCardID: requested.ID, Language: target.Language, Grade: q.Grade.String(), GradeName: q.Grade.Name(),
 		Finish: jsontext.StrOrNil(PrintingName(target, h.Printing)), BaseFinish: h.Printing == snapshots.BasePrinting(target),
 		Method: q.Method, Interval: q.Interval, From: fromDate(q.From, q.FromSet),
 		To: q.To.String(), Total: total, Offset: q.Offset, Limit: q.Limit, Items: append([]PointRow{}, pts[begin:end]...), AvailableGrades: grades,

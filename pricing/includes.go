@@ -17,6 +17,7 @@ import (
 // GradeRow is one grade of a card's printing as the includes show it.
 type GradeRow struct {
 	Grade      string   `json:"grade"`
+	GradeName  string   `json:"grade_name"`
 	Sales      int      `json:"sales"`
 	FMVUSD     *float64 `json:"fmv_usd"`
 	TVWAPUSD   *float64 `json:"tvwap_usd"`
@@ -29,19 +30,20 @@ type GradeRow struct {
 // HistorySeries is the price_history and tvwap_history include: one grade's
 // daily points by one method.
 type HistorySeries struct {
-	Grade  string     `json:"grade"`
-	Finish *string    `json:"finish"`
-	Method string     `json:"method"`
-	From   string     `json:"from"`
-	To     string     `json:"to"`
-	Points []PointRow `json:"points"`
+	Grade     string     `json:"grade"`
+	GradeName string     `json:"grade_name"`
+	Finish    *string    `json:"finish"`
+	Method    string     `json:"method"`
+	From      string     `json:"from"`
+	To        string     `json:"to"`
+	Points    []PointRow `json:"points"`
 }
 
 // NewHistorySeries is the raw near-mint series raw of printing finish of c
 // (BaseRead: the base printing) from start to asOf, one point a day, priced
 // by method.
 func NewHistorySeries(c *snapshots.Card, finish int, raw *snapshots.PriceSeries, start, asOf snapshots.Day, method string) *HistorySeries {
-	return &HistorySeries{Grade: snapshots.RawNearMint.String(), Finish: jsontext.StrOrNil(PrintingName(c, PrintingIndex(c, finish))), Method: method,
+	return &HistorySeries{Grade: snapshots.RawNearMint.String(), GradeName: snapshots.RawNearMint.Name(), Finish: jsontext.StrOrNil(PrintingName(c, PrintingIndex(c, finish))), Method: method,
 		From: start.String(), To: asOf.String(), Points: PointRows(Points(raw, start, asOf, true, IntervalDay), method)}
 }
 
@@ -57,7 +59,7 @@ func TVWAPSlots(series []snapshots.PriceSeries, asOf snapshots.Day) *SlotsInclud
 	slots := []GradeRow{}
 	for _, s := range series {
 		if p, ok := snapshots.PointAt(&s, asOf); ok {
-			slots = append(slots, GradeRow{Grade: s.Grade.String(), Sales: int(p.Sales), TVWAPUSD: snapshots.USDOrNil(p.TVWAPCents), FMVUSD: snapshots.USDOrNil(p.FMVCents), LastSale: jsontext.StrOrNil(p.Day.String())})
+			slots = append(slots, GradeRow{Grade: s.Grade.String(), GradeName: s.Grade.Name(), Sales: int(p.Sales), TVWAPUSD: snapshots.USDOrNil(p.TVWAPCents), FMVUSD: snapshots.USDOrNil(p.FMVCents), LastSale: jsontext.StrOrNil(p.Day.String())})
 		}
 	}
 	return &SlotsInclude{Basis: "latest trailing-7-day tvwap per grade", Slots: slots}
@@ -76,7 +78,7 @@ func GradeMomentum(series []snapshots.PriceSeries, cum []snapshots.CumSeries, as
 	for _, s := range series {
 		now, ok1 := snapshots.FMVAt(&s, asOf)
 		then, ok2 := snapshots.FMVAt(&s, asOf-30)
-		row := GradeRow{Grade: s.Grade.String(), FMVUSD: snapshots.USDOrNil(now)}
+		row := GradeRow{Grade: s.Grade.String(), GradeName: s.Grade.Name(), FMVUSD: snapshots.USDOrNil(now)}
 		g := s.Grade
 		row.Sales, _ = snapshots.SumWindow(cum, func(x snapshots.Grade) bool { return x == g }, asOf-29, asOf)
 		if ok1 && ok2 && then > 0 {
@@ -119,7 +121,7 @@ func GradeBreakdown(series []snapshots.PriceSeries, cum []snapshots.CumSeries, a
 	rows := []GradeRow{}
 	for _, cs := range cum {
 		n, _ := snapshots.SumWindow([]snapshots.CumSeries{cs}, nil, 1, asOf)
-		row := GradeRow{Grade: cs.Grade.String(), Sales: n}
+		row := GradeRow{Grade: cs.Grade.String(), GradeName: cs.Grade.Name(), Sales: n}
 		if len(cs.Points) > 0 {
 			row.LastSale = jsontext.StrOrNil(cs.Points[len(cs.Points)-1].Day.String())
 		}

@@ -18,6 +18,7 @@ type ListingRow struct {
 	SetID              string   `json:"set_id"`
 	Platform           string   `json:"platform"`
 	Grade              string   `json:"grade"`
+	GradeName          string   `json:"grade_name"`
 	Finish             *string  `json:"finish"`
 	AskUSD             float64  `json:"ask_usd"`
 	ShippingUSD        float64  `json:"shipping_usd"`
@@ -98,7 +99,7 @@ func ShopListings(r snapshots.Reader, q ListingsRequest) (ListingPage, error) {
 		matches = nil
 	}
 	for _, l := range matches {
-		row := ListingRow{ListingID: l.ID, CardID: l.CardID, Platform: l.Platform, Grade: l.Grade, Finish: jsontext.StrOrNil(l.Finish),
+		row := ListingRow{ListingID: l.ID, CardID: l.CardID, Platform: l.Platform, Grade: l.Grade, GradeName: snapshots.GradeNameOf(l.Grade), Finish: jsontext.StrOrNil(l.Finish),
 			AskUSD: snapshots.USD(l.AskCents), ShippingUSD: snapshots.USD(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity,
 			DealScore: snapshots.Round2(l.DealScore), PlatformFreshnessH: l.PlatformFreshnessH}
 		if c, err := r.Card(q.Game, l.CardID); err == nil {

@@ -245,7 +245,7 @@ type Price struct {
 // the last verified sale, else the cheapest ask. ok is false when the grade
 // has none of them.
 func (m Market) Pick() (p Price, ok bool) {
-	g := m.Grade.String()
+	g := m.Grade.Name()
 	switch {
 	case m.Usable():
 		p = Price{Grade: m.Grade, Label: LabelMidprice, Cents: m.MidCents, Day: m.MidDay, Origin: m.MidOrigin}

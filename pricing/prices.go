@@ -129,6 +129,7 @@ type Prices struct {
 	Source     string            `json:"source"`
 	Sources    []string          `json:"sources"`
 	Grade      string            `json:"grade"`
+	GradeName  string            `json:"grade_name"`
 	Game       string            `json:"game"`
 	AsOf       string            `json:"as_of"`
 	Items      []PriceItem       `json:"items"`
@@ -144,7 +145,7 @@ type Prices struct {
 // reported with a message).
 func CurrentPrices(v *live.View, q PricesRequest) (*Prices, error) {
 	sources := q.Sources()
-	out := &Prices{Source: q.Source, Sources: sources, Grade: q.Grade.String(), Game: q.Game, AsOf: v.AsOf.String(),
+	out := &Prices{Source: q.Source, Sources: sources, Grade: q.Grade.String(), GradeName: q.Grade.Name(), Game: q.Game, AsOf: v.AsOf.String(),
 		Items: make([]PriceItem, 0, len(q.IDs)), Basis: map[string]string{}, SnapshotID: v.ID()}
 	for _, s := range sources {
 		out.Basis[s] = SourceBasis[s]

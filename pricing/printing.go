@@ -156,7 +156,7 @@ func Shown(e snapshots.Estimate) (cents int64, note string) {
 
 // NoteNone says why an estimate at confidence none shows no value.
 func NoteNone(e snapshots.Estimate) string {
-	g := e.Grade.String()
+	g := e.Grade.Name()
 	if e.LastSaleDay == snapshots.NoDay || e.LastSaleDay == 0 {
 		return fmt.Sprintf("no value: no accepted verified %s sale of this printing (confidence none; see /api/v3/methodology)", g)
 	}

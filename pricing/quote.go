@@ -61,6 +61,10 @@ type QuoteResult struct {
 	SetName    string
 	Grade      string   // the grade quoted (or the last tried when none priced)
 	Tried      []string // grades tried, in order
+	// GradeBasis says why the quote is of its grade: asked for, said in
+	// the reference's words, or tried first because no grade was given
+	// (UngradedGradeBasis).
+	GradeBasis string
 	// Finish is the printing quoted (an index into the card's variants; -1
 	// when the finish asked for is not one of the card's printings).
 	Finish      int
@@ -86,6 +90,8 @@ type quoteJSON struct {
 	Number     string   `json:"number"`
 	Language   string   `json:"language"`
 	Grade      string   `json:"grade"`
+	GradeName  string   `json:"grade_name"`
+	GradeBasis string   `json:"grade_basis"`
 	Finish     *string  `json:"finish"`
 	BaseFinish bool     `json:"base_finish"`
 	Label      *string  `json:"label"`
@@ -129,8 +135,8 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 	c := q.Card
 	j := quoteJSON{
 		Ref: q.Ref, Status: q.Status, ResolvedBy: q.ResolvedBy, Game: c.Game, CardID: c.ID, Name: c.Name, SetID: c.SetID,
-		SetName: q.SetName, Number: c.Number, Language: c.Language, Grade: q.Grade, Midprice: q.Mid, Tried: q.Tried, Message: q.Message,
-		Understood: q.Understood, MarketIDs: snapshots.MarketLinks(c),
+		SetName: q.SetName, Number: c.Number, Language: c.Language, Grade: q.Grade, GradeName: snapshots.GradeNameOf(q.Grade),
+		GradeBasis: q.GradeBasis, Midprice: q.Mid, Tried: q.Tried, Message: q.Message, Understood: q.Understood, MarketIDs: snapshots.MarketLinks(c),
 	}
 	if q.Finish >= 0 {
 		j.Finish, j.BaseFinish = strOrNil(PrintingName(c, q.Finish)), q.Finish == snapshots.BasePrinting(c)
@@ -142,7 +148,7 @@ func (q QuoteResult) MarshalJSON() ([]byte, error) {
 		j.Label, j.PriceUSD, j.PriceDate, j.PriceBasis = &label, &usd, &day, p.Basis
 		j.Source, j.Synthetic = &p.Origin.Source, p.Origin.Synthetic
 	} else {
-		j.PriceBasis = "no price: no usable midprice, verified sale or current ask for " + strings.Join(q.Tried, " or ")
+		j.PriceBasis = "no price: no usable midprice, verified sale or current ask for " + strings.Join(gradeNames(q.Tried), " or ")
 		if j.Finish != nil {
 			j.PriceBasis += " in printing " + *j.Finish
 		}
@@ -208,10 +214,14 @@ func QuoteResolutions(ctx context.Context, src *live.View, rs []resolve.Resoluti
 		// and the printing when the call does not: "PSA 10 ... 1st
 		// edition". A printing the card has not is left out, and said.
 		gs, f, note := grades, finish, ""
+		basis := GradeAsked
+		if strings.TrimSpace(grade) == "" {
+			basis = GradeUngraded
+		}
 		if u := r.Understood; u != nil {
 			if strings.TrimSpace(grade) == "" && u.Grade != "" {
 				if g, err := snapshots.ParseGrade(u.Grade); err == nil {
-					gs = []snapshots.Grade{g}
+					gs, basis = []snapshots.Grade{g}, GradeSaid
 				}
 			}
 			if strings.TrimSpace(finish) == "" && u.Finish != "" {
@@ -225,6 +235,7 @@ func QuoteResolutions(ctx context.Context, src *live.View, rs []resolve.Resoluti
 		k := key{r.Card, gradesKey(gs), f}
 		if q, ok := done[k]; ok {
 			q.Ref, q.ResolvedBy, q.Understood = r.Ref, r.ResolvedBy, r.Understood
+			q.GradeBasis = GradeBasisOf(basis, q, r.Understood)
 			out[i] = q
 			continue
 		}
@@ -236,13 +247,62 @@ func QuoteResolutions(ctx context.Context, src *live.View, rs []resolve.Resoluti
 			return nil, err
 		}
 		q.Ref, q.ResolvedBy, q.Understood = r.Ref, r.ResolvedBy, r.Understood
+		q.GradeBasis = GradeBasisOf(basis, q, r.Understood)
 		if note != "" && q.Message == "" {
 			q.Message = note
+		}
+		if r.Message != "" { // how it was found (another game's card: resolve.Resolve)
+			q.Message = strings.TrimPrefix(r.Message+"; "+q.Message, "; ")
+			q.Message = strings.TrimSuffix(q.Message, "; ")
 		}
 		done[k] = q
 		out[i] = q
 	}
 	return out, nil
+}
+
+// How a quote's grade was chosen (GradeBasisOf).
+const (
+	GradeAsked    = "asked"    // the call's grade
+	GradeSaid     = "said"     // the reference's own words ("PSA 10 ...")
+	GradeUngraded = "ungraded" // no grade: UngradedOrder
+)
+
+// GradeBasisOf says why quote q is of its grade, chosen by how (GradeAsked,
+// GradeSaid or GradeUngraded; u: the reference's words, when read).
+func GradeBasisOf(how string, q QuoteResult, u *resolve.Understood) string {
+	name := snapshots.GradeNameOf(q.Grade)
+	switch how {
+	case GradeAsked:
+		return name + ": the grade asked for"
+	case GradeSaid:
+		said := ""
+		if u != nil && u.GradeSaid != "" {
+			said = " (\"" + u.GradeSaid + "\")"
+		}
+		return name + ": the grade the words said" + said
+	}
+	top, raw := UngradedOrder[0].Name(), UngradedOrder[len(UngradedOrder)-1].Name()
+	basis := "no grade was given, so the quote answers at the top grade first, " + top + " (the top grade of the top grader: the price a card's best copies sell at, " +
+		"the grade collectors compare cards by), then " + raw + "; "
+	switch {
+	case q.Price == nil:
+		basis += "neither had a price"
+	case q.Grade == UngradedOrder[0].String():
+		basis += top + " had a price"
+	default:
+		basis += top + " had none, so " + name + " is quoted"
+	}
+	return basis + ". Add a grade (grade=raw, grade=psa9, or say it: \"raw charizard\") to quote another"
+}
+
+// gradeNames are the names of grade codes (snapshots.GradeNameOf).
+func gradeNames(codes []string) []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = snapshots.GradeNameOf(c)
+	}
+	return out
 }
 
 func gradesKey(gs []snapshots.Grade) string {

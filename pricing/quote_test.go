@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/cardedge/cardedge/apperr"
@@ -96,13 +97,74 @@ func TestQuote(t *testing.T) {
 	}
 
 	for _, bad := range []pricing.QuoteRequest{
-		{Refs: []string{"en:base1-4"}, Grade: "psa:10"},
+		{Refs: []string{"en:base1-4"}, Grade: "psa:11"},
 		{Refs: []string{"en:base1-4"}, Game: "magic"},
 		{},
 	} {
 		if _, err := pricing.Quote(ctx, src, bad); apperr.ErrorCode(err) != apperr.EINVALID {
 			t.Errorf("%+v: %v, want EINVALID", bad, err)
 		}
+	}
+}
+
+// TestQuote_GradeBasis: every resolved quote says why it is of its grade:
+// asked for, said in the words, or the top grade tried first because none
+// was given (and then whether it had a price); grades read as people read
+// them (the usual spellings in, names out).
+func TestQuote_GradeBasis(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		req       pricing.QuoteRequest
+		grade     string
+		name      string
+		basisHave []string
+	}{
+		{pricing.QuoteRequest{Refs: []string{"en:base1-4"}}, "slab:10", "PSA 10",
+			[]string{"no grade was given, so the quote answers at the top grade first, PSA 10", "then Raw, near mint", "PSA 10 had a price", "grade=raw"}},
+		{pricing.QuoteRequest{Refs: []string{"en:base1-4"}, Grade: "psa10"}, "slab:10", "PSA 10", []string{"PSA 10: the grade asked for"}},
+		{pricing.QuoteRequest{Refs: []string{"en:base1-4"}, Grade: "BGS 9.5"}, "bgs:9.5", "BGS 9.5", []string{"BGS 9.5: the grade asked for"}},
+		{pricing.QuoteRequest{Refs: []string{"en:base1-4"}, Grade: "nm"}, "raw:near_mint", "Raw, near mint", []string{"Raw, near mint: the grade asked for"}},
+		{pricing.QuoteRequest{Refs: []string{"psa 10 charizard base"}}, "slab:10", "PSA 10", []string{`PSA 10: the grade the words said ("psa 10")`}},
+	}
+	for _, tc := range cases {
+		qs, err := pricing.Quote(ctx, src, tc.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(qs[0])
+		var out map[string]any
+		json.Unmarshal(b, &out)
+		if out["grade"] != tc.grade || out["grade_name"] != tc.name {
+			t.Errorf("%+v: grade %v %v, want %s %s", tc.req, out["grade"], out["grade_name"], tc.grade, tc.name)
+		}
+		basis, _ := out["grade_basis"].(string)
+		for _, want := range tc.basisHave {
+			if !strings.Contains(basis, want) {
+				t.Errorf("%+v: grade_basis %q does not say %q", tc.req, basis, want)
+			}
+		}
+	}
+	// A card whose top grade has no price: the basis says the raw grade was
+	// quoted instead.
+	q := pricing.QuoteResult{Grade: "raw:near_mint", Price: &pricing.Price{}}
+	if got := pricing.GradeBasisOf(pricing.GradeUngraded, q, nil); !strings.Contains(got, "PSA 10 had none, so Raw, near mint is quoted") {
+		t.Errorf("fallback basis: %q", got)
+	}
+}
+
+// TestQuote_OtherGames: a quote without a game whose words match no card of
+// the default game is answered from another game's cards, and says so.
+func TestQuote_OtherGames(t *testing.T) {
+	c, err := src.Reader.Card("onepiece", "en:OP01-001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := pricing.Quote(context.Background(), src, pricing.QuoteRequest{Refs: []string{c.Name + " op01"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs[0].Status == resolve.NotFound || !strings.Contains(qs[0].Message, "game=onepiece") {
+		t.Errorf("%s: %s (%s)", qs[0].Ref, qs[0].Status, qs[0].Message)
 	}
 }
 

@@ -16,6 +16,7 @@ type SaleRow struct {
 	OnChain            bool    `json:"on_chain"`
 	TradeType          string  `json:"trade_type"`
 	Grade              string  `json:"grade"`
+	GradeName          string  `json:"grade_name"`
 	Finish             *string `json:"finish"`
 	IdentityConfidence string  `json:"identity_confidence"`
 	QualityFlagged     bool    `json:"quality_flagged"`
@@ -31,7 +32,7 @@ func NewSaleRow(c *snapshots.Card, s snapshots.Sale) SaleRow {
 	r := SaleRow{
 		SaleID: SaleID(s.ID), SaleDate: s.Day.String(), PriceUSD: snapshots.USD(s.PriceCents),
 		Marketplace: s.Marketplace.String(), OnChain: s.Marketplace.OnChain(), TradeType: s.TradeType.String(),
-		Grade: s.Grade.String(), IdentityConfidence: s.Confidence.String(),
+		Grade: s.Grade.String(), GradeName: s.Grade.Name(), IdentityConfidence: s.Confidence.String(),
 		QualityFlagged: s.Flags&snapshots.SaleFlagged != 0, PriceFeed: s.Flags&snapshots.SalePriceFeed != 0,
 		Outlier: s.Flags&snapshots.SaleOutlier != 0,
 	}

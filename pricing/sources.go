@@ -138,7 +138,7 @@ func Own(r snapshots.Reader, c *snapshots.Card, finish int, g snapshots.Grade, a
 		return SourcePrice{}, err
 	}
 	if !ok {
-		return SourcePrice{Estimate: &e, Note: "no fmv: no verified " + g.String() + " sale of this printing yet"}, nil
+		return SourcePrice{Estimate: &e, Note: "no fmv: no verified " + g.Name() + " sale of this printing yet"}, nil
 	}
 	cents, note := Shown(e)
 	if cents == 0 {
@@ -164,7 +164,7 @@ func Partner(sales []snapshots.Sale, g snapshots.Grade, f Finish, asOf snapshots
 			return SourcePrice{Cents: s.PriceCents, Day: s.Day, Stale: int(asOf-s.Day) > snapshots.StaleAfterDays}
 		}
 	}
-	return SourcePrice{Note: "no partner price-feed row for " + g.String() + " of this printing (the feed covers raw:near_mint of cards listed on the partner marketplace)"}
+	return SourcePrice{Note: "no partner price-feed row for " + g.Name() + " of this printing (the feed covers Raw, near mint of cards listed on the partner marketplace)"}
 }
 
 // Observed is the latest verified sale of grade g in the printing f selects
@@ -176,7 +176,7 @@ func Observed(sales []snapshots.Sale, g snapshots.Grade, f Finish, asOf snapshot
 			return SourcePrice{Cents: s.PriceCents, Day: s.Day, Sale: s}
 		}
 	}
-	return SourcePrice{Note: "no verified " + g.String() + " sale of this printing"}
+	return SourcePrice{Note: "no verified " + g.Name() + " sale of this printing"}
 }
 
 // FMV is card c's fmv in grade g of its base printing as of asOf (Own; 0

@@ -168,8 +168,16 @@ func Resolve(ctx context.Context, src *live.View, game string, explicit bool, re
 		hits = sr.Hits
 	}
 	if len(hits) == 0 {
+		if !explicit {
+			if other, ok, err := otherGames(ctx, src, game, ref); err != nil || ok {
+				return other, err
+			}
+		}
 		res.Status = NotFound
 		res.Message = "no card of " + game + " matches this reference; try a card id (" + exampleID(r, game) + "), a partner product id, or fewer words"
+		if games := r.Manifest().Games; !explicit && len(games) > 1 {
+			res.Message += " (no other game's card matches either: " + strings.Join(games, ", ") + ")"
+		}
 		return res, nil
 	}
 	if len(hits) == 1 || hits[0].Score >= DominanceRatio*hits[1].Score {
@@ -189,6 +197,33 @@ func Resolve(ctx context.Context, src *live.View, game string, explicit bool, re
 		res.Candidates = append(res.Candidates, cand)
 	}
 	return res, nil
+}
+
+// otherGames resolves a free-text reference that no card of game matches in
+// the snapshot's other games, in order: the first game where it resolves or
+// is ambiguous answers (ok), its message saying so and naming the game
+// parameter that searches it first ("luffy op01" without a game finds One
+// Piece's cards while Pokemon is the default).
+func otherGames(ctx context.Context, src *live.View, game, ref string) (Resolution, bool, error) {
+	for _, g := range src.Reader.Manifest().Games {
+		if g == game {
+			continue
+		}
+		res, err := Resolve(ctx, src, g, true, ref)
+		if err != nil {
+			return res, false, err
+		}
+		if res.Status == NotFound {
+			continue
+		}
+		found := "no card of " + game + " (the default game) matches this reference; found in " + g + " instead (add game=" + g + " to search it first)"
+		if res.Message != "" {
+			found += "; " + res.Message
+		}
+		res.Message = found
+		return res, true, nil
+	}
+	return Resolution{}, false, nil
 }
 
 func resolved(res Resolution, c *snapshots.Card, by string) Resolution {

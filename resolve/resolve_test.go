@@ -180,3 +180,39 @@ func TestColumns_Resolve(t *testing.T) {
 var src *live.View
 
 func TestMain(m *testing.M) { os.Exit(snapshotstest.RunView(m, &src, live.NewView)) }
+
+// TestResolve_OtherGames: free text no card of the default game matches is
+// tried in the snapshot's other games when the game was not given, and the
+// answer says where it was found and the parameter that searches it first;
+// with the game given, it is not found.
+func TestResolve_OtherGames(t *testing.T) {
+	ctx := context.Background()
+	c, err := src.Reader.Card("onepiece", "en:OP01-001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := c.Name + " op01"
+	r, err := resolve.Resolve(ctx, src, "pokemon", false, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status == resolve.NotFound || !strings.Contains(r.Message, "found in onepiece instead (add game=onepiece") {
+		t.Fatalf("%q in pokemon, no game given: %s (%s)", ref, r.Status, r.Message)
+	}
+	if r.Status == resolve.Resolved && r.Card.Game != "onepiece" {
+		t.Errorf("resolved to %s", r.Card.ID)
+	}
+	for _, cand := range r.Candidates {
+		if cand.Game != "onepiece" {
+			t.Errorf("candidate %s", cand.CardID)
+		}
+	}
+	r, err = resolve.Resolve(ctx, src, "pokemon", true, ref)
+	if err != nil || r.Status != resolve.NotFound || strings.Contains(r.Message, "onepiece") {
+		t.Errorf("%q with game=pokemon: %s (%s) %v", ref, r.Status, r.Message, err)
+	}
+	r, err = resolve.Resolve(ctx, src, "pokemon", false, "zzqx wvvv")
+	if err != nil || r.Status != resolve.NotFound || !strings.Contains(r.Message, "no other game's card matches either") {
+		t.Errorf("nothing anywhere: %s (%s) %v", r.Status, r.Message, err)
+	}
+}

@@ -16,15 +16,19 @@ import (
 // can say what it understood.
 type Understood struct {
 	// Query is the words the index searched for the card.
-	Query  string `json:"query"`
-	Grade  string `json:"grade,omitempty"`  // API form: "PSA 10" is slab:10
-	Finish string `json:"finish,omitempty"` // printing parts: 1st-edition, shadowless, reverse, unlimited
-	Art    string `json:"art,omitempty"`    // alternate-art, full-art, special-illustration-rare ...
+	Query string `json:"query"`
+	Grade string `json:"grade,omitempty"` // API form: "PSA 10" is slab:10
+	// GradeName is Grade as people read it (snapshots.Grade.Name), and
+	// GradeSaid the words it was read from ("psa10").
+	GradeName string `json:"grade_name,omitempty"`
+	GradeSaid string `json:"-"`
+	Finish    string `json:"finish,omitempty"` // printing parts: 1st-edition, shadowless, reverse, unlimited
+	Art       string `json:"art,omitempty"`    // alternate-art, full-art, special-illustration-rare ...
 	// SetIDs are the sets whose name was said (their language editions),
 	// SetName that name.
 	SetIDs  []string `json:"set_ids,omitempty"`
 	SetName string   `json:"set_name,omitempty"`
-	// Said lists each phrase and how it was read ("psa 10: grade slab:10").
+	// Said lists each phrase and how it was read ("psa 10: grade PSA 10").
 	Said []string `json:"said"`
 }
 
@@ -48,8 +52,8 @@ func Read(r snapshots.Reader, game, ref string) (*Understood, snapshots.Words) {
 	}
 	u := &Understood{Query: w.Text, Said: []string{}}
 	if w.HasGrade {
-		u.Grade = w.Grade.String()
-		u.Said = append(u.Said, w.GradeSaid+": grade "+u.Grade)
+		u.Grade, u.GradeName, u.GradeSaid = w.Grade.String(), w.Grade.Name(), w.GradeSaid
+		u.Said = append(u.Said, w.GradeSaid+": grade "+u.GradeName)
 	}
 	if w.Printing != "" {
 		u.Finish = w.Printing

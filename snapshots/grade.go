@@ -135,6 +135,16 @@ var labelWords = map[string]bool{
 	"fair": true, "pr": true, "poor": true, "grade": true,
 }
 
+// ReadGrader reads a grader as people write it, any case: its API name
+// (slab, bgs, cgc) or its collectors' name (PSA, Beckett). It returns its
+// index in Graders, or -1.
+func ReadGrader(s string) int { return graderIndex(normalizeGradeText(s)) }
+
+// ReadCondition reads a raw condition as people write it, any case: its API
+// name (near_mint), its name (near mint, near-mint) or an abbreviation (NM,
+// LP, MP, HP, DMG). It returns its index in Conditions, or -1.
+func ReadCondition(s string) int { return conditionOf(normalizeGradeText(s)) }
+
 // graderIndex is GraderIndex, with collectors' names.
 func graderIndex(name string) int {
 	if a, ok := collectorGraders[name]; ok {
