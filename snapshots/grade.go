@@ -111,7 +111,7 @@ var conditionAliases = map[string]struct {
 	"played": {"moderately_played", false}, "good": {"moderately_played", false},
 	"hp": {"heavily_played", true}, "heavily played": {"heavily_played", true}, "heavily_played": {"heavily_played", true},
 	"poor": {"heavily_played", false},
-	"dmg": {"damaged", true}, "damaged": {"damaged", true},
+	"dmg":  {"damaged", true}, "damaged": {"damaged", true},
 }
 
 // collectorGraders maps the names collectors give graders to their names in
