@@ -368,7 +368,7 @@ func TestMethodology_JSON(t *testing.T) {
 		t.Errorf("Names = %v", got)
 	}
 	text := string(b)
-	for _, want := range []string{"at most 15 % per sale", "more than 4 spreads", "at least 5 verified sales", "fewer than 5 sales in the value's sample", "a thin value is never high confidence"} {
+	for _, want := range []string{"at most 15 % per sale", "more than 4 spreads", "at least 5 verified sales", "fewer than 5 sales in the value's sample", "a thin value is never high confidence", "Confidence and flags read the same counts"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the methodology's texts do not say %q", want)
 		}

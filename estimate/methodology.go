@@ -30,8 +30,11 @@ type Methodology struct {
 	OutlierDays int               `json:"outlier_flag_days"` // outlier_excluded looks back this many days
 	StaleDays   int               `json:"stale_days"`        // stale: no accepted sale in this many days
 	Flags       []FlagInfo        `json:"flags"`
-	Liquidity   LiquidityRule     `json:"liquidity"`
-	Composite   CompositeRule     `json:"composite"`
+	// ConfidenceRule says the one rule of confidence and the flags in
+	// words (Judge): the text the pages show where they show them.
+	ConfidenceRule string        `json:"confidence_rule"`
+	Liquidity      LiquidityRule `json:"liquidity"`
+	Composite      CompositeRule `json:"composite"`
 	// VolumeBaselineDays: volume_pct compares a window's volume with the
 	// window before it of the same length, or for windows shorter than
 	// this many days with the this many days before the window, scaled to
@@ -265,6 +268,19 @@ func describe(m Methodology) Methodology {
 	src.Observed = "the printings and grades no source covers are priced by the rules above from verified sales (the observed source: a collector's sold-listing exports, cardedge's own feeds)"
 	src.Synthetic = "the offline default snapshot's market is synthesized (its manifest's market_source is synthetic): every price, sale and listing says synthetic: true; " +
 		"a build from sources with --synthetic-fill synthesizes the cards no source has, flagged row by row"
+	levels := make([]string, 0, len(m.Confidence))
+	for _, l := range m.Confidence {
+		x := fmt.Sprintf("%s with at least %d accepted verified %s in %d days", l.Level, l.MinSample, salesWord(l.MinSample), m.SampleDays)
+		if l.MinSources > 1 {
+			x += fmt.Sprintf(" from %d or more marketplaces", l.MinSources)
+		}
+		levels = append(levels, x+fmt.Sprintf(" and the last within %d days", l.MaxAgeDays))
+	}
+	m.ConfidenceRule = fmt.Sprintf("Confidence and flags read the same counts. Confidence: %s; none otherwise (no value is shown). "+
+		"Thin: fewer than %d sales in that sample (for a mover, in its sample), so a thin value is never high confidence. "+
+		"Stale: no sale in %d days (confidence none). Outlier excluded: a sale of the last %d days was set aside. "+
+		"Solo: moved %s %% in %d days while the other printings and grades did not.",
+		strings.Join(levels, "; "), m.Thin.Sales, m.StaleDays, m.OutlierDays, g(m.Solo.MovePct), m.Solo.Days)
 	m.BasePrinting.Rule = "the printing a card is priced in when none is asked: the first of its variants made only of standard parts (" +
 		strings.Join(m.BasePrinting.StandardParts, ", ") + "); else the variant with the fewest other parts (reverse counts as one), " +
 		"first in catalog order; a card without known variants has one printing"
@@ -314,6 +330,13 @@ func (m *Methodology) SourceConfidence(ageDays int) (Confidence, Flags) {
 // more sales than the rule (Liquidity.MinSales).
 func (m *Methodology) LiquidFeed(minSales int, priceCents, minPriceCents int64) bool {
 	return minSales <= m.Liquidity.MinSales && priceCents >= minPriceCents
+}
+
+func salesWord(n int) string {
+	if n == 1 {
+		return "sale"
+	}
+	return "sales"
 }
 
 // Confidence is how far a value can be trusted. Stored: append only.

@@ -317,7 +317,7 @@ type cardPageData struct {
 	Ranges      []option
 	HasChoice   bool
 	Printing    string // the printing shown ("" for a card without variants)
-	Grade       string
+	Grade       string       // the grade shown, by name (PSA 10); links and forms carry codes
 	Market      estimateView // raw near mint of the printing
 	Source      string       // where Market's price comes from (pricing.Origin), in words
 	Summary     printingView
@@ -331,6 +331,9 @@ type cardPageData struct {
 	Window      string
 	RangeText   string
 	Methodology string
+	// Rule says how confidence and the flags are decided, where they are
+	// shown (estimate.Default.ConfidenceRule).
+	Rule string
 }
 
 // Ranges of the price history, in days (0: the whole history window).
@@ -366,12 +369,12 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	grade, err := snapshots.ReadGradeOr(q.Get("grade"), snapshots.RawNearMint)
 	if err != nil {
 		grade = snapshots.RawNearMint
-		formErrs = append(formErrs, "“"+q.Get("grade")+"” is not a grade (raw:near_mint, slab:10, bgs:9.5…): showing raw:near_mint.")
+		formErrs = append(formErrs, "“"+q.Get("grade")+"” is not a grade (PSA 10, BGS 9.5, raw, NM…): showing "+grade.Name()+".")
 	}
 	game := gameParamOf(m.game, m.View)
 	d := cardPageData{Card: c, Game: game, SetHref: setHref(game, c.SetID), SetName: c.SetID, Printing: pricing.PrintingName(c, finish),
-		Grade: grade.String(), Window: m.windowText(), HasChoice: len(c.Variants) > 1,
-		Methodology: "/api/v3/methodology"}
+		Grade: grade.Name(), Window: m.windowText(), HasChoice: len(c.Variants) > 1,
+		Methodology: "/api/v3/methodology", Rule: estimate.Default.ConfidenceRule}
 	if s, err := m.Reader.Set(c.Game, c.SetID); err == nil {
 		d.SetName = s.Name
 	}
@@ -417,10 +420,10 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		ev.GradeHref = cardHref(game, c.ID, d.Printing, e.Grade.String()) + "#history"
 		hasGrade = hasGrade || ev.Selected
 		d.Ladder = append(d.Ladder, ev)
-		d.Grades = append(d.Grades, option{Value: e.Grade.String(), Label: e.Grade.String(), Selected: e.Grade == grade})
+		d.Grades = append(d.Grades, option{Value: e.Grade.String(), Label: e.Grade.Name(), Selected: e.Grade == grade})
 	}
 	if !hasGrade {
-		d.Grades = append([]option{{Value: grade.String(), Label: grade.String() + " (no sales)", Selected: true}}, d.Grades...)
+		d.Grades = append([]option{{Value: grade.String(), Label: grade.Name() + " (no sales)", Selected: true}}, d.Grades...)
 	}
 
 	// The price history of the printing and grade: a point per change in
@@ -450,7 +453,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	// Today's value of the grade, or why none is shown (confidence none): the
 	// line then ends at its last change instead of holding it to today.
 	_, noneNote := pricing.Shown(hist.Estimate)
-	empty := "No " + grade.String() + " price of this printing in this range."
+	empty := "No " + grade.Name() + " price of this printing in this range."
 	var line []DayValue
 	if fromSet && (noneNote == "" || len(pts) > 0) {
 		if p, ok := snapshots.PointAt(hist.Grade, from-1); ok { // the price in force when the range starts
@@ -471,8 +474,8 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		}
 	}
 	d.RangeText = start.String() + " to " + m.AsOf.String()
-	title := "Price history of " + c.Name + ", " + printingWords(d.Printing) + grade.String() + ", " + d.RangeText
-	d.Chart = newLineChart("history", title, "The "+grade.String()+" fmv", start, m.AsOf, line, true, noneNote == "", empty)
+	title := "Price history of " + c.Name + ", " + printingWords(d.Printing) + grade.Name() + ", " + d.RangeText
+	d.Chart = newLineChart("history", title, "The "+grade.Name()+" fmv", start, m.AsOf, line, true, noneNote == "", empty)
 	d.Changes = len(pts)
 
 	// Recent sales of the printing (every grade) within the window.
@@ -481,13 +484,23 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		h.fail(w, r, err)
 		return
 	}
+	// Where a value is missing, why, with the last sale (in place of the
+	// estimate's note).
+	if nv := pricing.ExplainNoValue(c, sales, finish, mv.Priced.Estimate, m.AsOf); nv != nil {
+		d.Market.Note, d.Summary.Note = nv.Note, nv.Note
+	}
+	for i := range d.Ladder {
+		if nv := pricing.ExplainNoValue(c, sales, finish, cur.Estimates[i], m.AsOf); nv != nil {
+			d.Ladder[i].Note = nv.Note
+		}
+	}
 	wfrom, wset := m.since(0, false)
 	f := pricing.SaleFilter{From: wfrom, FromSet: wset, To: m.AsOf, Finish: pricing.OnePrinting(c, finish)}
 	for s := range f.Sales(sales) {
 		d.SalesTotal++
 		if len(d.Sales) < 25 {
 			row := pricing.NewSaleRow(c, *s)
-			d.Sales = append(d.Sales, saleView{Date: row.SaleDate, Price: money(s.PriceCents), Grade: row.Grade, Marketplace: row.Marketplace,
+			d.Sales = append(d.Sales, saleView{Date: row.SaleDate, Price: money(s.PriceCents), Grade: row.GradeName, Marketplace: row.Marketplace,
 				TradeType: strings.ReplaceAll(row.TradeType, "_", " "), Outlier: row.Outlier, Flagged: row.QualityFlagged})
 		}
 	}
@@ -503,7 +516,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		if pricing.ListingPrinting(c, l) != finish || len(d.Listings) == 20 {
 			continue
 		}
-		lv := listingView{Platform: l.Platform, Grade: l.Grade, Ask: money(l.AskCents), Shipping: "free", Listed: l.ListedDay.String(), Quantity: l.Quantity}
+		lv := listingView{Platform: l.Platform, Grade: snapshots.GradeNameOf(l.Grade), Ask: money(l.AskCents), Shipping: "free", Listed: l.ListedDay.String(), Quantity: l.Quantity}
 		if l.ShippingCents > 0 {
 			lv.Shipping = money(l.ShippingCents)
 		}
@@ -555,7 +568,7 @@ func newPrintingView(pm pricing.PrintingMarket) printingView {
 }
 
 func newEstimateView(e snapshots.Estimate) estimateView {
-	v := estimateView{Grade: e.Grade.String(), Confidence: e.Confidence.String(), Sample: int(e.SampleSize), Price: "—",
+	v := estimateView{Grade: e.Grade.Name(), Confidence: e.Confidence.String(), Sample: int(e.SampleSize), Price: "—",
 		Flags: strings.Join(pricing.FlagNames(e.Flags), ", "), LastSale: "—"}
 	if e.Confidence == estimate.ConfidenceNone && e.SampleSize == 0 && e.FMVCents == 0 {
 		v.Confidence = "none"

@@ -56,6 +56,9 @@ type holdingView struct {
 	ChangePct                      string
 	Printing                       string
 	RemoveGrade, RemovePrinting    string
+	// Grade is the holding's grade by name (PSA 10), shadowing the code of
+	// HoldingRow.Grade that links and forms carry.
+	Grade string
 }
 
 type collectionData struct {
@@ -183,7 +186,7 @@ func collectionLink(sort string, offset int) string {
 
 func newHoldingView(hr collection.HoldingRow) holdingView {
 	v := holdingView{HoldingRow: hr, Href: cardHref(hr.Game, hr.CardID, hr.Printing, hr.Grade), Confidence: hr.Confidence,
-		Printing: hr.Printing, RemoveGrade: hr.Grade}
+		Printing: hr.Printing, RemoveGrade: hr.Grade, Grade: hr.GradeName}
 	if !hr.BasePrinting {
 		v.RemovePrinting = hr.Printing
 	}
@@ -406,7 +409,7 @@ func newPreviewData(p *collection.Preview) previewData {
 		Action: Base + "/collection/imports/" + url.PathEscape(p.PreviewID) + "/confirm", Expires: p.ExpiresAt,
 		Ignored: strings.Join(p.Ignored, ", ")}
 	for _, row := range p.Rows {
-		v := previewRowView{Row: row.Row, Input: inputText(row.Input), Grade: row.Grade, Quantity: row.Quantity, Reason: row.Reason,
+		v := previewRowView{Row: row.Row, Input: inputText(row.Input), Grade: row.GradeName, Quantity: row.Quantity, Reason: row.Reason,
 			Printing: row.Printing, Value: "—", Paid: "—", Note: row.ValueNote}
 		if row.Line != nil {
 			v.Line = strconv.Itoa(*row.Line)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cardedge/cardedge/catalog"
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -93,7 +94,7 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 		h.fail(w, r, err)
 		return
 	}
-	d.Total, d.Basis = pg.Total, liq.Basis()
+	d.Total, d.Basis = pg.Total, liq.Basis()+". "+estimate.Default.ConfidenceRule
 	game := gameParamOf(m.game, m.View)
 	for _, it := range pg.Items {
 		d.Items = append(d.Items, newMoverView(game, it))
