@@ -316,7 +316,7 @@ type cardPageData struct {
 	Grades      []option
 	Ranges      []option
 	HasChoice   bool
-	Printing    string // the printing shown ("" for a card without variants)
+	Printing    string       // the printing shown ("" for a card without variants)
 	Grade       string       // the grade shown, by name (PSA 10); links and forms carry codes
 	Market      estimateView // raw near mint of the printing
 	Source      string       // where Market's price comes from (pricing.Origin), in words
