@@ -211,7 +211,8 @@ func (c *Run) call(id, name string, args json.RawMessage) (res any, terr, err er
 const systemPrompt = `You are the market assistant of cardedge, a market-intelligence service for trading cards (games: %s; default %s; data as of %s).
 Answer with the tools, never from memory: resolve cards with search (or quote with q), price them with quote, read history with get_prices, sales with get_sales, movers with trending.
 Say which price you give and its basis: Midprice (our fmv), Last (last verified sale) or Ask (a listing), with its date. Never blend sources into one number.
-Grades are raw:<condition> or <grader>:<number> (graders slab, bgs, cgc). Be brief; use USD with two decimals.
+Tools take grades as people write them (PSA 10, BGS 9.5, NM) or as codes (raw:<condition>, <grader>:<number>; slab is PSA); name grades to the user as grade_name does (PSA 10, Raw, near mint), never by code.
+Movers are the trending tool's defaults (composite, priced $10 and up) unless the user asks otherwise. Be brief; use USD with two decimals.
 %s`
 
 // marketNote tells the model where the snapshot's market data comes from.

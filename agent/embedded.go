@@ -66,7 +66,9 @@ func parseIntent(text string) chatIntent {
 	case has("history", "chart", "over time", "trend of", "past month", "last month", "price change"):
 		it.kind = "history"
 	}
-	it.window, it.direction, it.metric = "7d", "desc", "price_pct"
+	// Movers: the shared default ranking (pricing.MoversMetric, the page's
+	// and REST's), by price change or volume when the question says so.
+	it.window, it.direction, it.metric = "7d", "desc", pricing.MoversMetric
 	switch {
 	case has("today", "24h", "24 hours", "yesterday"):
 		it.window = "1d"
@@ -80,8 +82,11 @@ func parseIntent(text string) chatIntent {
 	if has("loser", "falling", "drop", "down", "worst", "declin") {
 		it.direction = "asc"
 	}
-	if has("volume") {
+	switch {
+	case has("volume"):
 		it.metric = "volume_pct"
+	case has("by price", "price change", "percent", "% "):
+		it.metric = "price_pct"
 	}
 	switch {
 	case has("japanese", " jp ", "japan"):
@@ -160,7 +165,7 @@ func (c *Run) embedded(question string) error {
 		return c.answerMovers(it)
 	}
 	if it.query == "" {
-		return c.say("Ask me about a card (\"what is a slab 10 Charizard from Base worth?\", \"recent sales of Pikachu Neo Genesis\", \"price history of en:base1-4\") or the market (\"top movers this week\", \"biggest losers this month\").")
+		return c.say("Ask me about a card (\"what is a PSA 10 Charizard from Base worth?\", \"recent sales of Pikachu Neo Genesis\", \"price history of en:base1-4\") or the market (\"top movers this week\", \"biggest losers this month\").")
 	}
 	sq := map[string]any{"q": it.query, "limit": 3}
 	if it.language != "" {
@@ -193,7 +198,7 @@ func (c *Run) embedded(question string) error {
 	// words (snapshots.ReadWords through the search tool).
 	var said []string
 	if it.grade != nil && it.gradeSaid != "" {
-		said = append(said, fmt.Sprintf("%q as grade %s", it.gradeSaid, it.grade))
+		said = append(said, fmt.Sprintf("%q as grade %s", it.gradeSaid, it.grade.Name()))
 	}
 	finish := ""
 	if understood != nil {
@@ -221,6 +226,15 @@ func (c *Run) embedded(question string) error {
 		return c.answerHistory(it, card, others)
 	}
 	return c.answerQuote(it, card, finish, others)
+}
+
+// cardInGrade says a card in a grade: "A PSA 10 Charizard (Base #4,
+// en:base1-4)", "Charizard (Base #4, en:base1-4) in Raw, near mint".
+func cardInGrade(label string, g snapshots.Grade) string {
+	if g.Raw() {
+		return label + " in " + g.Name()
+	}
+	return "A " + g.Name() + " " + label
 }
 
 // joinAnd joins phrases as "a, b and c".
@@ -264,7 +278,7 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, finish string, 
 		label += ", " + pricing.PrintingName(quotes[0].Card, quotes[0].Finish) + " printing,"
 	}
 	if len(quotes) == 0 || quotes[0].Price == nil {
-		if err := c.say(fmt.Sprintf("I found %s, but it has no verified sale, price or listing in %s yet.", label, grade)); err != nil {
+		if err := c.say(fmt.Sprintf("I found %s, but it has no verified sale, price or listing in %s yet.", label, grade.Name())); err != nil {
 			return err
 		}
 		return c.alsoMatched(others)
@@ -274,21 +288,21 @@ func (c *Run) answerQuote(it chatIntent, card resolve.Candidate, finish string, 
 	var text string
 	switch {
 	case p.Label == pricing.LabelMidprice && p.Origin.Field != "":
-		text = fmt.Sprintf("A %s %s is worth about %s: %s's %s price from its file of %s (a marketplace's market price, not a sale).",
-			grade, label, money(&price), pricing.SourceLabel(p.Origin.Source), p.Origin.Field, p.Day)
+		text = fmt.Sprintf("%s is worth about %s: %s's %s price from its file of %s (a marketplace's market price, not a sale).",
+			cardInGrade(label, grade), money(&price), pricing.SourceLabel(p.Origin.Source), p.Origin.Field, p.Day)
 	case p.Label == pricing.LabelMidprice:
 		sales, days := 0, estimate.Default.SampleDays
 		if m := quotes[0].Mid; m != nil {
 			sales, days = m.Sales, m.Window
 		}
-		text = fmt.Sprintf("A %s %s is worth about %s: the midprice, our fmv as of %s, backed by %s in the last %d days.",
-			grade, label, money(&price), c.tools.src.AsOf, plural(sales, "verified "+grade.String()+" sale", "verified "+grade.String()+" sales"), days)
+		text = fmt.Sprintf("%s is worth about %s: the midprice, our fmv as of %s, backed by %s in the last %d days.",
+			cardInGrade(label, grade), money(&price), c.tools.src.AsOf, plural(sales, "verified "+grade.Name()+" sale", "verified "+grade.Name()+" sales"), days)
 	case p.Label == pricing.LabelLast:
-		text = fmt.Sprintf("%s in %s last sold for %s on %s; there are too few recent sales for a midprice, so take it as a last trade, not a live price.",
-			label, grade, money(&price), p.Day)
+		text = fmt.Sprintf("%s last sold for %s on %s; there are too few recent sales for a midprice, so take it as a last trade, not a live price.",
+			cardInGrade(label, grade), money(&price), p.Day)
 	default:
-		text = fmt.Sprintf("%s in %s has no verified sales; the cheapest ask is %s (listed %s), an asking price, not a sale.",
-			label, grade, money(&price), p.Day)
+		text = fmt.Sprintf("%s has no verified sales; the cheapest ask is %s (listed %s), an asking price, not a sale.",
+			cardInGrade(label, grade), money(&price), p.Day)
 	}
 	if p.Origin.Synthetic {
 		text += " (This snapshot's market data is synthetic: not a real price.)"
@@ -352,7 +366,7 @@ func (c *Run) answerSales(it chatIntent, card resolve.Candidate, others []string
 		return err
 	}
 	for _, s := range sales {
-		if err := c.say(fmt.Sprintf("\n- %s: %s, %s, %s (%s)", s.SaleDate, money(&s.PriceUSD), s.Grade, s.Marketplace, s.TradeType)); err != nil {
+		if err := c.say(fmt.Sprintf("\n- %s: %s, %s, %s (%s)", s.SaleDate, money(&s.PriceUSD), s.GradeName, s.Marketplace, strings.ReplaceAll(s.TradeType, "_", " "))); err != nil {
 			return err
 		}
 	}
@@ -378,14 +392,14 @@ func (c *Run) answerHistory(it chatIntent, card resolve.Candidate, others []stri
 		pts, _ = rows[0]["points"].([]pricing.PointRow)
 	}
 	if len(pts) == 0 {
-		return c.say(fmt.Sprintf("%s (%s) has no %s price points in your history window.", card.Name, card.CardID, grade))
+		return c.say(fmt.Sprintf("%s (%s) has no %s price points in your history window.", card.Name, card.CardID, grade.Name()))
 	}
 	first, last := pts[0], pts[len(pts)-1]
 	var text string
 	if len(pts) == 1 {
-		text = fmt.Sprintf("%s (%s) in %s: fmv %s, unchanged since %s.", card.Name, card.CardID, grade, money(&last.PriceUSD), last.Date)
+		text = fmt.Sprintf("%s (%s), %s: fmv %s, unchanged since %s.", card.Name, card.CardID, grade.Name(), money(&last.PriceUSD), last.Date)
 	} else {
-		text = fmt.Sprintf("%s (%s) in %s: fmv %s on %s, %s on %s", card.Name, card.CardID, grade, money(&first.PriceUSD), first.Date, money(&last.PriceUSD), last.Date)
+		text = fmt.Sprintf("%s (%s), %s: fmv %s on %s, %s on %s", card.Name, card.CardID, grade.Name(), money(&first.PriceUSD), first.Date, money(&last.PriceUSD), last.Date)
 		if ch, ok := rows[0]["change_pct"].(float64); ok {
 			text += " (" + signed(ch) + ")"
 		}
@@ -415,19 +429,28 @@ func (c *Run) answerMovers(it chatIntent) error {
 	}
 	m := res.(map[string]any)
 	items, _ := m["items"].([]pricing.TrendingItem)
-	what := map[string]string{"price_pct": "fmv change", "volume_pct": "sales volume change"}[it.metric]
+	what := map[string]string{"price_pct": "fmv change", "volume_pct": "sales volume change",
+		"composite": "composite score (the fmv change weighted with the volume change and by the sales behind it, as the Movers page ranks)"}[it.metric]
 	dir := "Top movers"
 	if it.direction == "asc" {
 		dir = "Biggest decliners"
 	}
-	if len(items) == 0 {
-		return c.say(fmt.Sprintf("No card has enough sales over the last %s to rank by %s.", windowText(it.window), what))
+	floor := ""
+	if usd, _ := m["min_price_usd"].(float64); usd > 0 {
+		floor = fmt.Sprintf(", priced %s and up", money(&usd))
 	}
-	if err := c.say(fmt.Sprintf("%s over the last %s by %s (as of %s):", dir, windowText(it.window), what, m["as_of"])); err != nil {
+	if len(items) == 0 {
+		return c.say(fmt.Sprintf("No card%s has enough sales over the last %s to rank by %s.", floor, windowText(it.window), what))
+	}
+	if err := c.say(fmt.Sprintf("%s over the last %s by %s%s (as of %s):", dir, windowText(it.window), what, floor, m["as_of"])); err != nil {
 		return err
 	}
 	for _, x := range items {
-		line := fmt.Sprintf("\n%d. %s (%s, %s): %s", x.Rank, x.Name, x.Set.Name, x.CardID, signed(x.Value))
+		value := signed(x.Value)
+		if it.metric == "composite" {
+			value = "score " + strings.TrimSuffix(value, "%")
+		}
+		line := fmt.Sprintf("\n%d. %s (%s, %s): %s", x.Rank, x.Name, x.Set.Name, x.CardID, value)
 		if x.PriceUSD != nil {
 			line += ", now " + money(x.PriceUSD)
 		}

@@ -2,6 +2,8 @@ package agent
 
 import (
 	"testing"
+
+	"github.com/cardedge/cardedge/pricing"
 )
 
 func TestParseIntent(t *testing.T) {
@@ -9,6 +11,7 @@ func TestParseIntent(t *testing.T) {
 		q, kind, query, grade, window, direction, language string
 	}{
 		{"what is a slab 10 Charizard base set worth?", "quote", "charizard base set", "slab:10", "7d", "desc", ""},
+		{"what is a PSA 10 Charizard base set worth?", "quote", "charizard base set", "slab:10", "7d", "desc", ""},
 		{"How much is a BGS 9.5 Zapdos?", "quote", "zapdos", "bgs:9.5", "7d", "desc", ""},
 		{"value of a raw lightly played Blastoise base", "quote", "blastoise base", "raw:lightly_played", "7d", "desc", ""},
 		{"price of a raw Pikachu", "quote", "pikachu", "raw:near_mint", "7d", "desc", ""},
@@ -26,6 +29,18 @@ func TestParseIntent(t *testing.T) {
 		}
 		if it.kind != tc.kind || it.query != tc.query || grade != tc.grade || it.window != tc.window || it.direction != tc.direction || it.language != tc.language {
 			t.Errorf("%q: %+v (grade %s)", tc.q, it, grade)
+		}
+	}
+}
+
+// TestParseIntent_MoversMetric: "top movers" ranks by the movers' default
+// (the page's and REST's), by price change or volume when asked.
+func TestParseIntent_MoversMetric(t *testing.T) {
+	for q, want := range map[string]string{
+		"top movers this week": pricing.MoversMetric, "biggest gainers by price change": "price_pct", "top movers by volume": "volume_pct",
+	} {
+		if got := parseIntent(q).metric; got != want {
+			t.Errorf("%q: metric %s, want %s", q, got, want)
 		}
 	}
 }

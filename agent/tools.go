@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -57,6 +58,7 @@ func obj(props map[string]any, required ...string) map[string]any {
 var (
 	strProp = func(doc string) map[string]any { return map[string]any{"type": "string", "description": doc} }
 	intProp = func(doc string) map[string]any { return map[string]any{"type": "integer", "description": doc} }
+	numProp = func(doc string) map[string]any { return map[string]any{"type": "number", "description": doc} }
 	idsProp = map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "maxItems": 20, "description": "Card ids (e.g. en:base1-4) or partner product ids."}
 )
 
@@ -66,22 +68,24 @@ var ToolList = []Tool{
 		Parameters: obj(map[string]any{"q": strProp("Free text: card name, set name or code, number, or a card id."), "ids": idsProp,
 			"language": strProp("en, ja, zh-cn or zh-tw (optional)."), "limit": intProp("Matches to return, 1..10 (default 5).")}),
 		run: (*Tools).search},
-	{Name: "quote", Description: "Quote cards: per grade the Midprice (our fmv) when recent verified sales back it, else the Last verified sale, else the cheapest Ask. Without a grade it tries slab:10, then raw:near_mint. Check price_basis before treating a number as a live market price.",
+	{Name: "quote", Description: "Quote cards: per grade the Midprice (our fmv) when recent verified sales back it, else the Last verified sale, else the cheapest Ask. Without a grade it tries PSA 10 (slab:10), then Raw, near mint (grade_basis says why). Check price_basis before treating a number as a live market price.",
 		Parameters: obj(map[string]any{"ids": idsProp, "q": strProp("Free text of one card, resolved like search (instead of ids)."),
-			"grade":  strProp("raw:<condition> or <grader>:<number>, e.g. raw:near_mint, slab:10, bgs:9.5 (optional)."),
+			"grade":  strProp("A grade as people write it (PSA 10, psa10, BGS 9.5, NM, raw) or its code (raw:near_mint, slab:10, bgs:9.5) (optional)."),
 			"finish": strProp("The printing (variant or parts of one, e.g. 1st-edition, shadowless); default each card's base printing (optional).")}),
 		run: (*Tools).quote},
 	{Name: "get_prices", Description: "Price history (fmv change points) of cards for one grade and printing, newest last. Always bound it with since or limit.",
-		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Grade, default raw:near_mint."),
+		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Grade (PSA 10, NM, slab:10 ...), default Raw, near mint."),
 			"finish": strProp("Printing (variant or parts of one, e.g. 1st-edition); default the card's base printing."),
 			"since":  strProp("First day, YYYY-MM-DD (clamped to the caller's history window)."), "limit": intProp("Most recent points, 1..90 (default 30).")}, "ids"),
 		run: (*Tools).getPrices},
 	{Name: "get_sales", Description: "Recent verified sales of cards, newest first (within the caller's history window).",
 		Parameters: obj(map[string]any{"ids": idsProp, "grade": strProp("Only this grade (optional)."), "limit": intProp("Sales per card, 1..20 (default 5).")}, "ids"),
 		run:        (*Tools).getSales},
-	{Name: "trending", Description: "Top movers: cards ranked by a trending metric over a window (price_pct: fmv change; volume_pct: volume change; composite; volume_usd; sales_count).",
-		Parameters: obj(map[string]any{"metric": strProp("price_pct (default), volume_pct, composite, volume_usd or sales_count."),
-			"window": strProp("1d, 7d (default), 30d, 90d or 180d."), "language": strProp("en, ja, zh-cn, zh-tw or all (default)."),
+	{Name: "trending", Description: "Top movers: cards ranked by a trending metric over a window, the ranking the dashboard's movers page and GET /api/v3/trending give by default " +
+		"(composite: price change weighted with volume change and by the sales behind it; price_pct: fmv change; volume_pct: volume change; volume_usd; sales_count), priced at least the movers' floor.",
+		Parameters: obj(map[string]any{"metric": strProp("composite (default), price_pct, volume_pct, volume_usd or sales_count."),
+			"min_price_usd": numProp("Least price of a row in USD; default the movers' floor ($10). 0: any price."),
+			"window":        strProp("1d, 7d (default), 30d, 90d or 180d."), "language": strProp("en, ja, zh-cn, zh-tw or all (default)."),
 			"direction": strProp("desc (default: biggest gainers) or asc (biggest losers)."), "limit": intProp("Rows, 1..20 (default 5).")}),
 		run: (*Tools).trending},
 }
@@ -119,6 +123,8 @@ type toolArgs struct {
 	Window    string   `json:"window"`
 	Direction string   `json:"direction"`
 	Finish    string   `json:"finish"`
+	// MinPriceUSD is trending's price floor (nil: the movers' default).
+	MinPriceUSD *float64 `json:"min_price_usd"`
 }
 
 func decodeArgs(args json.RawMessage) (toolArgs, error) {
@@ -322,7 +328,7 @@ func (t *Tools) trending(args json.RawMessage) (any, error) {
 	}
 	metric, window, lang := a.Metric, a.Window, a.Language
 	if metric == "" {
-		metric = "price_pct"
+		metric = pricing.MoversMetric
 	}
 	if window == "" {
 		window = "7d"
@@ -339,12 +345,18 @@ func (t *Tools) trending(args json.RawMessage) (any, error) {
 	if lang != "all" && !snapshots.IsLanguage(lang) {
 		return nil, fmt.Errorf("language must be en, ja, zh-cn, zh-tw or all")
 	}
-	liq := pricing.DefaultLiquidity()
+	liq := pricing.MoversLiquidity()
+	if a.MinPriceUSD != nil {
+		if *a.MinPriceUSD < 0 || math.IsNaN(*a.MinPriceUSD) || *a.MinPriceUSD > 1e9 {
+			return nil, fmt.Errorf("min_price_usd must be 0 to 1e9")
+		}
+		liq.MinPriceCents = int64(math.Round(*a.MinPriceUSD * 100))
+	}
 	pg, err := pricing.RankTrending(t.src.Reader, t.src.AsOf, pricing.TrendingRequest{Game: t.game, Metric: metric, Window: window, Language: lang,
 		Liquidity: liq, Asc: a.Direction == "asc", Limit: clampInt(a.Limit, 1, 20, 5)})
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"metric": metric, "window": window, "language": lang, "as_of": t.src.AsOf.String(), "total": pg.Total, "items": pg.Items,
-		"basis": liq.Basis()}, nil
+		"min_sales": liq.MinSales, "min_price_usd": snapshots.USD(liq.MinPriceCents), "basis": liq.Basis()}, nil
 }

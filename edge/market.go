@@ -1,9 +1,11 @@
 package edge
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
+	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -13,7 +15,8 @@ func (s *Server) registerMarketRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/trending", name: "trending", contract: "trending.v1", keyless: true, cacheable: true, hasGame: true,
 		summary: "Trending cards leaderboard", schema: "Trending",
 		params: []paramSpec{
-			pEnum("metric", "composite", snapshots.TrendingMetrics, "Ranking metric; slab_* metrics use the first grader's graded sales only."),
+			pEnum("metric", pricing.MoversMetric, snapshots.TrendingMetrics, "Ranking metric; slab_* metrics use the first grader's (PSA's) graded sales only. "+
+				"The default, composite, is the movers' ranking the dashboard and the chat share: price change weighted with volume change and by the sales behind it."),
 			pEnum("window", "30d", pricing.TrendingWindowNames(), "Window counted back from as_of."),
 			pInt("window_days", 1, 365, "", "Custom window in days; overrides window."),
 			pEnum("language", "all", append(append([]string{}, languageEnum...), "all"), "Card language."),
@@ -22,7 +25,7 @@ func (s *Server) registerMarketRoutes() {
 			pIntMin("offset", 0, "0", "Rows to skip."),
 			pStr("grader", 16, "Rank on this grader's graded sales only (PSA or slab, BGS, CGC)."),
 			pFloat("grade_num", 0, 10, true, "With grader: rank on this grade only."),
-			minSalesParam(), minPriceParam(),
+			minSalesParam(), moversMinPriceParam(),
 			gameParam(),
 		},
 		handle: handleTrending})
@@ -74,7 +77,7 @@ func handleTrending(r *request) (any, error) {
 	if len(verrs) > 0 {
 		return nil, verrs
 	}
-	liq := r.liquidity()
+	liq := r.liquidityOr(pricing.MoversLiquidity())
 	q := pricing.TrendingRequest{Game: r.game, Metric: metric, Window: window, Language: lang, Liquidity: liq,
 		Asc: p.str("direction") == "asc", Offset: p.int("offset"), Limit: p.int("limit")}
 	for _, w := range snapshots.TrendingWindows {
@@ -125,6 +128,16 @@ func minSalesParam() paramSpec {
 	return p
 }
 
+// moversMinPriceParam is the price floor of the movers (trending): default
+// the methodology's movers floor (pricing.MoversLiquidity).
+func moversMinPriceParam() paramSpec {
+	p := pFloat("min_price_usd", 0, 1e9, true, fmt.Sprintf("Extension (not in the spec): least price of a row in USD; default $%.2f, the methodology's floor of the movers "+
+		"(liquidity.movers_min_price_usd: a collector's floor, under which a card is bulk), shared with the dashboard's movers page and the chat. 0 ranks rows of any price.",
+		estimate.Default.Liquidity.MoversMinPriceUSD))
+	p.extension = true
+	return p
+}
+
 func minPriceParam() paramSpec {
 	p := pFloat("min_price_usd", 0, 1e9, true, "Extension (not in the spec): least price of a row in USD; default the methodology's liquidity rule "+
 		"(liquidity.min_price_usd). 0 ranks rows of any price.")
@@ -134,8 +147,11 @@ func minPriceParam() paramSpec {
 
 // liquidity is the request's leaderboard filter: the methodology's rule,
 // with min_sales and min_price_usd when given.
-func (r *request) liquidity() pricing.Liquidity {
-	l := pricing.DefaultLiquidity()
+func (r *request) liquidity() pricing.Liquidity { return r.liquidityOr(pricing.DefaultLiquidity()) }
+
+// liquidityOr is the request's leaderboard filter: l, with min_sales and
+// min_price_usd when given.
+func (r *request) liquidityOr(l pricing.Liquidity) pricing.Liquidity {
 	if r.p.has("min_sales") {
 		l.MinSales = r.p.int("min_sales")
 	}

@@ -38,9 +38,11 @@
 //     (Judge) over the same counts: a thin value is never high confidence, a
 //     stale one is none.
 //   - Movers. A row ranks when it has >= 5 verified sales in its window (in
-//     the last 30 days for shorter windows) and a price >= $1; the composite
-//     0.6 price_pct + 0.4 volume_pct (each clamped to [-100, 300]) is scaled
-//     by n / (n + 5) for n such sales, so that volume is built in.
+//     the last 30 days for shorter windows) and a price >= $1 ($10 for the
+//     trending leaderboard unless the caller sets a floor: a collector's
+//     floor, under which a card is bulk); the composite 0.6 price_pct + 0.4
+//     volume_pct (each clamped to [-100, 300]) is scaled by n / (n + 5) for
+//     n such sales, so that volume is built in.
 //   - Sources. In a snapshot built from real sources (the marketplaces'
 //     files), each printing and grade a source covers is priced from one
 //     source, the first fresh one of tcgplayer, cardmarket, pricecharting;

@@ -124,6 +124,12 @@ type LiquidityRule struct {
 	ShortWindowDays int `json:"short_window_days"`
 	// MinPriceUSD is the least price of a row.
 	MinPriceUSD float64 `json:"min_price_usd"`
+	// MoversMinPriceUSD is the price floor of the movers (the trending
+	// leaderboard: REST's trending route, the dashboard's movers page, the
+	// chat and the MCP movers resource) unless the caller sets one: the
+	// floor a collector would set, under which a card is bulk and a large
+	// percent move is a dollar or two, less than its shipping.
+	MoversMinPriceUSD float64 `json:"movers_min_price_usd"`
 }
 
 // CompositeRule builds the composite score.
@@ -201,7 +207,7 @@ var Default = describe(Methodology{
 	Solo:               SoloRule{Days: 30, MovePct: 20, FlatPct: 5},
 	OutlierDays:        30,
 	StaleDays:          90,
-	Liquidity:          LiquidityRule{MinSales: 5, ShortWindowDays: 30, MinPriceUSD: 1},
+	Liquidity:          LiquidityRule{MinSales: 5, ShortWindowDays: 30, MinPriceUSD: 1, MoversMinPriceUSD: 10},
 	Composite:          CompositeRule{PriceWeight: 0.6, VolumeWeight: 0.4, ClampMinPct: -100, ClampMaxPct: 300, ShrinkSales: 5},
 	VolumeBaselineDays: 30,
 	BasePrinting: PrintingRule{
@@ -241,8 +247,9 @@ func describe(m Methodology) Methodology {
 		{"price_pct", "percent change of the fmv of the row's reference series (raw near-mint, or the row's grades' most sold grade) from the day before the window to its last day"},
 		{"composite", fmt.Sprintf("%s x price_pct + %s x volume_pct, each clamped to [%s, %s], scaled by n / (n + %s) for the row's n verified sales",
 			g(m.Composite.PriceWeight), g(m.Composite.VolumeWeight), g(m.Composite.ClampMinPct), g(m.Composite.ClampMaxPct), g(m.Composite.ShrinkSales))},
-		{"liquidity", fmt.Sprintf("a leaderboard row ranks with at least %d verified sales in its window (in the last %d days for shorter windows) and a price of at least $%.2f",
-			m.Liquidity.MinSales, m.Liquidity.ShortWindowDays, m.Liquidity.MinPriceUSD)},
+		{"liquidity", fmt.Sprintf("a leaderboard row ranks with at least %d verified sales in its window (in the last %d days for shorter windows) and a price of at least $%.2f; "+
+			"the movers (the trending leaderboard) ask at least $%.2f unless the caller sets min_price_usd",
+			m.Liquidity.MinSales, m.Liquidity.ShortWindowDays, m.Liquidity.MinPriceUSD, m.Liquidity.MoversMinPriceUSD)},
 	}
 	m.Flags = []FlagInfo{
 		{"thin", fmt.Sprintf("fewer than %d sales in the value's sample (a series: its sample_size, the accepted verified sales of the last %d days that confidence reads; "+
@@ -445,6 +452,11 @@ func (m *Methodology) ConfidenceOf(sample, sources, ageDays int) Confidence {
 
 // MinPriceCents is Liquidity.MinPriceUSD in cents.
 func (m *Methodology) MinPriceCents() int64 { return int64(math.Round(m.Liquidity.MinPriceUSD * 100)) }
+
+// MoversMinPriceCents is Liquidity.MoversMinPriceUSD in cents.
+func (m *Methodology) MoversMinPriceCents() int64 {
+	return int64(math.Round(m.Liquidity.MoversMinPriceUSD * 100))
+}
 
 // VolumeBaseline returns the days, ending the day before a window of
 // windowDays days, that volume_pct compares the window with.

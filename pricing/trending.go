@@ -91,6 +91,25 @@ func (l Liquidity) KeepRow(row *snapshots.TrendingRow) bool {
 	return l.Keep(int(row.SampleSize), row.PriceCents) || (row.Feed && estimate.Default.LiquidFeed(l.MinSales, row.PriceCents, l.MinPriceCents))
 }
 
+// The movers: what "top movers" ranks by default wherever it is asked (REST's
+// trending route, the dashboard's movers page, the chat's trending tool, the
+// MCP movers resource), so that they give one answer.
+//
+// MoversMetric is the composite, the spec's default of the trending route:
+// a collector asking for movers means moves that sales stand behind, and the
+// composite is the price change weighted with the volume change and shrunk
+// by n / (n + 5) for the row's n sales, where price_pct alone puts a 5-sale
+// blip first. MoversLiquidity floors the price at the methodology's movers
+// floor ($10: estimate.LiquidityRule.MoversMinPriceUSD), which callers may
+// lower (min_price_usd, the page's Price filter).
+const MoversMetric = "composite"
+
+// MoversLiquidity is the movers' default filter: the methodology's liquidity
+// rule with its movers price floor.
+func MoversLiquidity() Liquidity {
+	return Liquidity{MinSales: estimate.Default.Liquidity.MinSales, MinPriceCents: estimate.Default.MoversMinPriceCents()}
+}
+
 // IsDefault reports whether l is the default rule (the precomputed
 // rankings').
 func (l Liquidity) IsDefault() bool { return l == DefaultLiquidity() }
@@ -111,10 +130,10 @@ func (l Liquidity) Basis() string {
 		"(windows under %d days: with the %d days before, scaled); price_pct is the fmv change of the row's reference series (raw near-mint, or its most sold grade) over the window; "+
 		"composite = (%s price_pct + %s volume_pct, each clamped to [%s, %s]) x n / (n + %s) for the row's n verified sales, so volume is built in; "+
 		"a row ranks with at least %d verified sales in the window (in the last %d days for shorter windows: sample_size) and a price of at least $%.2f "+
-		"(the methodology's liquidity rule is %d sales and $%.2f; min_sales and min_price_usd change it), or, its reference series being a fresh source's file "+
+		"(the methodology's liquidity rule is %d sales and $%.2f, the movers' price floor $%.2f; min_sales and min_price_usd change them), or, its reference series being a fresh source's file "+
 		"(a marketplace's daily price: source), by its price alone while min_sales is at most the rule's; see /api/v3/methodology",
 		m.VolumeBaselineDays, m.VolumeBaselineDays, g(c.PriceWeight), g(c.VolumeWeight), g(c.ClampMinPct), g(c.ClampMaxPct), g(c.ShrinkSales),
-		l.MinSales, m.Liquidity.ShortWindowDays, snapshots.USD(l.MinPriceCents), m.Liquidity.MinSales, m.Liquidity.MinPriceUSD)
+		l.MinSales, m.Liquidity.ShortWindowDays, snapshots.USD(l.MinPriceCents), m.Liquidity.MinSales, m.Liquidity.MinPriceUSD, m.Liquidity.MoversMinPriceUSD)
 }
 
 // Leaderboard is a ranking of printings that passed a liquidity filter,

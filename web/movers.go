@@ -50,13 +50,17 @@ type moverView struct {
 
 type moversData struct {
 	Metrics, Windows, Languages, Directions []option
-	Metric, Window, Language                string
-	MetricLabel, WindowLabel                string
-	Items                                   []moverView
-	Total                                   int
-	Basis                                   string
-	Game                                    string
-	Games                                   []string
+	// Prices are the price floors offered (MinPrice the one shown, default
+	// the movers' floor: pricing.MoversLiquidity).
+	Prices                   []option
+	MinPrice                 string
+	Metric, Window, Language string
+	MetricLabel, WindowLabel string
+	Items                    []moverView
+	Total                    int
+	Basis                    string
+	Game                     string
+	Games                    []string
 }
 
 // handleMovers ranks the printings of a game by a trending metric over a
@@ -70,7 +74,7 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 	defer m.done()
 	q := r.URL.Query()
 	var formErrs []string
-	metric := pick("metric", q.Get("metric"), snapshots.TrendingMetrics, "composite", &formErrs)
+	metric := pick("metric", q.Get("metric"), snapshots.TrendingMetrics, pricing.MoversMetric, &formErrs)
 	window := pick("window", q.Get("window"), pricing.TrendingWindowNames(), "7d", &formErrs)
 	lang := pick("language", q.Get("language"), []string{"all", "en", "ja", "zh-cn", "zh-tw"}, "all", &formErrs)
 	dir := pick("direction", q.Get("direction"), []string{"desc", "asc"}, "desc", &formErrs)
@@ -87,7 +91,24 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 		d.Languages = append(d.Languages, x)
 	}
 	d.Directions = []option{{Value: "desc", Label: "Highest first", Selected: dir == "desc"}, {Value: "asc", Label: "Lowest first", Selected: dir == "asc"}}
-	liq := pricing.DefaultLiquidity()
+	liq := pricing.MoversLiquidity()
+	floors := make([]string, len(priceFloors))
+	for i, f := range priceFloors {
+		floors[i] = strconv.FormatInt(f/100, 10)
+	}
+	floor := pick("min_price_usd", q.Get("min_price_usd"), floors, strconv.FormatInt(liq.MinPriceCents/100, 10), &formErrs)
+	liq.MinPriceCents, _ = strconv.ParseInt(floor+"00", 10, 64)
+	d.MinPrice = floor
+	for i, f := range priceFloors {
+		label := "$" + floors[i] + " and up"
+		if f == 0 {
+			label = "Any price"
+		}
+		if f == pricing.MoversLiquidity().MinPriceCents {
+			label += " (default)"
+		}
+		d.Prices = append(d.Prices, option{Value: floors[i], Label: label, Selected: floors[i] == floor})
+	}
 	pg, err := pricing.RankTrending(m.Reader, m.AsOf, pricing.TrendingRequest{Game: m.game, Metric: metric, Window: window, Language: lang,
 		Liquidity: liq, Asc: dir == "asc", Limit: 25})
 	if err != nil {
@@ -106,6 +127,10 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 	}
 	h.render(w, r, status, "movers", p)
 }
+
+// priceFloors are the price floors the movers page offers, in cents: the
+// movers' default (pricing.MoversLiquidity, $10) among them.
+var priceFloors = []int64{0, 100, 500, 1000, 2500, 5000, 10000}
 
 func newMoverView(game string, it pricing.TrendingItem) moverView {
 	v := moverView{Rank: it.Rank, Name: it.Name, SetName: it.Set.Name, SetHref: setHref(game, it.Set.ID), Sample: it.SampleSize,
