@@ -106,7 +106,7 @@
 // resources.go: the templates cardedge://cards/{+id} (show_cards' card: each
 // printing's raw near-mint price), cardedge://sets/{+id} (REST's set fields,
 // market, rarities, top cards) and cardedge://movers/{+game} (the 7-day
-// price_pct ranking's gainers and losers: pricing.Trending and Ranked, as
+// movers' ranking's (pricing.MoversMetric) gainers and losers: pricing.Trending and Ranked, as
 // GET /api/v3/trending), and the resource cardedge://me/collection
 // (list_collection's view; callers with the chat tools only, with
 // Options.Collections). Each read is one application/json text: the

@@ -199,9 +199,9 @@ func comparePrintings(p *promptCall) ([]mcpproto.PromptMessage, error) {
 			"Then call price_card for each printing (printing set to its name) for its estimate in detail.\n", card)
 	}
 	fmt.Fprintf(&b, `1. Call search with q %s to resolve it to one card_id; the card's variants are its printings. If it is ambiguous, show me the candidates and ask which one I mean.
-2. For each printing, call quote with ids [card_id], finish set to the printing and grade "raw:near_mint", then again with grade "slab:10"; read price_basis before treating a price as a market price.
+2. For each printing, call quote with ids [card_id], finish set to the printing and grade "raw:near_mint", then again with grade "slab:10" (PSA 10); read price_basis before treating a price as a market price.
 3. Call get_listings with ids [card_id] and mode "book" for the current asks of each printing, and get_sales with ids [card_id], mode "daily" and finish set to each printing for its recent verified sales.
-4. Make a table: printing, raw near-mint price and its basis, slab 10 price, verified sales in the last 30 days, cheapest ask. Then say which printing carries a premium over the base printing and whether enough sales back it. Prices are never blended across printings.`, card)
+4. Make a table: printing, raw near-mint price and its basis, PSA 10 price, verified sales in the last 30 days, cheapest ask. Then say which printing carries a premium over the base printing and whether enough sales back it. Prices are never blended across printings.`, card)
 	return []mcpproto.PromptMessage{userText(b.String())}, nil
 }
 

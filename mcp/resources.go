@@ -44,8 +44,8 @@ const (
 	// resource lists.
 	MoversLimit = 10
 	// MoversMetric and MoversWindow are the ranking the movers resource
-	// reads: the fmv change over 7 days.
-	MoversMetric = "price_pct"
+	// reads: the movers' ranking (pricing.MoversMetric) over 7 days.
+	MoversMetric = pricing.MoversMetric
 	MoversWindow = "7d"
 )
 
@@ -93,9 +93,10 @@ func (s *Server) resources() []resourceDef {
 				"{id} is a set id, e.g. en:base1 (search results' set_id). Reading costs 1 unit of the daily quota.",
 			fn: (*toolCall).readSet},
 		{name: "movers", prefix: MoversURIPrefix, variable: "game", title: "This week's movers",
-			desc: "The printings whose fair market value moved most over the 7 days to the snapshot's as_of: the " + fmt.Sprint(MoversLimit) +
-				" biggest gainers and losers by price change (the price_pct ranking of GET /api/v3/trending, window 7d, every language), each with its " +
-				"sample of verified sales and flags, under the methodology's liquidity rule. {game} is a game of the snapshot, e.g. pokemon. " +
+			desc: "The printings that moved most over the 7 days to the snapshot's as_of: the " + fmt.Sprint(MoversLimit) +
+				" biggest gainers and losers by the movers' ranking (the composite of GET /api/v3/trending, the dashboard's movers and the chat: " +
+				"the fmv change weighted with the volume change and by the sales behind it; window 7d, every language), each with its " +
+				"sample of verified sales and flags, under the methodology's liquidity rule and the movers' price floor. {game} is a game of the snapshot, e.g. pokemon. " +
 				"Reading costs 1 unit of the daily quota.",
 			fn: (*toolCall).readMovers},
 	}
@@ -354,7 +355,7 @@ func intOrNil(n int) *int {
 }
 
 // moversOut is the movers resource's data: the two ends of the 7-day
-// price_pct ranking (GET /api/v3/trending's items).
+// movers' ranking (pricing.MoversMetric; GET /api/v3/trending's items).
 type moversOut struct {
 	Game        string                 `json:"game"`
 	Metric      string                 `json:"metric"`
@@ -375,7 +376,7 @@ func (t *toolCall) readMovers(game string) (any, error) {
 	if !m.HasGame(game) {
 		return nil, apperr.Errorf(apperr.ENOTFOUND, "no game %q in this snapshot: give one of %s", game, strings.Join(m.Games, ", "))
 	}
-	liq := pricing.DefaultLiquidity()
+	liq := pricing.MoversLiquidity()
 	lb, err := pricing.Trending(t.snap.Reader, game, MoversMetric, MoversWindow, "all", liq)
 	if err != nil {
 		return nil, err

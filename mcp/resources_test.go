@@ -18,6 +18,8 @@ import (
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
 	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 	"github.com/cardedge/cardedge/state/statetest"
 )
@@ -384,10 +386,12 @@ func TestServer_Resources(t *testing.T) {
 	t.Run("Movers", func(t *testing.T) {
 		env := key.read("cardedge://movers/pokemon")
 		var m struct {
-			Game    string `json:"game"`
-			Window  string `json:"window"`
-			Total   int    `json:"total"`
-			Gainers []struct {
+			Game        string  `json:"game"`
+			Metric      string  `json:"metric"`
+			MinPriceUSD float64 `json:"min_price_usd"`
+			Window      string  `json:"window"`
+			Total       int     `json:"total"`
+			Gainers     []struct {
 				Rank  int     `json:"rank"`
 				Value float64 `json:"value"`
 			} `json:"gainers"`
@@ -397,6 +401,11 @@ func TestServer_Resources(t *testing.T) {
 			Basis string `json:"basis"`
 		}
 		json.Unmarshal(env.Data, &m)
+		// The movers' ranking REST's trending route, the dashboard and the
+		// chat share (pricing.MoversMetric, MoversLiquidity).
+		if m.Metric != pricing.MoversMetric || m.MinPriceUSD != snapshots.USD(pricing.MoversLiquidity().MinPriceCents) {
+			t.Errorf("movers ranked by %s from $%v, want the movers' default", m.Metric, m.MinPriceUSD)
+		}
 		if env.Contract != "mcp.resource.movers.v1" || m.Game != "pokemon" || m.Window != "7d" || m.Total == 0 || m.Basis == "" ||
 			len(m.Gainers)+len(m.Losers) == 0 || len(m.Gainers) > cardmcp.MoversLimit || len(m.Losers) > cardmcp.MoversLimit {
 			t.Fatalf("movers: %s", env.Data)

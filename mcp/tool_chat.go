@@ -81,7 +81,7 @@ func (s *Server) chatToolDefs() []toolDef {
 				"confidence (none, low, medium, high) and flags (thin, solo, outlier_excluded, stale), and the quote rule's price (Midprice, else Last verified sale, else Ask) with its basis. "+
 				"Chat-user tokens with Apps access only. Cost: 1 unit."),
 			mcpproto.WithString("card", mcpproto.Required(), mcpproto.MinLength(1), mcpproto.MaxLength(256), mcpproto.Description("The card: a card id (\"en:base1-4\"), a numeric partner product id or a name that resolves to one card.")),
-			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint.")),
+			mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default Raw, near mint.")),
 			mcpproto.WithString("printing", mcpproto.MaxLength(64), mcpproto.Description("The printing: one of the card's variants (\"holo/shadowless\") or parts of one (\"1st-edition\", \"reverse\"). Default: the card's base printing.")),
 			game,
 			hints("Price a card", true),
@@ -111,26 +111,30 @@ type printingPrice struct {
 
 // shownCard is one card of show_cards.
 type shownCard struct {
-	CardID     string          `json:"card_id"`
-	Game       string          `json:"game"`
-	Name       string          `json:"name"`
-	SetID      string          `json:"set_id"`
-	SetName    string          `json:"set_name"`
-	Number     string          `json:"number"`
-	Language   string          `json:"language"`
-	Rarity     string          `json:"rarity,omitempty"`
-	URL        string          `json:"url"`
-	Grade      string          `json:"grade"`
-	Printing   string          `json:"printing"`
-	PriceUSD   *float64        `json:"price_usd"`
-	PriceDate  *string         `json:"price_date"`
-	Source     string          `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
-	Synthetic  bool            `json:"synthetic"`
-	Confidence string          `json:"confidence"`
-	Flags      []string        `json:"flags"`
-	Sales30d   int             `json:"sales_30d"`
-	Listings   int             `json:"listings"`
-	Printings  []printingPrice `json:"printings"`
+	CardID     string   `json:"card_id"`
+	Game       string   `json:"game"`
+	Name       string   `json:"name"`
+	SetID      string   `json:"set_id"`
+	SetName    string   `json:"set_name"`
+	Number     string   `json:"number"`
+	Language   string   `json:"language"`
+	Rarity     string   `json:"rarity,omitempty"`
+	URL        string   `json:"url"`
+	Grade      string   `json:"grade"`
+	GradeName  string   `json:"grade_name"`
+	Printing   string   `json:"printing"`
+	PriceUSD   *float64 `json:"price_usd"`
+	PriceDate  *string  `json:"price_date"`
+	Source     string   `json:"source" enum:"tcgplayer,cardmarket,pricecharting,observed,synthetic"`
+	Synthetic  bool     `json:"synthetic"`
+	Confidence string   `json:"confidence"`
+	Flags      []string `json:"flags"`
+	// PriceReason says why price_usd is null, with the last sale
+	// (pricing.ExplainNoValue); absent when there is a price.
+	PriceReason *pricing.NoValue `json:"price_reason,omitempty"`
+	Sales30d    int              `json:"sales_30d"`
+	Listings    int              `json:"listings"`
+	Printings   []printingPrice  `json:"printings"`
 	// MarketIDs are the card's printings at the marketplaces.
 	MarketIDs []snapshots.MarketLink `json:"market_ids"`
 }
@@ -140,7 +144,7 @@ func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 	r := t.snap.Reader
 	cand := resolve.NewCandidate(r, c)
 	out := shownCard{CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, SetName: cand.SetName, Number: c.Number, Language: c.Language,
-		Rarity: c.Rarity, URL: cardURL(c.ID), Grade: snapshots.RawNearMint.String(), Sales30d: c.Sales30d, Listings: c.Listings,
+		Rarity: c.Rarity, URL: cardURL(c.ID), Grade: snapshots.RawNearMint.String(), GradeName: snapshots.RawNearMint.Name(), Sales30d: c.Sales30d, Listings: c.Listings,
 		Confidence: estimate.ConfidenceNone.String(), Flags: []string{}, Printings: []printingPrice{}, MarketIDs: cand.MarketIDs}
 	ps, err := r.Printings(c.Game, c.ID)
 	if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
@@ -163,6 +167,13 @@ func (t *toolCall) showCard(c *snapshots.Card) (shownCard, error) {
 			if out.PriceUSD != nil && c.PriceDay != 0 {
 				d := c.PriceDay.String()
 				out.PriceDate = &d
+			}
+			if out.PriceUSD == nil {
+				sales, err := r.Sales(c.Game, c.ID)
+				if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
+					return out, err
+				}
+				out.PriceReason = pricing.ExplainNoValue(c, sales, base, e, t.snap.AsOf)
 			}
 		}
 	}
@@ -310,14 +321,18 @@ type priceCardOut struct {
 	Language     string              `json:"language"`
 	URL          string              `json:"url"`
 	Grade        string              `json:"grade"`
+	GradeName    string              `json:"grade_name"`
 	Printing     string              `json:"printing"` // the variant priced ("" for a card without variants)
 	BasePrinting bool                `json:"base_printing"`
 	PriceUSD     *float64            `json:"price_usd"` // the estimate's fmv (null at confidence none)
 	Confidence   string              `json:"confidence"`
 	Flags        []string            `json:"flags"`
 	Estimate     pricing.EstimateRow `json:"estimate"`
-	Quote        quoteRuleOut        `json:"quote"`
-	Printings    []printingPrice     `json:"printings"`
+	// PriceReason says why price_usd is null, with the last sale
+	// (pricing.ExplainNoValue); absent when there is a price.
+	PriceReason *pricing.NoValue `json:"price_reason,omitempty"`
+	Quote       quoteRuleOut     `json:"quote"`
+	Printings   []printingPrice  `json:"printings"`
 }
 
 func (s *Server) toolPriceCard(t *toolCall) (any, error) {
@@ -349,7 +364,7 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 		return nil, err
 	}
 	out := priceCardOut{CardID: c.ID, Game: c.Game, Name: c.Name, SetID: c.SetID, SetName: sc.SetName, Number: c.Number,
-		Language: c.Language, URL: sc.URL, Grade: g.String(), Printings: sc.Printings, BasePrinting: finish == snapshots.BasePrinting(c)}
+		Language: c.Language, URL: sc.URL, Grade: g.String(), GradeName: g.Name(), Printings: sc.Printings, BasePrinting: finish == snapshots.BasePrinting(c)}
 	if finish < len(c.Variants) {
 		out.Printing = c.Variants[finish]
 	}
@@ -365,11 +380,18 @@ func (s *Server) toolPriceCard(t *toolCall) (any, error) {
 	}
 	est := pricing.NewEstimateRow(e)
 	out.PriceUSD, out.Confidence, out.Flags, out.Estimate = est.FMVUSD, est.Confidence, est.Flags, est
+	if out.PriceUSD == nil {
+		sales, err := t.snap.Reader.Sales(c.Game, c.ID)
+		if err != nil && apperr.ErrorCode(err) != apperr.ENOTFOUND {
+			return nil, err
+		}
+		out.PriceReason = pricing.ExplainNoValue(c, sales, finish, e, t.snap.AsOf)
+	}
 	q, err := pricing.QuoteCard(t.snap, c, []snapshots.Grade{g}, out.Printing)
 	if err != nil {
 		return nil, err
 	}
-	out.Quote = quoteRuleOut{PriceBasis: "no price: no usable midprice, verified sale or current ask for " + g.String()}
+	out.Quote = quoteRuleOut{PriceBasis: "no price: no usable midprice, verified sale or current ask for " + g.Name()}
 	if p := q.Price; p != nil {
 		label, usd, day := p.Label, snapshots.USD(p.Cents), p.Day.String()
 		out.Quote = quoteRuleOut{Label: &label, PriceUSD: &usd, PriceDate: &day, PriceBasis: p.Basis}

@@ -167,6 +167,7 @@ type rankRow struct {
 	SetID       string  `json:"set_id"`
 	Number      string  `json:"number"`
 	Grade       string  `json:"grade"`
+	GradeName   string  `json:"grade_name"`
 	PriceUSD    float64 `json:"price_usd"`
 	SaleDate    string  `json:"sale_date"`
 	Marketplace string  `json:"marketplace"`
@@ -220,7 +221,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 	clampedFrom := access.ClampSince(asOf, tier, from, true)
 	gi := -1
 	if a.Grader != "" {
-		gi = snapshots.GraderIndex(a.Grader)
+		gi = snapshots.ReadGrader(a.Grader) // PSA is slab
 	}
 	var rows []rankRow
 	inWindow := 0
@@ -245,7 +246,7 @@ func (s *Server) toolRankSetSales(t *toolCall) (any, error) {
 				continue
 			}
 			inWindow++
-			row := rankRow{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Grade: x.Grade.String(), PriceUSD: snapshots.USD(x.PriceCents),
+			row := rankRow{CardID: c.ID, Name: c.Name, SetID: c.SetID, Number: c.Number, Grade: x.Grade.String(), GradeName: x.Grade.Name(), PriceUSD: snapshots.USD(x.PriceCents),
 				SaleDate: x.Day.String(), Marketplace: x.Marketplace.String(), TradeType: x.TradeType.String(), SaleID: pricing.SaleID(x.ID), cents: x.PriceCents, day: x.Day}
 			if int(x.Finish) < len(c.Variants) {
 				row.Finish = &c.Variants[x.Finish]

@@ -29,7 +29,7 @@ func (s *Server) collectionToolDefs() []toolDef {
 	game := s.gameOption()
 	card := mcpproto.WithString("card", mcpproto.Required(), mcpproto.MinLength(1), mcpproto.MaxLength(256),
 		mcpproto.Description("The card: a card id (\"en:base1-4\"), a numeric partner product id or a name that resolves to one card (an ambiguous name is refused with its candidates)."))
-	grade := mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint."))
+	grade := mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default Raw, near mint."))
 	printing := mcpproto.WithString("printing", mcpproto.MaxLength(64), mcpproto.Description("The printing: one of the card's variants (\"holo/shadowless\") or parts of one (\"1st-edition\", \"reverse\"). Default: the card's base printing."))
 	return []toolDef{
 		def(mcpproto.NewTool("list_collection",

@@ -17,7 +17,7 @@ import (
 func gradeFilter(s string) (snapshots.GradeFilter, error) {
 	f, err := snapshots.ParseGradeFilter(s)
 	if err != nil {
-		return f, apperr.Errorf(apperr.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s)", err, strings.Join(snapshots.Graders, ", "))
+		return f, apperr.Errorf(apperr.EINVALID, "grade: %v (or use raw, graded, or a grader name: %s; slab is PSA)", err, strings.Join(snapshots.Graders, ", "))
 	}
 	return f, nil
 }
@@ -82,6 +82,7 @@ type pricePoint struct {
 type pricesOut struct {
 	Game             string           `json:"game"`
 	Grade            string           `json:"grade"`
+	GradeName        string           `json:"grade_name"`
 	Pick             string           `json:"pick" enum:"fmv,tvwap,median,all"`
 	Interval         string           `json:"interval" enum:"change,day,week"`
 	Limit            int              `json:"limit"`
@@ -183,7 +184,7 @@ func (s *Server) toolPrices(t *toolCall) (any, error) {
 		items = append(items, out)
 	}
 	res := pricesOut{
-		Game: game, Grade: grade.String(), Pick: a.Pick, Interval: a.Interval, Limit: limit,
+		Game: game, Grade: grade.String(), GradeName: grade.Name(), Pick: a.Pick, Interval: a.Interval, Limit: limit,
 		Range: hr.JSON(), Items: items, Unresolved: jsontext.NonNil(missing), Order: "oldest first; when truncated, the newest points are kept",
 	}
 	if bounded {
@@ -382,6 +383,7 @@ type listingRow struct {
 	ListingID          string   `json:"listing_id"`
 	Platform           string   `json:"platform"`
 	Grade              string   `json:"grade"`
+	GradeName          string   `json:"grade_name"`
 	Finish             *string  `json:"finish"`
 	AskUSD             float64  `json:"ask_usd"`
 	ShippingUSD        float64  `json:"shipping_usd"`
@@ -456,7 +458,7 @@ func (s *Server) toolListings(t *toolCall) (any, error) {
 			rows := []listingRow{}
 			for _, l := range kept[:min(len(kept), a.Limit)] {
 				ds := math.Round(l.DealScore*100) / 100
-				rows = append(rows, listingRow{ListingID: l.ID, Platform: l.Platform, Grade: l.Grade, Finish: jsontext.StrOrNil(l.Finish), AskUSD: snapshots.USD(l.AskCents),
+				rows = append(rows, listingRow{ListingID: l.ID, Platform: l.Platform, Grade: l.Grade, GradeName: snapshots.GradeNameOf(l.Grade), Finish: jsontext.StrOrNil(l.Finish), AskUSD: snapshots.USD(l.AskCents),
 					ShippingUSD: snapshots.USD(l.ShippingCents), ListedDate: l.ListedDay.String(), Quantity: l.Quantity, DealScore: &ds, PlatformFreshnessH: l.PlatformFreshnessH})
 			}
 			listItems = append(listItems, listingsItem{CardID: tg.c.ID, Name: tg.c.Name, ListingsTotal: len(kept), Listings: rows, Truncated: len(kept) > len(rows)})

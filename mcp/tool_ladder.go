@@ -243,6 +243,7 @@ type ladderCard struct {
 
 type gradeSummary struct {
 	Grade          string   `json:"grade"`
+	GradeName      string   `json:"grade_name"`
 	CardsWithLast  int      `json:"cards_with_last"`
 	CardsWithAsk   int      `json:"cards_with_ask"`
 	MedianLastUSD  *float64 `json:"median_last_usd"`
@@ -262,10 +263,12 @@ type ladderHead struct {
 
 // ladderBody is a ladder's grades and per-grade summary.
 type ladderBody struct {
-	Grades  []string       `json:"grades"`
-	Cards   int            `json:"cards"`
-	Summary []gradeSummary `json:"summary"`
-	Basis   string         `json:"basis"`
+	Grades []string `json:"grades"`
+	// GradeNames are Grades as people read them (PSA 10), in order.
+	GradeNames []string       `json:"grade_names"`
+	Cards      int            `json:"cards"`
+	Summary    []gradeSummary `json:"summary"`
+	Basis      string         `json:"basis"`
 }
 
 // ladderTable is a ladder's cells as rows under one columns header
@@ -388,7 +391,7 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade) (ladderBody, 
 	}
 	summary := make([]gradeSummary, len(grades))
 	for i, g := range grades {
-		gs := gradeSummary{Grade: g.String(), CardsWithLast: len(lastBy[i]), CardsWithAsk: len(askBy[i])}
+		gs := gradeSummary{Grade: g.String(), GradeName: g.Name(), CardsWithLast: len(lastBy[i]), CardsWithAsk: len(askBy[i])}
 		if len(lastBy[i]) > 0 {
 			gs.MedianLastUSD = snapshots.USDOrNil(snapshots.Median(lastBy[i]))
 		}
@@ -405,7 +408,7 @@ func (t *toolCall) ladder(sel *selected, grades []snapshots.Grade) (ladderBody, 
 		}
 		summary[i] = gs
 	}
-	body := ladderBody{Grades: gradeNames(grades), Cards: len(cards), Summary: summary,
+	body := ladderBody{Grades: gradeNames(grades), GradeNames: gradeDisplayNames(grades), Cards: len(cards), Summary: summary,
 		Basis: "last = most recent verified sale of the grade (any age, finish-restricted when finish is set); ask = cheapest current listing of the grade (shipping excluded); ask_last_x = ask / last"}
 	return body, cards, nil
 }
@@ -422,6 +425,15 @@ func table(cards []ladderCard) ladderTable {
 		}
 	}
 	return ladderTable{Columns: compactColumns, Rows: rows}
+}
+
+// gradeDisplayNames are the names of gs as people read them (PSA 10).
+func gradeDisplayNames(gs []snapshots.Grade) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.Name()
+	}
+	return out
 }
 
 func gradeNames(gs []snapshots.Grade) []string {

@@ -33,10 +33,11 @@ const (
 		"Cardmarket product ids prefixed \"cardmarket:\" (\"cardmarket:273699\") or card names " +
 		"(\"charizard base\"). Each resolves to one card or is reported as ambiguous (with up to 5 candidates) or not_found. " +
 		"Duplicates count once; only resolved cards are charged."
-	descGrade = "Grade: raw:<condition> (near_mint, lightly_played, moderately_played, heavily_played, damaged) or <grader>:<number> " +
-		"with graders slab, bgs, cgc and numbers 1 to 10 in steps of 0.5, e.g. slab:10, bgs:9.5."
-	descGradeFilter = "Only this grade. Accepts an exact grade (raw:near_mint, slab:10), \"raw\" (every condition), \"graded\" (every grader), " +
-		"or a grader name (slab, bgs, cgc). Default: every grade."
+	descGrade = "Grade as people write it: PSA 10, psa10, BGS 9.5, cgc 10, raw, NM, near mint, Raw, near mint; or its code: raw:<condition> " +
+		"(near_mint, lightly_played, moderately_played, heavily_played, damaged) or <grader>:<number> with graders slab (PSA), bgs, cgc and " +
+		"numbers 1 to 10 in steps of 0.5, e.g. slab:10, bgs:9.5. Results give the code (grade) and the name (grade_name: PSA 10, Raw, near mint)."
+	descGradeFilter = "Only this grade. Accepts an exact grade (PSA 10, NM, raw:near_mint, slab:10), \"raw\" (every condition), \"graded\" (every grader), " +
+		"or a grader name (PSA or slab, BGS, CGC). Default: every grade."
 	descFinish = "Finish (printing variant) to restrict to: a whole variant of the card (\"holo/shadowless\") or one '/'-separated part " +
 		"of its variants (\"1st-edition\", \"reverse\", \"holo\"), any case. Never put the finish in a query. Default: every finish."
 	descPrinting = "Printing to price: a whole variant of the card (\"holo/shadowless\") or parts of one (\"1st-edition\", \"1st edition\", \"shadowless\", \"reverse holo\"; " +

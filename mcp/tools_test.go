@@ -239,7 +239,8 @@ func TestMCP_Quote(t *testing.T) {
 	if q["label"] != nil || q["price_usd"] != nil || !strings.Contains(q["price_basis"].(string), "no price") {
 		t.Errorf("unpriced grade: %v", q)
 	}
-	s.Fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa:10"}, "grader must be")
+	s.Fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "sgc:10"}, "grader must be")
+	s.Fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa 11"}, "a PSA grade's number must be 1 to 10")
 	s.Fails("quote", map[string]any{}, "ids")
 	s.Fails("quote", map[string]any{"ids": []string{}}, "ids")
 }
@@ -263,7 +264,7 @@ func TestMCP_PricesSalesListings(t *testing.T) {
 	}
 	elite.Fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2026/01/01"}, "YYYY-MM-DD")
 	elite.Fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "since": "2026-06-01", "until": "2026-01-01"}, "after until")
-	elite.Fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:mint"}, "condition")
+	elite.Fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "grade": "raw:like_new"}, "condition")
 	elite.Fails("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "pick": "mean"}, "pick")
 
 	d = elite.OK("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "limit": 5, "grade": "graded", "marketplace": "ebay,partner_feed"}).Data
@@ -284,7 +285,7 @@ func TestMCP_PricesSalesListings(t *testing.T) {
 	}
 	elite.Fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "limit": 201}, "at most 200")
 	elite.Fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "marketplace": "amazon"}, "unknown marketplace")
-	elite.Fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa"}, "grade")
+	elite.Fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "grade": "sgc"}, "grade")
 	elite.Fails("get_sales", map[string]any{"ids": []string{"en:base1-4"}, "trade_type": "swap"}, "trade_type")
 
 	// Free keys see 3 days of history: since is raised and said so.
@@ -468,7 +469,7 @@ func TestMCP_Costs(t *testing.T) {
 		}
 		costs += c.cost
 	}
-	s.Fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "psa:10"}, "grader")
+	s.Fails("quote", map[string]any{"ids": []string{"en:base1-4"}, "grade": "sgc:10"}, "grader")
 	costs++ // a failed tool call spends its HTTP unit
 	s.RPC("tools/list", map[string]any{})
 	s.RPC("ping", nil)
@@ -697,5 +698,33 @@ func TestMCP_ChatTools(t *testing.T) {
 	// cannot use it.
 	if r := mcptest.Post(t, srv.URL, freeTok, s.ID, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); r.Status != 404 {
 		t.Errorf("another account's session: %d", r.Status)
+	}
+}
+
+// TestMCP_GradeNames: price_card reads grades as people write them and names
+// them as they read them; a price missing says why, with the last sale.
+func TestMCP_GradeNames(t *testing.T) {
+	srv := mustServer(t, nil)
+	s := srv.open(t, srv.token(t, "a_gradesgradesgrades", access.Pro))
+	// Grades read as people write them, named as they read them.
+	if pc := s.OK("price_card", map[string]any{"card": "en:base1-4", "grade": "psa10"}).Data; pc["grade"] != "slab:10" || pc["grade_name"] != "PSA 10" {
+		t.Errorf("price_card psa10: grade %v %v", pc["grade"], pc["grade_name"])
+	}
+	// A price missing says why, with the last sale: a grade that sold, but
+	// not lately (or only as outliers).
+	missing := 0
+	for _, grade := range []string{"raw:damaged", "cgc:1", "bgs:1", "slab:1", "cgc:1.5", "bgs:1.5"} {
+		pc := s.OK("price_card", map[string]any{"card": "en:base1-4", "grade": grade}).Data
+		if pc["price_usd"] != nil {
+			continue
+		}
+		missing++
+		why, _ := pc["price_reason"].(map[string]any)
+		if why == nil || why["reason"] == "" || why["note"] == "" || strings.Contains(why["note"].(string), grade) {
+			t.Errorf("price_card %s without a price: price_reason %v", grade, pc["price_reason"])
+		}
+	}
+	if missing == 0 {
+		t.Error("no grade without a price among those tried")
 	}
 }

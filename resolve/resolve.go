@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/index"
@@ -213,7 +214,7 @@ func otherGames(ctx context.Context, src *live.View, game, ref string) (Resoluti
 		if err != nil {
 			return res, false, err
 		}
-		if res.Status == NotFound {
+		if res.Status == NotFound || !namesWord(res, ref) {
 			continue
 		}
 		found := "no card of " + game + " (the default game) matches this reference; found in " + g + " instead (add game=" + g + " to search it first)"
@@ -224,6 +225,32 @@ func otherGames(ctx context.Context, src *live.View, game, ref string) (Resoluti
 		return res, true, nil
 	}
 	return Resolution{}, false, nil
+}
+
+// namesWord reports whether a card res found by text is named by a word of
+// ref (three letters or more): another game's loose matches (a word of a
+// rarity, "SP CARD") are not offered for it.
+func namesWord(res Resolution, ref string) bool {
+	if res.ResolvedBy != ByText && res.Status == Resolved {
+		return true // an id
+	}
+	var names []string
+	if res.Card != nil {
+		names = append(names, res.Card.Name)
+	}
+	for _, c := range res.Candidates {
+		names = append(names, c.Name)
+	}
+	words := strings.FieldsFunc(index.FoldKey(ref), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, n := range names {
+		n = index.FoldKey(n)
+		for _, w := range words {
+			if len(w) >= 3 && strings.Contains(n, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func resolved(res Resolution, c *snapshots.Card, by string) Resolution {
