@@ -45,22 +45,22 @@ func TestIncludes(t *testing.T) {
 	}{
 		{"TVWAPSlots", pricing.TVWAPSlots(madeSeries, asOf),
 			`{"basis":"latest trailing-7-day tvwap per grade","slots":[` +
-				`{"grade":"raw:near_mint","sales":3,"fmv_usd":12,"tvwap_usd":11,"median_usd":null,"last_sale_date":"1970-04-21"},` +
-				`{"grade":"slab:10","sales":1,"fmv_usd":50,"tvwap_usd":50,"median_usd":null,"last_sale_date":"1970-04-16"}]}`},
+				`{"grade":"raw:near_mint","grade_name":"Raw, near mint","sales":3,"fmv_usd":12,"tvwap_usd":11,"median_usd":null,"last_sale_date":"1970-04-21"},` +
+				`{"grade":"slab:10","grade_name":"PSA 10","sales":1,"fmv_usd":50,"tvwap_usd":50,"median_usd":null,"last_sale_date":"1970-04-16"}]}`},
 		// On day 130 raw near-mint moved from $10 (day 100) to $12, with
 		// three sales since day 101.
 		{"GradeMomentum", pricing.GradeMomentum(madeSeries, madeCum, 130),
 			`{"window_days":30,"grades":[` +
-				`{"grade":"raw:near_mint","sales":3,"fmv_usd":12,"tvwap_usd":null,"median_usd":null,"last_sale_date":null,"change_30d_pct":20},` +
-				`{"grade":"slab:10","sales":1,"fmv_usd":50,"tvwap_usd":null,"median_usd":null,"last_sale_date":null}]}`},
+				`{"grade":"raw:near_mint","grade_name":"Raw, near mint","sales":3,"fmv_usd":12,"tvwap_usd":null,"median_usd":null,"last_sale_date":null,"change_30d_pct":20},` +
+				`{"grade":"slab:10","grade_name":"PSA 10","sales":1,"fmv_usd":50,"tvwap_usd":null,"median_usd":null,"last_sale_date":null}]}`},
 		{"GradeMomentum/NoPast", pricing.GradeMomentum(madeSeries[:1], madeCum, asOf),
-			`{"window_days":30,"grades":[{"grade":"raw:near_mint","sales":5,"fmv_usd":12,"tvwap_usd":null,"median_usd":null,"last_sale_date":null}]}`},
+			`{"window_days":30,"grades":[{"grade":"raw:near_mint","grade_name":"Raw, near mint","sales":5,"fmv_usd":12,"tvwap_usd":null,"median_usd":null,"last_sale_date":null}]}`},
 		{"GradeBreakdown", pricing.GradeBreakdown(madeSeries, madeCum, asOf),
 			`{"grades":[` +
-				`{"grade":"raw:near_mint","sales":5,"fmv_usd":12,"tvwap_usd":11,"median_usd":11.5,"last_sale_date":"1970-04-21"},` +
-				`{"grade":"slab:10","sales":1,"fmv_usd":50,"tvwap_usd":50,"median_usd":50,"last_sale_date":"1970-04-16","premium_vs_raw":4.17},` +
-				`{"grade":"slab:9","sales":3,"fmv_usd":null,"tvwap_usd":null,"median_usd":null,"last_sale_date":"1970-04-17"},` +
-				`{"grade":"bgs:9.5","sales":1,"fmv_usd":null,"tvwap_usd":null,"median_usd":null,"last_sale_date":"1970-04-18"}]}`},
+				`{"grade":"raw:near_mint","grade_name":"Raw, near mint","sales":5,"fmv_usd":12,"tvwap_usd":11,"median_usd":11.5,"last_sale_date":"1970-04-21"},` +
+				`{"grade":"slab:10","grade_name":"PSA 10","sales":1,"fmv_usd":50,"tvwap_usd":50,"median_usd":50,"last_sale_date":"1970-04-16","premium_vs_raw":4.17},` +
+				`{"grade":"slab:9","grade_name":"PSA 9","sales":3,"fmv_usd":null,"tvwap_usd":null,"median_usd":null,"last_sale_date":"1970-04-17"},` +
+				`{"grade":"bgs:9.5","grade_name":"BGS 9.5","sales":1,"fmv_usd":null,"tvwap_usd":null,"median_usd":null,"last_sale_date":"1970-04-18"}]}`},
 		{"PopulationOverview", pricing.PopulationOverview(madeCum, asOf),
 			`{"basis":"graded copies seen in verified sales, all history; not a grading company's population report","graded_sales":5,"grades":[` +
 				`{"grader":"slab","grade":10,"sales":1,"share_pct":20},{"grader":"slab","grade":9,"sales":3,"share_pct":60},{"grader":"bgs","grade":9.5,"sales":1,"share_pct":20}]}`},
@@ -72,7 +72,7 @@ func TestIncludes(t *testing.T) {
 			`{"grader":"slab","raw_fmv_usd":null,"grading_cost_usd":30,"expected_graded_usd":null,"expected_gain_usd":null,"sample_sales":1,` +
 				`"basis":"expected graded value = graded fmv per grade weighted by the grade mix of this card's verified graded sales; grading cost is an assumed flat fee"}`},
 		{"HistorySeries", pricing.NewHistorySeries(&snapshots.Card{}, pricing.BaseRead, &madeSeries[0], 109, 111, pricing.MethodTVWAP),
-			`{"grade":"raw:near_mint","finish":null,"method":"tvwap","from":"1970-04-20","to":"1970-04-22","points":[` +
+			`{"grade":"raw:near_mint","grade_name":"Raw, near mint","finish":null,"method":"tvwap","from":"1970-04-20","to":"1970-04-22","points":[` +
 				`{"date":"1970-04-20","price_usd":9,"sales":0,"sample_size":0,"confidence":"none","flags":[]},` +
 				`{"date":"1970-04-21","price_usd":11,"sales":3,"sample_size":0,"confidence":"none","flags":[]},` +
 				`{"date":"1970-04-22","price_usd":11,"sales":0,"sample_size":0,"confidence":"none","flags":[]}]}`},

@@ -11,10 +11,13 @@ import (
 )
 
 // Midprice statuses. Only ok and thin are usable. A midprice is the fmv
-// of one printing and grade (package estimate); its status is the
-// estimate's confidence: ok at high or medium, thin at low, stale at none
-// (an fmv whose sales are older than estimate.Default.SampleDays days),
-// none when the printing and grade never sold.
+// of one printing and grade (package estimate); its status reads the
+// estimate's confidence and thin flag, one rule (estimate.Methodology.Judge):
+// ok at high or medium confidence when not thin, thin at low confidence or
+// when thin (fewer sales in the sample than the thin rule asks), stale at
+// none (an fmv whose sales are older than estimate.Default.SampleDays days),
+// none when the printing and grade never sold. A status ok never sits
+// beside a thin flag.
 const (
 	StatusOK    = "ok"
 	StatusThin  = "thin"
@@ -161,9 +164,9 @@ type Market struct {
 // StatusOf is the midprice status of an estimate (see StatusOK).
 func StatusOf(e snapshots.Estimate, sold bool) string {
 	switch {
-	case e.Confidence >= estimate.ConfidenceMedium && e.FMVCents > 0:
+	case e.Confidence >= estimate.ConfidenceMedium && e.Flags&estimate.FlagThin == 0 && e.FMVCents > 0:
 		return StatusOK
-	case e.Confidence == estimate.ConfidenceLow && e.FMVCents > 0:
+	case e.Confidence >= estimate.ConfidenceLow && e.FMVCents > 0:
 		return StatusThin
 	case e.FMVCents > 0 || sold:
 		return StatusStale
