@@ -213,7 +213,7 @@ func TestService_EvaluateEvent(t *testing.T) {
 	if got, want := e.ID, alert.EventID("s1", r.ID, "base1-4"); got != want {
 		t.Errorf("id %s, want %s", got, want)
 	}
-	if got, want := e.Summary, "Charizard (base1-4, holo/1st-edition, raw:near_mint) is $99.00 (own), at or below $100.00"; got != want {
+	if got, want := e.Summary, "Charizard (base1-4, holo/1st-edition, Raw, near mint) is $99.00 (own), at or below $100.00"; got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}
 	if got := string(e.Payload()); !strings.Contains(got, `"price_usd":99`) || !strings.Contains(got, `"rule_id":"`+r.ID+`"`) {

@@ -124,7 +124,7 @@ func summary(e *Event) string {
 	if e.Printing != "" {
 		what += ", " + e.Printing
 	}
-	what += ", " + e.Grade + ")"
+	what += ", " + snapshots.GradeNameOf(e.Grade) + ")" // as people read it: PSA 10
 	price := func(c int64) string { return fmt.Sprintf("$%.2f", snapshots.USD(c)) }
 	switch e.Condition.Kind {
 	case AtOrBelow, AtOrAbove:
