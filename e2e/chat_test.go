@@ -132,7 +132,7 @@ func TestAgentChat_Embedded(t *testing.T) {
 			price = q["price_usd"].(float64)
 		}
 	}
-	if !strings.Contains(text, "Charizard") || !strings.Contains(text, "slab:10") || price == 0 || !strings.Contains(strings.ReplaceAll(text, ",", ""), fmt.Sprintf("$%.2f", price)) {
+	if !strings.Contains(text, "Charizard") || !strings.Contains(text, "PSA 10") || strings.Contains(text, "slab:10") || price == 0 || !strings.Contains(strings.ReplaceAll(text, ",", ""), fmt.Sprintf("$%.2f", price)) {
 		t.Errorf("answer %q, quoted price %v", text, price)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,8 +54,8 @@ func defaultEdge(t *testing.T) (e *edgeProc, root string, se searchEdge) {
 // the REST API and the chat on the default snapshot (defaultEdge):
 // every trending leaderboard of both games (every metric x window, limit
 // 50) is full and
-// every row has sample_size >= 5 and price_usd >= 1 (the methodology's
-// liquidity rule); en:base1-4 answers per printing, its 1st-edition
+// every row has sample_size >= 5 and price_usd >= 10 (the methodology's
+// liquidity rule and the movers' floor) and no thin flag beside it; en:base1-4 answers per printing, its 1st-edition
 // shadowless raw near-mint fmv at least 5x the unlimited one's; the quote
 // and the chat (the embedded agent) read "PSA 10 Umbreon VMAX alt art
 // Evolving Skies" as slab:10 of en:swsh7-215 and say so.
@@ -75,14 +76,14 @@ func TestLeaderboards_DefaultSnapshot(t *testing.T) {
 				}
 				for _, row := range items {
 					rows++
-					if num(row["sample_size"]) < float64(m.Liquidity.MinSales) || num(row["price_usd"]) < m.Liquidity.MinPriceUSD {
+					if num(row["sample_size"]) < float64(m.Liquidity.MinSales) || num(row["price_usd"]) < m.Liquidity.MoversMinPriceUSD || slices.Contains(strs(row["flags"]), "thin") {
 						t.Errorf("%s %s %s rank %v: %s %v sample %v price %v", game, metric, w.Name, row["rank"], row["card_id"], row["finish"], row["sample_size"], row["price_usd"])
 					}
 				}
 			}
 		}
-		t.Logf("%s trending: %d of %d leaderboards full, %d rows, each with sample_size >= %d and price_usd >= %.2f", game,
-			full, len(snapshots.TrendingMetrics)*len(snapshots.TrendingWindows), rows, m.Liquidity.MinSales, m.Liquidity.MinPriceUSD)
+		t.Logf("%s trending: %d of %d leaderboards full, %d rows, each with sample_size >= %d, price_usd >= %.2f and no thin flag", game,
+			full, len(snapshots.TrendingMetrics)*len(snapshots.TrendingWindows), rows, m.Liquidity.MinSales, m.Liquidity.MoversMinPriceUSD)
 	}
 
 	card := getJSON(t, base, key, "/api/v3/cards/en:base1-4")
@@ -112,7 +113,7 @@ func TestLeaderboards_DefaultSnapshot(t *testing.T) {
 		t.Errorf("quote: %v", qt)
 	}
 	t.Logf("quote %q: %v %v %v $%v, understood %v", "PSA 10 Umbreon VMAX alt art Evolving Skies", qt["card_id"], qt["grade"], qt["label"], qt["price_usd"], qt["understood"].(map[string]any)["said"])
-	for _, w := range []string{"psa 10", "slab:10", "alt art", "Evolving Skies"} {
+	for _, w := range []string{"psa 10", "PSA 10", "alt art", "Evolving Skies"} {
 		if said := fmt.Sprint(qt["understood"].(map[string]any)["said"]); !strings.Contains(said, w) {
 			t.Errorf("quote: said %s does not name %q", said, w)
 		}
@@ -123,7 +124,7 @@ func TestLeaderboards_DefaultSnapshot(t *testing.T) {
 	if args, _ := calls["quote"]["arguments"].(map[string]any); args["grade"] != "slab:10" || fmt.Sprint(args["ids"]) != "[en:swsh7-215]" {
 		t.Errorf("chat quote arguments %v", args)
 	}
-	for _, w := range []string{"slab:10", "en:swsh7-215", `"psa 10"`, "alternate art", "Evolving Skies"} {
+	for _, w := range []string{"PSA 10", "en:swsh7-215", `"psa 10"`, "alternate art", "Evolving Skies"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("chat answer %q does not say %q", text, w)
 		}

@@ -109,15 +109,15 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	// The printing selector changes the chart (app.js submits on change).
 	const first = "holo/shadowless/1st-edition"
 	b.choose("Printing", first) // app.js submits the form on change
-	b.see("heading", "Price history: raw:near_mint, "+first)
+	b.see("heading", "Price history: Raw, near mint, "+first)
 	other := b.chartPoints()
 	want = restPoints(t, edge.Base, key, "/api/v3/cards/en:base1-4/price-history?interval=change&limit=1000&finish="+first+"&date_from="+from)
 	if len(other) == 0 || !equalStrings(other, want) || equalStrings(other, base) {
 		t.Fatalf("the chart of %s:\n%v\nREST's:\n%v", first, other, want)
 	}
 	// A graded price over a year, from the ladder's link.
-	b.click("link", "slab:10")
-	b.see("heading", "Price history: slab:10, "+first)
+	b.click("link", "PSA 10")
+	b.see("heading", "Price history: PSA 10, "+first)
 	b.choose("History", "365")
 	b.seeText((asOf - 364).String() + " to " + asOf.String())
 	slab := b.chartPoints()
@@ -154,7 +154,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	// Empty states and an error: a card with no price, a leaderboard with
 	// nobody on it, a card that does not exist.
 	b.open("/dashboard/cards/en:base1-101")
-	b.seeText("No raw:near_mint price of this printing in this range; no value: ")
+	b.seeText("No Raw, near mint price of this printing in this range; no value: ")
 	b.shoot("card-no-price")
 	b.open("/dashboard/movers?metric=slab_price_pct&window=1d&language=zh-cn")
 	b.seeText("No printing is liquid enough to rank for this metric and window.")
@@ -263,10 +263,10 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 	b.click("button", "Search")
 	b.seeText("5 cards for “chari”")
 	b.click("link", "Charizard")
-	b.see("heading", "Price history: raw:near_mint, holo/unlimited")
+	b.see("heading", "Price history: Raw, near mint, holo/unlimited")
 	b.choose("Printing", "holo/shadowless")
 	b.click("button", "Show")
-	b.see("heading", "Price history: raw:near_mint, holo/shadowless")
+	b.see("heading", "Price history: Raw, near mint, holo/shadowless")
 
 	if p := b.problems(false); len(p) != 0 {
 		t.Fatalf("dialogs, CSP violations or script errors: %v", p)

@@ -223,7 +223,7 @@ func (s *Server) toolQuote(t *toolCall) (any, error) {
 	}
 	rule := "per grade: Midprice when usable (status ok or thin and above 0), else Last verified sale, else cheapest Ask"
 	if a.Grade == "" {
-		rule += "; ungraded: slab:10 first, then raw:near_mint"
+		rule += "; ungraded: PSA 10 (slab:10) first, then Raw, near mint (raw:near_mint): each quote's grade_basis says why it is of its grade"
 	}
 	return quoteOut{
 		Game: game, Items: quotes, Rule: rule,
