@@ -203,7 +203,7 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 		t.Fatalf("the page says the collection is worth %s, REST %s", value, want)
 	}
 	body := b.eval(`document.body.innerText`).(string)
-	for _, s := range []string{"Charizard ex", "slab:9", "$900.00", "Value over time", "Download CSV"} {
+	for _, s := range []string{"Charizard ex", "PSA 9", "$900.00", "Value over time", "Download CSV"} {
 		if !strings.Contains(body, s) {
 			t.Errorf("the collection page lacks %q", s)
 		}
@@ -239,10 +239,10 @@ func TestDashboard_MarketBrowser(t *testing.T) {
 		b.click("link", "Collection")
 		b.see("heading", "Your collection")
 		coll := restData(t, edge.Base, key, "/api/v3/me/collection")
-		copies := b.eval(`Array.from(document.querySelectorAll("table.holdings tbody tr")).filter(r => r.textContent.includes("en:base1-4") && r.textContent.includes("slab:9")).map(r => r.querySelector("td[data-label=Copies]").textContent).join()`)
+		copies := b.eval(`Array.from(document.querySelectorAll("table.holdings tbody tr")).filter(r => r.textContent.includes("en:base1-4") && r.textContent.includes("PSA 9")).map(r => r.querySelector("td[data-label=Copies]").textContent).join()`)
 		value := b.eval(`document.querySelector("[data-collection-value]").textContent`).(string)
 		if want := "$" + formatUSD(coll["summary"].(map[string]any)["value_usd"].(float64)); copies != "3" || value != want {
-			t.Fatalf("after add_to_collection the page shows %v copies in slab:9 worth %s in all; REST %s", copies, value, want)
+			t.Fatalf("after add_to_collection the page shows %v copies in PSA 9 worth %s in all; REST %s", copies, value, want)
 		}
 	})
 
