@@ -64,9 +64,10 @@ func TestMethodology(t *testing.T) {
 	if len(got["flags"].([]any)) < 4 || len(got["confidence"].([]any)) != 3 {
 		t.Errorf("flags %v confidence %v", got["flags"], got["confidence"])
 	}
-	// The leaderboards' default rule is the document's.
+	// The movers' default rule is the document's: its sales and the movers'
+	// price floor.
 	tr := data(t, do(t, freshClient(), "GET", "/api/v3/trending?limit=1", "", nil))
-	if num(tr["min_sales"]) != num(liq["min_sales"]) || num(tr["min_price_usd"]) != num(liq["min_price_usd"]) {
+	if num(tr["min_sales"]) != num(liq["min_sales"]) || num(tr["min_price_usd"]) != num(liq["movers_min_price_usd"]) || tr["metric"] != "composite" {
 		t.Errorf("trending rule %v / %v, methodology %v", tr["min_sales"], tr["min_price_usd"], liq)
 	}
 	// A price's confidence follows the document's levels: sample size and
@@ -284,10 +285,13 @@ func TestPrintings_Words(t *testing.T) {
 		t.Fatalf("quote: %v", q)
 	}
 	said := fmt.Sprint(u["said"])
-	for _, w := range []string{"psa 10", "slab:10", "alt art", "Evolving Skies"} {
+	for _, w := range []string{"psa 10", "PSA 10", "alt art", "Evolving Skies"} {
 		if !strings.Contains(said, w) {
 			t.Errorf("said %s does not name %q", said, w)
 		}
+	}
+	if q["grade_name"] != "PSA 10" {
+		t.Errorf("quote grade_name %v", q["grade_name"])
 	}
 	q = data(t, do(t, freshClient(), "GET", "/api/v3/quote?q="+url.QueryEscape("charizard 1st edition base set")+"&grade=raw:near_mint", "", nil))["quote"].(map[string]any)
 	if q["card_id"] != "en:base1-4" || q["finish"] != charizard[1] || q["grade"] != "raw:near_mint" {
@@ -300,7 +304,7 @@ func TestPrintings_Words(t *testing.T) {
 	if args := calls["quote"]["arguments"].(map[string]any); args["grade"] != "slab:10" || fmt.Sprint(args["ids"]) != "[en:swsh7-215]" {
 		t.Errorf("chat quote arguments %v", args)
 	}
-	for _, w := range []string{"slab:10", "en:swsh7-215", `"psa 10"`, "alternate art", "Evolving Skies"} {
+	for _, w := range []string{"PSA 10", "en:swsh7-215", `"psa 10"`, "alternate art", "Evolving Skies"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("chat answer %q does not say %q", text, w)
 		}
