@@ -79,6 +79,11 @@ func (p *analyticsPayload) read(r *request, c *snapshots.Card, finish int, windo
 // card's sales are read only then).
 func (p *analyticsPayload) explain(r *request, c *snapshots.Card, finish int) error {
 	f := pricing.PrintingIndex(c, finish)
+	if f == snapshots.BasePrinting(c) { // the default market says, without a read
+		if priced, known := r.snap.encoded[c.Game].priced(c.Ordinal); known && priced {
+			return nil
+		}
+	}
 	e, _, err := pricing.PrintingEstimate(r.snap.Reader, c, f, snapshots.RawNearMint)
 	if err != nil || e.Shown() != 0 {
 		return err

@@ -608,12 +608,15 @@ func appendJSONStr(b []byte, s string) []byte { return jsontext.AppendString(b, 
 type encodedCards struct {
 	buf  []byte   // the objects back to back, in ordinal order
 	ends []uint32 // ends[ordinal] is where the card's object ends in buf
+	// unpriced has bit ordinal set when the card's default market shows no
+	// price (price_usd null): market_summary then says why (explain).
+	unpriced []uint64
 }
 
 // encodeCards encodes cards (a game's catalog, index = ordinal); setOf
 // gives a card's set (nil when unknown), marketOf its default market.
 func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots.Set, marketOf func(*snapshots.Card) (*pricing.MarketObject, error)) (*encodedCards, error) {
-	e := &encodedCards{ends: make([]uint32, len(cards))}
+	e := &encodedCards{ends: make([]uint32, len(cards)), unpriced: make([]uint64, (len(cards)+63)/64)}
 	n := 0
 	for _, c := range cards {
 		n += (&cardDetail{card: c}).sizeHint()
@@ -628,6 +631,9 @@ func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots
 			return nil, fmt.Errorf("encode cards: market of %s: %w", c.ID, err)
 		}
 		e.buf = appendCardObject(e.buf, c, setOf(c), m)
+		if m.PriceUSD == nil {
+			e.unpriced[i/64] |= 1 << (i % 64)
+		}
 		if len(e.buf) > math.MaxUint32 {
 			return nil, fmt.Errorf("encode cards: %d bytes at card %s, more than 4 GiB", len(e.buf), c.ID)
 		}
@@ -635,6 +641,15 @@ func encodeCards(cards []*snapshots.Card, setOf func(*snapshots.Card) *snapshots
 	}
 	e.buf = slices.Clone(e.buf) // the exact size: the estimate is generous
 	return e, nil
+}
+
+// priced reports whether the default market of the card of ordinal ord
+// shows a price; known is false when e does not hold the card.
+func (e *encodedCards) priced(ord uint32) (priced, known bool) {
+	if e == nil || int(ord) >= len(e.ends) {
+		return false, false
+	}
+	return e.unpriced[ord/64]&(1<<(ord%64)) == 0, true
 }
 
 // object returns the encoded object of the card of ordinal ord (shared,
