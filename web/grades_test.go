@@ -3,10 +3,12 @@ package web_test
 import (
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/web/webtest"
 )
 
@@ -71,5 +73,28 @@ func TestDashboard_GradeNames(t *testing.T) {
 	}
 	if !strings.Contains(p.Body, `name="grade" value="slab:10"`) {
 		t.Error("the collection's remove form does not carry the grade's code")
+	}
+}
+
+// TestDashboard_MoversDefault: the movers page ranks as REST's trending
+// route and the chat do by default (pricing.MoversMetric and
+// MoversLiquidity: composite, $10 and up), shows the floor as its Price
+// filter, and takes another.
+func TestDashboard_MoversDefault(t *testing.T) {
+	srv := mustDashboard(t)
+	c, _ := srv.signedIn(t, access.Pro)
+	p := c.MarketGet("/dashboard/movers")
+	floor := strconv.FormatInt(pricing.MoversLiquidity().MinPriceCents/100, 10)
+	if p.Status != 200 || !strings.Contains(p.Body, `<option value="`+pricing.MoversMetric+`" selected>`) ||
+		!strings.Contains(p.Body, `<option value="`+floor+`" selected>$`+floor+` and up (default)</option>`) {
+		t.Fatalf("the movers page's defaults: %d %s", p.Status, webtest.PageError(p))
+	}
+	for _, path := range []string{"/dashboard/movers?min_price_usd=0", "/dashboard/movers?min_price_usd=100"} {
+		if p := c.MarketGet(path); p.Status != 200 {
+			t.Errorf("GET %s: %d %s", path, p.Status, webtest.PageError(p))
+		}
+	}
+	if p := c.MarketGet("/dashboard/movers?min_price_usd=7"); p.Status != 422 || !strings.Contains(webtest.PageError(p), "“7”") {
+		t.Errorf("a floor not offered: %d %q", p.Status, webtest.PageError(p))
 	}
 }
