@@ -440,11 +440,14 @@ func TestMethodology_Judge(t *testing.T) {
 			}
 		}
 	}
-	if got := m.RowFlags(26, estimate.FlagThin|estimate.FlagSolo); got != estimate.FlagSolo {
+	if got := m.RowFlags(26, false, estimate.FlagThin|estimate.FlagSolo); got != estimate.FlagSolo {
 		t.Errorf("a row of 26 sales whose reference series is thin: %v, want solo only", got.Names())
 	}
-	if got := m.RowFlags(2, 0); got != estimate.FlagThin {
+	if got := m.RowFlags(2, false, 0); got != estimate.FlagThin {
 		t.Errorf("a row of 2 sales: %v, want thin", got.Names())
+	}
+	if got := m.RowFlags(0, true, 0); got != 0 {
+		t.Errorf("a fresh source's row: %v, want its series' flags (none)", got.Names())
 	}
 }
 

@@ -427,8 +427,14 @@ func (m *Methodology) ThinOf(sample int) bool { return sample < m.Thin.Sales }
 // RowFlags are the flags of a leaderboard row with sample verified sales
 // (its sample_size) whose reference series has the flags ref: the series'
 // solo, outlier_excluded and stale, and thin by the row's own sample, the
-// count shown beside it (ThinOf).
-func (m *Methodology) RowFlags(sample int, ref Flags) Flags {
+// count shown beside it (ThinOf). A row whose reference series is a fresh
+// source's (feed: it ranks by its price, LiquidFeed; its sample counts no
+// feed) keeps its series' flags, which the sources rule decides
+// (SourceConfidence: a fresh source's value is not thin).
+func (m *Methodology) RowFlags(sample int, feed bool, ref Flags) Flags {
+	if feed {
+		return ref
+	}
 	f := ref &^ FlagThin
 	if m.ThinOf(sample) {
 		f |= FlagThin

@@ -50,7 +50,7 @@ func (s *Server) alertToolDefs() []toolDef {
 		card := mcpproto.WithString("card", mcpproto.MaxLength(256),
 			mcpproto.Description("The card: a card id (\"en:base1-4\"), a numeric partner product id or a name that resolves to one card (an ambiguous name is refused with its candidates). Give card or set_id."))
 		printing := mcpproto.WithString("printing", mcpproto.MaxLength(80), mcpproto.Description("The printing: one of the card's variants as the catalog spells it (\"1st edition\"). Default: the card's base printing."))
-		grade := mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default raw:near_mint."))
+		grade := mcpproto.WithString("grade", mcpproto.MaxLength(32), mcpproto.DefaultString("raw:near_mint"), mcpproto.Description(descGrade+" Default Raw, near mint."))
 		source := mcpproto.WithString("source", mcpproto.Enum(pricing.PriceSources...), mcpproto.DefaultString("own"),
 			mcpproto.Description("The price the condition reads: own (the headline fmv estimate), partner (the partner feed's daily median) or observed (the latest verified sale). Default own."))
 		defs = append(defs,

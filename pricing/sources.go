@@ -91,7 +91,7 @@ func FeedPrice(p Provenance, source string, finish int, g snapshots.Grade, asOf 
 		}
 	}
 	if head < 0 {
-		sp.Note = "no " + SourceLabel(source) + " " + headlineName(source) + " price for " + g.String() + " of this printing"
+		sp.Note = "no " + SourceLabel(source) + " " + headlineName(source) + " price for " + g.Name() + " of this printing"
 		if p.Market != snapshots.MarketSources {
 			sp.Note += " (this snapshot was not built from " + SourceLabel(source) + "'s files: its manifest's market_source is " + p.Market + ")"
 		}

@@ -58,7 +58,8 @@ type TrendingItem struct {
 	// Flags are the reference series' solo, outlier_excluded and stale,
 	// and thin by SampleSize, the count shown beside them
 	// (estimate.Methodology.RowFlags): a row that ranks by its verified
-	// sales under the default liquidity rule is never thin.
+	// sales under the default liquidity rule is never thin; a row ranked
+	// by a fresh source's price keeps its series' flags.
 	Flags []string `json:"flags"`
 	// Source is where price_usd (and price_pct's prices) come from: a
 	// source's file (tcgplayer, cardmarket, pricecharting), observed
@@ -174,7 +175,7 @@ func NewTrendingItem(rank int, c *snapshots.Card, s *snapshots.Set, p *snapshots
 	it := TrendingItem{Rank: rank, CardID: c.ID, Name: c.Name, Set: SetRef{ID: c.SetID}, Language: c.Language, Rarity: jsontext.StrOrNil(c.Rarity),
 		Finish: jsontext.StrOrNil(PrintingName(c, int(row.Finish))), BaseFinish: int(row.Finish) == snapshots.BasePrinting(c),
 		Metric: metric, Value: snapshots.Round2(row.Value), PriceUSD: snapshots.USDOrNil(row.PriceCents),
-		SampleSize: int(row.SampleSize), Flags: FlagNames(estimate.Default.RowFlags(int(row.SampleSize), row.Flags)), Source: o.Source, Synthetic: o.Synthetic}
+		SampleSize: int(row.SampleSize), Flags: FlagNames(estimate.Default.RowFlags(int(row.SampleSize), row.Feed, row.Flags)), Source: o.Source, Synthetic: o.Synthetic}
 	if s != nil {
 		it.Set.Name = s.Name
 	}

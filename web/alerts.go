@@ -11,6 +11,7 @@ import (
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
+	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/webhook"
 )
 
@@ -238,7 +239,7 @@ func newRuleRow(r alert.Rule) ruleRow {
 	if v.Printing != "" {
 		row.What += ", " + v.Printing
 	}
-	row.Target = v.Grade + " · " + v.Source
+	row.Target = snapshots.GradeNameOf(v.Grade) + " · " + v.Source // the grade as people read it: PSA 10
 	return row
 }
 

@@ -226,7 +226,7 @@ func TestAlertsPage(t *testing.T) {
 		id = m[1][1] // the alert (the want list comes first)
 		b.evaluate(t)
 		page = b.get(t, "/dashboard/alerts")
-		if !strings.Contains(page.body, "Charizard (en:base1-4, holo/unlimited, raw:near_mint) is $") {
+		if !strings.Contains(page.body, "Charizard (en:base1-4, holo/unlimited, Raw, near mint) is $") {
 			t.Errorf("the last alerts: %s", page.body)
 		}
 		// Change it: the form shows the rule's values.

@@ -1977,6 +1977,7 @@ type CardAnalytics struct {
 	MedianUsd      *float64           `json:"median_usd"`
 	Name           string             `json:"name"`
 	PriceBasis     string             `json:"price_basis"`
+	PriceReason    *NoValue           `json:"price_reason,omitempty"`
 	Sales          int                `json:"sales"`
 	To             string             `json:"to"`
 	TradeTypes     map[string]int     `json:"trade_types"`
@@ -2199,11 +2200,19 @@ type FlagInfo struct {
 	Name    string `json:"name"`
 }
 
+// GradeCount defines model for GradeCount.
+type GradeCount struct {
+	Grade     string `json:"grade"`
+	GradeName string `json:"grade_name"`
+	Sales     int    `json:"sales"`
+}
+
 // GradeRow defines model for GradeRow.
 type GradeRow struct {
 	Change30dPct *float64 `json:"change_30d_pct,omitempty"`
 	FmvUsd       *float64 `json:"fmv_usd"`
 	Grade        string   `json:"grade"`
+	GradeName    string   `json:"grade_name"`
 	LastSaleDate *string  `json:"last_sale_date"`
 	MedianUsd    *float64 `json:"median_usd"`
 	PremiumVsRaw *float64 `json:"premium_vs_raw,omitempty"`
@@ -2264,12 +2273,13 @@ type HistoryPoint struct {
 
 // HistorySeries defines model for HistorySeries.
 type HistorySeries struct {
-	Finish *string    `json:"finish"`
-	From   string     `json:"from"`
-	Grade  string     `json:"grade"`
-	Method string     `json:"method"`
-	Points []PointRow `json:"points"`
-	To     string     `json:"to"`
+	Finish    *string    `json:"finish"`
+	From      string     `json:"from"`
+	Grade     string     `json:"grade"`
+	GradeName string     `json:"grade_name"`
+	Method    string     `json:"method"`
+	Points    []PointRow `json:"points"`
+	To        string     `json:"to"`
 }
 
 // HoldingRow defines model for HoldingRow.
@@ -2285,6 +2295,7 @@ type HoldingRow struct {
 	GainUsd      *float64 `json:"gain_usd"`
 	Game         string   `json:"game"`
 	Grade        string   `json:"grade"`
+	GradeName    string   `json:"grade_name"`
 	Language     string   `json:"language"`
 	Name         string   `json:"name"`
 	Note         *string  `json:"note,omitempty"`
@@ -2359,11 +2370,20 @@ type KeyUsage struct {
 	Unmetered    bool       `json:"unmetered"`
 }
 
+// LastSale defines model for LastSale.
+type LastSale struct {
+	Date        string  `json:"date"`
+	Marketplace string  `json:"marketplace"`
+	Outlier     bool    `json:"outlier"`
+	PriceUsd    float64 `json:"price_usd"`
+}
+
 // LiquidityRule defines model for LiquidityRule.
 type LiquidityRule struct {
-	MinPriceUsd     float64 `json:"min_price_usd"`
-	MinSales        int     `json:"min_sales"`
-	ShortWindowDays int     `json:"short_window_days"`
+	MinPriceUsd       float64 `json:"min_price_usd"`
+	MinSales          int     `json:"min_sales"`
+	MoversMinPriceUsd float64 `json:"movers_min_price_usd"`
+	ShortWindowDays   int     `json:"short_window_days"`
 }
 
 // ListingPage defines model for ListingPage.
@@ -2384,6 +2404,7 @@ type ListingRow struct {
 	Finish             *string  `json:"finish"`
 	FmvUsd             *float64 `json:"fmv_usd"`
 	Grade              string   `json:"grade"`
+	GradeName          string   `json:"grade_name"`
 	ListedDate         string   `json:"listed_date"`
 	ListingId          string   `json:"listing_id"`
 	Name               string   `json:"name"`
@@ -2496,6 +2517,7 @@ type Methodology struct {
 	BasePrinting       PrintingRule      `json:"base_printing"`
 	Composite          CompositeRule     `json:"composite"`
 	Confidence         []ConfidenceLevel `json:"confidence"`
+	ConfidenceRule     string            `json:"confidence_rule"`
 	Estimators         []Estimator       `json:"estimators"`
 	Flags              []FlagInfo        `json:"flags"`
 	Fmv                FMVRule           `json:"fmv"`
@@ -2517,6 +2539,16 @@ type Methodology struct {
 type MomentumInclude struct {
 	Grades     []GradeRow `json:"grades"`
 	WindowDays int        `json:"window_days"`
+}
+
+// NoValue defines model for NoValue.
+type NoValue struct {
+	Grade       string       `json:"grade"`
+	GradeName   string       `json:"grade_name"`
+	LastSale    *LastSale    `json:"last_sale"`
+	Note        string       `json:"note"`
+	OtherGrades []GradeCount `json:"other_grades"`
+	Reason      string       `json:"reason"`
 }
 
 // Notice defines model for Notice.
@@ -2658,6 +2690,7 @@ type PreviewRow struct {
 	Errors       *[]RowIssue       `json:"errors,omitempty"`
 	FmvUsd       *float64          `json:"fmv_usd,omitempty"`
 	Grade        *string           `json:"grade,omitempty"`
+	GradeName    *string           `json:"grade_name,omitempty"`
 	Input        map[string]string `json:"input"`
 	Line         *int              `json:"line,omitempty"`
 	Match        *string           `json:"match,omitempty"`
@@ -2712,6 +2745,7 @@ type PriceHistory struct {
 	Finish          *string            `json:"finish"`
 	From            *string            `json:"from"`
 	Grade           string             `json:"grade"`
+	GradeName       string             `json:"grade_name"`
 	Interval        string             `json:"interval"`
 	Items           []PointRow         `json:"items"`
 	Language        string             `json:"language"`
@@ -2777,6 +2811,7 @@ type Prices struct {
 	Cost       int               `json:"cost"`
 	Game       string            `json:"game"`
 	Grade      string            `json:"grade"`
+	GradeName  string            `json:"grade_name"`
 	Items      []PriceItem       `json:"items"`
 	SnapshotId string            `json:"snapshot_id"`
 	Source     string            `json:"source"`
@@ -2818,6 +2853,8 @@ type QuoteResult0 struct {
 	Finish      *string  `json:"finish"`
 	Game        string   `json:"game"`
 	Grade       string   `json:"grade"`
+	GradeBasis  string   `json:"grade_basis"`
+	GradeName   string   `json:"grade_name"`
 	GradesTried []string `json:"grades_tried"`
 	Label       *string  `json:"label"`
 	Language    string   `json:"language"`
@@ -2856,13 +2893,14 @@ type QuoteResult0 struct {
 	Status     string              `json:"status"`
 	Synthetic  bool                `json:"synthetic"`
 	Understood *struct {
-		Art     *string   `json:"art,omitempty"`
-		Finish  *string   `json:"finish,omitempty"`
-		Grade   *string   `json:"grade,omitempty"`
-		Query   string    `json:"query"`
-		Said    []string  `json:"said"`
-		SetIds  *[]string `json:"set_ids,omitempty"`
-		SetName *string   `json:"set_name,omitempty"`
+		Art       *string   `json:"art,omitempty"`
+		Finish    *string   `json:"finish,omitempty"`
+		Grade     *string   `json:"grade,omitempty"`
+		GradeName *string   `json:"grade_name,omitempty"`
+		Query     string    `json:"query"`
+		Said      []string  `json:"said"`
+		SetIds    *[]string `json:"set_ids,omitempty"`
+		SetName   *string   `json:"set_name,omitempty"`
 	} `json:"understood,omitempty"`
 }
 
@@ -2900,13 +2938,14 @@ type QuoteResult1 struct {
 	Ref        string  `json:"ref"`
 	Status     string  `json:"status"`
 	Understood *struct {
-		Art     *string   `json:"art,omitempty"`
-		Finish  *string   `json:"finish,omitempty"`
-		Grade   *string   `json:"grade,omitempty"`
-		Query   string    `json:"query"`
-		Said    []string  `json:"said"`
-		SetIds  *[]string `json:"set_ids,omitempty"`
-		SetName *string   `json:"set_name,omitempty"`
+		Art       *string   `json:"art,omitempty"`
+		Finish    *string   `json:"finish,omitempty"`
+		Grade     *string   `json:"grade,omitempty"`
+		GradeName *string   `json:"grade_name,omitempty"`
+		Query     string    `json:"query"`
+		Said      []string  `json:"said"`
+		SetIds    *[]string `json:"set_ids,omitempty"`
+		SetName   *string   `json:"set_name,omitempty"`
 	} `json:"understood,omitempty"`
 }
 
@@ -2988,6 +3027,7 @@ type RowIssue struct {
 type SaleRow struct {
 	Finish             *string `json:"finish"`
 	Grade              string  `json:"grade"`
+	GradeName          string  `json:"grade_name"`
 	IdentityConfidence string  `json:"identity_confidence"`
 	Marketplace        string  `json:"marketplace"`
 	OnChain            bool    `json:"on_chain"`
@@ -3068,6 +3108,7 @@ type SetCompletion struct {
 	CostToCompleteUsd float64 `json:"cost_to_complete_usd"`
 	Game              string  `json:"game"`
 	Grade             string  `json:"grade"`
+	GradeName         string  `json:"grade_name"`
 	Missing           int     `json:"missing"`
 	Owned             int     `json:"owned"`
 	Pct               float64 `json:"pct"`
@@ -3274,7 +3315,6 @@ type Summary struct {
 
 // ThinRule defines model for ThinRule.
 type ThinRule struct {
-	Days  int `json:"days"`
 	Sales int `json:"sales"`
 }
 
@@ -3780,7 +3820,7 @@ type CardAnalytics200JSONResponseBodyContract string
 
 // CardMarketHistoryParams defines parameters for CardMarketHistory.
 type CardMarketHistoryParams struct {
-	// Condition A raw condition (near_mint ...) or a grade (raw:near_mint, slab:10).
+	// Condition A raw condition (near_mint, NM, near mint ...), raw, graded, a grader (PSA, BGS, CGC) or a grade (PSA 10, BGS 9.5, raw:near_mint, slab:10).
 	Condition *string `form:"condition,omitempty" json:"condition,omitempty"`
 
 	// Source Only sales of this marketplace.
@@ -3807,7 +3847,7 @@ type CardMarketHistory200JSONResponseBodyContract string
 
 // CardMarketplaceSalesParams defines parameters for CardMarketplaceSales.
 type CardMarketplaceSalesParams struct {
-	// Condition A raw condition or a grade.
+	// Condition A raw condition (NM, near mint, near_mint ...), raw, graded, a grader (PSA, BGS, CGC) or a grade (PSA 10, BGS 9.5, slab:10).
 	Condition *string `form:"condition,omitempty" json:"condition,omitempty"`
 
 	// Source Only this marketplace.
@@ -3846,7 +3886,7 @@ type CardPartnerHistory200JSONResponseBodyContract string
 
 // CardPriceHistoryParams defines parameters for CardPriceHistory.
 type CardPriceHistoryParams struct {
-	// Grade raw:<condition> or <grader>:<number>.
+	// Grade A grade as people write it: PSA 10, psa10, BGS 9.5, cgc 10, raw, NM, near mint, Raw, near mint (or the code: raw:<condition>, <grader>:<number>; slab is PSA). The answer names it by its code (grade) and its name (grade_name). Default Raw, near mint.
 	Grade *string `form:"grade,omitempty" json:"grade,omitempty"`
 
 	// Method Price method.
@@ -3927,10 +3967,10 @@ type CardSales200JSONResponseBodyContract string
 
 // CardVwapParams defines parameters for CardVwap.
 type CardVwapParams struct {
-	// Condition Raw condition (near_mint ...); sets raw sales only.
+	// Condition Raw condition (near_mint, NM, near mint ...); sets raw sales only.
 	Condition *string `form:"condition,omitempty" json:"condition,omitempty"`
 
-	// Grader Grader (slab, bgs, cgc); graded sales of that grader.
+	// Grader Grader (PSA or slab, BGS, CGC); graded sales of that grader.
 	Grader *string `form:"grader,omitempty" json:"grader,omitempty"`
 
 	// GradeNum Grade number with grader (e.g. 10, 9.5).
@@ -4188,7 +4228,7 @@ type QuoteParams struct {
 	// Q Card id, TCGplayer product id (the partner product id), cardmarket:<idProduct> or free text (name, set, number). Free text may also say the grade (PSA 10, BGS 9.5, cgc9), the printing (1st edition, shadowless, reverse holo, unlimited), the art (alt art, full art, SIR) and the set name (Evolving Skies, base set): understood in the answer says how it was read; grade and finish, when given, win. Required.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
-	// Grade raw:<condition> or <grader>:<number>; empty quotes ungraded: slab:10, then raw:near_mint.
+	// Grade A grade as people write it: PSA 10, psa10, BGS 9.5, cgc 10, raw, NM, near mint, Raw, near mint (or the code: raw:<condition>, <grader>:<number>; slab is PSA). The answer names it by its code (grade) and its name (grade_name). Empty quotes ungraded: PSA 10 (slab:10) first, then Raw, near mint; grade_basis says why the quote is of its grade.
 	Grade *string `form:"grade,omitempty" json:"grade,omitempty"`
 
 	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
@@ -4431,7 +4471,7 @@ type ShopListings200JSONResponseBodyContract string
 
 // TrendingParams defines parameters for Trending.
 type TrendingParams struct {
-	// Metric Ranking metric; slab_* metrics use the first grader's graded sales only.
+	// Metric Ranking metric; slab_* metrics use the first grader's (PSA's) graded sales only. The default, composite, is the movers' ranking the dashboard and the chat share: price change weighted with volume change and by the sales behind it.
 	Metric *TrendingParamsMetric `form:"metric,omitempty" json:"metric,omitempty"`
 
 	// Window Window counted back from as_of.
@@ -4452,7 +4492,7 @@ type TrendingParams struct {
 	// Offset Rows to skip.
 	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
 
-	// Grader Rank on this grader's graded sales only (slab, bgs, cgc).
+	// Grader Rank on this grader's graded sales only (PSA or slab, BGS, CGC).
 	Grader *string `form:"grader,omitempty" json:"grader,omitempty"`
 
 	// GradeNum With grader: rank on this grade only.
@@ -4461,7 +4501,7 @@ type TrendingParams struct {
 	// MinSales Extension (not in the spec): least verified sales of a row in the window (in the last 30 days for shorter windows); default the methodology's liquidity rule (see /api/v3/methodology, liquidity.min_sales). 0 ranks every row with activity.
 	MinSales *int `form:"min_sales,omitempty" json:"min_sales,omitempty"`
 
-	// MinPriceUsd Extension (not in the spec): least price of a row in USD; default the methodology's liquidity rule (liquidity.min_price_usd). 0 ranks rows of any price.
+	// MinPriceUsd Extension (not in the spec): least price of a row in USD; default $10.00, the methodology's floor of the movers (liquidity.movers_min_price_usd: a collector's floor, under which a card is bulk), shared with the dashboard's movers page and the chat. 0 ranks rows of any price.
 	MinPriceUsd *float64 `form:"min_price_usd,omitempty" json:"min_price_usd,omitempty"`
 
 	// Game Game; one of the snapshot's games, default the first (pokemon).
@@ -4494,7 +4534,7 @@ type PricesGetParams struct {
 	// Source own: our fmv (its source says what made it); partner: the partner price feed's latest daily median (TCGplayer's file in a snapshot built from sources); observed: the latest verified sale; tcgplayer, cardmarket, pricecharting: that source's newest file (with the original currency and the ECB rate); all: own and partner side by side (never blended).
 	Source *PricesGetParamsSource `form:"source,omitempty" json:"source,omitempty"`
 
-	// Grade raw:<condition> or <grader>:<number>; default raw:near_mint.
+	// Grade A grade as people write it: PSA 10, psa10, BGS 9.5, cgc 10, raw, NM, near mint, Raw, near mint (or the code: raw:<condition>, <grader>:<number>; slab is PSA). The answer names it by its code (grade) and its name (grade_name). Default Raw, near mint.
 	Grade *string `form:"grade,omitempty" json:"grade,omitempty"`
 
 	// Finish Extension (not in the spec): the printing to price, one of the card's variants (holo/shadowless) or parts of one (1st-edition, shadowless/1st-edition, reverse; the variant with the fewest other parts wins, the base printing on a tie). Default: the card's base printing (see /api/v3/methodology, base_printing), named in the payload. Prices are never blended across printings.
