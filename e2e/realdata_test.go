@@ -183,7 +183,8 @@ func TestRealData_Served(t *testing.T) {
 	})
 
 	t.Run("leaderboard", func(t *testing.T) {
-		d := get("/api/v3/trending?metric=price_pct&window=1d")
+		// The methodology's $1 liquidity price: the movers' $10 floor would leave en:xy1-1 out.
+		d := get("/api/v3/trending?metric=price_pct&window=1d&min_price_usd=1")
 		var rows []any
 		for _, it := range d["items"].([]any) {
 			rows = append(rows, []any{at(t, it, "card_id"), at(t, it, "value"), at(t, it, "price_usd"), at(t, it, "source"), at(t, it, "sample_size")})
@@ -194,7 +195,7 @@ func TestRealData_Served(t *testing.T) {
 			t.Errorf("1d price_pct movers (-want +got):\n%s", diff)
 		}
 		// min_sales above the methodology's asks for verified sales: none.
-		if d := get("/api/v3/trending?metric=price_pct&window=1d&min_sales=6"); len(d["items"].([]any)) != 0 {
+		if d := get("/api/v3/trending?metric=price_pct&window=1d&min_sales=6&min_price_usd=1"); len(d["items"].([]any)) != 0 {
 			t.Errorf("min_sales=6: %v", d["items"])
 		}
 		m := get("/api/v3/methodology")
