@@ -30,7 +30,11 @@ import (
 //     history, the collection, the set);
 //   - show no grade as a code (slab:10, raw:near_mint, bgs:9.5) in its text
 //     (code examples aside);
-//   - show no contradictory flag: a "thin" flag beside high confidence.
+//   - show no contradictory flag: a "thin" flag beside high confidence;
+//   - write every amount of money one way, to the cent ($25,000.00, not
+//     $25,000 beside $1,800.00; a chart's axis aside);
+//   - link its footer's "API reference" to the reference page
+//     (/api/v3/docs), not the raw document.
 //
 // Screenshots of each page at each size (what shows, and the whole page) go
 // to var/screenshots/pages/ (git-ignored).
@@ -86,30 +90,33 @@ var notPages = map[string]string{
 type tourPage struct {
 	route, path, name string
 	charts            bool
+	says              []string // what the page must say (any tier)
 }
 
 // theTour lists the pages a signed-in account visits, key is the id of one
 // of its keys.
 func theTour(key string) []tourPage {
 	return []tourPage{
-		{"", "", "home", false},
-		{"/cards", "/cards", "cards", false},
-		{"/cards", "/cards?q=" + urlQuery("set:base rarity:holo"), "cards-results", false},
-		{"/cards/{id}", "/cards/en:base1-4", "card", true},
-		{"/cards/{id}", "/cards/en:base1-4?printing=holo/shadowless/1st-edition&grade=slab:10", "card-graded", true},
-		{"/cards/{id}", "/cards/ja:SV2a-201", "card-ja", false},
-		{"/cards/{id}", "/cards/zh-cn:CSMPiC-048", "card-zh", false},
-		{"/sets/{id}", "/sets/base1", "set", true},
-		{"/movers", "/movers", "movers", false},
-		{"/collection", "/collection", "collection", true},
-		{"/keys", "/keys", "keys", false},
-		{"/keys/{id}/roll", "/keys/" + key + "/roll", "key-roll", false},
-		{"/keys/{id}/revoke", "/keys/" + key + "/revoke", "key-revoke", false},
-		{"/usage", "/usage", "usage", false},
-		{"/chat", "/chat", "chat", false},
-		{"/apps", "/apps", "apps", false},
-		{"/connect", "/connect?request=none", "connect-unknown", false},
-		{"/account", "/account", "account", false},
+		{"", "", "home", false, nil},
+		{"/cards", "/cards", "cards", false, nil},
+		{"/cards", "/cards?q=" + urlQuery("set:base rarity:holo"), "cards-results", false, []string{"16 cards for “set:base rarity:holo”"}},
+		{"/cards", "/cards?q=" + urlQuery("set:base rarity:holx"), "cards-hints", false,
+			[]string{"No card matches “set:base rarity:holx”", "rarity:holx matches none of the cards the rest of the query selects. Try rarity:\"rare holo\""}},
+		{"/cards/{id}", "/cards/en:base1-4", "card", true, []string{"Your history window: "}},
+		{"/cards/{id}", "/cards/en:base1-4?printing=holo/shadowless/1st-edition&grade=slab:10", "card-graded", true, nil},
+		{"/cards/{id}", "/cards/ja:SV2a-201", "card-ja", false, nil},
+		{"/cards/{id}", "/cards/zh-cn:CSMPiC-048", "card-zh", false, nil},
+		{"/sets/{id}", "/sets/base1", "set", true, nil},
+		{"/movers", "/movers", "movers", false, nil},
+		{"/collection", "/collection", "collection", true, nil},
+		{"/keys", "/keys", "keys", false, nil},
+		{"/keys/{id}/roll", "/keys/" + key + "/roll", "key-roll", false, nil},
+		{"/keys/{id}/revoke", "/keys/" + key + "/revoke", "key-revoke", false, nil},
+		{"/usage", "/usage", "usage", false, nil},
+		{"/chat", "/chat", "chat", false, nil},
+		{"/apps", "/apps", "apps", false, nil},
+		{"/connect", "/connect?request=none", "connect-unknown", false, nil},
+		{"/account", "/account", "account", false, nil},
 	}
 }
 
@@ -248,6 +255,17 @@ func checkPage(b *browser, p tourPage) {
 		for _, s := range found.Wraps {
 			b.t.Errorf("%s: %s", at, s)
 		}
+		if len(found.Money) > 0 {
+			b.t.Errorf("%s writes money not to the cent: %s", at, strings.Join(found.Money, ", "))
+		}
+		if found.Reference != "/api/v3/docs" {
+			b.t.Errorf("%s: the footer's API reference links to %q, want /api/v3/docs", at, found.Reference)
+		}
+		for _, s := range p.says {
+			if !strings.Contains(found.Text, s) {
+				b.t.Errorf("%s does not say %q", at, s)
+			}
+		}
 	}
 	b.run("viewport", chromedp.EmulateViewport(1280, 800))
 }
@@ -259,12 +277,18 @@ type pageProblems struct {
 	GradeCodes     []string `json:"grade_codes"`
 	Contradictions []string `json:"contradictions"`
 	Wraps          []string `json:"wraps"`
+	Money          []string `json:"money"`     // amounts not written to the cent
+	Reference      string   `json:"reference"` // the footer's API reference link
+	Text           string   `json:"text"`      // the page's innerText
 }
 
 // pageChecks is the script that reads a page for checkPage; it returns
 // pageProblems as JSON.
 const pageChecks = `(() => {
-  const W = window.innerWidth, out = {overflow: [], empty_charts: [], grade_codes: [], contradictions: [], wraps: []};
+  const W = window.innerWidth, out = {overflow: [], empty_charts: [], grade_codes: [], contradictions: [], wraps: [], money: []};
+  out.text = document.body.innerText;
+  const ref = Array.from(document.querySelectorAll("footer a")).find(a => a.textContent.trim() === "API reference");
+  out.reference = ref ? ref.getAttribute("href") : "";
   const describe = e => {
     let s = e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (typeof e.className === "string" && e.className ? "." + e.className.trim().split(/\s+/).join(".") : "");
     const txt = (e.innerText || e.textContent || "").trim().replace(/\s+/g, " ").slice(0, 50);
@@ -334,7 +358,7 @@ const pageChecks = `(() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!el || el.closest("code, pre, script, style, title, desc, option")) continue;
+    if (!el || el.closest("code, pre, script, style, svg, option")) continue;
     if (!visible(el)) continue;
     texts.push(n.nodeValue);
   }
@@ -343,6 +367,11 @@ const pageChecks = `(() => {
   const codes = new Set();
   for (const s of texts) for (const m of s.matchAll(codeRe)) codes.add(m[0]);
   out.grade_codes = Array.from(codes);
+
+  // Money to the cent, outside charts' axes (svg text).
+  const amounts = new Set();
+  for (const s of texts) for (const m of s.matchAll(/\$[0-9][0-9,]*(?:\.[0-9]+)?k?/g)) if (!/\.[0-9]{2}$/.test(m[0])) amounts.add(m[0]);
+  out.money = Array.from(amounts);
 
   // A "thin" flag beside high confidence, in a row or a list of facts.
   for (const e of document.querySelectorAll("tr, dl, li")) {

@@ -114,6 +114,7 @@ func setHref(game, id string) string {
 
 type resultRow struct {
 	Name, Href, Detail, Price, Rarity string
+	Lang                              string // the name's language
 	SetHref, SetName                  string
 }
 
@@ -193,7 +194,7 @@ func (h *Handler) search(r *http.Request, m *market, text string, d *cardsData) 
 		if err != nil {
 			continue
 		}
-		row := resultRow{Name: c.Name, Href: cardHref(game, c.ID, "", ""), Rarity: c.Rarity, SetHref: setHref(game, c.SetID), SetName: c.SetID,
+		row := resultRow{Name: c.Name, Lang: c.Language, Href: cardHref(game, c.ID, "", ""), Rarity: c.Rarity, SetHref: setHref(game, c.SetID), SetName: c.SetID,
 			Detail: "#" + c.Number + " · " + strings.ToUpper(c.Language) + " · " + c.ID, Price: "no price"}
 		if s, err := m.Reader.Set(c.Game, c.SetID); err == nil {
 			row.SetName = s.Name
@@ -561,6 +562,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		d.Listings = append(d.Listings, lv)
 	}
 	p := si.page(c.Name, "cards", d)
+	p.Lang = c.Language
 	status := http.StatusOK
 	if len(formErrs) > 0 {
 		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity

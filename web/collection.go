@@ -54,7 +54,7 @@ type holdingView struct {
 	GainClass, ChangeClass         string
 	Confidence                     string
 	ChangePct                      string
-	Printing                       string
+	Printing                       string // "" for a card without variants
 	RemoveGrade, RemovePrinting    string
 }
 
@@ -72,6 +72,7 @@ type collectionData struct {
 	Chart       LineChart
 	HasChart    bool
 	Window      string
+	Longer      string // which tiers see more history ("" for all of it)
 	Prev, Next  string // page links ("" for none)
 	From, To    int
 	Games       []string
@@ -117,7 +118,7 @@ func (h *Handler) showCollection(w http.ResponseWriter, r *http.Request, si sign
 		h.fail(w, r, err)
 		return
 	}
-	d := collectionData{View: v, Sort: sort, Window: m.windowText(), Games: m.Reader.Manifest().Games, Game: m.game,
+	d := collectionData{View: v, Sort: sort, Window: m.windowText(), Longer: m.longerWindow(), Games: m.Reader.Manifest().Games, Game: m.game,
 		MaxMiB: "1 MiB", Empty: v.Total == 0}
 	for _, s := range collectionSorts {
 		s.Selected = s.Value == sort
@@ -178,9 +179,6 @@ func newHoldingView(hr collection.HoldingRow) holdingView {
 		Printing: hr.Printing, RemoveGrade: hr.Grade}
 	if !hr.BasePrinting {
 		v.RemovePrinting = hr.Printing
-	}
-	if v.Printing == "" {
-		v.Printing = "—"
 	}
 	v.Value, v.FMV = "—", "—"
 	if hr.ValueUSD != nil {

@@ -104,7 +104,7 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 	c.Line = string(line)
 	for v := bottom; v <= top; v += step {
 		y := yOf(v)
-		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: shortMoney(v)})
+		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: axisMoney(v, step)})
 	}
 	c.XLabels = dayLabels(from, to)
 	last := points[len(points)-1]
@@ -151,23 +151,33 @@ func moneyScale(lo, hi int64) (bottom, top, step int64) {
 	return bottom, top, step
 }
 
-// money writes cents as dollars: $1,234.56 (whole dollars, rounded, from
-// $10,000).
+// money writes cents as dollars, always to the cent ($1,234.56, $25,000.00,
+// −$3.10): every amount a page shows is written this way, so that amounts
+// side by side read alike (issue 34). Only the axes of charts round
+// (shortMoney).
 func money(cents int64) string {
 	neg := cents < 0
 	if neg {
 		cents = -cents
 	}
-	var s string
-	if cents < 1000000 {
-		s = "$" + formatInt(cents/100) + "." + strconv.FormatInt(100+cents%100, 10)[1:]
-	} else {
-		s = "$" + formatInt((cents+50)/100)
-	}
+	s := "$" + formatInt(cents/100) + "." + strconv.FormatInt(100+cents%100, 10)[1:]
 	if neg {
 		return "−" + s
 	}
 	return s
+}
+
+// axisMoney writes a tick of an axis whose ticks are step cents apart, every
+// tick of it alike: $120k for steps of whole thousands, $144,920 for steps
+// of whole dollars, $2.50 otherwise.
+func axisMoney(cents, step int64) string {
+	switch {
+	case step%100000 == 0:
+		return "$" + strconv.FormatFloat(float64(cents)/100000, 'f', -1, 64) + "k"
+	case step%100 == 0:
+		return "$" + formatInt(cents/100)
+	}
+	return money(cents)
 }
 
 // shortMoney writes a round amount of cents for an axis: $0, $2.50, $5,
