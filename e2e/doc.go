@@ -6,9 +6,11 @@
 //
 //   - the feature suites of the REST API and the agent chat (rest, search,
 //     sql, prices, printings, imports, bulk, collection, chat, chat-user
-//     tokens), every JSON answer checked against the OpenAPI document the
-//     server serves (e2etest.API), and the checks that REST and MCP agree;
-//   - the browser suites (dashboard, market pages, web chat, API reference),
+//     tokens, the example queries of the pages and docs), every JSON answer
+//     checked against the OpenAPI document the server serves (e2etest.API),
+//     and the checks that REST and MCP agree;
+//   - the browser suites (dashboard, market pages, every page for a Free
+//     and a Pro account at two sizes, web chat, API reference),
 //     headless Chromium driven through chromedp by one helper
 //     (browser_test.go), screenshots into var/screenshots/<suite>/;
 //   - the npm suites: the official MCP TypeScript SDK, the MCP Inspector,
