@@ -31,6 +31,8 @@ import (
 //   - show no grade as a code (slab:10, raw:near_mint, bgs:9.5) in its text
 //     (code examples aside);
 //   - show no contradictory flag: a "thin" flag beside high confidence;
+//   - at 1280 px, show each card name of the collection on one line (two
+//     for a name longer than 24 characters);
 //   - write every amount of money one way, to the cent ($25,000.00, not
 //     $25,000 beside $1,800.00; a chart's axis aside);
 //   - link its footer's "API reference" to the reference page
@@ -382,11 +384,13 @@ const pageChecks = `(() => {
     }
   }
 
-  // The collection's card names fit in two lines at 1280 px.
+  // At 1280 px a card name in the collection takes one line (two for a
+  // name longer than 24 characters).
   if (W >= 1000) {
     for (const n of document.querySelectorAll("table.holdings th .name")) {
       const lh = parseFloat(getComputedStyle(n).lineHeight) || 24;
-      if (n.getBoundingClientRect().height > 2 * lh + 2) out.wraps.push("the holding " + describe(n) + " wraps to " + Math.round(n.getBoundingClientRect().height / lh) + " lines");
+      const lines = Math.round(n.getBoundingClientRect().height / lh);
+      if (lines > 2 || (lines > 1 && n.textContent.trim().length <= 24)) out.wraps.push("the holding " + describe(n) + " wraps to " + lines + " lines");
     }
   }
   return JSON.stringify(out);
