@@ -45,8 +45,8 @@ type DayValue struct {
 }
 
 // newLineChart draws points (day order, one per change) over the days
-// from..to: the line starts at the first point (or at from, when a point in
-// force before the range is given first with Day < from) and, when hold,
+// from..to: the line starts at the first point (or at the left edge, when a
+// point in force before the range is given first with Day < from) and, when hold,
 // holds the last value to the end of the range (false: it ends at the last
 // point, a value no longer shown today). what names the series in the
 // description ("the raw:near_mint fmv"); markers false draws no circles (a
@@ -90,6 +90,9 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 	}
 	for i, p := range points {
 		x, y := xOf(p.Day), yOf(p.Cents)
+		if p.Day < from { // in force when the range begins: from its left edge
+			x = 0
+		}
 		if i > 0 {
 			add(x, yOf(points[i-1].Cents)) // hold the previous value up to this day
 		}

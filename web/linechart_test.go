@@ -20,12 +20,13 @@ func TestNewLineChart(t *testing.T) {
 		if got, want := c.Points[0].Label, snapshots.Day(102).String()+": $15.00"; got != want {
 			t.Errorf("first point %q, want %q", got, want)
 		}
-		// A step line: start (at the range's first day), a step down to
+		// A step line: start (at the left edge: the value in force when the
+		// range begins), a step down to
 		// each change, and the last value held to the end.
 		if got := strings.Count(c.Line, " ") + 1; got != 1+2*2+1 {
 			t.Errorf("line %q has %d vertices, want 6", c.Line, got)
 		}
-		if !strings.HasPrefix(c.Line, "50.0,") || !strings.HasSuffix(strings.Fields(c.Line)[5], ","+c.Points[1].Y) {
+		if !strings.HasPrefix(c.Line, "0.0,") || !strings.HasSuffix(strings.Fields(c.Line)[5], ","+c.Points[1].Y) {
 			t.Errorf("line %q", c.Line)
 		}
 		if !strings.Contains(c.Desc, "$12.00 at the end") || !strings.Contains(c.Desc, "2 changes in range") {
