@@ -84,6 +84,7 @@ var notPages = map[string]string{
 	"/lookup":                "the typeahead's JSON",
 	"/static/{name}":         "the pages' assets",
 	"/collection/export.csv": "a CSV download",
+	"/account/export.json":   "the account's data as a JSON download",
 }
 
 // tourPage is one page of the tour: the route it shows, its path, a name for
@@ -119,7 +120,23 @@ func theTour(key string) []tourPage {
 		{"/apps", "/apps", "apps", false, nil},
 		{"/connect", "/connect?request=none", "connect-unknown", false, nil},
 		{"/account", "/account", "account", false, nil},
+		{"/alerts", "/alerts", "alerts", false, nil},
+		{"/webhooks", "/webhooks", "webhooks", false, nil},
 	}
+}
+
+// served keeps the pages of the tour whose route the dashboard serves
+// (alerts and webhooks are pages of a branch of their own until it lands).
+func served(t *testing.T, tour []tourPage, routes []string) []tourPage {
+	var out []tourPage
+	for _, p := range tour {
+		if slices.Contains(routes, p.route) {
+			out = append(out, p)
+		} else {
+			t.Logf("the dashboard serves no %s%s: not visited", "/dashboard", p.route)
+		}
+	}
+	return out
 }
 
 func urlQuery(q string) string { return strings.NewReplacer(" ", "+", ":", "%3A").Replace(q) }
@@ -153,7 +170,7 @@ func TestDashboard_EveryPageBrowser(t *testing.T) {
 	// Every GET route is visited or said to be no page.
 	routes := pageRoutes(t)
 	visited := map[string]bool{"/signin": true, "/signup": true, "/collection/imports/{id}": true}
-	for _, p := range theTour("k") {
+	for _, p := range served(t, theTour("k"), routes) {
 		visited[p.route] = true
 	}
 	for _, r := range routes {
@@ -201,7 +218,7 @@ func TestDashboard_EveryPageBrowser(t *testing.T) {
 			b.click("button", "Add to my collection")
 			b.seeText("Import confirmed")
 
-			for _, p := range theTour(key) {
+			for _, p := range served(t, theTour(key), routes) {
 				b.open("/dashboard" + p.path)
 				b.run("load", chromedp.WaitReady(chromedp.CSS("footer")))
 				p.name = tier + "-" + p.name
