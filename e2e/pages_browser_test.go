@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,10 +98,14 @@ type tourPage struct {
 	says              []string // what the page must say (any tier)
 }
 
-// theTour lists the pages a signed-in account visits, key is the id of one
-// of its keys.
-func theTour(key string) []tourPage {
-	return []tourPage{
+// tourIDs are the ids of what an account of the tour made: a key, an alert
+// rule and a webhook endpoint ("" for none: its page is left out).
+type tourIDs struct{ key, alert, webhook string }
+
+// theTour lists the pages a signed-in account visits.
+func theTour(ids tourIDs) []tourPage {
+	key := ids.key
+	tour := []tourPage{
 		{"", "", "home", false, nil},
 		{"/cards", "/cards", "cards", false, nil},
 		{"/cards", "/cards?q=" + urlQuery("set:base rarity:holo"), "cards-results", false, []string{"16 cards for “set:base rarity:holo”"}},
@@ -123,6 +129,36 @@ func theTour(key string) []tourPage {
 		{"/alerts", "/alerts", "alerts", false, nil},
 		{"/webhooks", "/webhooks", "webhooks", false, nil},
 	}
+	if ids.alert != "" {
+		tour = append(tour, tourPage{"/alerts/{id}", "/alerts/" + ids.alert, "alert", false, nil})
+	}
+	if ids.webhook != "" {
+		tour = append(tour, tourPage{"/webhooks/{id}", "/webhooks/" + ids.webhook, "webhook", false, nil})
+	}
+	return tour
+}
+
+// restCall calls a REST route of base with key and a JSON body, and returns
+// the answer's data (200 only).
+func restCall(t *testing.T, base, key, method, path, body string) map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, truncate(raw))
+	}
+	if d, ok := out["data"].(map[string]any); ok {
+		return d
+	}
+	return out
 }
 
 // served keeps the pages of the tour whose route the dashboard serves
@@ -164,13 +200,16 @@ func TestDashboard_EveryPageBrowser(t *testing.T) {
 			t.Fatalf("accounts create: %v\n%s", err, out)
 		}
 	}
-	edge := startEdgeProcess(t, state, "")
-	b := startBrowser(t, "pages", edge.Base)
-
 	// Every GET route is visited or said to be no page.
 	routes := pageRoutes(t)
+	var flags []string
+	if slices.Contains(routes, "/webhooks/{id}") {
+		flags = append(flags, "--webhooks-allow-private") // the tour's endpoint is on loopback (and never called)
+	}
+	edge := startEdgeProcess(t, state, "", flags...)
+	b := startBrowser(t, "pages", edge.Base)
 	visited := map[string]bool{"/signin": true, "/signup": true, "/collection/imports/{id}": true}
-	for _, p := range served(t, theTour("k"), routes) {
+	for _, p := range served(t, theTour(tourIDs{"k", "a", "w"}), routes) {
 		visited[p.route] = true
 	}
 	for _, r := range routes {
@@ -197,10 +236,24 @@ func TestDashboard_EveryPageBrowser(t *testing.T) {
 			b.see("heading", "API keys")
 			b.fill("Name", "reader")
 			b.click("button", "Create key")
-			b.secret("Key “reader” created")
-			key := b.eval(`(document.querySelector("a[href$='/roll']").getAttribute("href").match(/keys\/([^/]+)\/roll/) || [])[1] || ""`).(string)
-			if key == "" {
+			secret := b.secret("Key “reader” created")
+			ids := tourIDs{key: b.eval(`(document.querySelector("a[href$='/roll']").getAttribute("href").match(/keys\/([^/]+)\/roll/) || [])[1] || ""`).(string)}
+			if ids.key == "" {
 				t.Fatal("no key id on the keys page")
+			}
+			eventually(t, edge.Base, secret, 200)
+			// An alert rule, and (Pro) a webhook endpoint,
+			// made with the account's key, where the dashboard has their pages.
+			if slices.Contains(routes, "/alerts/{id}") {
+				r := restCall(t, edge.Base, secret, "POST", "/api/v3/me/alerts",
+					`{"game":"pokemon","card_id":"en:base1-4","kind":"at_or_below","price_usd":250}`)
+				ids.alert, _ = r["id"].(string)
+			}
+			if slices.Contains(routes, "/webhooks/{id}") && tier == "pro" {
+				r := restCall(t, edge.Base, secret, "POST", "/api/v3/me/webhooks", `{"url":"http://127.0.0.1:9/cardedge","description":"my listener"}`)
+				if ep, ok := r["endpoint"].(map[string]any); ok {
+					ids.webhook, _ = ep["id"].(string)
+				}
 			}
 
 			// The import's preview is a page of the tour; then it is
@@ -218,7 +271,7 @@ func TestDashboard_EveryPageBrowser(t *testing.T) {
 			b.click("button", "Add to my collection")
 			b.seeText("Import confirmed")
 
-			for _, p := range served(t, theTour(key), routes) {
+			for _, p := range served(t, theTour(ids), routes) {
 				b.open("/dashboard" + p.path)
 				b.run("load", chromedp.WaitReady(chromedp.CSS("footer")))
 				p.name = tier + "-" + p.name
