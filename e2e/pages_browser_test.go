@@ -36,7 +36,8 @@ import (
 //   - at 1280 px, show each card name of the collection on one line (two
 //     for a name longer than 24 characters);
 //   - write every amount of money one way, to the cent ($25,000.00, not
-//     $25,000 beside $1,800.00; a chart's axis aside);
+//     $25,000 beside $1,800.00; a chart's axis and a list's round choices,
+//     such as a price floor of $10, aside);
 //   - link its footer's "API reference" to the reference page
 //     (/api/v3/docs), not the raw document.
 //
@@ -434,15 +435,17 @@ const pageChecks = `(() => {
     if (!visible(el)) continue;
     texts.push(n.nodeValue);
   }
+  const shown = texts.slice(); // the text, without lists' options and labels
   for (const o of document.querySelectorAll("option")) texts.push(o.textContent);
   for (const e of document.querySelectorAll("[aria-label]")) texts.push(e.getAttribute("aria-label"));
   const codes = new Set();
   for (const s of texts) for (const m of s.matchAll(codeRe)) codes.add(m[0]);
   out.grade_codes = Array.from(codes);
 
-  // Money to the cent, outside charts' axes (svg text).
+  // Money to the cent, outside charts' axes (svg text) and the round
+  // thresholds a list offers (a price floor of $10).
   const amounts = new Set();
-  for (const s of texts) for (const m of s.matchAll(/\$[0-9][0-9,]*(?:\.[0-9]+)?k?/g)) if (!/\.[0-9]{2}$/.test(m[0])) amounts.add(m[0]);
+  for (const s of shown) for (const m of s.matchAll(/\$[0-9][0-9,]*(?:\.[0-9]+)?k?/g)) if (!/\.[0-9]{2}$/.test(m[0])) amounts.add(m[0]);
   out.money = Array.from(amounts);
 
   // A "thin" flag beside high confidence, in a row or a list of facts.
