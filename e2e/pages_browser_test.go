@@ -114,8 +114,8 @@ func theTour(ids tourIDs) []tourPage {
 			[]string{"No card matches “set:base rarity:holx”", "rarity:holx matches none of the cards the rest of the query selects. Try rarity:\"rare holo\""}},
 		{"/cards/{id}", "/cards/en:base1-4", "card", true, []string{"Your history window: "}},
 		{"/cards/{id}", "/cards/en:base1-4?printing=holo/shadowless/1st-edition&grade=slab:10", "card-graded", true, nil},
-		{"/cards/{id}", "/cards/ja:SV2a-201", "card-ja", false, nil},
-		{"/cards/{id}", "/cards/zh-cn:CSMPiC-048", "card-zh", false, nil},
+		{"/cards/{id}", "/cards/ja:SV2a-201", "card-ja", false, []string{"リザードンex"}},
+		{"/cards/{id}", "/cards/zh-cn:CSMPiC-048", "card-zh", false, []string{"超梦GX"}},
 		{"/sets/{id}", "/sets/base1", "set", true, nil},
 		{"/movers", "/movers", "movers", false, nil},
 		{"/collection", "/collection", "collection", true, nil},
@@ -209,6 +209,7 @@ func TestDashboard_EveryPageBrowser(t *testing.T) {
 	}
 	edge := startEdgeProcess(t, state, "", flags...)
 	b := startBrowser(t, "pages", edge.Base)
+	checkCJKFont(t)
 	visited := map[string]bool{"/signin": true, "/signup": true, "/collection/imports/{id}": true}
 	for _, p := range served(t, theTour(tourIDs{"k", "a", "w"}), routes) {
 		visited[p.route] = true
@@ -339,8 +340,38 @@ func checkPage(b *browser, p tourPage) {
 				b.t.Errorf("%s does not say %q", at, s)
 			}
 		}
+		// A name in Japanese or Chinese carries its language, and the fonts
+		// of its script come first.
+		if _, base, _ := strings.Cut(p.name, "-"); titleLang[base] != "" {
+			lang := b.eval(`document.querySelector("main h1").lang`).(string)
+			fonts := b.eval(`getComputedStyle(document.querySelector("main h1")).fontFamily`).(string)
+			if lang != titleLang[base] || !strings.Contains(fonts, "Noto Sans CJK") {
+				b.t.Errorf("%s: the title's lang is %q and its fonts %s, want lang %q and CJK fonts", at, lang, fonts, titleLang[base])
+			}
+		}
 	}
 	b.run("viewport", chromedp.EmulateViewport(1280, 800))
+}
+
+// titleLang is the language of the titles of the tour's pages named in
+// Japanese or Chinese.
+var titleLang = map[string]string{"card-ja": "ja", "card-zh": "zh-cn"}
+
+// checkCJKFont fails t when the machine has no font for Japanese and
+// Chinese (Chromium would draw their names as empty boxes in the
+// screenshots).
+func checkCJKFont(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("fc-list"); err != nil {
+		t.Log("fc-list is missing: the CJK font is not checked")
+		return
+	}
+	for _, lang := range []string{"ja", "zh-cn", "zh-tw"} {
+		out, err := exec.Command("fc-list", ":lang="+lang, "family").Output()
+		if err != nil || strings.TrimSpace(string(out)) == "" {
+			t.Errorf("no font for %s is installed: names in it show as empty boxes (Debian: apt-get install fonts-noto-cjk; .ci/run installs it)", lang)
+		}
+	}
 }
 
 // pageProblems is what pageChecks finds.
