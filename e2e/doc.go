@@ -8,9 +8,11 @@
 //     sql, prices, printings, imports, bulk, collection, chat, chat-user
 //     tokens, alerts: rules evaluated at each swap and delivered to a
 //     receiver on the official Standard Webhooks library, an account's
-//     export and deletion), every JSON answer checked against the OpenAPI document the
-//     server serves (e2etest.API), and the checks that REST and MCP agree;
-//   - the browser suites (dashboard, market pages, web chat, API reference),
+//     export and deletion, the example queries of the pages and docs),
+//     every JSON answer checked against the OpenAPI document the server
+//     serves (e2etest.API), and the checks that REST and MCP agree;
+//   - the browser suites (dashboard, market pages, every page for a Free
+//     and a Pro account at two sizes, web chat, API reference),
 //     headless Chromium driven through chromedp by one helper
 //     (browser_test.go), screenshots into var/screenshots/<suite>/;
 //   - the npm suites: the official MCP TypeScript SDK, the MCP Inspector,

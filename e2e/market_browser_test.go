@@ -316,20 +316,12 @@ func restData(t *testing.T, base, key, path string) map[string]any {
 	return out.Data
 }
 
-// formatUSD writes dollars as the pages do: 1,234.56, whole dollars from
-// 10,000.
+// formatUSD writes dollars as the pages do: 1,234.56 (always to the cent).
 func formatUSD(usd float64) string {
 	c := int64(math.Round(usd * 100))
-	whole := c >= 1000000
-	if whole {
-		c = (c + 50) / 100 * 100
-	}
 	s := strconv.FormatInt(c/100, 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
-	}
-	if whole {
-		return s
 	}
 	return s + fmt.Sprintf(".%02d", c%100)
 }

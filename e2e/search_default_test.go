@@ -22,3 +22,11 @@ func TestSearchSyntax_DefaultSnapshot(t *testing.T) {
 		checkMCPSearchSyntax(t, mcptest.Open(t, se.base, e.key(t, access.Elite, false, true)))
 	})
 }
+
+// TestExamples_DefaultSnapshot runs every example query people are shown
+// (examples_test.go), pokemontcg.io's own examples included, on the
+// default snapshot.
+func TestExamples_DefaultSnapshot(t *testing.T) {
+	_, _, se := defaultEdge(t)
+	checkExamples(t, se, true)
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
@@ -113,6 +114,7 @@ func setHref(game, id string) string {
 
 type resultRow struct {
 	Name, Href, Detail, Price, Rarity string
+	Lang                              string // the name's language
 	SetHref, SetName                  string
 }
 
@@ -192,7 +194,7 @@ func (h *Handler) search(r *http.Request, m *market, text string, d *cardsData) 
 		if err != nil {
 			continue
 		}
-		row := resultRow{Name: c.Name, Href: cardHref(game, c.ID, "", ""), Rarity: c.Rarity, SetHref: setHref(game, c.SetID), SetName: c.SetID,
+		row := resultRow{Name: c.Name, Lang: c.Language, Href: cardHref(game, c.ID, "", ""), Rarity: c.Rarity, SetHref: setHref(game, c.SetID), SetName: c.SetID,
 			Detail: "#" + c.Number + " · " + strings.ToUpper(c.Language) + " · " + c.ID, Price: "no price"}
 		if s, err := m.Reader.Set(c.Game, c.SetID); err == nil {
 			row.SetName = s.Name
@@ -330,18 +332,77 @@ type cardPageData struct {
 	Listings    []listingView
 	Window      string
 	RangeText   string
+	RangeNote   string // a range asked for beyond the tier's window, and what is shown
+	Longer      string // which tiers see more history ("" for all of it)
 	Methodology string
 	// Rule says how confidence and the flags are decided, where they are
 	// shown (estimate.Default.ConfidenceRule).
 	Rule string
 }
 
-// Ranges of the price history, in days (0: the whole history window).
-var historyRanges = []struct {
+// historyRange is a range of the card page's price history.
+type historyRange struct {
 	Value string
-	Days  int
+	Days  int // 0: all the history the tier sees
 	Label string
-}{{"30", 30, "30 days"}, {"90", 90, "90 days"}, {"365", 365, "1 year"}, {"all", 0, "All history"}}
+}
+
+// historyRanges are the ranges of the price history, shortest first.
+var historyRanges = []historyRange{{"7", 7, "7 days"}, {"30", 30, "30 days"}, {"90", 90, "90 days"}, {"365", 365, "1 year"}, {"all", 0, "All history"}}
+
+// defaultRange is the range a card page opens on for a tier that sees all
+// history.
+const defaultRange = "90"
+
+// rangesOf returns the ranges of the price history tier t can see, and the
+// one the card page opens on. A tier with a history window sees the ranges
+// shorter than its window and the window itself (Free: 3 days only), and
+// opens on the window, the longest; a tier without one sees every range and
+// opens on 90 days.
+func rangesOf(t access.Tier) (rs []historyRange, open string) {
+	w := access.LimitsOf(t).HistoryDays
+	if w == 0 {
+		return historyRanges, defaultRange
+	}
+	for _, hr := range historyRanges {
+		if hr.Days > 0 && hr.Days < w {
+			rs = append(rs, hr)
+		}
+	}
+	n := strconv.Itoa(w)
+	return append(rs, historyRange{n, w, n + " days"}), n
+}
+
+// rangeOf reads the range parameter v for tier t: the range to show, and
+// what to say of v when it is not one of t's (beyond: the label of a range
+// beyond the tier's window, which shows the longest it sees; unknown: the
+// form error of a value that is no range).
+func rangeOf(t access.Tier, v string) (hr historyRange, beyond, unknown string) {
+	rs, open := rangesOf(t)
+	for _, r := range rs {
+		if r.Value == open {
+			hr = r
+		}
+	}
+	if v == "" {
+		return hr, "", ""
+	}
+	for _, r := range rs {
+		if r.Value == v {
+			return r, "", ""
+		}
+	}
+	for _, r := range historyRanges {
+		if r.Value == v {
+			return hr, r.Label, ""
+		}
+	}
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Value)
+	}
+	return hr, "", "“" + v + "” is not a history range (" + strings.Join(names, ", ") + "): showing " + hr.Label + "."
+}
 
 // handleCard is a card's page for one printing (?printing=, default the
 // base printing) and grade (?grade=, default raw near mint) over a range
@@ -429,21 +490,19 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 	// The price history of the printing and grade: a point per change in
 	// the range, the range within the history window (as GET
 	// /api/v3/cards/{id}/price-history?interval=change).
-	rng, days := "90", 90
-	if v := q.Get("range"); v != "" {
-		found := false
-		for _, hr := range historyRanges {
-			if hr.Value == v {
-				rng, days, found = v, hr.Days, true
-			}
-		}
-		if !found {
-			formErrs = append(formErrs, "“"+v+"” is not a history range (30, 90, 365 or all): showing 90 days.")
-		}
+	hr, beyond, unknown := rangeOf(m.tier, q.Get("range"))
+	if unknown != "" {
+		formErrs = append(formErrs, unknown)
 	}
-	for _, hr := range historyRanges {
-		d.Ranges = append(d.Ranges, option{Value: hr.Value, Label: hr.Label, Selected: hr.Value == rng})
+	rs, _ := rangesOf(m.tier)
+	for _, r := range rs {
+		d.Ranges = append(d.Ranges, option{Value: r.Value, Label: r.Label, Selected: r.Value == hr.Value})
 	}
+	if beyond != "" {
+		d.RangeNote = strings.ToUpper(beyond[:1]) + beyond[1:] + " is beyond your history window: showing " + hr.Label + "."
+	}
+	d.Longer = m.longerWindow()
+	days := hr.Days
 	from, fromSet := snapshots.Day(0), false
 	if days > 0 {
 		from, fromSet = m.AsOf-snapshots.Day(days)+1, true
@@ -523,6 +582,7 @@ func (h *Handler) handleCard(w http.ResponseWriter, r *http.Request, si signedIn
 		d.Listings = append(d.Listings, lv)
 	}
 	p := si.page(c.Name, "cards", d)
+	p.Lang = c.Language
 	status := http.StatusOK
 	if len(formErrs) > 0 {
 		p.Error, status = strings.Join(formErrs, " "), http.StatusUnprocessableEntity

@@ -54,7 +54,7 @@ type holdingView struct {
 	GainClass, ChangeClass         string
 	Confidence                     string
 	ChangePct                      string
-	Printing                       string
+	Printing                       string // "" for a card without variants
 	RemoveGrade, RemovePrinting    string
 	// Grade is the holding's grade by name (PSA 10), shadowing the code of
 	// HoldingRow.Grade that links and forms carry.
@@ -75,6 +75,7 @@ type collectionData struct {
 	Chart       LineChart
 	HasChart    bool
 	Window      string
+	Longer      string // which tiers see more history ("" for all of it)
 	Prev, Next  string // page links ("" for none)
 	From, To    int
 	Games       []string
@@ -124,7 +125,7 @@ func (h *Handler) showCollection(w http.ResponseWriter, r *http.Request, si sign
 		h.fail(w, r, err)
 		return
 	}
-	d := collectionData{View: v, Sort: sort, Window: m.windowText(), Games: m.Reader.Manifest().Games, Game: m.game,
+	d := collectionData{View: v, Sort: sort, Window: m.windowText(), Longer: m.longerWindow(), Games: m.Reader.Manifest().Games, Game: m.game,
 		MaxMiB: "1 MiB", Empty: v.Total == 0}
 	for _, s := range collectionSorts {
 		s.Selected = s.Value == sort
@@ -189,9 +190,6 @@ func newHoldingView(hr collection.HoldingRow) holdingView {
 		Printing: hr.Printing, RemoveGrade: hr.Grade, Grade: hr.GradeName}
 	if !hr.BasePrinting {
 		v.RemovePrinting = hr.Printing
-	}
-	if v.Printing == "" {
-		v.Printing = "—"
 	}
 	v.Value, v.FMV = "—", "—"
 	if hr.ValueUSD != nil {

@@ -11,3 +11,6 @@ var NewLineChartForTest = newLineChart
 
 // MoneyForTest exposes money to the tests.
 var MoneyForTest = money
+
+// AxisMoneyForTest exposes axisMoney to the tests.
+var AxisMoneyForTest = axisMoney

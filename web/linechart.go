@@ -45,8 +45,8 @@ type DayValue struct {
 }
 
 // newLineChart draws points (day order, one per change) over the days
-// from..to: the line starts at the first point (or at from, when a point in
-// force before the range is given first with Day < from) and, when hold,
+// from..to: the line starts at the first point (or at the left edge, when a
+// point in force before the range is given first with Day < from) and, when hold,
 // holds the last value to the end of the range (false: it ends at the last
 // point, a value no longer shown today). what names the series in the
 // description ("the raw:near_mint fmv"); markers false draws no circles (a
@@ -90,6 +90,9 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 	}
 	for i, p := range points {
 		x, y := xOf(p.Day), yOf(p.Cents)
+		if p.Day < from { // in force when the range begins: from its left edge
+			x = 0
+		}
 		if i > 0 {
 			add(x, yOf(points[i-1].Cents)) // hold the previous value up to this day
 		}
@@ -104,7 +107,7 @@ func newLineChart(id, title, what string, from, to snapshots.Day, points []DayVa
 	c.Line = string(line)
 	for v := bottom; v <= top; v += step {
 		y := yOf(v)
-		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: shortMoney(v)})
+		c.Grid = append(c.Grid, chartTick{Y: px(y), TextY: px(math.Max(12, y-4)), Label: axisMoney(v, step)})
 	}
 	c.XLabels = dayLabels(from, to)
 	last := points[len(points)-1]
@@ -151,23 +154,33 @@ func moneyScale(lo, hi int64) (bottom, top, step int64) {
 	return bottom, top, step
 }
 
-// money writes cents as dollars: $1,234.56 (whole dollars, rounded, from
-// $10,000).
+// money writes cents as dollars, always to the cent ($1,234.56, $25,000.00,
+// −$3.10): every amount a page shows is written this way, so that amounts
+// side by side read alike (issue 34). Only the axes of charts round
+// (shortMoney).
 func money(cents int64) string {
 	neg := cents < 0
 	if neg {
 		cents = -cents
 	}
-	var s string
-	if cents < 1000000 {
-		s = "$" + formatInt(cents/100) + "." + strconv.FormatInt(100+cents%100, 10)[1:]
-	} else {
-		s = "$" + formatInt((cents+50)/100)
-	}
+	s := "$" + formatInt(cents/100) + "." + strconv.FormatInt(100+cents%100, 10)[1:]
 	if neg {
 		return "−" + s
 	}
 	return s
+}
+
+// axisMoney writes a tick of an axis whose ticks are step cents apart, every
+// tick of it alike: $120k for steps of whole thousands, $144,920 for steps
+// of whole dollars, $2.50 otherwise.
+func axisMoney(cents, step int64) string {
+	switch {
+	case step%100000 == 0:
+		return "$" + strconv.FormatFloat(float64(cents)/100000, 'f', -1, 64) + "k"
+	case step%100 == 0:
+		return "$" + formatInt(cents/100)
+	}
+	return money(cents)
 }
 
 // shortMoney writes a round amount of cents for an axis: $0, $2.50, $5,

@@ -20,12 +20,13 @@ func TestNewLineChart(t *testing.T) {
 		if got, want := c.Points[0].Label, snapshots.Day(102).String()+": $15.00"; got != want {
 			t.Errorf("first point %q, want %q", got, want)
 		}
-		// A step line: start (at the range's first day), a step down to
+		// A step line: start (at the left edge: the value in force when the
+		// range begins), a step down to
 		// each change, and the last value held to the end.
 		if got := strings.Count(c.Line, " ") + 1; got != 1+2*2+1 {
 			t.Errorf("line %q has %d vertices, want 6", c.Line, got)
 		}
-		if !strings.HasPrefix(c.Line, "50.0,") || !strings.HasSuffix(strings.Fields(c.Line)[5], ","+c.Points[1].Y) {
+		if !strings.HasPrefix(c.Line, "0.0,") || !strings.HasSuffix(strings.Fields(c.Line)[5], ","+c.Points[1].Y) {
 			t.Errorf("line %q", c.Line)
 		}
 		if !strings.Contains(c.Desc, "$12.00 at the end") || !strings.Contains(c.Desc, "2 changes in range") {
@@ -65,9 +66,33 @@ func TestMoney(t *testing.T) {
 	for _, tc := range []struct {
 		cents int64
 		want  string
-	}{{0, "$0.00"}, {5, "$0.05"}, {123456, "$1,234.56"}, {999999, "$9,999.99"}, {1000049, "$10,000"}, {1000050, "$10,001"}, {-250, "−$2.50"}} {
+	}{{0, "$0.00"}, {5, "$0.05"}, {123456, "$1,234.56"}, {999999, "$9,999.99"}, {1000049, "$10,000.49"}, {2500000, "$25,000.00"}, {1821100, "$18,211.00"}, {-250, "−$2.50"}} {
 		if got := web.MoneyForTest(tc.cents); got != tc.want {
 			t.Errorf("money(%d) = %q, want %q", tc.cents, got, tc.want)
+		}
+	}
+}
+
+// TestAxisMoney: the ticks of one axis are written alike (issue 34: an axis
+// read $144.9k beside $144,920).
+func TestAxisMoney(t *testing.T) {
+	for _, tc := range []struct {
+		step  int64
+		ticks []int64
+		want  string
+	}{
+		{2000, []int64{14490000, 14492000, 14494000}, "$144,900|$144,920|$144,940"},
+		{1000000, []int64{12000000, 13000000}, "$120k|$130k"},
+		{100000, []int64{14400000, 14500000}, "$144k|$145k"},
+		{50, []int64{0, 50, 100}, "$0.00|$0.50|$1.00"},
+		{100, []int64{0, 100}, "$0|$1"},
+	} {
+		var got []string
+		for _, v := range tc.ticks {
+			got = append(got, web.AxisMoneyForTest(v, tc.step))
+		}
+		if strings.Join(got, "|") != tc.want {
+			t.Errorf("step %d: %q, want %q", tc.step, strings.Join(got, "|"), tc.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
@@ -61,6 +62,39 @@ func (m *market) windowText() string {
 	}
 	n := access.LimitsOf(m.tier).HistoryDays
 	return strconv.Itoa(n) + " days (" + start.String() + " to " + m.AsOf.String() + ")"
+}
+
+// longerWindow says which tiers see more history than the account's
+// ("Longer history comes with Pro (7 days) and Elite (all history)."), or ""
+// for a tier that sees all of it.
+func (m *market) longerWindow() string {
+	own := access.LimitsOf(m.tier).HistoryDays
+	if own == 0 {
+		return ""
+	}
+	var parts []string
+	for _, t := range []access.Tier{access.Free, access.Pro, access.Elite} {
+		switch d := access.LimitsOf(t).HistoryDays; {
+		case d == 0:
+			parts = append(parts, tierName(t)+" (all history)")
+		case d > own:
+			parts = append(parts, tierName(t)+" ("+strconv.Itoa(d)+" days)")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	list := parts[len(parts)-1]
+	if len(parts) > 1 {
+		list = strings.Join(parts[:len(parts)-1], ", ") + " and " + list
+	}
+	return "Longer history comes with " + list + "; the operator of this server sets your tier."
+}
+
+// tierName is a tier's name as pages write it (Free, Pro, Elite).
+func tierName(t access.Tier) string {
+	s := t.String()
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // openMarket takes the live snapshot for a market page of si, charged units

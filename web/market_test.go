@@ -254,3 +254,56 @@ func TestDashboard_ChatToken(t *testing.T) {
 		t.Errorf("token without a session: %d %s", p.Status, p.Header.Get("Location"))
 	}
 }
+
+// TestDashboard_CardRanges (issue 34): the card page offers the ranges of
+// price history the account's tier can see, opens on the longest of them,
+// and says which tiers see more; a range beyond the window shows the
+// window and says so.
+func TestDashboard_CardRanges(t *testing.T) {
+	srv := mustDashboard(t)
+	for _, tc := range []struct {
+		tier    access.Tier
+		path    string
+		options []string // the History selector's, in order; the selected one marked *
+		says    []string
+	}{
+		{access.Free, "/dashboard/cards/en:base1-4", []string{"3 days*"},
+			[]string{"2026-11-18 to 2026-11-20: a point per change", "Longer history comes with Pro (7 days) and Elite (all history); the operator of this server sets your tier."}},
+		{access.Free, "/dashboard/cards/en:base1-4?range=365", []string{"3 days*"},
+			[]string{"1 year is beyond your history window: showing 3 days.", "2026-11-18 to 2026-11-20: a point per change"}},
+		{access.Pro, "/dashboard/cards/en:base1-4", []string{"7 days*"},
+			[]string{"2026-11-14 to 2026-11-20: a point per change", "Longer history comes with Elite (all history)"}},
+		{access.Elite, "/dashboard/cards/en:base1-4", []string{"7 days", "30 days", "90 days*", "1 year", "All history"},
+			[]string{"2026-08-23 to 2026-11-20: a point per change", "Your history window: unlimited.</p>"}},
+		{access.Elite, "/dashboard/cards/en:base1-4?range=7", []string{"7 days*", "30 days", "90 days", "1 year", "All history"},
+			[]string{"2026-11-14 to 2026-11-20: a point per change"}},
+	} {
+		t.Run(tc.tier.String()+tc.path[len("/dashboard/cards/en:base1-4"):], func(t *testing.T) {
+			c, _ := srv.signedIn(t, tc.tier)
+			p := c.MarketGet(tc.path)
+			if p.Status != 200 {
+				t.Fatalf("GET %s: %d %s", tc.path, p.Status, webtest.PageError(p))
+			}
+			sel := p.Body[strings.Index(p.Body, `<select id="card-range"`):]
+			sel = sel[:strings.Index(sel, "</select>")]
+			var got []string
+			for _, o := range strings.Split(sel, "<option")[1:] {
+				attrs, label, _ := strings.Cut(o, ">")
+				label, _, _ = strings.Cut(label, "<")
+				label = strings.TrimSpace(label)
+				if strings.Contains(attrs, "selected") {
+					label += "*"
+				}
+				got = append(got, label)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.options, "|") {
+				t.Errorf("the History selector offers %q, want %q", got, tc.options)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(p.Body, s) {
+					t.Errorf("the page does not say %q", s)
+				}
+			}
+		})
+	}
+}

@@ -39,6 +39,7 @@ var languageLabels = []option{{Value: "all", Label: "Every language"}, {Value: "
 type moverView struct {
 	Rank               int
 	Name, Href, Detail string
+	Lang               string // the name's language
 	SetName, SetHref   string
 	Printing           string
 	Value, ValueClass  string
@@ -133,7 +134,7 @@ func (h *Handler) handleMovers(w http.ResponseWriter, r *http.Request, si signed
 var priceFloors = []int64{0, 100, 500, 1000, 2500, 5000, 10000}
 
 func newMoverView(game string, it pricing.TrendingItem) moverView {
-	v := moverView{Rank: it.Rank, Name: it.Name, SetName: it.Set.Name, SetHref: setHref(game, it.Set.ID), Sample: it.SampleSize,
+	v := moverView{Rank: it.Rank, Name: it.Name, Lang: it.Language, SetName: it.Set.Name, SetHref: setHref(game, it.Set.ID), Sample: it.SampleSize,
 		Flags: strings.Join(it.Flags, ", "), Sales30d: it.Sales30d, Price: "—", Printing: "—",
 		Detail: strings.ToUpper(it.Language) + " · " + it.CardID}
 	printing := ""

@@ -60,6 +60,7 @@ var nav = []navItem{
 // page is what the layout renders.
 type page struct {
 	Title  string
+	Lang   string // the language of the title when it is a card's name (ja, zh-cn...); "" for the page's
 	Nav    string // the navigation key of this page ("" for none)
 	Notice string // a confirmation ("Key revoked.")
 	Error  string // what went wrong, shown above the content

@@ -86,6 +86,7 @@
         var label = document.createElement("span");
         label.className = "sg-label";
         label.textContent = it.label + (it.kind === "set" ? " (set)" : "");
+        if (it.language) label.lang = it.language; // the name's script picks its fonts (app.css)
         var detail = document.createElement("span");
         detail.className = "sg-detail";
         detail.textContent = [it.detail, (it.language || "").toUpperCase(), it.id].filter(Boolean).join(" · ");
