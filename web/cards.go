@@ -350,19 +350,15 @@ type historyRange struct {
 // historyRanges are the ranges of the price history, shortest first.
 var historyRanges = []historyRange{{"7", 7, "7 days"}, {"30", 30, "30 days"}, {"90", 90, "90 days"}, {"365", 365, "1 year"}, {"all", 0, "All history"}}
 
-// defaultRange is the range a card page opens on for a tier that sees all
-// history.
-const defaultRange = "90"
-
 // rangesOf returns the ranges of the price history tier t can see, and the
 // one the card page opens on. A tier with a history window sees the ranges
 // shorter than its window and the window itself (Free: 3 days only), and
-// opens on the window, the longest; a tier without one sees every range and
-// opens on 90 days.
+// opens on the window; a tier without one sees every range and opens on all
+// history. Either way the page opens on the longest range the tier sees.
 func rangesOf(t access.Tier) (rs []historyRange, open string) {
 	w := access.LimitsOf(t).HistoryDays
 	if w == 0 {
-		return historyRanges, defaultRange
+		return historyRanges, historyRanges[len(historyRanges)-1].Value
 	}
 	for _, hr := range historyRanges {
 		if hr.Days > 0 && hr.Days < w {

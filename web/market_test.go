@@ -273,8 +273,10 @@ func TestDashboard_CardRanges(t *testing.T) {
 			[]string{"1 year is beyond your history window: showing 3 days.", "2026-11-18 to 2026-11-20: a point per change"}},
 		{access.Pro, "/dashboard/cards/en:base1-4", []string{"7 days*"},
 			[]string{"2026-11-14 to 2026-11-20: a point per change", "Longer history comes with Elite (all history)"}},
-		{access.Elite, "/dashboard/cards/en:base1-4", []string{"7 days", "30 days", "90 days*", "1 year", "All history"},
-			[]string{"2026-08-23 to 2026-11-20: a point per change", "Your history window: unlimited.</p>"}},
+		{access.Elite, "/dashboard/cards/en:base1-4", []string{"7 days", "30 days", "90 days", "1 year", "All history*"},
+			[]string{"to 2026-11-20: a point per change", "Your history window: unlimited.</p>"}},
+		{access.Elite, "/dashboard/cards/en:base1-4?range=90", []string{"7 days", "30 days", "90 days*", "1 year", "All history"},
+			[]string{"2026-08-23 to 2026-11-20: a point per change"}},
 		{access.Elite, "/dashboard/cards/en:base1-4?range=7", []string{"7 days*", "30 days", "90 days", "1 year", "All history"},
 			[]string{"2026-11-14 to 2026-11-20: a point per change"}},
 	} {
