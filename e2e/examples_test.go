@@ -37,6 +37,13 @@ var findsNothing = map[string]string{
 	"legalities.standard:banned": "no card of the catalog is banned in Standard",
 }
 
+// answersInOtherGame are the quote examples shown finding cards of another
+// game than the default: they answer ambiguous (a set has several cards of
+// the name) with candidates of that game and a message that names it.
+var answersInOtherGame = map[string]string{
+	"luffy op01": "onepiece",
+}
+
 // example is a query and where it is shown; reference marks pokemontcg.io's
 // documented examples.
 type example struct {
@@ -210,7 +217,21 @@ func checkExamples(t *testing.T, e searchEdge, all bool) {
 			if r.Status != 200 {
 				t.Fatalf("%s shows the quote %q: %d %s", ex.where, ex.q, r.Status, truncate(r.Body))
 			}
-			if q, _ := data(t, r)["quote"].(map[string]any); q == nil || q["status"] != "resolved" || q["card_id"] == nil {
+			q, _ := data(t, r)["quote"].(map[string]any)
+			if game, ok := answersInOtherGame[ex.q]; ok {
+				cands, _ := q["candidates"].([]any)
+				msg, _ := q["message"].(string)
+				if q["status"] == "not_found" || !strings.Contains(msg, "found in "+game) || len(cands) == 0 {
+					t.Fatalf("%s shows the quote %q finding %s's cards, but it answers: %s", ex.where, ex.q, game, truncate(r.Body))
+				}
+				for _, c := range cands {
+					if c.(map[string]any)["game"] != game {
+						t.Errorf("%s shows the quote %q finding %s's cards, but a candidate is of another game: %v", ex.where, ex.q, game, c)
+					}
+				}
+				return
+			}
+			if q == nil || q["status"] != "resolved" || q["card_id"] == nil {
 				t.Errorf("%s shows the quote %q, which resolves no card: %s", ex.where, ex.q, truncate(r.Body))
 			}
 		})
