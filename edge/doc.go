@@ -48,7 +48,7 @@
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
 //	snapshot.go       the edge's data of each live snapshot (its live.Derivation)
 //	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
-//	openapi.go, schema.go   the OpenAPI document (jsonschema reads the payload types)
+//	openapi.go, schema.go   the routes as the OpenAPI document's operations (package openapi builds it), their payload types
 //	docs.go           the API reference page, GET /api/v3/docs (Redoc, embedded from edge/assets/redoc)
 //
 // The live snapshot is swapped when CURRENT changes (snapshot.go): the new
@@ -62,7 +62,7 @@
 //
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // apperr, snapshots, snapshots/gold, snapshots/jsontext, index,
-// index/syntax, estimate, jsonschema, live, access, edge/cache, pokemontcg,
+// index/syntax, estimate, openapi, live, access, edge/cache, pokemontcg,
 // edge/connguard, resolve, catalog, pricing, bulk, collection, alert and
 // webhook (alerts.go, feed.go, webhooks.go: the caller's alert rules, want
 // list, events, feed and webhook endpoints through the small interfaces

@@ -1,8 +1,6 @@
 package edge
 
 import (
-	"reflect"
-
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/estimate"
@@ -72,6 +70,3 @@ var payloadTypes = map[string]any{
 	"collection_history":    collectionHistoryPayload{},
 	"collection_completion": completionPayload{},
 }
-
-// reflectType is the type of a payloadTypes value.
-func reflectType(v any) reflect.Type { return reflect.TypeOf(v) }
