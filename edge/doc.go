@@ -38,7 +38,7 @@
 //	card_analytics.go analytics windows (also the market_summary include)
 //	card_vwap.go      vwap
 //	card_batch.go     batch
-//	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json)
+//	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json; the includes', play's and market's are pricing's and resolve's)
 //	sets.go           sets, and the set list's items encoded once per snapshot
 //	market.go         trending, market volume, shop listings
 //	bulk.go           the bulk files' listing, downloads (ranges, validators) and schemas
@@ -80,5 +80,7 @@
 // handler, which may write after that (the chat streams), keeps its own.
 // The card payloads (card_encode.go) stay in this package with concrete
 // types: the pooled request embeds card detail's and the hot path calls
-// their appenders without an interface; the includes' values are pricing's.
+// their appenders without an interface; the includes' values are pricing's,
+// which encode themselves (AppendJSON), as do the market object and the
+// play object (resolve.AppendPlay).
 package edge

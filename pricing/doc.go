@@ -15,7 +15,10 @@
 // (MarketHistory, PriceHistory, VWAP, Prices, MarketVolume, ListingPage,
 // SetBreakdown, the includes, ...). Their type names are the schema names
 // the OpenAPI document publishes (edge reflects them): rename one and the
-// document and the generated clients change.
+// document and the generated clients change. The values of card detail's
+// hot path encode themselves (MarketObject, FinishMarket and the includes:
+// AppendJSON, byte for byte what encoding/json writes, without reflection);
+// change a type and its appender together.
 //
 // It imports the standard library, apperr, estimate, snapshots,
 // snapshots/jsontext, index (folding names), live (the view of an open
