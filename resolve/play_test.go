@@ -19,8 +19,8 @@ func TestAppendPlay(t *testing.T) {
 	}{
 		{"None", snapshots.Play{}},
 		{"Pokemon", snapshots.Play{Pokemon: &snapshots.PokemonPlay{HP: &hp, Types: []string{"Fire"}, EvolvesFrom: "Charmeleon", Level: "76",
-			Abilities: []snapshots.Ability{{Name: "Energy Burn", Type: "Poké-Power"}, {}},
-			Attacks:   []snapshots.Attack{{Name: "Fire <Spin> & \"more\"", Cost: []string{"Fire", "Fire"}, Damage: "100×"}, {}},
+			Abilities:  []snapshots.Ability{{Name: "Energy Burn", Type: "Poké-Power"}, {}},
+			Attacks:    []snapshots.Attack{{Name: "Fire <Spin> & \"more\"", Cost: []string{"Fire", "Fire"}, Damage: "100×"}, {}},
 			Weaknesses: []snapshots.TypeModifier{{Type: "Water", Value: "×2"}}, Resistances: []snapshots.TypeModifier{{Type: "Fighting"}},
 			Retreat: &retreat, Artist: "Mitsuhiro Arita", RegulationMark: "D",
 			Legalities: snapshots.Legalities{Unlimited: "legal"}}}},
