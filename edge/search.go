@@ -12,10 +12,6 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
-// activityScan bounds how many ranked matches the activity filters (grader,
-// slab_only, raw_only) examine; beyond it total is a lower bound.
-const activityScan = 2000
-
 func (s *Server) registerSearchRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/search", name: "search", contract: "search.v1", cacheable: true, hasGame: true,
 		summary: "Full-text card search", schema: "Search",
@@ -95,45 +91,22 @@ func handleSearch(r *request) (any, error) {
 	if p.has("max_price") {
 		req.MaxPriceCents = int64(math.Round(p.num("max_price") * 100))
 	}
-	keep := r.activityFilter()
+	// The activity filters (grader, slab_only, raw_only) walk the ranked
+	// matches (pricing.SearchActive).
 	var hits []index.SearchHit
 	total, lowerBound := 0, false
-	if keep == nil {
+	if a := pricing.NewActivity(r.snap.AsOf, p.str("window"), p.str("grader"), p.flag("slab_only"), p.flag("raw_only")); a == nil {
 		res, err := r.snap.Index.Search(r.ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		hits, total = res.Hits, res.Total
 	} else {
-		// Walk the ranked matches in pages, keep the active cards.
-		want := req.Offset + req.Limit
-		req.Offset, req.Limit = 0, index.MaxLimit
-		for scanned := 0; scanned < activityScan; {
-			res, err := r.snap.Index.Search(r.ctx, req)
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range res.Hits {
-				ok, err := keep(h.CardID)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					if total >= p.int("offset") && len(hits) < want-p.int("offset") {
-						hits = append(hits, h)
-					}
-					total++
-				}
-			}
-			scanned += len(res.Hits)
-			req.Offset += len(res.Hits)
-			if len(res.Hits) == 0 || req.Offset >= res.Total {
-				break
-			}
-			if scanned >= activityScan {
-				lowerBound = true
-			}
+		act, err := pricing.SearchActive(r.ctx, r.view(), req, a)
+		if err != nil {
+			return nil, err
 		}
+		hits, total, lowerBound = act.Hits, act.Total, act.LowerBound
 	}
 	items := make([]searchItem, 0, len(hits))
 	for _, h := range hits {
@@ -178,23 +151,6 @@ type searchPayload struct {
 	// value, say which values the field has (index.Hints); left out
 	// otherwise.
 	Hints []index.Hint `json:"hints,omitempty"`
-}
-
-// activityFilter returns the grader/slab_only/raw_only filter over a card's
-// verified sales of every printing in the window (pricing.Activity), or nil
-// when none is set.
-func (r *request) activityFilter() func(cardID string) (bool, error) {
-	a := pricing.NewActivity(r.snap.AsOf, r.p.str("window"), r.p.str("grader"), r.p.flag("slab_only"), r.p.flag("raw_only"))
-	if a == nil {
-		return nil
-	}
-	return func(cardID string) (bool, error) {
-		c, err := r.snap.Card(r.game, cardID)
-		if err != nil {
-			return false, err
-		}
-		return a.Active(r.snap.Reader, c)
-	}
 }
 
 // lookupItem is one suggestion of lookup.v1: the index's suggestion and,

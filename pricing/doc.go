@@ -21,7 +21,7 @@
 // change a type and its appender together.
 //
 // It imports the standard library, apperr, estimate, snapshots,
-// snapshots/jsontext, index (folding names), live (the view of an open
+// snapshots/jsontext, index (folding names, SearchActive's scan), live (the view of an open
 // snapshot), resolve (a quote and a prices call first resolve their
 // references) and jsonschema (a quote describes its JSON); never the access
 // layer (callers charge and clamp) nor a transport.
@@ -89,6 +89,11 @@
 //
 // Verified sales exclude quality-flagged rows, low-confidence identity
 // matches and partner price-feed rows, as the REST routes do by default.
+//
+// The search route's activity filters (grader, slab_only, raw_only) are an
+// Activity over a card's verified sales; SearchActive walks a search's
+// ranked matches and keeps the active cards, up to ActivityScan matches
+// (beyond, the total is a lower bound).
 //
 // # Reading a printing
 //
