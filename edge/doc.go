@@ -34,7 +34,7 @@
 //	cards.go          the card routes' table and the card list (catalog.Cards)
 //	card_detail.go    card detail and its includes (pricing's analytics)
 //	card_history.go   market-history, marketplace-sales, partner-history, price-history
-//	card_sales.go     sales and their signed cursors
+//	card_sales.go     sales and their signed cursors (pricing.SalePosition.Cursor)
 //	card_analytics.go analytics windows (also the market_summary include)
 //	card_vwap.go      vwap
 //	card_batch.go     batch

@@ -95,6 +95,10 @@
 // ranked matches and keeps the active cards, up to ActivityScan matches
 // (beyond, the total is a lower bound).
 //
+// The sales route pages a card's sales by SalePosition, handed to the
+// client as a cursor signed for its query (SalePosition.Cursor,
+// ParseCursor: cursor.go).
+//
 // # Reading a printing
 //
 // A finish argument of BaseRead (-1) reads a card's base printing through
