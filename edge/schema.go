@@ -23,7 +23,7 @@ var payloadTypes = map[string]any{
 	"card_partner_history":   pricing.PartnerHistory{},
 	"card_vwap":              pricing.VWAP{},
 	"cards_batch":            batchPayload{},
-	"trending":               trendingPayload{},
+	"trending":               pricing.TrendingBoard{},
 	"market_volume":          pricing.MarketVolume{},
 	"shop_listings":          pricing.ListingPage{},
 	"sets_list":              page[setGold]{},

@@ -85,7 +85,8 @@
 // min_price_usd; a row whose reference series is a fresh source's file
 // passes by its price while min_sales is at most the rule's
 // (Liquidity.KeepRow, estimate.Methodology.LiquidFeed). Each row carries
-// its printing, sample size, price, flags and source.
+// its printing, sample size, price, flags and source. TrendingBoard is
+// REST's trending page with what it was ranked by.
 //
 // Verified sales exclude quality-flagged rows, low-confidence identity
 // matches and partner price-feed rows, as the REST routes do by default.
