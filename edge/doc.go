@@ -45,6 +45,7 @@
 //	search.go, quote.go, prices.go, sql.go, imports.go, chat.go, v2.go (pokemontcg.io's /v2: package pokemontcg)
 //	routes.go         the route table's registration, usage, openapi.json
 //	health.go         /health and /metrics
+//	ready.go          /ready (live.Ready; 503 while draining) and the snapshot source's metrics
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
 //	snapshot.go       the edge's data of each live snapshot (its live.Derivation)
 //	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
