@@ -5,6 +5,7 @@ import (
 	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/webhook"
 )
@@ -33,7 +34,7 @@ var payloadTypes = map[string]any{
 	"set_trending_cards":     pricing.SetTrendingCards{},
 	"set_volume_history":     pricing.SetVolumeHistory{},
 	"search":                 searchPayload{},
-	"lookup":                 lookupPayload{},
+	"lookup":                 index.LookupResult{},
 	"keys_usage":             access.Usage{},
 	"quote":                  quotePayload{},
 	"methodology":            estimate.Methodology{},

@@ -3,8 +3,6 @@ package edge
 import (
 	"errors"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
@@ -153,98 +151,8 @@ type searchPayload struct {
 	Hints []index.Hint `json:"hints,omitempty"`
 }
 
-// lookupItem is one suggestion of lookup.v1: the index's suggestion and,
-// for cards, the raw near-mint price (null when unpriced). lookupPayload
-// and lookupItem are the documented shape (OpenAPI, encoding/json);
-// handleLookup answers with lookupBody, which writes the same bytes.
-type lookupItem struct {
-	index.Suggestion
-	PriceUSD *float64 `json:"price_usd"`
-}
-
-type lookupPayload struct {
-	Query    string       `json:"query"`
-	Items    []lookupItem `json:"items"`
-	Resolved *lookupItem  `json:"resolved"`
-	Limit    int          `json:"limit"`
-}
-
-// handleLookup is the typeahead. Everything a suggestion shows, its price
-// included, was computed at build time into the typeahead structure, so a
-// lookup reads no card and the body is written without reflection: one
-// allocation for the suggestions, one for the payload.
+// handleLookup is the typeahead (index.LookupAnswer: no card read, no
+// reflection).
 func handleLookup(r *request) (any, error) {
-	return lookup(r.snap.Index, r.game, r.p.str("q"), r.p.str("language"), r.p.int("limit")), nil
-}
-
-func lookup(ix *index.Index, game, q, language string, limit int) *lookupBody {
-	b := &lookupBody{query: q, limit: limit}
-	if strings.TrimSpace(q) != "" {
-		b.items = ix.AppendLookup(make([]index.Suggestion, 0, max(limit, 1)), game, q, language, limit)
-	}
-	return b
-}
-
-// lookupBody is lookupPayload as handleLookup builds it: the suggestions
-// straight from the index (the first Exact one is resolved).
-type lookupBody struct {
-	query string
-	items []index.Suggestion
-	limit int
-}
-
-// payload returns the documented form of b (tests compare their encodings).
-func (b *lookupBody) payload() lookupPayload {
-	p := lookupPayload{Query: b.query, Items: []lookupItem{}, Limit: b.limit}
-	for _, s := range b.items {
-		it := lookupItem{Suggestion: s}
-		if s.Kind == "card" {
-			it.PriceUSD = snapshots.USDOrNil(s.PriceCents)
-		}
-		p.Items = append(p.Items, it)
-		if s.Exact && p.Resolved == nil {
-			x := it
-			p.Resolved = &x
-		}
-	}
-	return p
-}
-
-// AppendJSON writes b exactly as encoding/json writes b.payload() (without
-// HTML escaping): the suggestions' members come pre-encoded from the index.
-func (b *lookupBody) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"query":`...)
-	dst = appendJSONStr(dst, b.query)
-	dst = append(dst, `,"items":[`...)
-	resolved := -1
-	for i := range b.items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendLookupItem(dst, &b.items[i])
-		if resolved < 0 && b.items[i].Exact {
-			resolved = i
-		}
-	}
-	dst = append(dst, `],"resolved":`...)
-	if resolved >= 0 {
-		dst = appendLookupItem(dst, &b.items[resolved])
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"limit":`...)
-	dst = strconv.AppendInt(dst, int64(b.limit), 10)
-	return append(dst, '}')
-}
-
-// appendLookupItem writes one lookupItem: the suggestion's members, then
-// price_usd.
-func appendLookupItem(dst []byte, s *index.Suggestion) []byte {
-	dst = append(dst, '{')
-	dst = s.AppendJSONMembers(dst)
-	dst = append(dst, `,"price_usd":`...)
-	if s.Kind != "card" {
-		return append(dst, "null}"...)
-	}
-	return append(appendUSDOrNull(dst, s.PriceCents), '}')
+	return index.NewLookupAnswer(r.snap.Index, r.game, r.p.str("q"), r.p.str("language"), r.p.int("limit")), nil
 }
