@@ -12,6 +12,9 @@
 //   - market.go: Market, what an evaluation reads of a snapshot (the live
 //     view implements it; ReaderMarket does over a snapshots.Reader), and
 //     Activity.
+//   - view.go: a rule and an event as their owner reads them (View,
+//     EventView) and the REST payloads: RuleList (alert-rules.v1),
+//     RuleDeleted, EventPage (alert-events.v1), FeedLink (alert-feed.v1).
 //   - eval.go: Evaluate, the crossing rule, Report.
 //   - event.go: Event, EventID, Payload (the webhook's data).
 //   - feed.go: feed tokens (FeedToken, RollFeed, FeedAccount) and Feed /

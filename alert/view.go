@@ -141,3 +141,53 @@ func (e Event) View() EventView {
 	}
 	return v
 }
+
+// RuleList is alert-rules.v1: an account's rules (or want-list entries),
+// oldest first, and how many its tier allows.
+type RuleList struct {
+	Items []View `json:"items"`
+	Total int    `json:"total"`
+	// Limit is the most rules and want-list entries (together) the tier
+	// allows; SetLimit how many of them may watch a whole set.
+	Limit    int `json:"limit"`
+	SetLimit int `json:"set_limit"`
+}
+
+// NewRuleList is the list of rules under lim.
+func NewRuleList(rules []Rule, lim Limits) RuleList {
+	out := RuleList{Items: make([]View, 0, len(rules)), Total: len(rules), Limit: lim.Rules, SetLimit: lim.SetRules}
+	for _, r := range rules {
+		out.Items = append(out.Items, r.View())
+	}
+	return out
+}
+
+// RuleDeleted is alert-rule-deleted.v1.
+type RuleDeleted struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+// EventPage is alert-events.v1: an account's events, newest first.
+type EventPage struct {
+	Items []EventView `json:"items"`
+	// NextCursor is the after of the next page ("" at the end).
+	NextCursor string `json:"next_cursor"`
+}
+
+// NewEventPage is a page of events and the cursor of the next (Events).
+func NewEventPage(evs []Event, next string) EventPage {
+	out := EventPage{Items: make([]EventView, 0, len(evs)), NextCursor: next}
+	for _, e := range evs {
+		out.Items = append(out.Items, e.View())
+	}
+	return out
+}
+
+// FeedLink is alert-feed.v1.
+type FeedLink struct {
+	// URL is the feed's secret URL (Atom 1.0): anyone who has it reads
+	// the account's last 50 alerts. Roll it to stop an old one.
+	URL   string `json:"url"`
+	Token string `json:"token"`
+}

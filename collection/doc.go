@@ -27,8 +27,9 @@
 //     (per source, split by confidence) once per snapshot across a fleet
 //     (package sweep) into state.CollectionHistory; History reads an
 //     owner's points back; Completion is set completion (printings held
-//     against the set's, the cost of the rest at today's fmv);
-//     ExportHistory and DeleteHistory serve the account's data export and
+//     against the set's, the cost of the rest at today's fmv); History
+//     and Completion (the types) are their REST payloads
+//     (collection-history.v1, collection-completion.v1); ExportHistory and DeleteHistory serve the account's data export and
 //     deletion.
 //   - confirm.go: Service.Confirm merges the matched rows (and the
 //     ambiguous rows a choice picks) into the collection by card, printing

@@ -331,3 +331,29 @@ func (s *Service) Completion(ctx context.Context, src *live.View, o Owner, game 
 	})
 	return out, nil
 }
+
+// History is collection-history.v1: the values recorded from a day on.
+type History struct {
+	// Points are the recorded values, oldest first: one per snapshot day.
+	Points []HistoryPoint `json:"points"`
+	// From is the first day read (the tier's window; "" when unlimited
+	// and not given).
+	From string `json:"from"`
+}
+
+// NewHistory is the points read from a day on (snapshots.NoDay: from the
+// first).
+func NewHistory(points []HistoryPoint, from snapshots.Day) History {
+	out := History{Points: points}
+	if from != snapshots.NoDay {
+		out.From = from.String()
+	}
+	return out
+}
+
+// Completion is collection-completion.v1: set completion at a snapshot.
+type Completion struct {
+	AsOf       string          `json:"as_of"`
+	SnapshotID string          `json:"snapshot_id"`
+	Sets       []SetCompletion `json:"sets"`
+}

@@ -153,3 +153,22 @@ func TestService_Completion(t *testing.T) {
 }
 
 func a() collection.Owner { return collection.AccountOwner("a_9") }
+
+func TestNewHistory(t *testing.T) {
+	pts := []collection.HistoryPoint{{}}
+	for _, c := range []struct {
+		name string
+		from snapshots.Day
+		want string
+	}{
+		{"Unlimited", snapshots.NoDay, ""},
+		{"From", snapshots.DayOf(time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)), "2024-03-01"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := collection.NewHistory(pts, c.from)
+			if h.From != c.want || len(h.Points) != 1 {
+				t.Errorf("got %+v, want from %q and the one point", h, c.want)
+			}
+		})
+	}
+}

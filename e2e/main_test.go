@@ -13,8 +13,8 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/e2e/e2etest"
-	"github.com/cardedge/cardedge/edge/openapitest"
 	"github.com/cardedge/cardedge/mcp/mcptest"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 	"github.com/cardedge/cardedge/web/webtest"
 )
 

@@ -36,30 +36,6 @@ type Alerts interface {
 
 var _ Alerts = (*alert.Service)(nil)
 
-// rulesPayload is alert-rules.v1: the caller's rules (or want-list
-// entries), oldest first, and how many its tier allows.
-type rulesPayload struct {
-	Items []alert.View `json:"items"`
-	Total int          `json:"total"`
-	// Limit is the most rules and want-list entries (together) the tier
-	// allows; SetLimit how many of them may watch a whole set.
-	Limit    int `json:"limit"`
-	SetLimit int `json:"set_limit"`
-}
-
-// ruleDeleted is the data of a deletion.
-type ruleDeleted struct {
-	ID      string `json:"id"`
-	Deleted bool   `json:"deleted"`
-}
-
-// eventsPayload is alert-events.v1: the caller's events, newest first.
-type eventsPayload struct {
-	Items []alert.EventView `json:"items"`
-	// NextCursor is the after of the next page ("" at the end).
-	NextCursor string `json:"next_cursor"`
-}
-
 // eventsMaxLimit bounds a page of events.
 const eventsMaxLimit = 500
 
@@ -145,11 +121,7 @@ func (s *Server) handleRulesList(r *request, want bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := rulesPayload{Items: make([]alert.View, 0, len(rules)), Total: len(rules), Limit: r.limits.AlertRules, SetLimit: r.limits.AlertSetRules}
-	for _, rule := range rules {
-		out.Items = append(out.Items, rule.View())
-	}
-	return out, nil
+	return alert.NewRuleList(rules, alertLimits(r.limits)), nil
 }
 
 func (s *Server) handleRuleCreate(r *request, want bool) (any, error) {
@@ -227,7 +199,7 @@ func (s *Server) handleRuleDelete(r *request, want bool) (any, error) {
 	if err := a.Delete(r.ctx, s.alertAccount(r), rule.ID); err != nil {
 		return nil, err
 	}
-	return ruleDeleted{ID: rule.ID, Deleted: true}, nil
+	return alert.RuleDeleted{ID: rule.ID, Deleted: true}, nil
 }
 
 func (s *Server) handleAlertEvents(r *request) (any, error) {
@@ -244,9 +216,5 @@ func (s *Server) handleAlertEvents(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := eventsPayload{Items: make([]alert.EventView, 0, len(evs)), NextCursor: next}
-	for _, e := range evs {
-		out.Items = append(out.Items, e.View())
-	}
-	return out, nil
+	return alert.NewEventPage(evs, next), nil
 }

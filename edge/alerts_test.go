@@ -133,7 +133,7 @@ func TestAlerts_Rules(t *testing.T) {
 		if status, body := e.call(t, e.elite, "GET", "/api/v3/me/alerts/"+r.ID, "", &got); status != 200 || got.ID != r.ID {
 			t.Fatalf("get: %d %s", status, body)
 		}
-		var list rulesPayload
+		var list alert.RuleList
 		e.call(t, e.elite, "GET", "/api/v3/me/alerts", "", &list)
 		if list.Total != 1 || list.Limit != access.LimitsOf(access.Elite).AlertRules || list.Items[0].ID != r.ID {
 			t.Errorf("list: %+v", list)
@@ -148,7 +148,7 @@ func TestAlerts_Rules(t *testing.T) {
 			t.Fatalf("replace: %d %s", status, body)
 		}
 		// The want list is apart: the rule is not there, nor its id.
-		var wl rulesPayload
+		var wl alert.RuleList
 		e.call(t, e.elite, "GET", "/api/v3/me/want-list", "", &wl)
 		if wl.Total != 0 {
 			t.Errorf("want list holds %d", wl.Total)
@@ -226,7 +226,7 @@ func TestAlerts_EventsAndFeed(t *testing.T) {
 		t.Fatalf("create: %d %s", status, body)
 	}
 	e.evaluate(t)
-	var evs eventsPayload
+	var evs alert.EventPage
 	if status, body := e.call(t, e.elite, "GET", "/api/v3/me/alert-events", "", &evs); status != 200 || len(evs.Items) != 1 {
 		t.Fatalf("events: %d %s", status, body)
 	}
@@ -239,7 +239,7 @@ func TestAlerts_EventsAndFeed(t *testing.T) {
 		t.Errorf("%d events after a second evaluation of the same snapshot", len(evs.Items))
 	}
 
-	var f feedPayload
+	var f alert.FeedLink
 	if status, body := e.call(t, e.elite, "GET", "/api/v3/me/feed", "", &f); status != 200 || !strings.HasPrefix(f.Token, "fd_") || !strings.HasSuffix(f.URL, FeedPath+f.Token+".atom") {
 		t.Fatalf("feed: %d %s", status, body)
 	}
@@ -257,7 +257,7 @@ func TestAlerts_EventsAndFeed(t *testing.T) {
 	if err := xml.Unmarshal(resp.Body(), &atom); err != nil || len(atom.Entries) != 1 || !strings.Contains(atom.Entries[0].Title, "Charizard") {
 		t.Errorf("the feed: %v %+v\n%s", err, atom, resp.Body())
 	}
-	var rolled feedPayload
+	var rolled alert.FeedLink
 	e.call(t, e.elite, "POST", "/api/v3/me/feed/roll", "", &rolled)
 	if rolled.Token == f.Token {
 		t.Fatal("roll kept the token")
@@ -289,26 +289,26 @@ func TestWebhooks_Endpoints(t *testing.T) {
 		}
 	})
 	t.Run("OK", func(t *testing.T) {
-		var c endpointCreated
+		var c webhook.EndpointCreated
 		if status, body := e.call(t, e.elite, "POST", "/api/v3/me/webhooks", `{"url":"https://93.184.216.34/hook","description":"mine"}`, &c); status != 200 || !strings.HasPrefix(c.Secret, "whsec_") {
 			t.Fatalf("create: %d %s", status, body)
 		}
 		id := c.Endpoint.ID
-		var list endpointsPayload
+		var list webhook.EndpointList
 		if e.call(t, e.elite, "GET", "/api/v3/me/webhooks", "", &list); list.Total != 1 || strings.Contains(jsonString(list), "whsec_") {
 			t.Errorf("list: %+v", list)
 		}
-		var tq testQueued
+		var tq webhook.TestQueued
 		if status, body := e.call(t, e.elite, "POST", "/api/v3/me/webhooks/"+id+"/test", "", &tq); status != 200 || tq.MessageID == "" {
 			t.Fatalf("test: %d %s", status, body)
 		}
 		e.evaluate(t) // one delivery pass
-		var log deliveryLog
+		var log webhook.DeliveryLog
 		if status, body := e.call(t, e.elite, "GET", "/api/v3/me/webhooks/"+id+"/log", "", &log); status != 200 || len(log.Items) != 1 ||
 			log.Items[0].MessageID != tq.MessageID || log.Items[0].Status != 204 || log.Items[0].Outcome != webhook.Delivered {
 			t.Fatalf("log: %d %s", status, body)
 		}
-		var sr secretRolled
+		var sr webhook.SecretRolled
 		if status, body := e.call(t, e.elite, "POST", "/api/v3/me/webhooks/"+id+"/roll-secret", "", &sr); status != 200 || sr.Secret == c.Secret || sr.OldSecretUntil == "" {
 			t.Fatalf("roll: %d %s", status, body)
 		}
@@ -331,7 +331,7 @@ func TestWebhooks_Endpoints(t *testing.T) {
 		if status, _ := e.call(t, e.free, "GET", "/api/v3/me/webhooks/"+id, "", nil); status != 404 {
 			t.Errorf("another key reads the endpoint: %d", status)
 		}
-		var ns noticesPayload
+		var ns webhook.NoticeList
 		if status, body := e.call(t, e.elite, "GET", "/api/v3/me/webhook-notices", "", &ns); status != 200 || len(ns.Items) != 0 {
 			t.Errorf("notices: %d %s", status, body)
 		}
@@ -355,7 +355,7 @@ func TestCollection_HistoryAndCompletion(t *testing.T) {
 	if status, body := e.call(t, e.elite, "POST", "/api/v3/me/imports/confirm", `{"preview_id":"`+pv.PreviewID+`"}`, nil); status != 200 {
 		t.Fatalf("confirm: %d %s", status, body)
 	}
-	var h collectionHistoryPayload
+	var h collection.History
 	if e.call(t, e.elite, "GET", "/api/v3/me/collection/history", "", &h); len(h.Points) != 0 {
 		t.Errorf("history before any recording: %+v", h)
 	}
@@ -364,7 +364,7 @@ func TestCollection_HistoryAndCompletion(t *testing.T) {
 		h.Points[0].Quantity != 2 || h.Points[0].Sources[0].Source != "own" {
 		t.Fatalf("history: %d %s", status, body)
 	}
-	var c completionPayload
+	var c collection.Completion
 	if status, body := e.call(t, e.elite, "GET", "/api/v3/me/collection/completion", "", &c); status != 200 || len(c.Sets) != 1 || c.Sets[0].Owned != 1 || c.Sets[0].Printings < 2 {
 		t.Fatalf("completion: %d %s", status, body)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/bulk"
+	"github.com/cardedge/cardedge/openapi"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -409,23 +410,6 @@ func (b *bulkStream) Close() error {
 // envelopes). Each call makes new maps: the document adds the recorded
 // examples to them.
 
-func errorV1Content() map[string]any {
-	return map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorV1"}}}
-}
-
-// docHeaders describes response headers: name, description pairs.
-func docHeaders(nameDesc ...string) map[string]any {
-	out := map[string]any{}
-	for i := 0; i+1 < len(nameDesc); i += 2 {
-		schema := map[string]any{"type": "string"}
-		if nameDesc[i] == "Content-Length" || nameDesc[i] == "Retry-After" {
-			schema = map[string]any{"type": "integer", "minimum": 0}
-		}
-		out[nameDesc[i]] = map[string]any{"description": nameDesc[i+1], "schema": schema}
-	}
-	return out
-}
-
 const (
 	docETag         = "The file's SHA-256 in quotes: a strong validator for If-None-Match and If-Range."
 	docCacheControl = "public, max-age=300 (price-history: private, as it needs a key)."
@@ -433,7 +417,7 @@ const (
 
 func bulkDownloadResponses() map[string]any {
 	fileHeaders := func(extra ...string) map[string]any {
-		return docHeaders(append([]string{
+		return openapi.Headers(append([]string{
 			"Content-Length", "The bytes of the body.",
 			"ETag", docETag,
 			"Accept-Ranges", "bytes: a download resumes with Range.",
@@ -450,27 +434,27 @@ func bulkDownloadResponses() map[string]any {
 		"206": map[string]any{"description": "One range of the file (Range: bytes=FIRST-[LAST] or bytes=-SUFFIX; If-Range with the ETag): how a download resumes.",
 			"headers": fileHeaders("Content-Range", "bytes FIRST-LAST/SIZE."), "content": gzip()},
 		"304": map[string]any{"description": "Not modified: If-None-Match matched the ETag. Not counted as a download.",
-			"headers": docHeaders("ETag", docETag, "Accept-Ranges", "bytes.", "Cache-Control", docCacheControl)},
-		"401": map[string]any{"description": "Missing or invalid key (price-history needs an Elite key)", "content": errorV1Content()},
-		"403": map[string]any{"description": "The key's tier may not download this file (price-history: Elite)", "content": errorV1Content()},
-		"404": map[string]any{"description": "No such bulk file", "content": errorV1Content()},
+			"headers": openapi.Headers("ETag", docETag, "Accept-Ranges", "bytes.", "Cache-Control", docCacheControl)},
+		"401": map[string]any{"description": "Missing or invalid key (price-history needs an Elite key)", "content": openapi.ErrorContent()},
+		"403": map[string]any{"description": "The key's tier may not download this file (price-history: Elite)", "content": openapi.ErrorContent()},
+		"404": map[string]any{"description": "No such bulk file", "content": openapi.ErrorContent()},
 		"416": map[string]any{"description": "Range not satisfiable: no byte of the range exists, or several ranges, or a malformed one.",
-			"headers": docHeaders("Content-Range", "bytes */SIZE: the file's size.", "ETag", docETag, "Accept-Ranges", "bytes.",
+			"headers": openapi.Headers("Content-Range", "bytes */SIZE: the file's size.", "ETag", docETag, "Accept-Ranges", "bytes.",
 				"Cache-Control", docCacheControl),
-			"content": errorV1Content()},
+			"content": openapi.ErrorContent()},
 		"429": map[string]any{"description": fmt.Sprintf("The download limit (%d a minute per client address, per key with one) or the key's quota; see Retry-After", access.DownloadsPerMinute),
-			"headers": docHeaders("Retry-After", "Seconds until a download is allowed."), "content": errorV1Content()},
+			"headers": openapi.Headers("Retry-After", "Seconds until a download is allowed."), "content": openapi.ErrorContent()},
 	}
 }
 
 func bulkSchemaResponses() map[string]any {
 	schemaHeaders := func() map[string]any {
-		return docHeaders("ETag", "The schema's SHA-256 in quotes.", "Cache-Control", "public, max-age=300.")
+		return openapi.Headers("ETag", "The schema's SHA-256 in quotes.", "Cache-Control", "public, max-age=300.")
 	}
 	return map[string]any{
 		"200": map[string]any{"description": "The JSON Schema (2020-12) of one line of the file", "headers": schemaHeaders(), "content": map[string]any{
 			"application/schema+json": map[string]any{"schema": map[string]any{"type": "object"}}}},
 		"304": map[string]any{"description": "Not modified: If-None-Match matched the ETag.", "headers": schemaHeaders()},
-		"404": map[string]any{"description": "No such bulk file", "content": errorV1Content()},
+		"404": map[string]any{"description": "No such bulk file", "content": openapi.ErrorContent()},
 	}
 }

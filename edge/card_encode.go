@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
@@ -114,7 +115,7 @@ func appendCardObject(b []byte, c *snapshots.Card, set *snapshots.Set, m *pricin
 	b = append(b, `,"en_match":`...)
 	b = appendJSONStrOrNull(b, c.ENMatch)
 	b = append(b, `,"play":`...)
-	b = appendPlay(b, c.Play)
+	b = resolve.AppendPlay(b, c.Play)
 	b = append(b, `,"partner_product_id":`...)
 	if c.PartnerProductID == 0 {
 		b = append(b, "null"...)
@@ -239,219 +240,32 @@ func (in *cardIncludes) appendJSON(b []byte) []byte {
 		return append(b, '"', ':')
 	}
 	if in.PriceHistory != nil {
-		b = appendHistorySeries(field(b, "price_history"), in.PriceHistory)
+		b = in.PriceHistory.AppendJSON(field(b, "price_history"))
 	}
 	if in.TVWAPHistory != nil {
-		b = appendHistorySeries(field(b, "tvwap_history"), in.TVWAPHistory)
+		b = in.TVWAPHistory.AppendJSON(field(b, "tvwap_history"))
 	}
 	if in.TVWAPSlots != nil {
-		b = field(b, "tvwap_slots")
-		b = append(b, `{"basis":`...)
-		b = appendJSONStr(b, in.TVWAPSlots.Basis)
-		b = append(b, `,"slots":`...)
-		b = appendGradeRows(b, in.TVWAPSlots.Slots)
-		b = append(b, '}')
+		b = in.TVWAPSlots.AppendJSON(field(b, "tvwap_slots"))
 	}
 	if in.GradeMomentum != nil {
-		b = field(b, "grade_momentum")
-		b = append(b, `{"window_days":`...)
-		b = strconv.AppendInt(b, int64(in.GradeMomentum.WindowDays), 10)
-		b = append(b, `,"grades":`...)
-		b = appendGradeRows(b, in.GradeMomentum.Grades)
-		b = append(b, '}')
+		b = in.GradeMomentum.AppendJSON(field(b, "grade_momentum"))
 	}
 	if in.RecentSales != nil {
-		b = field(b, "recent_sales")
-		b = append(b, `{"limit":`...)
-		b = strconv.AppendInt(b, int64(in.RecentSales.Limit), 10)
-		b = append(b, `,"items":`...)
-		b = appendSaleRows(b, in.RecentSales.Items)
-		b = append(b, '}')
+		b = in.RecentSales.AppendJSON(field(b, "recent_sales"))
 	}
 	if in.MarketSummary != nil {
 		b = in.MarketSummary.AppendJSON(field(b, "market_summary"))
 	}
 	if in.GradeBreakdown != nil {
-		b = field(b, "grade_breakdown")
-		b = append(b, `{"grades":`...)
-		b = appendGradeRows(b, in.GradeBreakdown.Grades)
-		b = append(b, '}')
+		b = in.GradeBreakdown.AppendJSON(field(b, "grade_breakdown"))
 	}
 	if in.PopulationOverview != nil {
-		b = appendPopulation(field(b, "population_overview"), in.PopulationOverview)
+		b = in.PopulationOverview.AppendJSON(field(b, "population_overview"))
 	}
 	if in.GradingEconomics != nil {
-		b = appendGradingEconomics(field(b, "grading_economics"), in.GradingEconomics)
+		b = in.GradingEconomics.AppendJSON(field(b, "grading_economics"))
 	}
-	return append(b, '}')
-}
-
-func appendHistorySeries(b []byte, h *pricing.HistorySeries) []byte {
-	b = append(b, `{"grade":`...)
-	b = appendJSONStr(b, h.Grade)
-	b = append(b, `,"grade_name":`...)
-	b = appendJSONStr(b, h.GradeName)
-	b = append(b, `,"finish":`...)
-	b = appendJSONStrPtr(b, h.Finish)
-	b = append(b, `,"method":`...)
-	b = appendJSONStr(b, h.Method)
-	b = append(b, `,"from":`...)
-	b = appendJSONStr(b, h.From)
-	b = append(b, `,"to":`...)
-	b = appendJSONStr(b, h.To)
-	b = append(b, `,"points":`...)
-	if h.Points == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range h.Points {
-			p := &h.Points[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"date":`...)
-			b = appendJSONStr(b, p.Date)
-			b = append(b, `,"price_usd":`...)
-			b = appendJSONNum(b, p.PriceUSD)
-			b = append(b, `,"sales":`...)
-			b = strconv.AppendInt(b, int64(p.Sales), 10)
-			b = append(b, `,"sample_size":`...)
-			b = strconv.AppendInt(b, int64(p.SampleSize), 10)
-			b = append(b, `,"confidence":`...)
-			b = appendJSONStr(b, p.Confidence)
-			b = append(b, `,"flags":`...)
-			b = appendJSONStrs(b, p.Flags)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
-}
-
-func appendGradeRows(b []byte, rows []pricing.GradeRow) []byte {
-	if rows == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i := range rows {
-		r := &rows[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"grade":`...)
-		b = appendJSONStr(b, r.Grade)
-		b = append(b, `,"grade_name":`...)
-		b = appendJSONStr(b, r.GradeName)
-		b = append(b, `,"sales":`...)
-		b = strconv.AppendInt(b, int64(r.Sales), 10)
-		b = append(b, `,"fmv_usd":`...)
-		b = appendJSONNumPtr(b, r.FMVUSD)
-		b = append(b, `,"tvwap_usd":`...)
-		b = appendJSONNumPtr(b, r.TVWAPUSD)
-		b = append(b, `,"median_usd":`...)
-		b = appendJSONNumPtr(b, r.MedianUSD)
-		b = append(b, `,"last_sale_date":`...)
-		b = appendJSONStrPtr(b, r.LastSale)
-		if r.ChangePct != nil {
-			b = append(b, `,"change_30d_pct":`...)
-			b = appendJSONNum(b, *r.ChangePct)
-		}
-		if r.PremiumRaw != nil {
-			b = append(b, `,"premium_vs_raw":`...)
-			b = appendJSONNum(b, *r.PremiumRaw)
-		}
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-// appendSaleRows encodes pricing.SaleRow values (the recent_sales include).
-func appendSaleRows(b []byte, rows []pricing.SaleRow) []byte {
-	if rows == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i := range rows {
-		r := &rows[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"sale_id":`...)
-		b = appendJSONStr(b, r.SaleID)
-		b = append(b, `,"sale_date":`...)
-		b = appendJSONStr(b, r.SaleDate)
-		b = append(b, `,"price_usd":`...)
-		b = appendJSONNum(b, r.PriceUSD)
-		b = append(b, `,"marketplace":`...)
-		b = appendJSONStr(b, r.Marketplace)
-		b = append(b, `,"on_chain":`...)
-		b = strconv.AppendBool(b, r.OnChain)
-		b = append(b, `,"trade_type":`...)
-		b = appendJSONStr(b, r.TradeType)
-		b = append(b, `,"grade":`...)
-		b = appendJSONStr(b, r.Grade)
-		b = append(b, `,"grade_name":`...)
-		b = appendJSONStr(b, r.GradeName)
-		b = append(b, `,"finish":`...)
-		b = appendJSONStrPtr(b, r.Finish)
-		b = append(b, `,"identity_confidence":`...)
-		b = appendJSONStr(b, r.IdentityConfidence)
-		b = append(b, `,"quality_flagged":`...)
-		b = strconv.AppendBool(b, r.QualityFlagged)
-		b = append(b, `,"price_feed":`...)
-		b = strconv.AppendBool(b, r.PriceFeed)
-		b = append(b, `,"outlier":`...)
-		b = strconv.AppendBool(b, r.Outlier)
-		b = append(b, '}')
-	}
-	return append(b, ']')
-}
-
-func appendPopulation(b []byte, p *pricing.PopulationInclude) []byte {
-	b = append(b, `{"basis":`...)
-	b = appendJSONStr(b, p.Basis)
-	b = append(b, `,"graded_sales":`...)
-	b = strconv.AppendInt(b, int64(p.GradedSales), 10)
-	b = append(b, `,"grades":`...)
-	if p.Grades == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range p.Grades {
-			r := &p.Grades[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"grader":`...)
-			b = appendJSONStr(b, r.Grader)
-			b = append(b, `,"grade":`...)
-			b = appendJSONNum(b, r.Grade)
-			b = append(b, `,"sales":`...)
-			b = strconv.AppendInt(b, int64(r.Sales), 10)
-			b = append(b, `,"share_pct":`...)
-			b = appendJSONNum(b, r.Share)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	return append(b, '}')
-}
-
-func appendGradingEconomics(b []byte, g *pricing.GradingEconomicsInc) []byte {
-	b = append(b, `{"grader":`...)
-	b = appendJSONStr(b, g.Grader)
-	b = append(b, `,"raw_fmv_usd":`...)
-	b = appendJSONNumPtr(b, g.RawFMVUSD)
-	b = append(b, `,"grading_cost_usd":`...)
-	b = appendJSONNum(b, g.GradingCostUSD)
-	b = append(b, `,"expected_graded_usd":`...)
-	b = appendJSONNumPtr(b, g.ExpectedGradedUSD)
-	b = append(b, `,"expected_gain_usd":`...)
-	b = appendJSONNumPtr(b, g.ExpectedGainUSD)
-	b = append(b, `,"sample_sales":`...)
-	b = strconv.AppendInt(b, int64(g.SampleSales), 10)
-	b = append(b, `,"basis":`...)
-	b = appendJSONStr(b, g.Basis)
 	return append(b, '}')
 }
 
@@ -578,8 +392,6 @@ func appendUSD(b []byte, cents int64) []byte {
 	return appendJSONNum(b, snapshots.USD(cents))
 }
 
-func appendJSONNumPtr(b []byte, f *float64) []byte { return jsontext.AppendNumberPtr(b, f) }
-
 // appendJSONNum formats f like encoding/json (jsontext.AppendNumber); NaN
 // and infinities are null.
 func appendJSONNum(b []byte, f float64) []byte { return jsontext.AppendNumber(b, f) }
@@ -589,8 +401,6 @@ func appendCents(b []byte, c int64) []byte { return jsontext.AppendCents(b, c) }
 
 // appendJSONStrOrNull writes "" as null (strOrNil).
 func appendJSONStrOrNull(b []byte, s string) []byte { return jsontext.AppendStrOrNull(b, s) }
-
-func appendJSONStrPtr(b []byte, s *string) []byte { return jsontext.AppendStrPtr(b, s) }
 
 // appendJSONStrs writes a string list; nil is null.
 func appendJSONStrs(b []byte, list []string) []byte { return jsontext.AppendStrs(b, list) }
@@ -663,99 +473,4 @@ func (e *encodedCards) object(ord uint32) []byte {
 		start = e.ends[ord-1]
 	}
 	return e.buf[start:e.ends[ord]:e.ends[ord]]
-}
-
-// appendPlay appends the JSON of resolve.NewPlay(p): the object of the
-// card's game, null where the catalog has no value, or null.
-func appendPlay(b []byte, p snapshots.Play) []byte {
-	appendInt := func(b []byte, v *int) []byte {
-		if v == nil {
-			return append(b, "null"...)
-		}
-		return strconv.AppendInt(b, int64(*v), 10)
-	}
-	switch {
-	case p.Pokemon != nil:
-		s := p.Pokemon
-		b = append(b, `{"hp":`...)
-		b = appendInt(b, s.HP)
-		b = append(b, `,"types":`...)
-		b = appendJSONStrs(b, jsontext.NonNil(s.Types))
-		b = append(b, `,"evolves_from":`...)
-		b = appendJSONStrOrNull(b, s.EvolvesFrom)
-		b = append(b, `,"level":`...)
-		b = appendJSONStrOrNull(b, s.Level)
-		b = append(b, `,"abilities":[`...)
-		for i, a := range s.Abilities {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendJSONStrOrNull(b, a.Name)
-			b = append(b, `,"type":`...)
-			b = appendJSONStrOrNull(b, a.Type)
-			b = append(b, '}')
-		}
-		b = append(b, `],"attacks":[`...)
-		for i, a := range s.Attacks {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"name":`...)
-			b = appendJSONStrOrNull(b, a.Name)
-			b = append(b, `,"cost":`...)
-			b = appendJSONStrs(b, jsontext.NonNil(a.Cost))
-			b = append(b, `,"damage":`...)
-			b = appendJSONStrOrNull(b, a.Damage)
-			b = append(b, '}')
-		}
-		b = append(b, `],"weaknesses":`...)
-		b = appendModifiers(b, s.Weaknesses)
-		b = append(b, `,"resistances":`...)
-		b = appendModifiers(b, s.Resistances)
-		b = append(b, `,"retreat":`...)
-		b = appendInt(b, s.Retreat)
-		b = append(b, `,"artist":`...)
-		b = appendJSONStrOrNull(b, s.Artist)
-		b = append(b, `,"regulation_mark":`...)
-		b = appendJSONStrOrNull(b, s.RegulationMark)
-		b = append(b, `,"legalities":{"standard":`...)
-		b = appendJSONStrOrNull(b, s.Legalities.Standard)
-		b = append(b, `,"expanded":`...)
-		b = appendJSONStrOrNull(b, s.Legalities.Expanded)
-		b = append(b, `,"unlimited":`...)
-		b = appendJSONStrOrNull(b, s.Legalities.Unlimited)
-		return append(b, "}}"...)
-	case p.OnePiece != nil:
-		s := p.OnePiece
-		b = append(b, `{"life":`...)
-		b = appendInt(b, s.Life)
-		b = append(b, `,"cost":`...)
-		b = appendInt(b, s.Cost)
-		b = append(b, `,"power":`...)
-		b = appendInt(b, s.Power)
-		b = append(b, `,"counter":`...)
-		b = appendInt(b, s.Counter)
-		b = append(b, `,"attributes":`...)
-		b = appendJSONStrs(b, jsontext.NonNil(s.Attributes))
-		b = append(b, `,"block":`...)
-		b = appendInt(b, s.Block)
-		return append(b, '}')
-	}
-	return append(b, "null"...)
-}
-
-func appendModifiers(b []byte, ms []snapshots.TypeModifier) []byte {
-	b = append(b, '[')
-	for i, m := range ms {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":`...)
-		b = appendJSONStr(b, m.Type)
-		b = append(b, `,"value":`...)
-		b = appendJSONStrOrNull(b, m.Value)
-		b = append(b, '}')
-	}
-	return append(b, ']')
 }

@@ -1,10 +1,6 @@
 package edge
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -57,7 +53,7 @@ func handleSales(r *request) (any, error) {
 		if r.caller.Tier == access.Playground {
 			return nil, validationErrors{queryError("cursor", "paging needs an API key: the Playground tier gets the first page only", "value_error", p.str("cursor"), nil)}
 		}
-		pos, err := decodeCursor(r.srv.opts.CursorSecret, p.str("cursor"), binding)
+		pos, err := pricing.ParseCursor(r.srv.opts.CursorSecret, p.str("cursor"), binding)
 		if err != nil {
 			return nil, validationErrors{queryError("cursor", err.Error(), "value_error", p.str("cursor"), nil)}
 		}
@@ -80,49 +76,8 @@ func handleSales(r *request) (any, error) {
 	pg := pricing.PageSales(c, sales, sf, after, out.Limit)
 	out.Items, out.RowsInWindow = pg.Rows, pg.InRange
 	if pg.More && len(pg.Rows) > 0 && r.caller.Tier != access.Playground {
-		cur := encodeCursor(r.srv.opts.CursorSecret, pg.Last, binding)
+		cur := pg.Last.Cursor(r.srv.opts.CursorSecret, binding)
 		out.NextCursor = &cur
 	}
 	return out, nil
-}
-
-// encodeCursor: base64url(version, day, id, sha256(binding)[:8]) "." base64url(hmac[:16]).
-func encodeCursor(secret []byte, pos pricing.SalePosition, binding string) string {
-	b := make([]byte, 0, 21)
-	b = append(b, 1)
-	b = binary.BigEndian.AppendUint32(b, uint32(pos.Day))
-	b = binary.BigEndian.AppendUint64(b, pos.ID)
-	bh := sha256.Sum256([]byte(binding))
-	b = append(b, bh[:8]...)
-	mac := hmac.New(sha256.New, secret)
-	mac.Write(b)
-	return base64.RawURLEncoding.EncodeToString(b) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
-}
-
-func decodeCursor(secret []byte, s, binding string) (pricing.SalePosition, error) {
-	payload, sig, ok := strings.Cut(s, ".")
-	if !ok {
-		return pricing.SalePosition{}, fmt.Errorf("cursor is not a value this API issued")
-	}
-	b, err1 := base64.RawURLEncoding.DecodeString(payload)
-	m, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil || len(b) != 21 || b[0] != 1 {
-		return pricing.SalePosition{}, fmt.Errorf("cursor is not a value this API issued")
-	}
-	mac := hmac.New(sha256.New, secret)
-	mac.Write(b)
-	if !hmac.Equal(mac.Sum(nil)[:16], m) {
-		return pricing.SalePosition{}, fmt.Errorf("cursor signature does not verify")
-	}
-	bh := sha256.Sum256([]byte(binding))
-	if !hmac.Equal(bh[:8], b[13:21]) {
-		return pricing.SalePosition{}, fmt.Errorf("cursor belongs to another card or other filters; start again without cursor")
-	}
-	pos := pricing.SalePosition{Day: snapshots.Day(binary.BigEndian.Uint32(b[1:])), ID: binary.BigEndian.Uint64(b[5:])}
-	if encodeCursor(secret, pos, binding) != s {
-		// base64 decoding tolerates newlines and non-zero padding bits: only
-		// the exact string issued is accepted (one cursor, one cache entry).
-		return pricing.SalePosition{}, fmt.Errorf("cursor is not a value this API issued")
-	}
-	return pos, nil
 }

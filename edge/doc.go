@@ -34,21 +34,22 @@
 //	cards.go          the card routes' table and the card list (catalog.Cards)
 //	card_detail.go    card detail and its includes (pricing's analytics)
 //	card_history.go   market-history, marketplace-sales, partner-history, price-history
-//	card_sales.go     sales and their signed cursors
+//	card_sales.go     sales and their signed cursors (pricing.SalePosition.Cursor)
 //	card_analytics.go analytics windows (also the market_summary include)
 //	card_vwap.go      vwap
 //	card_batch.go     batch
-//	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json)
+//	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json; the includes', play's and market's are pricing's and resolve's)
 //	sets.go           sets, and the set list's items encoded once per snapshot
 //	market.go         trending, market volume, shop listings
 //	bulk.go           the bulk files' listing, downloads (ranges, validators) and schemas
 //	search.go, quote.go, prices.go, sql.go, imports.go, chat.go, v2.go (pokemontcg.io's /v2: package pokemontcg)
 //	routes.go         the route table's registration, usage, openapi.json
 //	health.go         /health and /metrics
+//	ready.go          /ready (live.Ready; 503 while draining) and the snapshot source's metrics
 //	server.go, router.go, params.go, errors.go, memo.go, metrics.go   the front door
 //	snapshot.go       the edge's data of each live snapshot (its live.Derivation)
 //	mcpmount.go       the MCP mount (Host/Origin guard, authentication, adaptor)
-//	openapi.go, schema.go   the OpenAPI document (jsonschema reads the payload types)
+//	openapi.go, schema.go   the routes as the OpenAPI document's operations (package openapi builds it), their payload types
 //	docs.go           the API reference page, GET /api/v3/docs (Redoc, embedded from edge/assets/redoc)
 //
 // The live snapshot is swapped when CURRENT changes (snapshot.go): the new
@@ -62,7 +63,7 @@
 //
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // apperr, snapshots, snapshots/gold, snapshots/jsontext, index,
-// index/syntax, estimate, jsonschema, live, access, edge/cache, pokemontcg,
+// index/syntax, estimate, openapi, live, access, edge/cache, pokemontcg,
 // edge/connguard, resolve, catalog, pricing, bulk, collection, alert and
 // webhook (alerts.go, feed.go, webhooks.go: the caller's alert rules, want
 // list, events, feed and webhook endpoints through the small interfaces
@@ -80,5 +81,7 @@
 // handler, which may write after that (the chat streams), keeps its own.
 // The card payloads (card_encode.go) stay in this package with concrete
 // types: the pooled request embeds card detail's and the hot path calls
-// their appenders without an interface; the includes' values are pricing's.
+// their appenders without an interface; the includes' values are pricing's,
+// which encode themselves (AppendJSON), as do the market object and the
+// play object (resolve.AppendPlay).
 package edge

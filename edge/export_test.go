@@ -6,8 +6,6 @@ import (
 	"github.com/cardedge/cardedge/agent"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/pricing"
-	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
 
@@ -105,16 +103,6 @@ func Query(values map[string]string) []byte {
 		q.Set(k, v)
 	}
 	return []byte(q.Encode())
-}
-
-// EncodeCursor and DecodeCursor are the sales cursor codec.
-func EncodeCursor(secret []byte, day uint32, id uint64, binding string) string {
-	return encodeCursor(secret, pricing.SalePosition{Day: snapshots.Day(day), ID: id}, binding)
-}
-
-func DecodeCursor(secret []byte, s, binding string) (day uint32, id uint64, err error) {
-	pos, err := decodeCursor(secret, s, binding)
-	return uint32(pos.Day), pos.ID, err
 }
 
 // BatchIssue is one rejection of a batch body.

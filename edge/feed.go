@@ -19,14 +19,6 @@ import (
 // FeedPath is where the feeds are: + the token + ".atom".
 const FeedPath = "/feeds/alerts/"
 
-// feedPayload is alert-feed.v1.
-type feedPayload struct {
-	// URL is the feed's secret URL (Atom 1.0): anyone who has it reads
-	// the account's last 50 alerts. Roll it to stop an old one.
-	URL   string `json:"url"`
-	Token string `json:"token"`
-}
-
 func (s *Server) registerFeedRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/me/feed", name: "alert_feed_get", contract: "alert-feed.v1",
 		summary: "The secret URL of the caller's Atom feed of alerts (made on first use)", schema: "AlertFeed",
@@ -59,7 +51,7 @@ func (s *Server) handleFeedToken(r *request, roll bool) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return feedPayload{URL: s.feedURL(token), Token: token}, nil
+	return alert.FeedLink{URL: s.feedURL(token), Token: token}, nil
 }
 
 // handleFeed serves GET /feeds/alerts/<token>.atom.

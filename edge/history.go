@@ -12,22 +12,6 @@ import (
 // gives, for each set the collection holds a card of, the printings held
 // against the set's and the cost of the rest at the live snapshot's fmv.
 
-// collectionHistoryPayload is collection-history.v1.
-type collectionHistoryPayload struct {
-	// Points are the recorded values, oldest first: one per snapshot day.
-	Points []collection.HistoryPoint `json:"points"`
-	// From is the first day read (the tier's window; "" when unlimited
-	// and not given).
-	From string `json:"from"`
-}
-
-// completionPayload is collection-completion.v1.
-type completionPayload struct {
-	AsOf       string                     `json:"as_of"`
-	SnapshotID string                     `json:"snapshot_id"`
-	Sets       []collection.SetCompletion `json:"sets"`
-}
-
 func (s *Server) registerHistoryRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/me/collection/history", name: "collection_history", contract: "collection-history.v1",
 		summary: "The caller's collection's value as recorded at each snapshot (one point a day): per source, with the value split by the confidence of the prices behind it",
@@ -56,11 +40,7 @@ func (s *Server) handleCollectionHistory(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := collectionHistoryPayload{Points: pts}
-	if from != snapshots.NoDay {
-		out.From = from.String()
-	}
-	return out, nil
+	return collection.NewHistory(pts, from), nil
 }
 
 func (s *Server) handleCollectionCompletion(r *request) (any, error) {
@@ -76,5 +56,5 @@ func (s *Server) handleCollectionCompletion(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return completionPayload{AsOf: r.snap.AsOf.String(), SnapshotID: r.view().ID(), Sets: sets}, nil
+	return collection.Completion{AsOf: r.snap.AsOf.String(), SnapshotID: r.view().ID(), Sets: sets}, nil
 }

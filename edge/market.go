@@ -8,7 +8,6 @@ import (
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
-	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 func (s *Server) registerMarketRoutes() {
@@ -101,22 +100,12 @@ func handleTrending(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := trendingPayload{Metric: metric, Window: jsontext.StrOrNil(q.Window), WindowDays: q.Days, Language: lang, Direction: p.str("direction"),
-		Grader: jsontext.StrOrNil(graderOf(gi)), AsOf: r.snap.AsOf.String(), MinSales: liq.MinSales, MinPriceUSD: snapshots.USD(liq.MinPriceCents),
-		Total: pg.Total, Offset: q.Offset, Limit: q.Limit, Items: pg.Items, Basis: liq.Basis()}
+	var gradeNum *float64
 	if p.has("grade_num") {
 		n := p.num("grade_num")
-		out.GradeNum = &n
+		gradeNum = &n
 	}
-	return out, nil
-}
-
-// graderOf is the API name of grader index gi ("" for -1).
-func graderOf(gi int) string {
-	if gi < 0 {
-		return ""
-	}
-	return snapshots.Graders[gi]
+	return pricing.NewTrendingBoard(q, pg, r.snap.AsOf, gi, gradeNum), nil
 }
 
 // minSalesParam and minPriceParam are the liquidity parameters of the
@@ -159,25 +148,6 @@ func (r *request) liquidityOr(l pricing.Liquidity) pricing.Liquidity {
 		l.MinPriceCents = int64(math.Round(r.p.num("min_price_usd") * 100))
 	}
 	return l
-}
-
-type trendingPayload struct {
-	Metric     string   `json:"metric"`
-	Window     *string  `json:"window"`
-	WindowDays int      `json:"window_days"`
-	Language   string   `json:"language"`
-	Direction  string   `json:"direction"`
-	Grader     *string  `json:"grader"`
-	GradeNum   *float64 `json:"grade_num"`
-	AsOf       string   `json:"as_of"`
-	// MinSales and MinPriceUSD are the liquidity rule the rows passed.
-	MinSales    int                    `json:"min_sales"`
-	MinPriceUSD float64                `json:"min_price_usd"`
-	Total       int                    `json:"total"`
-	Offset      int                    `json:"offset"`
-	Limit       int                    `json:"limit"`
-	Items       []pricing.TrendingItem `json:"items"`
-	Basis       string                 `json:"basis"`
 }
 
 func handleMarketVolume(r *request) (any, error) {

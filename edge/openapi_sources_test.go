@@ -11,6 +11,7 @@ import (
 
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/builder/source/sourcetest"
+	"github.com/cardedge/cardedge/openapi"
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
@@ -60,7 +61,7 @@ func TestOpenAPI_SourcesExamples(t *testing.T) {
 		if err := doc.ValidateResponse("GET", rt.pattern, 200, resp); err != nil {
 			t.Errorf("GET %s: the response does not validate against the document:\n%v", x.target, err)
 		}
-		got, err := json.MarshalIndent(example{Request: x.target, Response: norm.normalize(resp)}, "", "  ")
+		got, err := json.MarshalIndent(openapi.Example{Request: x.target, Response: norm.normalize(resp)}, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}

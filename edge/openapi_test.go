@@ -12,13 +12,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cardedge/cardedge/access"
-	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/cardedge/cardedge/openapi"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 	"github.com/valyala/fasthttp"
 )
 
@@ -188,7 +190,7 @@ func TestOpenAPI_Examples(t *testing.T) {
 		if err := doc.ValidateResponse(x.method, rt.pattern, 200, resp); err != nil {
 			t.Errorf("%s %s: the response does not validate against the document:\n%v", x.method, x.target, err)
 		}
-		ex := example{Request: x.target, Response: norm.normalize(resp)}
+		ex := openapi.Example{Request: x.target, Response: norm.normalize(resp)}
 		if body != "" {
 			ex.Body = norm.normalize([]byte(body))
 		}
@@ -216,7 +218,7 @@ func TestOpenAPI_Examples(t *testing.T) {
 		}
 	}
 	files = append(files, recordRawExamples(t, e, doc, secret, norm, seen)...)
-	for _, name := range e.srv.sortedRouteNames() {
+	for _, name := range sortedRouteNames(e.srv) {
 		if !seen[name] {
 			t.Errorf("public route %s has no example request in exampleRequests", name)
 		}
@@ -241,7 +243,7 @@ func TestOpenAPI_Examples(t *testing.T) {
 func recordRawExamples(t *testing.T, e *memoEnv, doc *openapitest.Document, secret string, norm normalizer, seen map[string]bool) []string {
 	t.Helper()
 	var files []string
-	examples := map[string]*example{}
+	examples := map[string]*openapi.Example{}
 	etags := map[string]string{}
 	for _, x := range rawExampleRequests {
 		seen[x.route] = true
@@ -271,7 +273,7 @@ func recordRawExamples(t *testing.T, e *memoEnv, doc *openapitest.Document, secr
 			t.Errorf("%s: the document has no response %s", x.route, status)
 			continue
 		}
-		rec := rawResponse{Headers: map[string]string{}}
+		rec := openapi.RawResponse{Headers: map[string]string{}}
 		if len(reqHeaders) > 0 {
 			rec.RequestHeaders = reqHeaders
 		}
@@ -296,7 +298,7 @@ func recordRawExamples(t *testing.T, e *memoEnv, doc *openapitest.Document, secr
 			if _, ok := content[mt]; !ok {
 				t.Errorf("%s %s: Content-Type %s is not in the document", x.route, status, mt)
 			}
-			if isJSONMediaType(mt) {
+			if openapi.IsJSONMediaType(mt) {
 				rec.Body = norm.normalize(body)
 				s, err := doc.Schema(openapitest.Pointer("GET", rt.pattern, x.status, mt))
 				if err == nil {
@@ -309,7 +311,7 @@ func recordRawExamples(t *testing.T, e *memoEnv, doc *openapitest.Document, secr
 		}
 		ex := examples[x.route]
 		if ex == nil {
-			ex = &example{Request: x.target, Responses: map[string]rawResponse{}}
+			ex = &openapi.Example{Request: x.target, Responses: map[string]openapi.RawResponse{}}
 			examples[x.route] = ex
 		}
 		ex.Responses[status] = rec
@@ -347,7 +349,7 @@ func docResponse(doc *openapitest.Document, method, pattern, status string) map[
 
 // compareExample compares a route's example with its file (-update
 // writes it).
-func compareExample(t *testing.T, route string, ex *example) {
+func compareExample(t *testing.T, route string, ex *openapi.Example) {
 	t.Helper()
 	got, err := json.MarshalIndent(ex, "", "  ")
 	if err != nil {
@@ -405,14 +407,14 @@ func TestOpenAPI_Document(t *testing.T) {
 		}
 		op := paths[rt.pattern].(map[string]any)[strings.ToLower(rt.method)].(map[string]any)
 		id := op["operationId"].(string)
-		if !regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`).MatchString(id) || id != operationID(rt.name) {
+		if !regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`).MatchString(id) || id != openapi.OperationID(rt.name) {
 			t.Errorf("route %s: operationId %q", rt.name, id)
 		}
 		if other, dup := ids[id]; dup {
 			t.Errorf("operationId %s of both %s and %s", id, other, rt.name)
 		}
 		ids[id] = rt.name
-		if tags, _ := op["tags"].([]any); len(tags) != 1 || !slices.ContainsFunc(resourceTags, func(x struct{ name, description string }) bool { return x.name == tags[0] }) {
+		if tags, _ := op["tags"].([]any); len(tags) != 1 || !slices.ContainsFunc(openapi.Tags, func(x openapi.Tag) bool { return x.Name == tags[0] }) {
 			t.Errorf("route %s: tags %v", rt.name, op["tags"])
 		}
 		if rt.responses != nil {
@@ -447,8 +449,8 @@ func TestOpenAPI_Document(t *testing.T) {
 // example, valid against its schema.
 func checkRawExamples(t *testing.T, doc *openapitest.Document, rt *route, op map[string]any) {
 	t.Helper()
-	ex, ok := routeExample(rt.name)
-	if !ok || len(ex.Responses) == 0 || ex.Responses["200"].Headers == nil {
+	ex := recordedExample("", rt.name)
+	if ex == nil || len(ex.Responses) == 0 || ex.Responses["200"].Headers == nil {
 		t.Errorf("route %s has no recorded responses (a 200 at least)", rt.name)
 		return
 	}
@@ -513,12 +515,16 @@ func TestOpenAPI_Servers(t *testing.T) {
 	}
 }
 
-func TestOperationID(t *testing.T) {
-	for in, want := range map[string]string{"card_price_history": "cardPriceHistory", "search": "search", "prices_get": "pricesGet"} {
-		if got := operationID(in); got != want {
-			t.Errorf("%s: %s, want %s", in, got, want)
+// sortedRouteNames lists the public routes' names, sorted.
+func sortedRouteNames(s *Server) []string {
+	var out []string
+	for _, rt := range s.router.routes {
+		if publicRoute(rt) {
+			out = append(out, rt.name)
 		}
 	}
+	sort.Strings(out)
+	return out
 }
 
 func servedDocument(t *testing.T, srv *Server) []byte {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -33,48 +34,9 @@ type readySource struct {
 
 // Drain makes /ready answer 503 (draining) while the server keeps serving,
 // so that a load balancer's health checks take the replica out before
-// Shutdown closes its listener.
+// Shutdown closes its listener. Otherwise /ready answers as live.Ready
+// decides (200, or 503 with the reason).
 func (s *Server) Drain() { s.draining.Store(true) }
-
-// readiness decides /ready. A replica is ready when it serves a snapshot and
-// is not draining; in fleet mode also when it serves the published snapshot
-// or is within one poll of it: it noticed the publication less than a poll
-// ago, or it is fetching it now, or it refused it (the bucket's fault: every
-// replica refuses it and keeps serving the last good one), or the store
-// cannot be reached (every replica is in the same state). It is not ready
-// when it falls behind for a reason of its own (a cache directory it cannot
-// write, a snapshot that will not open here) for longer than a poll, so
-// that the load balancer prefers the replicas that caught up.
-func readiness(serving string, rejected string, draining bool, src *snapshots.SourceStatus, now time.Time) (bool, string) {
-	if draining {
-		return false, "draining: shutting down"
-	}
-	if src == nil {
-		return true, ""
-	}
-	switch {
-	case src.Pinned != "":
-		if serving == src.Pinned {
-			return true, ""
-		}
-		return false, fmt.Sprintf("pinned to %s, serving %s", src.Pinned, serving)
-	case src.Published == "" || serving == src.Published:
-		return true, ""
-	case src.Pulling == src.Published:
-		return true, "fetching the published snapshot " + src.Published
-	case src.Refused == src.Published || rejected == src.Published:
-		return true, "the published snapshot " + src.Published + " was refused; serving the last good one"
-	case src.LastErrorKind == "unreachable":
-		return true, "the snapshot store is unreachable; serving the last snapshot fetched"
-	case now.Sub(src.PublishedSeen) <= src.Poll:
-		return true, "swapping to the published snapshot " + src.Published
-	}
-	reason := fmt.Sprintf("behind: published %s (seen %.0fs ago), serving %s", src.Published, now.Sub(src.PublishedSeen).Seconds(), serving)
-	if src.LastError != "" {
-		reason += ": " + src.LastError
-	}
-	return false, reason
-}
 
 func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
 	snap := s.acquire()
@@ -92,7 +54,11 @@ func (s *Server) handleReady(ctx *fasthttp.RequestCtx) {
 			body.Source.LastOKSeconds = snapshots.Round2(now.Sub(st.LastOK).Seconds())
 		}
 	}
-	body.Ready, body.Reason = readiness(m.SnapshotID, s.live.RejectedID(), s.draining.Load(), src, now)
+	if s.draining.Load() {
+		body.Ready, body.Reason = false, "draining: shutting down"
+	} else {
+		body.Ready, body.Reason = live.Ready(m.SnapshotID, s.live.RejectedID(), src, now)
+	}
 	status := fasthttp.StatusOK
 	if !body.Ready {
 		status = fasthttp.StatusServiceUnavailable

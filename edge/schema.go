@@ -1,11 +1,11 @@
 package edge
 
 import (
-	"reflect"
-
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/alert"
+	"github.com/cardedge/cardedge/collection"
 	"github.com/cardedge/cardedge/estimate"
+	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/webhook"
 )
@@ -24,7 +24,7 @@ var payloadTypes = map[string]any{
 	"card_partner_history":   pricing.PartnerHistory{},
 	"card_vwap":              pricing.VWAP{},
 	"cards_batch":            batchPayload{},
-	"trending":               trendingPayload{},
+	"trending":               pricing.TrendingBoard{},
 	"market_volume":          pricing.MarketVolume{},
 	"shop_listings":          pricing.ListingPage{},
 	"sets_list":              page[setGold]{},
@@ -34,7 +34,7 @@ var payloadTypes = map[string]any{
 	"set_trending_cards":     pricing.SetTrendingCards{},
 	"set_volume_history":     pricing.SetVolumeHistory{},
 	"search":                 searchPayload{},
-	"lookup":                 lookupPayload{},
+	"lookup":                 index.LookupResult{},
 	"keys_usage":             access.Usage{},
 	"quote":                  quotePayload{},
 	"methodology":            estimate.Methodology{},
@@ -45,33 +45,30 @@ var payloadTypes = map[string]any{
 	"collection_get":         collectionPayload{},
 	"bulk_list":              bulkListPayload{},
 	// Alerts, webhooks, a collection's history (#33).
-	"alerts_list":           rulesPayload{},
+	"alerts_list":           alert.RuleList{},
 	"alerts_create":         alert.View{},
 	"alerts_get":            alert.View{},
 	"alerts_replace":        alert.View{},
-	"alerts_delete":         ruleDeleted{},
-	"want_list_list":        rulesPayload{},
+	"alerts_delete":         alert.RuleDeleted{},
+	"want_list_list":        alert.RuleList{},
 	"want_list_create":      alert.View{},
 	"want_list_get":         alert.View{},
 	"want_list_replace":     alert.View{},
-	"want_list_delete":      ruleDeleted{},
-	"alert_events":          eventsPayload{},
-	"alert_feed_get":        feedPayload{},
-	"alert_feed_roll":       feedPayload{},
-	"webhooks_list":         endpointsPayload{},
-	"webhooks_create":       endpointCreated{},
+	"want_list_delete":      alert.RuleDeleted{},
+	"alert_events":          alert.EventPage{},
+	"alert_feed_get":        alert.FeedLink{},
+	"alert_feed_roll":       alert.FeedLink{},
+	"webhooks_list":         webhook.EndpointList{},
+	"webhooks_create":       webhook.EndpointCreated{},
 	"webhooks_get":          webhook.Endpoint{},
 	"webhooks_replace":      webhook.Endpoint{},
-	"webhooks_delete":       endpointDeleted{},
+	"webhooks_delete":       webhook.EndpointDeleted{},
 	"webhooks_enable":       webhook.Endpoint{},
 	"webhooks_disable":      webhook.Endpoint{},
-	"webhooks_test":         testQueued{},
-	"webhooks_roll_secret":  secretRolled{},
-	"webhooks_log":          deliveryLog{},
-	"webhooks_notices":      noticesPayload{},
-	"collection_history":    collectionHistoryPayload{},
-	"collection_completion": completionPayload{},
+	"webhooks_test":         webhook.TestQueued{},
+	"webhooks_roll_secret":  webhook.SecretRolled{},
+	"webhooks_log":          webhook.DeliveryLog{},
+	"webhooks_notices":      webhook.NoticeList{},
+	"collection_history":    collection.History{},
+	"collection_completion": collection.Completion{},
 }
-
-// reflectType is the type of a payloadTypes value.
-func reflectType(v any) reflect.Type { return reflect.TypeOf(v) }

@@ -3,18 +3,12 @@ package edge
 import (
 	"errors"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 )
-
-// activityScan bounds how many ranked matches the activity filters (grader,
-// slab_only, raw_only) examine; beyond it total is a lower bound.
-const activityScan = 2000
 
 func (s *Server) registerSearchRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/search", name: "search", contract: "search.v1", cacheable: true, hasGame: true,
@@ -95,45 +89,22 @@ func handleSearch(r *request) (any, error) {
 	if p.has("max_price") {
 		req.MaxPriceCents = int64(math.Round(p.num("max_price") * 100))
 	}
-	keep := r.activityFilter()
+	// The activity filters (grader, slab_only, raw_only) walk the ranked
+	// matches (pricing.SearchActive).
 	var hits []index.SearchHit
 	total, lowerBound := 0, false
-	if keep == nil {
+	if a := pricing.NewActivity(r.snap.AsOf, p.str("window"), p.str("grader"), p.flag("slab_only"), p.flag("raw_only")); a == nil {
 		res, err := r.snap.Index.Search(r.ctx, req)
 		if err != nil {
 			return nil, err
 		}
 		hits, total = res.Hits, res.Total
 	} else {
-		// Walk the ranked matches in pages, keep the active cards.
-		want := req.Offset + req.Limit
-		req.Offset, req.Limit = 0, index.MaxLimit
-		for scanned := 0; scanned < activityScan; {
-			res, err := r.snap.Index.Search(r.ctx, req)
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range res.Hits {
-				ok, err := keep(h.CardID)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					if total >= p.int("offset") && len(hits) < want-p.int("offset") {
-						hits = append(hits, h)
-					}
-					total++
-				}
-			}
-			scanned += len(res.Hits)
-			req.Offset += len(res.Hits)
-			if len(res.Hits) == 0 || req.Offset >= res.Total {
-				break
-			}
-			if scanned >= activityScan {
-				lowerBound = true
-			}
+		act, err := pricing.SearchActive(r.ctx, r.view(), req, a)
+		if err != nil {
+			return nil, err
 		}
+		hits, total, lowerBound = act.Hits, act.Total, act.LowerBound
 	}
 	items := make([]searchItem, 0, len(hits))
 	for _, h := range hits {
@@ -180,115 +151,8 @@ type searchPayload struct {
 	Hints []index.Hint `json:"hints,omitempty"`
 }
 
-// activityFilter returns the grader/slab_only/raw_only filter over a card's
-// verified sales of every printing in the window (pricing.Activity), or nil
-// when none is set.
-func (r *request) activityFilter() func(cardID string) (bool, error) {
-	a := pricing.NewActivity(r.snap.AsOf, r.p.str("window"), r.p.str("grader"), r.p.flag("slab_only"), r.p.flag("raw_only"))
-	if a == nil {
-		return nil
-	}
-	return func(cardID string) (bool, error) {
-		c, err := r.snap.Card(r.game, cardID)
-		if err != nil {
-			return false, err
-		}
-		return a.Active(r.snap.Reader, c)
-	}
-}
-
-// lookupItem is one suggestion of lookup.v1: the index's suggestion and,
-// for cards, the raw near-mint price (null when unpriced). lookupPayload
-// and lookupItem are the documented shape (OpenAPI, encoding/json);
-// handleLookup answers with lookupBody, which writes the same bytes.
-type lookupItem struct {
-	index.Suggestion
-	PriceUSD *float64 `json:"price_usd"`
-}
-
-type lookupPayload struct {
-	Query    string       `json:"query"`
-	Items    []lookupItem `json:"items"`
-	Resolved *lookupItem  `json:"resolved"`
-	Limit    int          `json:"limit"`
-}
-
-// handleLookup is the typeahead. Everything a suggestion shows, its price
-// included, was computed at build time into the typeahead structure, so a
-// lookup reads no card and the body is written without reflection: one
-// allocation for the suggestions, one for the payload.
+// handleLookup is the typeahead (index.LookupAnswer: no card read, no
+// reflection).
 func handleLookup(r *request) (any, error) {
-	return lookup(r.snap.Index, r.game, r.p.str("q"), r.p.str("language"), r.p.int("limit")), nil
-}
-
-func lookup(ix *index.Index, game, q, language string, limit int) *lookupBody {
-	b := &lookupBody{query: q, limit: limit}
-	if strings.TrimSpace(q) != "" {
-		b.items = ix.AppendLookup(make([]index.Suggestion, 0, max(limit, 1)), game, q, language, limit)
-	}
-	return b
-}
-
-// lookupBody is lookupPayload as handleLookup builds it: the suggestions
-// straight from the index (the first Exact one is resolved).
-type lookupBody struct {
-	query string
-	items []index.Suggestion
-	limit int
-}
-
-// payload returns the documented form of b (tests compare their encodings).
-func (b *lookupBody) payload() lookupPayload {
-	p := lookupPayload{Query: b.query, Items: []lookupItem{}, Limit: b.limit}
-	for _, s := range b.items {
-		it := lookupItem{Suggestion: s}
-		if s.Kind == "card" {
-			it.PriceUSD = snapshots.USDOrNil(s.PriceCents)
-		}
-		p.Items = append(p.Items, it)
-		if s.Exact && p.Resolved == nil {
-			x := it
-			p.Resolved = &x
-		}
-	}
-	return p
-}
-
-// AppendJSON writes b exactly as encoding/json writes b.payload() (without
-// HTML escaping): the suggestions' members come pre-encoded from the index.
-func (b *lookupBody) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"query":`...)
-	dst = appendJSONStr(dst, b.query)
-	dst = append(dst, `,"items":[`...)
-	resolved := -1
-	for i := range b.items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendLookupItem(dst, &b.items[i])
-		if resolved < 0 && b.items[i].Exact {
-			resolved = i
-		}
-	}
-	dst = append(dst, `],"resolved":`...)
-	if resolved >= 0 {
-		dst = appendLookupItem(dst, &b.items[resolved])
-	} else {
-		dst = append(dst, "null"...)
-	}
-	dst = append(dst, `,"limit":`...)
-	dst = strconv.AppendInt(dst, int64(b.limit), 10)
-	return append(dst, '}')
-}
-
-// appendLookupItem writes one lookupItem: the suggestion's members, then
-// price_usd.
-func appendLookupItem(dst []byte, s *index.Suggestion) []byte {
-	dst = append(dst, '{')
-	dst = s.AppendJSONMembers(dst)
-	dst = append(dst, `,"price_usd":`...)
-	if s.Kind != "card" {
-		return append(dst, "null}"...)
-	}
-	return append(appendUSDOrNull(dst, s.PriceCents), '}')
+	return index.NewLookupAnswer(r.snap.Index, r.game, r.p.str("q"), r.p.str("language"), r.p.int("limit")), nil
 }

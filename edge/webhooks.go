@@ -38,55 +38,6 @@ var _ Webhooks = (*webhook.Service)(nil)
 // maxWebhookBody bounds an endpoint's JSON body.
 const maxWebhookBody = 8 << 10
 
-// endpointsPayload is webhook-endpoints.v1.
-type endpointsPayload struct {
-	Items []webhook.Endpoint `json:"items"`
-	Total int                `json:"total"`
-	Limit int                `json:"limit"` // the most endpoints the tier allows
-}
-
-// endpointCreated is webhook-endpoint-created.v1: the endpoint and its
-// signing secret, shown this once.
-type endpointCreated struct {
-	Endpoint webhook.Endpoint `json:"endpoint"`
-	// Secret signs every delivery (Standard Webhooks, "whsec_" + base64):
-	// keep it; it is not shown again (roll it for a new one).
-	Secret string `json:"secret"`
-}
-
-// secretRolled is webhook-secret.v1.
-type secretRolled struct {
-	EndpointID string `json:"endpoint_id"`
-	Secret     string `json:"secret"`
-	// OldSecretUntil says until when the previous secret keeps signing
-	// beside the new one.
-	OldSecretUntil string `json:"old_secret_until"`
-}
-
-// testQueued is webhook-test.v1.
-type testQueued struct {
-	EndpointID string `json:"endpoint_id"`
-	MessageID  string `json:"message_id"` // the webhook-id of the test delivery
-	Queued     bool   `json:"queued"`
-}
-
-// endpointDeleted is the data of a deletion.
-type endpointDeleted struct {
-	ID      string `json:"id"`
-	Deleted bool   `json:"deleted"`
-}
-
-// deliveryLog is webhook-log.v1: attempts newest first.
-type deliveryLog struct {
-	Items      []webhook.Attempt `json:"items"`
-	NextCursor string            `json:"next_cursor"`
-}
-
-// noticesPayload is webhook-notices.v1.
-type noticesPayload struct {
-	Items []webhook.Notice `json:"items"`
-}
-
 func (s *Server) registerWebhookRoutes() {
 	const base, item = "/api/v3/me/webhooks", "/api/v3/me/webhooks/{endpoint_id}"
 	add := func(method, pattern, name, contract, schema, summary string, noBody bool, params []paramSpec, h func(*request, Webhooks) (any, error)) {
@@ -130,7 +81,7 @@ func (s *Server) registerWebhookRoutes() {
 		"Notices about the caller's endpoints, newest first (an endpoint disabled after failing for 5 days)", false, nil,
 		func(r *request, w Webhooks) (any, error) {
 			ns, err := w.Notices(r.ctx, s.alertAccount(r))
-			return noticesPayload{Items: ns}, err
+			return webhook.NoticeList{Items: ns}, err
 		})
 }
 
@@ -158,7 +109,7 @@ func (s *Server) handleWebhooksList(r *request, w Webhooks) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return endpointsPayload{Items: es, Total: len(es), Limit: r.limits.WebhookEndpoints}, nil
+	return webhook.EndpointList{Items: es, Total: len(es), Limit: r.limits.WebhookEndpoints}, nil
 }
 
 func (s *Server) handleWebhookCreate(r *request, w Webhooks) (any, error) {
@@ -170,7 +121,7 @@ func (s *Server) handleWebhookCreate(r *request, w Webhooks) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return endpointCreated{Endpoint: e, Secret: secret}, nil
+	return webhook.EndpointCreated{Endpoint: e, Secret: secret}, nil
 }
 
 func (s *Server) handleWebhookReplace(r *request, w Webhooks) (any, error) {
@@ -186,7 +137,7 @@ func (s *Server) handleWebhookDelete(r *request, w Webhooks) (any, error) {
 	if err := w.Delete(r.ctx, s.alertAccount(r), id); err != nil {
 		return nil, err
 	}
-	return endpointDeleted{ID: id, Deleted: true}, nil
+	return webhook.EndpointDeleted{ID: id, Deleted: true}, nil
 }
 
 func (s *Server) handleWebhookTest(r *request, w Webhooks) (any, error) {
@@ -195,7 +146,7 @@ func (s *Server) handleWebhookTest(r *request, w Webhooks) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return testQueued{EndpointID: id, MessageID: msg, Queued: true}, nil
+	return webhook.TestQueued{EndpointID: id, MessageID: msg, Queued: true}, nil
 }
 
 func (s *Server) handleWebhookRoll(r *request, w Webhooks) (any, error) {
@@ -208,11 +159,7 @@ func (s *Server) handleWebhookRoll(r *request, w Webhooks) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := secretRolled{EndpointID: id, Secret: secret}
-	if e.SecretOverlapUntil != nil {
-		out.OldSecretUntil = e.SecretOverlapUntil.UTC().Format("2006-01-02T15:04:05Z")
-	}
-	return out, nil
+	return webhook.NewSecretRolled(e, secret), nil
 }
 
 func (s *Server) handleWebhookLog(r *request, w Webhooks) (any, error) {
@@ -224,5 +171,5 @@ func (s *Server) handleWebhookLog(r *request, w Webhooks) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return deliveryLog{Items: items, NextCursor: next}, nil
+	return webhook.DeliveryLog{Items: items, NextCursor: next}, nil
 }

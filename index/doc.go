@@ -158,7 +158,8 @@
 // the card's price (PriceCents, from the per-card row table) and, encoded
 // once by Open, the JSON of its display members (AppendJSONMembers), so
 // that a caller answers a lookup without reading the catalog and without
-// reflection. Open also derives what makes a keystroke a few memory reads
+// reflection: LookupAnswer is REST's lookup.v1 written so (LookupResult its
+// documented shape, the same bytes through encoding/json). Open also derives what makes a keystroke a few memory reads
 // rather than binary searches that miss the cache at each step: hash
 // tables of the exact ids and of the hot prefixes (with each one's key
 // range, which also bounds the search for a longer prefix), the key of

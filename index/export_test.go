@@ -242,3 +242,11 @@ func CardValues(c *snapshots.Card, set *snapshots.Set, legal snapshots.Legalitie
 	v := &cardValues{c: c, set: set, setLegal: legal, setTotal: total}
 	return v.values
 }
+
+// AppendUSDOrNull is the lookup answer's writer of a price.
+var AppendUSDOrNull = appendUSDOrNull
+
+// EmptyLookupAnswer is an answer to q without suggestions.
+func EmptyLookupAnswer(q string, limit int) *LookupAnswer {
+	return &LookupAnswer{query: q, limit: limit}
+}

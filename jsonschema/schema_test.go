@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cardedge/cardedge/edge/openapitest"
 	"github.com/cardedge/cardedge/jsonschema"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 )
 
 type inner struct {

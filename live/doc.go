@@ -15,6 +15,10 @@
 // opened, before it serves (so the first requests after a start or a swap
 // do not pay for it), and read with View.Derived.
 //
+// Ready decides a replica's readiness (/ready) from the snapshot it serves
+// and its snapshot source's state (fleet mode: published, pinned, fetching,
+// refused, unreachable).
+//
 // It imports apperr, snapshots, snapshots/bolt, snapshots/gold, index and
 // the standard library.
 //

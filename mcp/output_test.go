@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 )
 
 // TestTools_Declarations: every tool has a title, honest annotations and an

@@ -7,7 +7,7 @@ import (
 
 	"github.com/cardedge/cardedge/alert"
 	"github.com/cardedge/cardedge/collection"
-	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 )
 
 // TestAlertTools_Declarations: the alert and history tools are chat tools

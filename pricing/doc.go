@@ -15,10 +15,13 @@
 // (MarketHistory, PriceHistory, VWAP, Prices, MarketVolume, ListingPage,
 // SetBreakdown, the includes, ...). Their type names are the schema names
 // the OpenAPI document publishes (edge reflects them): rename one and the
-// document and the generated clients change.
+// document and the generated clients change. The values of card detail's
+// hot path encode themselves (MarketObject, FinishMarket and the includes:
+// AppendJSON, byte for byte what encoding/json writes, without reflection);
+// change a type and its appender together.
 //
 // It imports the standard library, apperr, estimate, snapshots,
-// snapshots/jsontext, index (folding names), live (the view of an open
+// snapshots/jsontext, index (folding names, SearchActive's scan), live (the view of an open
 // snapshot), resolve (a quote and a prices call first resolve their
 // references) and jsonschema (a quote describes its JSON); never the access
 // layer (callers charge and clamp) nor a transport.
@@ -82,10 +85,20 @@
 // min_price_usd; a row whose reference series is a fresh source's file
 // passes by its price while min_sales is at most the rule's
 // (Liquidity.KeepRow, estimate.Methodology.LiquidFeed). Each row carries
-// its printing, sample size, price, flags and source.
+// its printing, sample size, price, flags and source. TrendingBoard is
+// REST's trending page with what it was ranked by.
 //
 // Verified sales exclude quality-flagged rows, low-confidence identity
 // matches and partner price-feed rows, as the REST routes do by default.
+//
+// The search route's activity filters (grader, slab_only, raw_only) are an
+// Activity over a card's verified sales; SearchActive walks a search's
+// ranked matches and keeps the active cards, up to ActivityScan matches
+// (beyond, the total is a lower bound).
+//
+// The sales route pages a card's sales by SalePosition, handed to the
+// client as a cursor signed for its query (SalePosition.Cursor,
+// ParseCursor: cursor.go).
 //
 // # Reading a printing
 //

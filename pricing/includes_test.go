@@ -1,7 +1,9 @@
 package pricing_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/cardedge/cardedge/pricing"
@@ -81,7 +83,43 @@ func TestIncludes(t *testing.T) {
 			if got := mustJSON(t, tc.got); got != tc.want {
 				t.Errorf("\n got %s\nwant %s", got, tc.want)
 			}
+			// The include's appender writes the same bytes.
+			if got := string(tc.got.(interface{ AppendJSON([]byte) []byte }).AppendJSON(nil)); got != tc.want {
+				t.Errorf("AppendJSON:\n got %s\nwant %s", got, tc.want)
+			}
 		})
+	}
+}
+
+// TestIncludes_AppendJSON: each include's AppendJSON writes what
+// encoding/json (SetEscapeHTML(false)) writes, for values the analytics
+// rarely make: nil lists, HTML and non-ASCII characters, every optional
+// field.
+func TestIncludes_AppendJSON(t *testing.T) {
+	f, s, n := "holo/1st-edition <&>", "2024-01-02", 12.5
+	rows := []pricing.GradeRow{{Grade: "slab:10", Sales: 1, FMVUSD: &n, TVWAPUSD: &n, MedianUSD: &n, LastSale: &s, ChangePct: &n, PremiumRaw: &n}, {Grade: "raw:near_mint"}}
+	for _, v := range []interface{ AppendJSON([]byte) []byte }{
+		&pricing.HistorySeries{Grade: "raw:near_mint", Finish: &f, Method: "fmv", From: s, To: s},
+		&pricing.HistorySeries{Points: []pricing.PointRow{{Date: s, PriceUSD: 0.1, Sales: 2, SampleSize: 3, Confidence: "high", Flags: []string{"thin", "é"}}, {}}},
+		&pricing.SlotsInclude{Basis: "b <i>"}, &pricing.SlotsInclude{Slots: rows},
+		&pricing.MomentumInclude{WindowDays: 30}, &pricing.MomentumInclude{Grades: rows},
+		&pricing.BreakdownInclude{}, &pricing.BreakdownInclude{Grades: rows},
+		&pricing.RecentSalesInclude{Limit: 10},
+		&pricing.RecentSalesInclude{Items: []pricing.SaleRow{{SaleID: "s_1", SaleDate: s, PriceUSD: 1e-7, Marketplace: "ebay", OnChain: true, TradeType: "auction",
+			Grade: "slab:10", Finish: &f, IdentityConfidence: "exact", QualityFlagged: true, PriceFeed: true, Outlier: true}, {}}},
+		&pricing.PopulationInclude{Basis: "x"}, &pricing.PopulationInclude{Grades: []pricing.PopulationRow{{Grader: "bgs", Grade: 9.5, Sales: 2, Share: 33.33}}},
+		&pricing.GradingEconomicsInc{Grader: "slab", RawFMVUSD: &n, GradingCostUSD: 30, ExpectedGradedUSD: &n, ExpectedGainUSD: &n, SampleSales: 4, Basis: "\u2028"},
+		&pricing.GradingEconomicsInc{},
+	} {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(v.AppendJSON([]byte("x"))), "x"+strings.TrimSuffix(buf.String(), "\n"); got != want {
+			t.Errorf("%T:\n got %s\nwant %s", v, got, want)
+		}
 	}
 }
 

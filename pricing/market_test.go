@@ -254,3 +254,30 @@ func TestRankTrending(t *testing.T) {
 		}
 	}
 }
+
+// TestNewTrendingBoard: the board says what its page was ranked by.
+func TestNewTrendingBoard(t *testing.T) {
+	liq := pricing.Liquidity{MinSales: 3, MinPriceCents: 1050}
+	pg := pricing.TrendingPage{Total: 7, Items: []pricing.TrendingItem{}}
+	ten := 10.0
+	for _, c := range []struct {
+		name     string
+		q        pricing.TrendingRequest
+		gi       int
+		gradeNum *float64
+		want     string
+	}{
+		{"Window", pricing.TrendingRequest{Metric: "composite", Window: "30d", Days: 30, Language: "all", Liquidity: liq, Limit: 5}, -1, nil,
+			`{"metric":"composite","window":"30d","window_days":30,"language":"all","direction":"desc","grader":null,"grade_num":null,"as_of":"1970-01-11",` +
+				`"min_sales":3,"min_price_usd":10.5,"total":7,"offset":0,"limit":5,"items":[],"basis":` + mustJSON(t, liq.Basis()) + `}`},
+		{"CustomGrade", pricing.TrendingRequest{Metric: "volume_usd", Days: 45, Language: "en", Liquidity: liq, Asc: true, Offset: 2, Limit: 3}, 1, &ten,
+			`{"metric":"volume_usd","window":null,"window_days":45,"language":"en","direction":"asc","grader":"bgs","grade_num":10,"as_of":"1970-01-11",` +
+				`"min_sales":3,"min_price_usd":10.5,"total":7,"offset":2,"limit":3,"items":[],"basis":` + mustJSON(t, liq.Basis()) + `}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := mustJSON(t, pricing.NewTrendingBoard(c.q, pg, 10, c.gi, c.gradeNum)); got != c.want {
+				t.Errorf("\n got %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}

@@ -41,6 +41,11 @@
 //
 // A reference that matches nothing is NotFound, with a message saying why.
 //
+// Play (play.go) is the API shape of a card's gameplay facts, as card
+// detail, the card list and MCP show them; AppendPlay writes its JSON
+// straight from the snapshot's facts (the edge encodes every card once per
+// snapshot with it).
+//
 // # Caveats
 //
 // Results are plain values that do not alias the snapshot. The caller holds

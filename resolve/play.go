@@ -3,6 +3,7 @@ package resolve
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
@@ -140,3 +141,100 @@ func (p *Play) MarshalJSON() ([]byte, error) {
 // OneOf returns a value of each shape Play's JSON takes, for the OpenAPI
 // document (which adds null).
 func (*Play) OneOf() []any { return []any{PokemonPlay{}, OnePiecePlay{}} }
+
+// AppendPlay appends the JSON of NewPlay(p) (as encoding/json writes it,
+// SetEscapeHTML(false)) without making it: the object of the card's game,
+// null where the catalog has no value, or null. The edge writes every
+// card's object with it once per snapshot.
+func AppendPlay(b []byte, p snapshots.Play) []byte {
+	appendInt := func(b []byte, v *int) []byte {
+		if v == nil {
+			return append(b, "null"...)
+		}
+		return strconv.AppendInt(b, int64(*v), 10)
+	}
+	switch {
+	case p.Pokemon != nil:
+		s := p.Pokemon
+		b = append(b, `{"hp":`...)
+		b = appendInt(b, s.HP)
+		b = append(b, `,"types":`...)
+		b = jsontext.AppendStrs(b, jsontext.NonNil(s.Types))
+		b = append(b, `,"evolves_from":`...)
+		b = jsontext.AppendStrOrNull(b, s.EvolvesFrom)
+		b = append(b, `,"level":`...)
+		b = jsontext.AppendStrOrNull(b, s.Level)
+		b = append(b, `,"abilities":[`...)
+		for i, a := range s.Abilities {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = jsontext.AppendStrOrNull(b, a.Name)
+			b = append(b, `,"type":`...)
+			b = jsontext.AppendStrOrNull(b, a.Type)
+			b = append(b, '}')
+		}
+		b = append(b, `],"attacks":[`...)
+		for i, a := range s.Attacks {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"name":`...)
+			b = jsontext.AppendStrOrNull(b, a.Name)
+			b = append(b, `,"cost":`...)
+			b = jsontext.AppendStrs(b, jsontext.NonNil(a.Cost))
+			b = append(b, `,"damage":`...)
+			b = jsontext.AppendStrOrNull(b, a.Damage)
+			b = append(b, '}')
+		}
+		b = append(b, `],"weaknesses":`...)
+		b = appendModifiers(b, s.Weaknesses)
+		b = append(b, `,"resistances":`...)
+		b = appendModifiers(b, s.Resistances)
+		b = append(b, `,"retreat":`...)
+		b = appendInt(b, s.Retreat)
+		b = append(b, `,"artist":`...)
+		b = jsontext.AppendStrOrNull(b, s.Artist)
+		b = append(b, `,"regulation_mark":`...)
+		b = jsontext.AppendStrOrNull(b, s.RegulationMark)
+		b = append(b, `,"legalities":{"standard":`...)
+		b = jsontext.AppendStrOrNull(b, s.Legalities.Standard)
+		b = append(b, `,"expanded":`...)
+		b = jsontext.AppendStrOrNull(b, s.Legalities.Expanded)
+		b = append(b, `,"unlimited":`...)
+		b = jsontext.AppendStrOrNull(b, s.Legalities.Unlimited)
+		return append(b, "}}"...)
+	case p.OnePiece != nil:
+		s := p.OnePiece
+		b = append(b, `{"life":`...)
+		b = appendInt(b, s.Life)
+		b = append(b, `,"cost":`...)
+		b = appendInt(b, s.Cost)
+		b = append(b, `,"power":`...)
+		b = appendInt(b, s.Power)
+		b = append(b, `,"counter":`...)
+		b = appendInt(b, s.Counter)
+		b = append(b, `,"attributes":`...)
+		b = jsontext.AppendStrs(b, jsontext.NonNil(s.Attributes))
+		b = append(b, `,"block":`...)
+		b = appendInt(b, s.Block)
+		return append(b, '}')
+	}
+	return append(b, "null"...)
+}
+
+func appendModifiers(b []byte, ms []snapshots.TypeModifier) []byte {
+	b = append(b, '[')
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":`...)
+		b = jsontext.AppendStr(b, m.Type)
+		b = append(b, `,"value":`...)
+		b = jsontext.AppendStrOrNull(b, m.Value)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}

@@ -25,6 +25,9 @@
 //     up after the last; an endpoint failing for Options.DisableAfter (5
 //     days) is disabled with a Notice; every attempt goes to the delivery
 //     log (status, latency, the first bytes of the answer).
+//   - view.go: the REST payloads of the endpoints' routes (EndpointList,
+//     EndpointCreated with the secret shown once, EndpointDeleted,
+//     SecretRolled, TestQueued, DeliveryLog, NoticeList).
 //   - export.go: an account's data export and deletion.
 //
 // Everything lives in the state store (see state/buckets.go: the Webhook*

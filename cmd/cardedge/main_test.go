@@ -7,7 +7,7 @@ import (
 
 	main "github.com/cardedge/cardedge/cmd/cardedge"
 	"github.com/cardedge/cardedge/e2e/e2etest"
-	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 )
 
 // The wiring tests of the command (as wtf's cmd/wtfd main_test.go): TestMain

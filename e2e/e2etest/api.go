@@ -33,7 +33,7 @@ type API struct {
 }
 
 // Schemas checks response bodies against the response schemas of an OpenAPI
-// 3.1 document: edge/openapitest's Document, which the tests hand to
+// 3.1 document: openapi/openapitest's Document, which the tests hand to
 // LoadAPI (this package may not import edge/: only the commands import the
 // front door, docs/layers_test.go).
 type Schemas interface {

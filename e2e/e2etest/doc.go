@@ -4,7 +4,7 @@
 //
 //   - API, a client of the REST API that checks every response against the
 //     OpenAPI document the server serves (its bodies under JSON Schema
-//     2020-12 by the Schemas the tests hand it, edge/openapitest's; status,
+//     2020-12 by the Schemas the tests hand it, openapi/openapitest's; status,
 //     content type and headers through kin-openapi), with per-client
 //     loopback source addresses (Client) so that the Playground's
 //     per-address limits do not couple tests;

@@ -1,4 +1,4 @@
-package edge_test
+package index_test
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/edge"
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -49,10 +48,10 @@ func lookupFixture(tb testing.TB) (*index.Index, []*snapshots.Card) {
 	return ix, cards
 }
 
-// TestLookup_Body checks that the lookup body the handler writes without
+// TestLookupAnswer_AppendJSON checks that the answer written without
 // reflection is byte for byte encoding/json's encoding of the documented
-// payload, and that the prices it shows are the cards' own.
-func TestLookup_Body(t *testing.T) {
+// LookupResult, and that the prices it shows are the cards' own.
+func TestLookupAnswer_AppendJSON(t *testing.T) {
 	ix, cards := lookupFixture(t)
 	queries := []string{"", " ", "c", "ch", "char", "CHAR", "charizard", "ｃｈａｒ", "ri", "リ", "り", "噴", "mr", "far", "ba", "base",
 		"en:base1", "en:base1-1", "EN:BASE1-2", "base1-3", "501", "502", "sv2a", "ja:sv2a-2", "op01", "en:op01-001", "roronoa", "zoro",
@@ -65,7 +64,8 @@ func TestLookup_Body(t *testing.T) {
 		for _, lang := range []string{"", "en", "ja", "zh-tw"} {
 			for _, limit := range []int{1, 3, 25, 100} {
 				for _, q := range queries {
-					fast, want := edge.LookupBodies(ix, game, q, lang, limit)
+					a := index.NewLookupAnswer(ix, game, q, lang, limit)
+					fast, want := a.AppendJSON(nil), encodeJSON(a.Result())
 					if !bytes.Equal(fast, want) {
 						t.Fatalf("%s %q lang %q limit %d:\n got %s\nwant %s", game, q, lang, limit, fast, want)
 					}
@@ -79,7 +79,7 @@ func TestLookup_Body(t *testing.T) {
 	}
 	// Prices come from the typeahead structure: they must be the cards'.
 	for _, c := range cards {
-		fast, _ := edge.LookupBodies(ix, c.Game, c.ID, "", 5)
+		fast := index.NewLookupAnswer(ix, c.Game, c.ID, "", 5).AppendJSON(nil)
 		var body struct {
 			Resolved *struct {
 				ID       string   `json:"id"`
@@ -97,7 +97,7 @@ func TestLookup_Body(t *testing.T) {
 	t.Logf("%d bodies compared", n)
 }
 
-// FuzzLookupJSON checks the lookup body's encoders of the query and of a
+// FuzzLookupJSON checks the lookup answer's encoders of the query and of a
 // price against encoding/json.
 func FuzzLookupJSON(f *testing.F) {
 	for _, s := range []string{"", "a", "\"\\", "\x00\x1f\x7f", "\b\f\n\r\t", "<&>", "\u2028\u2029", "\xff\xfe", "\xe2\x82", "é噴リ", "\U0001F600"} {
@@ -107,10 +107,10 @@ func FuzzLookupJSON(f *testing.F) {
 		f.Add("x", c)
 	}
 	f.Fuzz(func(t *testing.T, s string, cents int64) {
-		if got, want := edge.JSONQuery(s), edge.EncodeJSON(s); !bytes.Equal(got, want) {
+		if got, want := index.EmptyLookupAnswer(s, 7).AppendJSON(nil), encodeJSON(index.EmptyLookupAnswer(s, 7).Result()); !bytes.Equal(got, want) {
 			t.Errorf("query %q: got %s, want %s", s, got, want)
 		}
-		if got, want := edge.JSONPrice(cents), edge.EncodeJSON(edge.USDOrNil(cents)); !bytes.Equal(got, want) {
+		if got, want := index.AppendUSDOrNull(nil, cents), encodeJSON(snapshots.USDOrNil(cents)); !bytes.Equal(got, want) {
 			t.Errorf("price of %d cents: got %s, want %s", cents, got, want)
 		}
 	})

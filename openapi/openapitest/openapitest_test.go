@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cardedge/cardedge/edge/openapitest"
+	"github.com/cardedge/cardedge/openapi/openapitest"
 )
 
 const doc = `{
