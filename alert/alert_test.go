@@ -18,7 +18,7 @@ import (
 	stateredis "github.com/cardedge/cardedge/state/redis"
 	"github.com/cardedge/cardedge/state/redis/redistest"
 	"github.com/cardedge/cardedge/state/statetest"
-	"github.com/cardedge/cardedge/sweep"
+	"github.com/cardedge/cardedge/sweep/sweeptest"
 )
 
 var (
@@ -69,15 +69,6 @@ func MustService(tb testing.TB, st state.Store, clock *statetest.Clock, onEvent 
 		tb.Fatal(err)
 	}
 	return s
-}
-
-func MustRunner(tb testing.TB, st state.Store, holder string, clock *statetest.Clock) *sweep.Runner {
-	tb.Helper()
-	r, err := sweep.New(sweep.Options{State: st, Holder: holder, Chunk: 3, LeaseTTL: time.Minute, Poll: 5 * time.Millisecond, Now: clock.Now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
 }
 
 func MustCreate(tb testing.TB, s *alert.Service, m alert.Market, account string, in alert.Input) alert.Rule {
@@ -165,7 +156,7 @@ func TestService_Evaluate(t *testing.T) {
 			step.change()
 			m.Next(step.name, day0+snapshots.Day(i))
 			clock.Advance(time.Hour)
-			rep, err := s.Evaluate(ctx, m, MustRunner(t, st, "r", clock))
+			rep, err := s.Evaluate(ctx, m, sweeptest.MustRunner(t, st, "r", clock, 3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +177,7 @@ func TestService_Evaluate(t *testing.T) {
 			t.Fatalf("OnEvent got %d events, want %d", len(handed), seen)
 		}
 		// The same snapshot again: done, nothing new.
-		if _, err := s.Evaluate(ctx, m, MustRunner(t, st, "other", clock)); err != nil {
+		if _, err := s.Evaluate(ctx, m, sweeptest.MustRunner(t, st, "other", clock, 3)); err != nil {
 			t.Fatal(err)
 		}
 		if evs, _, _ := s.Events(ctx, "a_1", 500, ""); len(evs) != seen {
@@ -202,7 +193,7 @@ func TestService_EvaluateEvent(t *testing.T) {
 	m := fixture()
 	m.SetPrice("own", "pokemon", "base1-4", 1, nm, day0, 9900)
 	r := MustCreate(t, s, m, "a_1", alert.Input{Game: "pokemon", CardID: "base1-4", Printing: "1st edition", Kind: alert.AtOrBelow, PriceUSD: price(100)})
-	if _, err := s.Evaluate(ctx, m, MustRunner(t, st, "r", clock)); err != nil {
+	if _, err := s.Evaluate(ctx, m, sweeptest.MustRunner(t, st, "r", clock, 3)); err != nil {
 		t.Fatal(err)
 	}
 	evs, _, _ := s.Events(ctx, "a_1", 10, "")

@@ -12,6 +12,7 @@ import (
 	"github.com/cardedge/cardedge/state"
 	statebolt "github.com/cardedge/cardedge/state/bolt"
 	"github.com/cardedge/cardedge/state/statetest"
+	"github.com/cardedge/cardedge/sweep/sweeptest"
 )
 
 // atom is what RFC 4287 requires of a feed and its entries.
@@ -48,7 +49,7 @@ func TestService_Feed(t *testing.T) {
 	m.SetPrice("own", "pokemon", "base1-15", 0, nm, day0, 900)
 	MustCreate(t, s, m, "a_1", alert.Input{Game: "pokemon", CardID: "base1-2", Kind: alert.AtOrBelow, PriceUSD: price(10)})
 	MustCreate(t, s, m, "a_1", alert.Input{Game: "pokemon", CardID: "base1-15", Kind: alert.AtOrBelow, PriceUSD: price(10), Note: "<b>&</b>", Want: true})
-	if _, err := s.Evaluate(ctx, m, MustRunner(t, st, "r", clock)); err != nil {
+	if _, err := s.Evaluate(ctx, m, sweeptest.MustRunner(t, st, "r", clock, 3)); err != nil {
 		t.Fatal(err)
 	}
 	token, err := s.FeedToken(ctx, "a_1")
@@ -127,7 +128,7 @@ func TestDeleteAccount(t *testing.T) {
 			MustCreate(t, s, m, a, alert.Input{Game: "pokemon", SetID: "jungle", Kind: alert.FirstListing})
 			s.FeedToken(ctx, a)
 		}
-		if _, err := s.Evaluate(ctx, m, MustRunner(t, st, "r", clock)); err != nil {
+		if _, err := s.Evaluate(ctx, m, sweeptest.MustRunner(t, st, "r", clock, 3)); err != nil {
 			t.Fatal(err)
 		}
 		x, err := s.Export(ctx, "a_1")

@@ -22,6 +22,7 @@ import (
 	"github.com/cardedge/cardedge/state"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/cardedge/cardedge/sweep"
+	"github.com/cardedge/cardedge/sweep/sweeptest"
 	"github.com/cardedge/cardedge/webhook"
 )
 
@@ -42,7 +43,7 @@ func newReplica(t *testing.T, st state.Store, clock *statetest.Clock, name strin
 	enqueue := func(tx state.Tx, e alert.Event) error {
 		return wh.Enqueue(tx, e.Account, webhook.Message{ID: e.ID, Type: e.Type, Time: e.Time, Data: e.Payload()})
 	}
-	return &replica{alerts: MustService(t, st, clock, enqueue), webhooks: wh, runner: MustRunner(t, st, name, clock)}
+	return &replica{alerts: MustService(t, st, clock, enqueue), webhooks: wh, runner: sweeptest.MustRunner(t, st, name, clock, 3)}
 }
 
 // TestFleet_ExactlyOnce: three replicas evaluate one snapshot while one of

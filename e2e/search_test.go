@@ -196,6 +196,21 @@ func sameIDs(got, want []string) string {
 // snapshotCards reads the cards of every game of the live snapshot of root.
 func snapshotCards(t *testing.T, root string) map[string][]*snapshots.Card {
 	t.Helper()
+	_, m, r := openCurrent(t, root)
+	out := map[string][]*snapshots.Card{}
+	for _, g := range m.Games {
+		var err error
+		if out[g], err = r.Cards(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// openCurrent opens the current snapshot of root: its directory, manifest
+// and reader (closed when the test ends).
+func openCurrent(t *testing.T, root string) (string, *snapshots.Manifest, *bolt.Reader) {
+	t.Helper()
 	id, err := snapshots.ReadCurrent(root)
 	if err != nil {
 		t.Fatal(err)
@@ -209,14 +224,8 @@ func snapshotCards(t *testing.T, root string) map[string][]*snapshots.Card {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	out := map[string][]*snapshots.Card{}
-	for _, g := range m.Games {
-		if out[g], err = r.Cards(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
+	t.Cleanup(func() { r.Close() })
+	return dir, m, r
 }
 
 // checkSyntaxCases runs syntaxCases on both routes of e, every page:

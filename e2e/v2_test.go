@@ -6,7 +6,6 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -18,8 +17,6 @@ import (
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/live"
 	"github.com/cardedge/cardedge/pokemontcg"
-	"github.com/cardedge/cardedge/snapshots"
-	"github.com/cardedge/cardedge/snapshots/bolt"
 )
 
 // The /v2 suite (#32): pokemontcg.io's JavaScript and TypeScript SDKs,
@@ -41,20 +38,7 @@ type v2Oracle struct {
 // openV2Oracle loads the /v2 catalog of root's current snapshot.
 func openV2Oracle(t *testing.T, root string) *v2Oracle {
 	t.Helper()
-	id, err := snapshots.ReadCurrent(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(root, id)
-	m, err := snapshots.ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := bolt.Open(dir, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	dir, _, r := openCurrent(t, root)
 	ix, err := index.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -355,25 +355,34 @@ func (cat *Catalog) SortSets(sets []*Set, keys []SortKey) {
 		pos[s] = i
 	}
 	slices.SortStableFunc(sets, func(a, b *Set) int {
-		for _, k := range keys {
-			f := setSorts[k.Field]
-			x, y := f.value(a), f.value(b)
-			switch {
-			case x == y:
-				continue
-			case x == "":
-				return 1
-			case y == "":
-				return -1
-			}
-			c := compareValues(f.kind, x, y)
-			if k.Desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
+		if c := compareByKeys(a, b, keys, setSorts); c != 0 {
+			return c
 		}
 		return cmp.Compare(pos[a], pos[b])
 	})
+}
+
+// compareByKeys compares a and b by keys on their values of fields: an
+// empty value sorts last whatever the direction.
+func compareByKeys[T any](a, b T, keys []SortKey, fields map[string]sortField[T]) int {
+	for _, k := range keys {
+		f := fields[k.Field]
+		x, y := f.value(a), f.value(b)
+		switch {
+		case x == y:
+			continue
+		case x == "":
+			return 1
+		case y == "":
+			return -1
+		}
+		c := compareValues(f.kind, x, y)
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
 }

@@ -30,11 +30,20 @@ func sourcesCard(b *testing.B) (snapshots.Reader, *snapshots.Card) {
 // sources reads besides its market (one bbolt value decoded); the
 // synthetic default reads nothing.
 func BenchmarkReadProvenance(b *testing.B) {
+	benchSourcesAndSynthetic(b, func(r snapshots.Reader, c *snapshots.Card) error {
+		_, err := pricing.ReadProvenance(r, c)
+		return err
+	})
+}
+
+// benchSourcesAndSynthetic runs read on a card of a snapshot built from
+// sources and on en:base1-4 of the synthetic default.
+func benchSourcesAndSynthetic(b *testing.B, read func(snapshots.Reader, *snapshots.Card) error) {
 	r, c := sourcesCard(b)
 	b.Run("sources", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := pricing.ReadProvenance(r, c); err != nil {
+			if err := read(r, c); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -43,7 +52,7 @@ func BenchmarkReadProvenance(b *testing.B) {
 		c := mustCard(b, "en:base1-4")
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := pricing.ReadProvenance(src.Reader, c); err != nil {
+			if err := read(src.Reader, c); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -69,22 +78,8 @@ func BenchmarkCardPrices_Sources(b *testing.B) {
 // BenchmarkReadMarketObject: a card's market object (card detail with a
 // finish, the batch, and once per card when the snapshot opens).
 func BenchmarkReadMarketObject(b *testing.B) {
-	r, c := sourcesCard(b)
-	b.Run("sources", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := pricing.DefaultMarketObject(r, c); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("synthetic", func(b *testing.B) {
-		c := mustCard(b, "en:base1-4")
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := pricing.DefaultMarketObject(src.Reader, c); err != nil {
-				b.Fatal(err)
-			}
-		}
+	benchSourcesAndSynthetic(b, func(r snapshots.Reader, c *snapshots.Card) error {
+		_, err := pricing.DefaultMarketObject(r, c)
+		return err
 	})
 }

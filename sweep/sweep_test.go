@@ -15,6 +15,7 @@ import (
 	"github.com/cardedge/cardedge/state/redis/redistest"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/cardedge/cardedge/sweep"
+	"github.com/cardedge/cardedge/sweep/sweeptest"
 )
 
 // stores runs fn against a bbolt store and a Redis store (skipped without
@@ -85,20 +86,11 @@ func marks(t *testing.T, st state.Store, id string) int {
 	return n
 }
 
-func MustRunner(tb testing.TB, st state.Store, holder string, clock *statetest.Clock) *sweep.Runner {
-	tb.Helper()
-	r, err := sweep.New(sweep.Options{State: st, Holder: holder, Chunk: 10, LeaseTTL: time.Minute, Poll: 5 * time.Millisecond, Now: clock.Now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
-}
-
 func TestRunner_Run(t *testing.T) {
 	stores(t, func(t *testing.T, st state.Store, clock *statetest.Clock) {
 		ctx := context.Background()
 		MustFill(t, st, 95)
-		r := MustRunner(t, st, "one", clock)
+		r := sweeptest.MustRunner(t, st, "one", clock, 10)
 		visited := 0
 		job := markJob("j1", func(_ context.Context, chunk []sweep.Record) error { visited += len(chunk); return nil })
 		p, err := r.Run(ctx, job)
@@ -125,7 +117,7 @@ func TestRunner_Cancel(t *testing.T) {
 		MustFill(t, st, 95)
 		ctx, cancel := context.WithCancel(context.Background())
 		chunks := 0
-		a := MustRunner(t, st, "a", clock)
+		a := sweeptest.MustRunner(t, st, "a", clock, 10)
 		_, err := a.Run(ctx, markJob("j", func(context.Context, []sweep.Record) error {
 			if chunks++; chunks == 4 {
 				cancel() // dies while computing its fourth chunk
@@ -138,7 +130,7 @@ func TestRunner_Cancel(t *testing.T) {
 		if got := marks(t, st, "j"); got != 30 {
 			t.Fatalf("after the cancel %d records committed, want 30", got)
 		}
-		b := MustRunner(t, st, "b", clock)
+		b := sweeptest.MustRunner(t, st, "b", clock, 10)
 		p, err := b.Run(context.Background(), markJob("j", nil))
 		if err != nil {
 			t.Fatal(err)
@@ -156,7 +148,7 @@ func TestRunner_Stalled(t *testing.T) {
 		MustFill(t, st, 95)
 		stalled, wake := make(chan struct{}), make(chan struct{})
 		chunks := 0
-		a := MustRunner(t, st, "a", clock)
+		a := sweeptest.MustRunner(t, st, "a", clock, 10)
 		var aErr error
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -171,7 +163,7 @@ func TestRunner_Stalled(t *testing.T) {
 			}))
 		}()
 		<-stalled
-		b := MustRunner(t, st, "b", clock)
+		b := sweeptest.MustRunner(t, st, "b", clock, 10)
 		bDone := make(chan error, 1)
 		go func() {
 			_, err := b.Run(context.Background(), markJob("j", nil))
