@@ -7,11 +7,13 @@ package edge
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/cardedge/cardedge/catalog"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -72,7 +74,7 @@ func TestCardsList_Filter(t *testing.T) {
 }
 
 // TestCardsList_Encoding: the card list's bytes are encoding/json's of the
-// page[cardGold] of the cards and total the catalog lists, in every order,
+// page[pricing.CardGold] of the cards and total the catalog lists, in every order,
 // for some filters and pages, in every game.
 func TestCardsList_Encoding(t *testing.T) {
 	snap := mustTinySnapshot(t)
@@ -93,7 +95,7 @@ func TestCardsList_Encoding(t *testing.T) {
 						t.Fatal(err)
 					}
 					cards, total := views.List(&f, catalog.OrderOf(r.p.str("sort"), r.p.str("order") == "asc"), pg[0], pg[1])
-					want := page[cardGold]{Total: total, Offset: pg[0], Limit: pg[1], Items: []cardGold{}}
+					want := page[pricing.CardGold]{Total: total, Offset: pg[0], Limit: pg[1], Items: []pricing.CardGold{}}
 					for _, c := range cards {
 						g, err := r.cardGold(c)
 						if err != nil {
@@ -141,4 +143,24 @@ func TestSetsList_Encoding(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stdlibJSON is what render does for a payload without an appender.
+func stdlibJSON(tb testing.TB, v any) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		tb.Fatalf("encoding/json: %v", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// mustTinySnapshot opens the shared tiny snapshot (tinyRoot).
+func mustTinySnapshot(tb testing.TB) *snapshot {
+	tb.Helper()
+	s := mustLive(tb, tinyRoot(tb)).Acquire().Derived(derivationName).(*snapshot)
+	tb.Cleanup(s.release)
+	return s
 }
