@@ -42,7 +42,7 @@
 //	card_batch.go     batch
 //	sets.go           sets, and the set list's items encoded once per snapshot
 //	market.go         trending, market volume, shop listings
-//	bulk.go           the bulk files' listing, downloads (ranges, validators) and schemas
+//	bulk.go           the bulk files' listing, downloads (tiers, limits, sendfile; bulk.ParseRange, the files' validators) and schemas
 //	search.go, quote.go, prices.go, sql.go, imports.go, chat.go, v2.go (pokemontcg.io's /v2: package pokemontcg)
 //	routes.go         the route table's registration, usage, openapi.json
 //	health.go         /health and /metrics
