@@ -16,17 +16,15 @@ import (
 	"github.com/cardedge/cardedge/snapshots/snapshotstest"
 )
 
-// stdlibJSON is what the edge's render does for a payload without an
-// appender.
+// stdlibJSON is v as encoding/json writes it (jsontext.Marshal): the
+// reference of the appenders.
 func stdlibJSON(tb testing.TB, v any) []byte {
 	tb.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsontext.Marshal(v)
+	if err != nil {
 		tb.Fatalf("encoding/json: %v", err)
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return b
 }
 
 // plainAnalytics is CardAnalytics without its methods: encoding/json

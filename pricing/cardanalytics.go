@@ -1,8 +1,6 @@
 package pricing
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/cardedge/cardedge/apperr"
@@ -165,12 +163,9 @@ func (p *CardAnalytics) AppendJSON(b []byte) []byte {
 	b = append(b, `,"price_basis":`...)
 	b = append(b, quotedAnalyticsPriceBasis...)
 	if p.PriceReason != nil { // rare (no value shown): encoding/json's own bytes
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(p.PriceReason); err == nil { // strings and numbers: cannot fail
+		if reason, err := jsontext.Marshal(p.PriceReason); err == nil { // strings and numbers: cannot fail
 			b = append(b, `,"price_reason":`...)
-			b = append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+			b = append(b, reason...)
 		}
 	}
 	return append(b, '}')
