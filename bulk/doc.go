@@ -21,18 +21,20 @@
 //
 // A server loads an open snapshot's files with Load: the index, checked
 // against the snapshot's manifest (a disagreement refuses the snapshot),
-// each file's kind, path and schema; SourcesOf says whether a file's sources
-// are licensed. Serving them (tiers, validators, ranges) is the server's
-// (edge/bulk.go).
+// each file's kind, path, schema and validators (ETag, Repr-Digest, the
+// schema's ETag); Lookup finds one by name (ENOTFOUND naming the others),
+// ParseRange reads a download's Range and If-Range, SourcesOf says whether
+// a file's sources are licensed. Serving them (tiers, limits, the bytes) is
+// the server's (edge/bulk.go).
 //
 // The files are deterministic: the same snapshot gives the same bytes (rows
 // in catalog order, no map iteration, gzip at GzipLevel with no name and no
 // modification time), whatever Options.Workers is.
 //
-// It imports the standard library, estimate, snapshots, snapshots/jsontext,
-// pricing (a card's estimates and flags) and resolve (the API's shape of a
-// card's gameplay facts); it reads a
-// snapshot only through snapshots.Reader.
+// It imports the standard library, apperr (Lookup's and ParseRange's
+// errors), estimate, snapshots, snapshots/jsontext, pricing (a card's
+// estimates and flags) and resolve (the API's shape of a card's gameplay
+// facts); it reads a snapshot only through snapshots.Reader.
 //
 // # Caveats
 //

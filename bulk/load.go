@@ -1,10 +1,16 @@
 package bulk
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
@@ -22,6 +28,11 @@ type LoadedFile struct {
 	Kind   Kind
 	Path   string // absolute
 	Schema []byte // the schema file's bytes
+	// The validators a server answers with: ETag is the file's SHA-256 in
+	// quotes (strong: If-None-Match, If-Range), Digest its Repr-Digest
+	// value (RFC 9530: sha-256=:<base64>:), SchemaETag the schema's
+	// SHA-256 in quotes.
+	ETag, Digest, SchemaETag []byte
 }
 
 // Load reads the bulk index and schemas of the snapshot in dir, whose
@@ -55,9 +66,35 @@ func Load(dir string, m *snapshots.Manifest) (*Loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.Files[f.Name] = &LoadedFile{File: f, Kind: k, Path: filepath.Join(bdir, f.Path), Schema: schema}
+		sum, err := hex.DecodeString(f.SHA256)
+		if err != nil || len(sum) != sha256.Size {
+			return nil, fmt.Errorf("bulk file %s: sha256 %q is not a SHA-256 in hex", f.Path, f.SHA256)
+		}
+		ssum := sha256.Sum256(schema)
+		l.Files[f.Name] = &LoadedFile{File: f, Kind: k, Path: filepath.Join(bdir, f.Path), Schema: schema,
+			ETag: []byte(`"` + f.SHA256 + `"`), Digest: []byte("sha-256=:" + base64.StdEncoding.EncodeToString(sum) + ":"),
+			SchemaETag: []byte(`"` + hex.EncodeToString(ssum[:]) + `"`)}
 	}
 	return l, nil
+}
+
+// Lookup returns the file of that name, or an ENOTFOUND error naming the
+// files there are (nil l: none).
+func (l *Loaded) Lookup(name string) (*LoadedFile, error) {
+	if l != nil {
+		if f := l.Files[name]; f != nil {
+			return f, nil
+		}
+	}
+	msg := "no bulk file " + strconv.Quote(name)
+	if l == nil || l.Index == nil || len(l.Index.Files) == 0 {
+		return nil, apperr.Errorf(apperr.ENOTFOUND, "%s; this snapshot has none", msg)
+	}
+	names := make([]string, len(l.Index.Files))
+	for i, f := range l.Index.Files {
+		names[i] = f.Name
+	}
+	return nil, apperr.Errorf(apperr.ENOTFOUND, "%s; the files are %s", msg, strings.Join(names, ", "))
 }
 
 // SourcesOf returns the catalog sources of names with their licenses

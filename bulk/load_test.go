@@ -1,11 +1,15 @@
 package bulk_test
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/bulk"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -32,6 +36,32 @@ func TestLoad(t *testing.T) {
 		if lf == nil || lf.Kind.Name != f.Kind || lf.Path != filepath.Join(dir, f.Path) || !strings.Contains(string(lf.Schema), `"$schema"`) {
 			t.Fatalf("%s: %+v", f.Name, lf)
 		}
+	}
+	// The validators: the quoted SHA-256, RFC 9530's digest of the same
+	// bytes, the schema's quoted SHA-256.
+	f := ix.Files[0]
+	lf := l.Files[f.Name]
+	sum, _ := hex.DecodeString(f.SHA256)
+	ssum := sha256.Sum256(lf.Schema)
+	if got, want := string(lf.ETag), `"`+f.SHA256+`"`; got != want {
+		t.Errorf("ETag %s, want %s", got, want)
+	}
+	if got, want := string(lf.Digest), "sha-256=:"+base64.StdEncoding.EncodeToString(sum)+":"; got != want {
+		t.Errorf("Digest %s, want %s", got, want)
+	}
+	if got, want := string(lf.SchemaETag), `"`+hex.EncodeToString(ssum[:])+`"`; got != want {
+		t.Errorf("SchemaETag %s, want %s", got, want)
+	}
+	// Lookup finds a file, or says which there are.
+	if got, err := l.Lookup(f.Name); got != lf || err != nil {
+		t.Errorf("Lookup(%s): %v, %v", f.Name, got, err)
+	}
+	if _, err := l.Lookup("nope"); apperr.ErrorCode(err) != apperr.ENOTFOUND || !strings.Contains(err.Error(), f.Name) {
+		t.Errorf("Lookup(nope): %v, want ENOTFOUND naming the files", err)
+	}
+	var none *bulk.Loaded
+	if _, err := none.Lookup("nope"); apperr.ErrorCode(err) != apperr.ENOTFOUND || !strings.Contains(err.Error(), "has none") {
+		t.Errorf("Lookup without files: %v", err)
 	}
 
 	t.Run("ErrSHA256", func(t *testing.T) {

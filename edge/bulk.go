@@ -1,16 +1,11 @@
 package edge
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -38,41 +33,35 @@ import (
 // its snapshot, so a download that started before a swap finishes from the
 // old snapshot's file.
 
-// bulkFile is one bulk file of an open snapshot (bulk.Load) with what
-// serving it needs: the tier a download needs and its validators.
+// bulkFile is one bulk file of an open snapshot (bulk.Load: with its
+// validators) and the tier a download needs.
 type bulkFile struct {
 	*bulk.LoadedFile
-	tier       access.Tier
-	etag       []byte // strong: the quoted SHA-256
-	digest     []byte // Repr-Digest: sha-256=:<base64>:
-	schemaETag []byte
+	tier access.Tier
 }
 
 // snapshotBulk is the bulk files of an open snapshot (none for a snapshot
 // built before bulk files).
 type snapshotBulk struct {
-	index *bulk.Index
-	files map[string]*bulkFile
+	loaded *bulk.Loaded
+	files  map[string]*bulkFile
 }
 
 // loadBulk loads the snapshot's bulk files (bulk.Load: a bulk index that
 // does not agree with the manifest refuses the snapshot, as does a kind
-// whose tier is none of access's) and makes their validators.
+// whose tier is none of access's).
 func loadBulk(dir string, m *snapshots.Manifest) (*snapshotBulk, error) {
 	l, err := bulk.Load(dir, m)
 	if err != nil {
 		return nil, err
 	}
-	sb := &snapshotBulk{index: l.Index, files: map[string]*bulkFile{}}
+	sb := &snapshotBulk{loaded: l, files: map[string]*bulkFile{}}
 	for name, f := range l.Files {
 		tier, err := access.ParseTier(f.Kind.Tier)
 		if err != nil {
 			return nil, err
 		}
-		sum, _ := hex.DecodeString(f.SHA256)
-		ssum := sha256.Sum256(f.Schema)
-		sb.files[name] = &bulkFile{LoadedFile: f, tier: tier, etag: []byte(`"` + f.SHA256 + `"`),
-			digest: []byte("sha-256=:" + base64.StdEncoding.EncodeToString(sum) + ":"), schemaETag: []byte(`"` + hex.EncodeToString(ssum[:]) + `"`)}
+		sb.files[name] = &bulkFile{LoadedFile: f, tier: tier}
 	}
 	return sb, nil
 }
@@ -147,10 +136,10 @@ func (s *Server) handleBulkList(r *request) (any, error) {
 		DownloadLimit: bulkDownloadLimit{PerMinute: s.downloads.PerMinute(), Per: "client address without a key, key with one"},
 		Notice:        bulk.TrademarkNotice, Items: []bulkItem{}}
 	sb := r.snap.bulkFiles()
-	if sb.index == nil {
+	if sb.loaded == nil || sb.loaded.Index == nil {
 		return p, nil
 	}
-	for _, f := range sb.index.Files {
+	for _, f := range sb.loaded.Index.Files {
 		bf := sb.files[f.Name]
 		it := bulkItem{Name: f.Name, Game: f.Game, Kind: f.Kind, Description: bf.Kind.Description, ContentType: "application/gzip",
 			Size: f.Size, SHA256: f.SHA256, Rows: f.Rows, UpdatedAt: m.BuiltAt,
@@ -163,25 +152,13 @@ func (s *Server) handleBulkList(r *request) (any, error) {
 
 // bulkFileOf returns the file a request names, or answers 404.
 func (s *Server) bulkFileOf(r *request) *bulkFile {
-	name := r.vars.list()[0]
 	sb := r.snap.bulkFiles()
-	if f := sb.files[name]; f != nil {
-		return f
+	f, err := sb.loaded.Lookup(r.vars.list()[0])
+	if err != nil {
+		s.writeError(r.ctx, err)
+		return nil
 	}
-	var names []string
-	if ix := sb.index; ix != nil {
-		for _, f := range ix.Files {
-			names = append(names, f.Name)
-		}
-	}
-	msg := "no bulk file " + strconv.Quote(name)
-	if len(names) > 0 {
-		msg += "; the files are " + strings.Join(names, ", ")
-	} else {
-		msg += "; this snapshot has none"
-	}
-	s.writeError(r.ctx, apperr.Errorf(apperr.ENOTFOUND, "%s", msg))
-	return nil
+	return sb.files[f.Name]
 }
 
 func (s *Server) handleBulkSchema(r *request) {
@@ -191,9 +168,9 @@ func (s *Server) handleBulkSchema(r *request) {
 	}
 	ctx := r.ctx
 	h := &ctx.Response.Header
-	h.SetCanonical(hdrETag, f.schemaETag)
+	h.SetCanonical(hdrETag, f.SchemaETag)
 	h.SetCanonical(hdrCacheControl, bulkCacheControl)
-	if inm := r.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, f.schemaETag) {
+	if inm := r.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, f.SchemaETag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
 		return
@@ -223,7 +200,7 @@ func (s *Server) handleBulkDownload(r *request) {
 		return
 	}
 	h := &ctx.Response.Header
-	h.SetCanonical(hdrETag, f.etag)
+	h.SetCanonical(hdrETag, f.ETag)
 	h.SetCanonical(hdrAcceptRanges, bytesUnit)
 	if f.tier == access.Playground {
 		h.SetCanonical(hdrCacheControl, bulkCacheControl)
@@ -231,13 +208,13 @@ func (s *Server) handleBulkDownload(r *request) {
 		h.SetCanonical(hdrCacheControl, bulkCacheControlPrivate)
 		h.SetCanonical(hdrVary, []byte("Authorization"))
 	}
-	if inm := r.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, f.etag) {
+	if inm := r.hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, f.ETag) {
 		s.writeAccessHeaders(ctx, r.caller, nil)
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
 		return
 	}
-	start, n, partial, err := bulkRange(&ctx.Request.Header, f.etag, f.Size)
+	start, n, partial, err := bulk.ParseRange(ctx.Request.Header.Peek("Range"), ctx.Request.Header.Peek("If-Range"), f.ETag, f.Size)
 	if err != nil {
 		h.Set("Content-Range", "bytes */"+strconv.FormatInt(f.Size, 10))
 		s.writeAccessHeaders(ctx, r.caller, nil)
@@ -293,7 +270,7 @@ func (s *Server) writeBulkHeaders(r *request, f *bulkFile, start, n int64, parti
 	h := &r.ctx.Response.Header
 	h.SetContentTypeBytes(mimeGzip)
 	h.Set("Content-Disposition", `attachment; filename="`+f.File.Path+`"`)
-	h.SetCanonical([]byte("Repr-Digest"), f.digest)
+	h.SetCanonical([]byte("Repr-Digest"), f.Digest)
 	h.Set("Last-Modified", bulkLastModified(r.snap.Manifest().BuiltAt))
 	if partial {
 		r.ctx.SetStatusCode(fasthttp.StatusPartialContent)
@@ -308,61 +285,6 @@ func bulkLastModified(builtAt string) string {
 		return ""
 	}
 	return t.UTC().Format(http.TimeFormat)
-}
-
-// bulkRange reads the request's Range (and If-Range) for a file of size
-// bytes whose strong ETag is etag: the first byte and the length to send,
-// and whether it is a part (206). A Range of another unit, or an If-Range
-// that does not match, is ignored (the whole file, 200); a bytes range no
-// byte satisfies, several ranges, or a malformed one is ERANGE (416).
-func bulkRange(h *fasthttp.RequestHeader, etag []byte, size int64) (start, n int64, partial bool, err error) {
-	rng := h.Peek("Range")
-	if len(rng) == 0 {
-		return 0, size, false, nil
-	}
-	if ir := h.Peek("If-Range"); len(ir) > 0 && !bytes.Equal(bytes.TrimSpace(ir), etag) {
-		return 0, size, false, nil // the file changed since the part the client has: all of it
-	}
-	spec, ok := bytes.CutPrefix(bytes.TrimSpace(rng), []byte("bytes="))
-	if !ok {
-		return 0, size, false, nil
-	}
-	bad := func(why string) (int64, int64, bool, error) {
-		return 0, 0, false, apperr.Errorf(apperr.ERANGE, "Range %q: %s (the file has %d bytes; one range of bytes=FIRST-[LAST] or bytes=-SUFFIX)", rng, why, size)
-	}
-	if bytes.IndexByte(spec, ',') >= 0 {
-		return bad("one range only")
-	}
-	first, last, ok := bytes.Cut(bytes.TrimSpace(spec), []byte("-"))
-	if !ok {
-		return bad("malformed")
-	}
-	if len(first) == 0 { // suffix: the last N bytes
-		k, err := strconv.ParseInt(string(last), 10, 64)
-		if err != nil || k <= 0 {
-			return bad("malformed suffix")
-		}
-		k = min(k, size)
-		if k == 0 {
-			return bad("the file is empty")
-		}
-		return size - k, k, true, nil
-	}
-	a, err := strconv.ParseInt(string(first), 10, 64)
-	if err != nil || a < 0 {
-		return bad("malformed first byte")
-	}
-	b := size - 1
-	if len(last) > 0 {
-		if b, err = strconv.ParseInt(string(last), 10, 64); err != nil || b < a {
-			return bad("malformed last byte")
-		}
-		b = min(b, size-1)
-	}
-	if a >= size {
-		return bad("starts after the end")
-	}
-	return a, b - a + 1, true, nil
 }
 
 // bulkStream is a download's body: a range of the file. fasthttp copies

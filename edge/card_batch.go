@@ -10,6 +10,7 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/apperr"
 	"github.com/cardedge/cardedge/catalog"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
@@ -95,11 +96,11 @@ func batchCost(r *request) (int, error) {
 }
 
 type batchPayload struct {
-	Profile  string         `json:"profile"`
-	Items    []cardGold     `json:"items"`
-	NotFound []string       `json:"not_found"`
-	Cost     int            `json:"cost"`
-	Summary  map[string]int `json:"summary"`
+	Profile  string             `json:"profile"`
+	Items    []pricing.CardGold `json:"items"`
+	NotFound []string           `json:"not_found"`
+	Cost     int                `json:"cost"`
+	Summary  map[string]int     `json:"summary"`
 }
 
 func handleBatch(r *request) (any, error) {
@@ -111,7 +112,7 @@ func handleBatch(r *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := batchPayload{Profile: b.Profile, Items: []cardGold{}, NotFound: jsontext.NonNil(notFound), Cost: max(1, len(cards))}
+	out := batchPayload{Profile: b.Profile, Items: []pricing.CardGold{}, NotFound: jsontext.NonNil(notFound), Cost: max(1, len(cards))}
 	for _, c := range cards {
 		g, err := r.cardGold(c)
 		if err != nil {
@@ -122,7 +123,7 @@ func handleBatch(r *request) (any, error) {
 		case "market":
 			includes = []string{"market_summary"}
 		case "full":
-			includes = includeNames
+			includes = pricing.IncludeNames
 		}
 		if len(includes) > 0 {
 			if g.Includes, err = r.cardIncludes(c, -1, includes); err != nil {

@@ -27,7 +27,7 @@ func handleCardGet(r *request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		*d = cardDetail{card: c, set: r.setOf(c), market: m}
+		*d = pricing.CardDetail{Card: c, Set: r.setOf(c), Market: m}
 	}
 	var buf [16]string // more than the includes there are
 	names := buf[:0]
@@ -36,8 +36,8 @@ func handleCardGet(r *request) (any, error) {
 		if n == "" {
 			continue
 		}
-		if !slices.Contains(includeNames, n) {
-			return nil, validationErrors{queryError("include", fmt.Sprintf("unknown include %q; allowed: %s", n, strings.Join(includeNames, ", ")), "enum", r.p.str("include"), nil)}
+		if !slices.Contains(pricing.IncludeNames, n) {
+			return nil, validationErrors{queryError("include", fmt.Sprintf("unknown include %q; allowed: %s", n, strings.Join(pricing.IncludeNames, ", ")), "enum", r.p.str("include"), nil)}
 		}
 		if !slices.Contains(names, n) {
 			names = append(names, n)
@@ -47,7 +47,7 @@ func handleCardGet(r *request) (any, error) {
 		if err := r.fillIncludes(&r.includes, c, finish, names); err != nil {
 			return nil, err
 		}
-		d.includes = &r.includes
+		d.Includes = &r.includes
 	}
 	return d, nil
 }
@@ -86,89 +86,19 @@ func (r *request) historyStart(lookback int) snapshots.Day {
 	return start
 }
 
-// cardIncludes are the optional subresources of card detail; only the
-// requested ones are present.
-type cardIncludes struct {
-	PriceHistory       *pricing.HistorySeries       `json:"price_history,omitempty"`
-	TVWAPHistory       *pricing.HistorySeries       `json:"tvwap_history,omitempty"`
-	TVWAPSlots         *pricing.SlotsInclude        `json:"tvwap_slots,omitempty"`
-	GradeMomentum      *pricing.MomentumInclude     `json:"grade_momentum,omitempty"`
-	RecentSales        *pricing.RecentSalesInclude  `json:"recent_sales,omitempty"`
-	MarketSummary      *analyticsPayload            `json:"market_summary,omitempty"`
-	GradeBreakdown     *pricing.BreakdownInclude    `json:"grade_breakdown,omitempty"`
-	PopulationOverview *pricing.PopulationInclude   `json:"population_overview,omitempty"`
-	GradingEconomics   *pricing.GradingEconomicsInc `json:"grading_economics,omitempty"`
-
-	summary analyticsPayload // MarketSummary points here: one allocation
-}
-
 // cardIncludes computes the named subresources of a card in printing finish
-// (-1: the base printing; see finishOf). History includes respect the
-// caller's history window.
-func (r *request) cardIncludes(c *snapshots.Card, finish int, names []string) (*cardIncludes, error) {
-	out := &cardIncludes{}
+// (-1: the base printing; see finishOf), in the caller's history window.
+func (r *request) cardIncludes(c *snapshots.Card, finish int, names []string) (*pricing.CardIncludes, error) {
+	out := &pricing.CardIncludes{}
 	if err := r.fillIncludes(out, c, finish, names); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// fillIncludes is cardIncludes into out, which it expects zero: each
-// include is pricing's analytics of the printing's series.
-func (r *request) fillIncludes(out *cardIncludes, c *snapshots.Card, finish int, names []string) error {
-	// Price and cumulative series are read only when an include needs them.
-	var series []snapshots.PriceSeries
-	var cum []snapshots.CumSeries
-	for _, name := range names {
-		if name == "recent_sales" || name == "market_summary" {
-			continue
-		}
-		var err error
-		if series, err = pricing.ReadSeries(r.snap.Reader, c, finish); err != nil {
-			return err
-		}
-		if cum, err = pricing.ReadCum(r.snap.Reader, c, finish); err != nil {
-			return err
-		}
-		break
-	}
-	asOf := r.snap.AsOf
-	for _, name := range names {
-		switch name {
-		case "price_history":
-			out.PriceHistory = pricing.NewHistorySeries(c, finish, snapshots.SeriesOf(series, snapshots.RawNearMint), r.historyStart(90), asOf, pricing.MethodFMV)
-		case "tvwap_history":
-			out.TVWAPHistory = pricing.NewHistorySeries(c, finish, snapshots.SeriesOf(series, snapshots.RawNearMint), r.historyStart(90), asOf, pricing.MethodTVWAP)
-		case "tvwap_slots":
-			out.TVWAPSlots = pricing.TVWAPSlots(series, asOf)
-		case "grade_momentum":
-			out.GradeMomentum = pricing.GradeMomentum(series, cum, asOf)
-		case "recent_sales":
-			sales, err := r.snap.Sales(c.Game, c.ID)
-			if err != nil {
-				return err
-			}
-			f := pricing.SaleFilter{To: asOf}
-			f.From, f.FromSet = r.windowStart()
-			if finish >= 0 {
-				f.Finish = pricing.OnePrinting(c, finish)
-			}
-			out.RecentSales = pricing.RecentSales(c, sales, f, 10)
-		case "market_summary":
-			if err := out.summary.read(r, c, finish, "1m"); err != nil {
-				return err
-			}
-			if err := out.summary.explain(r, c, finish); err != nil {
-				return err
-			}
-			out.MarketSummary = &out.summary
-		case "grade_breakdown":
-			out.GradeBreakdown = pricing.GradeBreakdown(series, cum, asOf)
-		case "population_overview":
-			out.PopulationOverview = pricing.PopulationOverview(cum, asOf)
-		case "grading_economics":
-			out.GradingEconomics = pricing.GradingEconomics(series, cum, asOf)
-		}
-	}
-	return nil
+// fillIncludes is cardIncludes into out, which it expects zero.
+func (r *request) fillIncludes(out *pricing.CardIncludes, c *snapshots.Card, finish int, names []string) error {
+	o := pricing.IncludeOptions{AsOf: r.snap.AsOf, HistoryStart: r.historyStart(90), Objects: r.snap.encoded[c.Game]}
+	o.SalesFrom, o.SalesFromSet = r.windowStart()
+	return out.Read(r.snap.Reader, c, finish, names, o)
 }

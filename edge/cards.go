@@ -1,18 +1,18 @@
 package edge
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/index/syntax"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/resolve"
 	"github.com/cardedge/cardedge/snapshots"
 )
 
 var languageEnum = []string{"en", "ja", "zh-cn", "zh-tw"}
-
-var includeNames = []string{"price_history", "tvwap_history", "tvwap_slots", "grade_momentum", "recent_sales",
-	"market_summary", "grade_breakdown", "population_overview", "grading_economics"}
 
 func gameParam() paramSpec {
 	return paramSpec{name: "game", kind: kString, maxLen: 32, doc: "Game; one of the snapshot's games, default the first (pokemon)."}
@@ -41,7 +41,7 @@ func (s *Server) registerCardRoutes() {
 	s.router.add(&route{method: "GET", pattern: "/api/v3/cards/{card_id}", name: "card_get", contract: "card-gold.v3", keyless: true, cacheable: true, hasGame: true,
 		summary: "Card detail", schema: "Card",
 		params: []paramSpec{
-			pStr("include", 256, "Comma list of subresources: "+strings.Join(includeNames, ", ")+"."),
+			pStr("include", 256, "Comma list of subresources: "+strings.Join(pricing.IncludeNames, ", ")+"."),
 			finishParam(),
 			gameParam(),
 		},
@@ -181,3 +181,57 @@ func parseCardFilter(p *params) (catalog.Filter, error) {
 		Q: strings.TrimSpace(p.str("q")), Markets: mks, Only: p.str("marketplace_mode") == "only",
 	}, nil
 }
+
+// The card payloads encode themselves (pricing.CardDetail,
+// pricing.CardAnalytics: AppendJSON, the bytes encoding/json writes without
+// reflection); render uses them as jsonAppenders.
+
+var (
+	_ jsonAppender = (*pricing.CardDetail)(nil)
+	_ jsonAppender = (*cardPage)(nil)
+	_ jsonAppender = (*pricing.CardAnalytics)(nil)
+)
+
+// cardPage is the card list payload: the bytes encoding/json writes for the
+// page[pricing.CardGold] of each card's pricing.NewCardGold (the type
+// schema.go documents), written straight from the cards as
+// pricing.CardDetail writes one. TestCardsList_Encoding compares the two.
+type cardPage struct {
+	snap                 *snapshot
+	cards                []*snapshots.Card
+	total, offset, limit int
+}
+
+// AppendJSON implements jsonAppender.
+func (p *cardPage) AppendJSON(b []byte) []byte {
+	n := 64
+	for _, c := range p.cards {
+		d := p.snap.cardDetail(c)
+		n += d.SizeHint()
+	}
+	b = slices.Grow(b, n)
+	b = append(b, `{"items":[`...)
+	for i, c := range p.cards {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		d := p.snap.cardDetail(c)
+		b = d.AppendJSON(b)
+	}
+	return appendPageEnd(b, p.total, p.offset, p.limit)
+}
+
+// appendPageEnd closes the items of a list payload (page) and writes its
+// total, offset and limit, as encoding/json writes them.
+func appendPageEnd(b []byte, total, offset, limit int) []byte {
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(offset), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(limit), 10)
+	return append(b, '}')
+}
+
+// MarshalJSON encodes the page as AppendJSON does.
+func (p *cardPage) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }

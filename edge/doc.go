@@ -21,27 +21,28 @@
 // other languages), pricing (quotes, current prices per source, a card's
 // market, its history, VWAP and include analytics, trending pages, volumes,
 // set values, shop listings, a card's market object with its provenance:
-// pricing.MarketObject), bulk (a snapshot's bulk files), collection
-// (collection imports), agent (the chat's agent and tools; its model is
-// Options.Model), and snapshots (the data). The payloads of most routes are
-// pricing's values; edge keeps the shapes of its own hot path (card detail,
-// the card and set lists, analytics: card_encode.go). Errors are apperr's
+// pricing.MarketObject; the card-gold.v3 card, card detail with its
+// includes and the analytics payload, which encode themselves), bulk (a
+// snapshot's bulk files), collection (collection imports), agent (the
+// chat's agent and tools; its model is Options.Model), and snapshots (the
+// data). The payloads of most routes are pricing's values; edge keeps the
+// list pages it encodes from its own per-snapshot data (the card list's
+// cardPage, the set list's items). Errors are apperr's
 // codes: errors.go answers them as error.v1 (apperr.HTTPStatus), and
 // apperr.FieldErrors and validationErrors as the 422 body.
 //
 // One file per resource or feature:
 //
-//	cards.go          the card routes' table and the card list (catalog.Cards)
-//	card_detail.go    card detail and its includes (pricing's analytics)
+//	cards.go          the card routes' table and the card list (catalog.Cards; its page copies the encoded cards)
+//	card_detail.go    card detail and its includes (pricing.CardDetail, pricing.CardIncludes in the caller's window)
 //	card_history.go   market-history, marketplace-sales, partner-history, price-history
 //	card_sales.go     sales and their signed cursors (pricing.SalePosition.Cursor)
-//	card_analytics.go analytics windows (also the market_summary include)
+//	card_analytics.go analytics windows (pricing.CardAnalytics, also the market_summary include)
 //	card_vwap.go      vwap
 //	card_batch.go     batch
-//	card_encode.go    the hand encoders of card payloads (byte for byte encoding/json; the includes', play's and market's are pricing's and resolve's)
 //	sets.go           sets, and the set list's items encoded once per snapshot
 //	market.go         trending, market volume, shop listings
-//	bulk.go           the bulk files' listing, downloads (ranges, validators) and schemas
+//	bulk.go           the bulk files' listing, downloads (tiers, limits, sendfile; bulk.ParseRange, the files' validators) and schemas
 //	search.go, quote.go, prices.go, sql.go, imports.go, chat.go, v2.go (pokemontcg.io's /v2: package pokemontcg)
 //	routes.go         the route table's registration, usage, openapi.json
 //	health.go         /health and /metrics
@@ -57,9 +58,8 @@
 // old one keeps serving; the old one is closed when its last request is
 // done. Before a snapshot serves, the edge builds its data of it
 // (Derivation): the catalog's views (catalog.Catalog), every card's object
-// encoded once (card_encode.go, with pricing.MarketObject's appender), which
-// card detail and the card list copy,
-// the set list's items encoded once, and the bulk files.
+// encoded once (pricing.EncodeCards), which card detail and the card list
+// copy, the set list's items encoded once, and the bulk files.
 //
 // It imports the standard library, fasthttp (and fasthttpadaptor),
 // apperr, snapshots, snapshots/gold, snapshots/jsontext, index,
@@ -79,9 +79,9 @@
 // routed request is pooled (serveRoute): a payload may live in it (card
 // detail's does) because it is encoded before serveRoute returns; a raw
 // handler, which may write after that (the chat streams), keeps its own.
-// The card payloads (card_encode.go) stay in this package with concrete
-// types: the pooled request embeds card detail's and the hot path calls
-// their appenders without an interface; the includes' values are pricing's,
-// which encode themselves (AppendJSON), as do the market object and the
-// play object (resolve.AppendPlay).
+// The card payloads are pricing's and encode themselves (AppendJSON: card
+// detail, its includes, the market object; the play object is
+// resolve.AppendPlay); the pooled request embeds card detail's
+// (pricing.CardDetail, pricing.CardIncludes), so the hot path allocates
+// none of them.
 package edge

@@ -18,7 +18,7 @@ func TestCardDetail_PriceReason(t *testing.T) {
 	}
 	var unpriced string
 	for _, c := range cards {
-		if priced, known := snap.encoded["pokemon"].priced(c.Ordinal); known && !priced && c.SalesAll > 0 {
+		if priced, known := snap.encoded["pokemon"].Priced(c.Ordinal); known && !priced && c.SalesAll > 0 {
 			unpriced = c.ID
 			break
 		}

@@ -14,9 +14,9 @@ import (
 // document derives its response schemas from them by reflection (package
 // schema), so the published shapes are the ones the handlers encode.
 var payloadTypes = map[string]any{
-	"cards_list":             page[cardGold]{},
-	"card_get":               cardGold{},
-	"card_analytics":         analyticsPayload{},
+	"cards_list":             page[pricing.CardGold]{},
+	"card_get":               pricing.CardGold{},
+	"card_analytics":         pricing.CardAnalytics{},
 	"card_market_history":    pricing.MarketHistory{},
 	"card_marketplace_sales": pricing.MarketplaceSales{},
 	"card_price_history":     pricing.PriceHistory{},

@@ -58,7 +58,7 @@ func parseQ(p *params) (*syntax.Query, error) {
 }
 
 type searchItem struct {
-	Card       cardGold            `json:"card"`
+	Card       pricing.CardGold    `json:"card"`
 	Score      float64             `json:"score"`
 	Highlights map[string][]string `json:"highlights"`
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/cardedge/cardedge/edge/connguard"
 	"github.com/cardedge/cardedge/live"
 	cardmcp "github.com/cardedge/cardedge/mcp"
+	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/valyala/fasthttp"
 )
@@ -455,8 +456,8 @@ type request struct {
 
 	// Card detail's payload, here so that a pooled request carries its
 	// storage (the payload is encoded before the request is reused).
-	detail   cardDetail
-	includes cardIncludes
+	detail   pricing.CardDetail
+	includes pricing.CardIncludes
 }
 
 // putRequest clears req (a pooled request keeps no snapshot or body alive)

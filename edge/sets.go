@@ -67,11 +67,11 @@ type setGold struct {
 }
 
 type setMore struct {
-	PricedCards    int        `json:"priced_cards"`
-	ValueUSD       float64    `json:"value_usd"`
-	MedianPriceUSD *float64   `json:"median_price_usd"`
-	TopCards       []cardGold `json:"top_cards"`
-	PriceBasis     string     `json:"price_basis"`
+	PricedCards    int                `json:"priced_cards"`
+	ValueUSD       float64            `json:"value_usd"`
+	MedianPriceUSD *float64           `json:"median_price_usd"`
+	TopCards       []pricing.CardGold `json:"top_cards"`
+	PriceBasis     string             `json:"price_basis"`
 }
 
 func intOrNil(n int) *int {
@@ -196,7 +196,7 @@ func handleSetGet(r *request) (any, error) {
 	}
 	g := newSetGold(s)
 	g.Extra = &setMore{PricedCards: agg.Totals.PricedCards, ValueUSD: snapshots.USD(agg.Totals.ValueCents), MedianPriceUSD: snapshots.USDOrNil(agg.Totals.MedianPriceCents),
-		TopCards: make([]cardGold, 0, len(top)), PriceBasis: pricing.PriceBasisSetFMV}
+		TopCards: make([]pricing.CardGold, 0, len(top)), PriceBasis: pricing.PriceBasisSetFMV}
 	for _, c := range top {
 		cg, err := r.cardGold(c)
 		if err != nil {

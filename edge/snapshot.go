@@ -40,10 +40,10 @@ type snapshot struct {
 	// catalog holds the per-game sorted views of the catalog and the sets
 	// (the card list's orders, the set list's, top cards, set trending).
 	catalog *catalog.Catalog
-	// encoded holds each game's cards encoded (card_encode.go) and setItems
+	// encoded holds each game's cards encoded (pricing.CardObjects) and setItems
 	// each game's set list items in every order (sets.go), built by warm
 	// and read-only after.
-	encoded  map[string]*encodedCards
+	encoded  map[string]*pricing.CardObjects
 	setItems map[string]*setItems
 	// bulk is the bulk files (bulk.go), loaded by warm.
 	bulk *snapshotBulk
@@ -60,13 +60,13 @@ func (s *snapshot) warm(meter *snapshots.Meter) error {
 	if s.bulk, err = loadBulk(s.Dir(), s.Manifest()); err != nil {
 		return err
 	}
-	s.encoded, s.setItems = map[string]*encodedCards{}, map[string]*setItems{}
+	s.encoded, s.setItems = map[string]*pricing.CardObjects{}, map[string]*setItems{}
 	for _, game := range s.Manifest().Games {
 		o, err := s.catalog.Cards(game)
 		if err != nil {
 			return fmt.Errorf("card orders of %s: %w", game, err)
 		}
-		if s.encoded[game], err = encodeCards(o.All(), s.setOf, func(c *snapshots.Card) (*pricing.MarketObject, error) {
+		if s.encoded[game], err = pricing.EncodeCards(o.All(), s.setOf, func(c *snapshots.Card) (*pricing.MarketObject, error) {
 			meter.Tick()
 			return pricing.DefaultMarketObject(s.Reader, c)
 		}); err != nil {
@@ -89,10 +89,10 @@ func (s *snapshot) setOf(c *snapshots.Card) *snapshots.Set {
 }
 
 // cardDetail returns the card detail payload of c, without includes, from
-// its encoded object (encodedCards).
-func (s *snapshot) cardDetail(c *snapshots.Card) cardDetail {
-	if obj := s.encoded[c.Game].object(c.Ordinal); obj != nil {
-		return cardDetail{card: c, object: obj}
+// its encoded object (pricing.CardObjects).
+func (s *snapshot) cardDetail(c *snapshots.Card) pricing.CardDetail {
+	if obj := s.encoded[c.Game].Object(c.Ordinal); obj != nil {
+		return pricing.CardDetail{Card: c, Object: obj}
 	}
 	// Not warmed: encoded per request.
 	m, err := pricing.DefaultMarketObject(s.Reader, c)
@@ -100,5 +100,5 @@ func (s *snapshot) cardDetail(c *snapshots.Card) cardDetail {
 		mm := pricing.NewMarketObject(c, pricing.NewMarketView(nil, snapshots.BasePrinting(c), c.PriceDay))
 		m = &mm
 	}
-	return cardDetail{card: c, set: s.setOf(c), market: m}
+	return pricing.CardDetail{Card: c, Set: s.setOf(c), Market: m}
 }

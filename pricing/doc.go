@@ -3,9 +3,11 @@
 // partner, observed, and the sources' files tcgplayer, cardmarket,
 // pricecharting; never blended), where each price comes from (Provenance,
 // Origin), a card's market in a printing as every card view shows it
-// (MarketView, and REST's market object MarketObject), its history (sales per day, per
-// marketplace, the partner's days, a printing and grade's price series,
-// VWAP), the analytics of card detail's includes, the trending rankings,
+// (MarketView, and REST's market object MarketObject), REST's card
+// (card-gold.v3: CardGold, and card detail, CardDetail, with its includes,
+// CardIncludes), its history (sales per day, per marketplace, the
+// partner's days, a printing and grade's price series, VWAP), the analytics
+// of card detail's includes and of a window (CardAnalytics), the trending rankings,
 // the market's and a set's volume over time, a set's value, shop listings,
 // and the sale row every sales listing shows. REST (edge), the MCP tools
 // (mcp), the dashboard (web) and the agent (agent) call it, so a card is
@@ -16,14 +18,17 @@
 // SetBreakdown, the includes, ...). Their type names are the schema names
 // the OpenAPI document publishes (edge reflects them): rename one and the
 // document and the generated clients change. The values of card detail's
-// hot path encode themselves (MarketObject, FinishMarket and the includes:
-// AppendJSON, byte for byte what encoding/json writes, without reflection);
-// change a type and its appender together.
+// hot path encode themselves (CardDetail, MarketObject, FinishMarket,
+// CardIncludes and the includes, CardAnalytics: AppendJSON, byte for byte
+// what encoding/json writes for CardGold and the others, without
+// reflection); change a type and its appender together. EncodeCards
+// encodes every card's object of a game once (CardObjects: the edge does it
+// when a snapshot opens), so that card detail and the card list copy bytes.
 //
 // It imports the standard library, apperr, estimate, snapshots,
 // snapshots/jsontext, index (folding names, SearchActive's scan), live (the view of an open
 // snapshot), resolve (a quote and a prices call first resolve their
-// references) and jsonschema (a quote describes its JSON); never the access
+// references; a card's play object) and jsonschema (a quote describes its JSON); never the access
 // layer (callers charge and clamp) nor a transport.
 //
 // # Printings

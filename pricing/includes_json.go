@@ -8,10 +8,9 @@ import (
 
 // The includes encode themselves, as MarketObject does: AppendJSON writes
 // the bytes encoding/json (SetEscapeHTML(false)) writes for the value,
-// field for field in declaration order, without reflection (the edge's card
-// detail calls them; its TestCardDetail_AppendJSON compares every include
-// of every card of a tiny snapshot, TestIncludes_AppendJSON here made-up
-// ones). Change a type and its appender together. NaN and infinities are
+// field for field in declaration order, without reflection (CardDetail
+// calls them; TestCardDetail_AppendJSON compares every include of every
+// card of a tiny snapshot, TestIncludes_AppendJSON made-up ones). Change a type and its appender together. NaN and infinities are
 // null (encoding/json refuses them); no include computes either.
 
 // AppendJSON writes h as encoding/json does.

@@ -12,7 +12,7 @@ import (
 // names a finish), what stands behind it and where it comes from, and every
 // printing's price in by_finish. The edge encodes the default object of
 // every card once per snapshot, with AppendJSON (byte for byte what
-// encoding/json writes; edge's TestCardDetail_AppendJSON compares them).
+// encoding/json writes; TestCardDetail_AppendJSON compares them).
 
 // MarketObject is a card's market.
 type MarketObject struct {

@@ -5,6 +5,8 @@
 //
 // It also holds the nullness helpers of reflected payloads (NonNil, StrOrNil:
 // null.go), so that the JSON shapes of every payload come from one place.
+// Marshal is encoding/json itself as the payloads use it (no HTML
+// escaping, no trailing newline): the appenders' tests' reference.
 //
 // It imports only the standard library.
 //
