@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"net/url"
 	"testing"
 	"time"
 
@@ -59,4 +60,37 @@ func BenchmarkMatchSyntax(b *testing.B) {
 		b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		percentiles(b, "MatchSyntax", lat)
 	})
+}
+
+// BenchmarkSearchHTTP runs GET /api/v3/search?limit=25 through the whole
+// uncached edge (front door, access layer, query parse, Index.Search,
+// hydrate and render of 25 cards, ETag) over an in-memory listener, one
+// request at a time, over the plain-word and the syntax queries (the HTTP
+// search workload's requests): p50/p99 per request, allocations, the
+// process CPU per request (client and server both live in this process)
+// and the bytes per response.
+//
+//	go test ./bench -run '^$' -bench SearchHTTP -benchtime 2000x -benchmem -cpuprofile /tmp/search.pprof
+func BenchmarkSearchHTTP(b *testing.B) {
+	forEachSnapshot(b, func(b *testing.B, e *snapEnv) {
+		e.startEdge(b)
+		for _, kind := range []struct {
+			name string
+			qs   []gameQuery
+		}{{"plain", e.queries}, {"syntax", e.syntaxQueries}} {
+			b.Run(kind.name, func(b *testing.B) {
+				paths := make([]string, len(kind.qs))
+				for i, q := range kind.qs {
+					paths[i] = searchPath(q)
+				}
+				benchPaths(b, e, paths[:200], paths, "GET /api/v3/search "+kind.name+" (uncached)")
+			})
+		}
+	})
+}
+
+// searchPath is the request of one search query as cardbench's HTTP search
+// workload sends it (limit 25).
+func searchPath(q gameQuery) string {
+	return "/api/v3/search?q=" + url.QueryEscape(q.q) + "&limit=25&game=" + url.QueryEscape(q.game)
 }

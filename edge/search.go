@@ -3,11 +3,14 @@ package edge
 import (
 	"errors"
 	"math"
+	"slices"
+	"strconv"
 
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/index/syntax"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext"
 )
 
 func (s *Server) registerSearchRoutes() {
@@ -106,36 +109,31 @@ func handleSearch(r *request) (any, error) {
 		}
 		hits, total, lowerBound = act.Hits, act.Total, act.LowerBound
 	}
-	items := make([]searchItem, 0, len(hits))
+	// Each card is copied from its object encoded when the snapshot opened
+	// (snapshot.cardDetail): no market read and no reflection per hit.
+	pg := &searchPage{Query: p.str("q"), Sort: p.str("sort"), Total: total, TotalIsLowerBound: lowerBound,
+		Offset: p.int("offset"), Limit: p.int("limit"), items: make([]searchPageItem, 0, len(hits))}
 	for _, h := range hits {
 		c, err := r.snap.Card(r.game, h.CardID)
 		if err != nil {
 			continue // the index and the catalog come from one snapshot; never expected
 		}
-		hl := h.Highlights
-		if hl == nil {
-			hl = map[string][]string{}
-		}
-		cg, err := r.cardGold(c)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, searchItem{Card: cg, Score: snapshots.Round2(h.Score), Highlights: hl})
+		pg.items = append(pg.items, searchPageItem{card: r.snap.cardDetail(c), score: snapshots.Round2(h.Score), highlights: h.Highlights})
 	}
-	var hints []index.Hint
 	if total == 0 && parsed.Structured() {
 		// Say which field value keeps the query from matching (issue 34).
-		if hints, err = r.snap.Index.Hints(r.ctx, r.game, parsed.Filter()); err != nil {
+		if pg.Hints, err = r.snap.Index.Hints(r.ctx, r.game, parsed.Filter()); err != nil {
 			return nil, err
 		}
 	}
-	return searchPayload{
-		Query: p.str("q"), Sort: p.str("sort"), Items: items, Total: total, TotalIsLowerBound: lowerBound,
-		Offset: p.int("offset"), Limit: p.int("limit"), Hints: hints,
-		Note: "relevance = text relevance boosted by popularity; highlights mark matched text with <mark>",
-	}, nil
+	return pg, nil
 }
 
+// searchNote is the search payload's note.
+const searchNote = "relevance = text relevance boosted by popularity; highlights mark matched text with <mark>"
+
+// searchPayload is the search route's payload as the OpenAPI document
+// describes it (schema.go); searchPage writes the same bytes.
 type searchPayload struct {
 	Query             string       `json:"query"`
 	Sort              string       `json:"sort"`
@@ -149,6 +147,101 @@ type searchPayload struct {
 	// value, say which values the field has (index.Hints); left out
 	// otherwise.
 	Hints []index.Hint `json:"hints,omitempty"`
+}
+
+// searchPage is the search payload encoded without reflection: the bytes
+// encoding/json writes for the searchPayload of the same hits (see
+// jsonAppender; TestSearch_Encoding compares the two), each card copied
+// from its encoded object.
+type searchPage struct {
+	Query, Sort          string
+	Total, Offset, Limit int
+	TotalIsLowerBound    bool
+	Hints                []index.Hint
+	items                []searchPageItem
+}
+
+// searchPageItem is one hit: its card, its rounded score and its
+// highlights (nil: none).
+type searchPageItem struct {
+	card       pricing.CardDetail
+	score      float64
+	highlights map[string][]string
+}
+
+var _ jsonAppender = (*searchPage)(nil)
+
+// AppendJSON implements jsonAppender.
+func (pg *searchPage) AppendJSON(b []byte) []byte {
+	n := 256
+	for i := range pg.items {
+		n += pg.items[i].card.SizeHint() + 64
+		for _, frags := range pg.items[i].highlights {
+			for _, f := range frags {
+				n += len(f) + 16
+			}
+		}
+	}
+	b = slices.Grow(b, n)
+	b = append(b, `{"query":`...)
+	b = jsontext.AppendStr(b, pg.Query)
+	b = append(b, `,"sort":`...)
+	b = jsontext.AppendStr(b, pg.Sort)
+	b = append(b, `,"items":[`...)
+	for i := range pg.items {
+		it := &pg.items[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"card":`...)
+		b = it.card.AppendJSON(b)
+		b = append(b, `,"score":`...)
+		b = jsontext.AppendNumber(b, it.score)
+		b = append(b, `,"highlights":`...)
+		b = appendHighlights(b, it.highlights)
+		b = append(b, '}')
+	}
+	b = append(b, `],"total":`...)
+	b = strconv.AppendInt(b, int64(pg.Total), 10)
+	b = append(b, `,"total_is_lower_bound":`...)
+	b = strconv.AppendBool(b, pg.TotalIsLowerBound)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(pg.Offset), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(pg.Limit), 10)
+	b = append(b, `,"note":`...)
+	b = jsontext.AppendStr(b, searchNote)
+	if len(pg.Hints) > 0 { // rare (no match): encoding/json's own bytes
+		if hints, err := jsontext.Marshal(pg.Hints); err == nil { // strings only: cannot fail
+			b = append(b, `,"hints":`...)
+			b = append(b, hints...)
+		}
+	}
+	return append(b, '}')
+}
+
+// appendHighlights writes a hit's highlights as encoding/json writes the
+// map: keys in order, nil as {}.
+func appendHighlights(b []byte, hl map[string][]string) []byte {
+	if len(hl) == 0 {
+		return append(b, "{}"...)
+	}
+	var keysBuf [8]string
+	keys := keysBuf[:0]
+	for k := range hl {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsontext.AppendStr(b, k)
+		b = append(b, ':')
+		b = jsontext.AppendStrs(b, hl[k])
+	}
+	return append(b, '}')
 }
 
 // handleLookup is the typeahead (index.LookupAnswer: no card read, no

@@ -182,7 +182,7 @@ func (ix *Index) SearchPasses(ctx context.Context, r SearchRequest) ([]SearchRes
 	}
 	var out []SearchResult
 	for _, sel := range append(plan.narrow, nil) {
-		res, err := ix.rank(ctx, ix.searchQuery(r, plan.relevance, sel), order, r.Limit, r.Offset, false)
+		res, err := ix.rank(ctx, ix.searchQuery(r, plan.relevance, sel, nil), order, r.Limit, r.Offset, false)
 		if err != nil {
 			return nil, err
 		}
@@ -250,3 +250,7 @@ var AppendUSDOrNull = appendUSDOrNull
 func EmptyLookupAnswer(q string, limit int) *LookupAnswer {
 	return &LookupAnswer{query: q, limit: limit}
 }
+
+// SetFilterBits turns the bitmap filters of the search syntax on or off
+// (on after Open), so that tests compare the two ways.
+func (ix *Index) SetFilterBits(on bool) { ix.noFilterBits = !on }

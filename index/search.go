@@ -59,6 +59,10 @@ type Index struct {
 	gameCards []int
 	// sets are the sets' values of the syntax's set fields (setfacts.go).
 	sets []setFacts
+	// fbits runs the syntax's filters as bitmaps (filterbits.go); nil when
+	// docRow is. noFilterBits turns it off (tests compare the two ways).
+	fbits        *filterBits
+	noFilterBits bool
 }
 
 // Open opens the index Build wrote into dir, read-only. Errors wrap
@@ -95,6 +99,7 @@ func Open(dir string) (*Index, error) {
 		bi.Close()
 		return nil, fmt.Errorf("index: open %s: %w", dir, err)
 	}
+	ix.fbits = newFilterBits(ix)
 	return ix, nil
 }
 
@@ -289,6 +294,19 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 	if err != nil {
 		return SearchResult{}, searchErr(ctx, err)
 	}
+	// The syntax's filters and the request's run as one bitmap
+	// (filterbits.go); without text, in relevance order, the page comes
+	// straight from it.
+	var set docSet
+	if r.Query != nil && r.Query.Structured() && ix.fbits != nil && !ix.noFilterBits {
+		gi := ix.t.gameIdx[r.Game]
+		if set, err = ix.filterSet(ctx, gi, r); err != nil {
+			return SearchResult{}, searchErr(ctx, err)
+		}
+		if plan.relevance == nil && (r.Sort == "" || r.Sort == SortRelevance) && r.MinPriceCents < 0 && r.MaxPriceCents < 0 {
+			return ix.rankSet(gi, set, r), nil
+		}
+	}
 	// A page highlights its hits as it ranks them; a collapsed window
 	// would highlight hits it drops, so its page is highlighted after.
 	size, from, highlight := r.Limit, r.Offset, plan.relevance != nil
@@ -299,7 +317,7 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 	// term, then all terms but one, then (the broad pass) any term.
 	var res *bleve.SearchResult
 	for _, sel := range append(plan.narrow, nil) {
-		res, err = ix.rank(ctx, ix.searchQuery(r, plan.relevance, sel), order, size, from, highlight)
+		res, err = ix.rank(ctx, ix.searchQuery(r, plan.relevance, sel, set), order, size, from, highlight)
 		if err != nil {
 			return SearchResult{}, err
 		}
@@ -348,9 +366,10 @@ func (ix *Index) Search(ctx context.Context, r SearchRequest) (SearchResult, err
 // searchQuery is the whole query of r: the text's relevance query (nil:
 // every card of the game, in popularity order), restricted to the cards
 // sel selects (nil: no restriction) and to r's filters (the syntax
-// filter of r.Query among them), with the price filter and the popularity
-// boost around it.
-func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.Query {
+// filter of r.Query among them; or, when set is not nil, to set, which
+// holds them all), with the price filter and the popularity boost around
+// it.
+func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query, set docSet) query.Query {
 	// filters select without weighing: sel, the syntax's terms, the
 	// request's filters.
 	var filters []query.Query
@@ -358,8 +377,12 @@ func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.
 		filters = append(filters, sel)
 	}
 	structured := r.Query != nil && r.Query.Structured()
+	if set != nil {
+		filters = append(filters, docSetQuery{set})
+		r.Language, r.SetID, r.Rarity, r.Variant = "", "", "", ""
+	}
 	var negated []query.Query // the syntax's negated conjuncts
-	if structured {
+	if structured && set == nil {
 		var pos []query.Query
 		pos, negated = ix.filterQueries(r.Query.Filter())
 		filters = append(filters, pos...)
@@ -385,6 +408,9 @@ func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.
 		// orders the cards, as it orders them under the game term's equal
 		// scores below.
 		q = query.NewConjunctionQuery(append([]query.Query{termQ(fGame, r.Game, 0)}, filters...))
+		if set != nil { // set holds the game's cards only
+			q = query.NewConjunctionQuery(filters)
+		}
 		if len(negated) > 0 {
 			q = query.NewBooleanQuery([]query.Query{q}, nil, negated)
 		}
@@ -394,6 +420,9 @@ func (ix *Index) searchQuery(r SearchRequest, relevance, sel query.Query) query.
 		// Without text, the game term scores every card alike (a keyword
 		// field of one value) and the popularity boost orders them.
 		main, conj := relevance, []query.Query{selectOnly{termQ(fGame, r.Game, 0)}}
+		if set != nil { // set holds the game's cards only
+			conj = nil
+		}
 		if relevance == nil {
 			main, conj = termQ(fGame, r.Game, 1), nil
 		}

@@ -33,10 +33,10 @@ func TestLookupFigs_Check(t *testing.T) {
 		lf   *LookupFigs
 		ok   bool
 	}{
-		{"OK", fig(4998, 2, 0), true},
-		{"ErrSlow", fig(5000, 6, 0), false},
-		{"ErrBehind", fig(4800, 2, 0), false},
-		{"ErrErrors", fig(5000, 2, 1), false},
+		{"OK", fig(4998, 0.9, 0), true},
+		{"ErrSlow", fig(5000, 1.2, 0), false},
+		{"ErrBehind", fig(4800, 0.9, 0), false},
+		{"ErrErrors", fig(5000, 0.9, 1), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, found := tc.lf.check()
@@ -49,20 +49,22 @@ func TestLookupFigs_Check(t *testing.T) {
 
 func TestSearchFigs_Checks(t *testing.T) {
 	kind := func(name string, rps, p99 float64, errs int64) *SearchKind {
-		return &SearchKind{Kind: name, Result: &Result{Figures: load.Figures{RPS: rps, P99Ms: p99, Errors: errs}}}
+		return &SearchKind{Kind: name, Result: &Result{Figures: load.Figures{RPS: rps, P99Ms: p99, Errors: errs, ServerCPUUsPerReq: 500}}}
 	}
+	costly := func(k *SearchKind) *SearchKind { k.Result.ServerCPUUsPerReq = 600; return k }
 	figs := func(preset string, plain, syn *SearchKind) *SearchFigs {
 		return &SearchFigs{Preset: preset, OfferedRPS: 300, Kinds: []*SearchKind{plain, syn}}
 	}
 	for _, tc := range []struct {
 		name string
 		sf   *SearchFigs
-		ok   []bool // default: plain <= 10 ms, syntax <= 10 ms; then syntax / plain <= 2
+		ok   []bool // default: p99 plain, syntax <= 3 ms; CPU plain, syntax <= 550 us; then syntax / plain <= 2
 	}{
-		{"OK", figs("default", kind(searchPlain, 300, 4, 0), kind(searchSyntax, 299, 6, 0)), []bool{true, true, true}},
-		{"ErrSlowSyntax", figs("default", kind(searchPlain, 300, 4, 0), kind(searchSyntax, 300, 11, 0)), []bool{true, false, false}},
-		{"ErrBehind", figs("default", kind(searchPlain, 250, 4, 0), kind(searchSyntax, 300, 4, 0)), []bool{false, true, false}},
-		{"ErrErrors", figs("default", kind(searchPlain, 300, 4, 0), kind(searchSyntax, 300, 4, 2)), []bool{true, false, false}},
+		{"OK", figs("default", kind(searchPlain, 300, 1.5, 0), kind(searchSyntax, 299, 2.5, 0)), []bool{true, true, true, true, true}},
+		{"ErrSlowSyntax", figs("default", kind(searchPlain, 300, 1.5, 0), kind(searchSyntax, 300, 3.5, 0)), []bool{true, false, true, true, false}},
+		{"ErrCostlyPlain", figs("default", costly(kind(searchPlain, 300, 1.5, 0)), kind(searchSyntax, 300, 2, 0)), []bool{true, true, false, true, true}},
+		{"ErrBehind", figs("default", kind(searchPlain, 250, 1, 0), kind(searchSyntax, 300, 1, 0)), []bool{false, true, false, true, false}},
+		{"ErrErrors", figs("default", kind(searchPlain, 300, 1, 0), kind(searchSyntax, 300, 1, 2)), []bool{true, false, true, false, false}},
 		{"LargeOK", figs("large", kind(searchPlain, 300, 12, 0), kind(searchSyntax, 300, 20, 0)), []bool{true}},
 		{"ErrLarge", figs("large", kind(searchPlain, 300, 5, 0), kind(searchSyntax, 300, 11, 0)), []bool{false}},
 	} {

@@ -393,9 +393,10 @@ func (h *harness) printLookup() {
 	}
 }
 
-// lookupCheck is issue 5's HTTP target: the uncached edge's p99 at the
-// offered rate, which it must have kept up with (achieved within 1% of
-// offered, no errors).
+// check is the HTTP lookup target: the uncached edge's p99 at the offered
+// rate within 1 ms (issue 35; issue 5 asked 5 ms), beside the ceiling's
+// on the same schedule; the edge must have kept up with the rate
+// (achieved within 1% of offered, no errors).
 func (lf *LookupFigs) check() (Check, bool) {
 	for _, r := range lf.Results {
 		if r.Target != "cardedge uncached" {
@@ -408,11 +409,15 @@ func (lf *LookupFigs) check() (Check, bool) {
 			also += fmt.Sprintf("; p99 %.2fx the ceiling's; CPU per request %.1f us, %.2fx the ceiling's", r.VsCeiling.P99, r.ServerCPUUsPerReq,
 				load.Ratio(r.ServerCPUUsPerReq, lf.ref("ceiling")))
 		}
-		return Check{Name: "HTTP lookup p99, uncached edge, >= 5,000 req/s", Want: "<= 5", Unit: "ms", Got: r.P99Ms,
-			OK: r.P99Ms <= 5 && kept && lf.OfferedRPS >= 5000, Also: also}, true
+		return Check{Name: "HTTP lookup p99, uncached edge, >= 5,000 req/s", Want: fmt.Sprintf("<= %g", lookupP99TargetMs), Unit: "ms", Got: r.P99Ms,
+			OK: r.P99Ms <= lookupP99TargetMs && kept && lf.OfferedRPS >= 5000, Also: also}, true
 	}
 	return Check{}, false
 }
+
+// lookupP99TargetMs is issue 35's HTTP lookup target (distinct prefixes at
+// 5,000 req/s).
+const lookupP99TargetMs = 1.0
 
 // ref returns the CPU per request of a reference target (0 when absent).
 func (lf *LookupFigs) ref(role string) float64 {
