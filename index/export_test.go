@@ -99,23 +99,11 @@ func (ix *Index) HotPrefixes(game string) int {
 }
 
 func (t *table) bruteLookup(game, q, language string, limit int) []Suggestion {
-	gi, ok := t.gameIdx[game]
+	l, ok := t.readLookup(game, q, language, limit)
 	if !ok {
 		return nil
 	}
-	g := &t.games[gi]
-	scope, ok := scopeOf(language)
-	if !ok {
-		return nil
-	}
-	if limit <= 0 {
-		limit = DefaultLookupLimit
-	}
-	limit = min(limit, TopK)
-	tn, in := normalizeText(q), normalizeID(q)
-	if tn == "" && in == "" {
-		return nil
-	}
+	g, scope, limit, tn, in := l.g, l.scope, l.limit, l.text, l.id
 	var res []Suggestion
 	seen := map[uint32]bool{}
 	for i := range g.exactEnt {

@@ -490,27 +490,31 @@ func refCompare(f syntax.Field, t syntax.Term, vals []string) bool {
 		}
 		return strings.Compare(a, b)
 	}
+	// The reference reads each operator as the signs of cmp(v, value) it
+	// admits, and a range as its two ends, each admitting equality unless
+	// exclusive: written apart from the index's switch, so that a slip in
+	// one shows against the other.
+	signs := map[syntax.Op][]int{
+		syntax.OpNe: {-1, 1}, syntax.OpLt: {-1}, syntax.OpLe: {-1, 0},
+		syntax.OpGt: {1}, syntax.OpGe: {0, 1},
+	}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	end := func(v, bound string, excl bool, want int) bool {
+		c := sign(cmp(v, bound))
+		return bound == "" || c == want || c == 0 && !excl
+	}
 	for _, v := range vals {
-		var ok bool
-		switch t.Op {
-		case syntax.OpRange:
-			r := t.Range
-			ok = (r.Lo == "" || cmp(v, r.Lo) > 0 || (!r.LoExcl && cmp(v, r.Lo) == 0)) &&
-				(r.Hi == "" || cmp(v, r.Hi) < 0 || (!r.HiExcl && cmp(v, r.Hi) == 0))
-		case syntax.OpNe:
-			ok = cmp(v, t.Value) != 0
-		case syntax.OpLt:
-			ok = cmp(v, t.Value) < 0
-		case syntax.OpLe:
-			ok = cmp(v, t.Value) <= 0
-		case syntax.OpGt:
-			ok = cmp(v, t.Value) > 0
-		case syntax.OpGe:
-			ok = cmp(v, t.Value) >= 0
-		default:
-			ok = cmp(v, t.Value) == 0
+		if t.Op == syntax.OpRange {
+			if end(v, t.Range.Lo, t.Range.LoExcl, 1) && end(v, t.Range.Hi, t.Range.HiExcl, -1) {
+				return true
+			}
+			continue
 		}
-		if ok {
+		admit, ok := signs[t.Op]
+		if !ok {
+			admit = []int{0}
+		}
+		if slices.Contains(admit, sign(cmp(v, t.Value))) {
 			return true
 		}
 	}

@@ -210,6 +210,33 @@ func (t *table) lookup(game, q, language string, limit int) []Suggestion {
 	return t.appendLookup(nil, game, q, language, limit)
 }
 
+// lookupRequest is a typeahead query read: the game's table, the language scope,
+// the limit clamped to 1..TopK, q normalized as text and as an id.
+type lookupRequest struct {
+	g        *gameTable
+	scope    int
+	limit    int
+	text, id string
+}
+
+// readLookup reads a lookup's request; false when it answers nothing (an
+// unknown game or language, or q empty once normalized).
+func (t *table) readLookup(game, q, language string, limit int) (lookupRequest, bool) {
+	gi, ok := t.gameIdx[game]
+	if !ok {
+		return lookupRequest{}, false
+	}
+	scope, ok := scopeOf(language)
+	if !ok {
+		return lookupRequest{}, false
+	}
+	if limit <= 0 {
+		limit = DefaultLookupLimit
+	}
+	l := lookupRequest{g: &t.games[gi], scope: scope, limit: min(limit, TopK), text: normalizeText(q), id: normalizeID(q)}
+	return l, l.text != "" || l.id != ""
+}
+
 // appendLookup appends the answer of one typeahead query to dst.
 //
 // Every source of candidates is a run already ranked at build time: the
@@ -220,26 +247,11 @@ func (t *table) lookup(game, q, language string, limit int) []Suggestion {
 // are then heap-ordered and popped until limit distinct entities are taken,
 // which gives the order of a full sort without paying for one.
 func (t *table) appendLookup(dst []Suggestion, game, q, language string, limit int) []Suggestion {
-	gi, ok := t.gameIdx[game]
+	l, ok := t.readLookup(game, q, language, limit)
 	if !ok {
 		return dst
 	}
-	g := &t.games[gi]
-	scope, ok := scopeOf(language)
-	if !ok {
-		return dst
-	}
-	if limit <= 0 {
-		limit = DefaultLookupLimit
-	}
-	if limit > TopK {
-		limit = TopK
-	}
-	tn := normalizeText(q)
-	in := normalizeID(q)
-	if tn == "" && in == "" {
-		return dst
-	}
+	g, scope, limit, tn, in := l.g, l.scope, l.limit, l.text, l.id
 	base := len(dst)
 	if cap(dst)-base < limit {
 		dst = slices.Grow(dst, limit)
