@@ -283,51 +283,30 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 		return nil, fmt.Errorf("no source has a day to build from (%s)", strings.Join(msgs, "; "))
 	}
 
-	// Map every day of every source onto the catalog.
+	// Map every day of every source onto the catalog: the newest day of
+	// each source from its raw day (all its numbers, its report), the
+	// older ones from their mapped days when the store keeps them (else
+	// mapped now from their raw day, and filed), oldest first.
 	cat := source.NewCatalog(cards, sets)
+	var key history.MappedKey
+	if store != nil {
+		var err error
+		if key, err = history.KeyOf(cat); err != nil {
+			return nil, err
+		}
+	}
 	acc := newAccumulator(asOf)
 	historyDays := opts.HistoryDays
 	if historyDays < 1 {
-		historyDays = 730
+		historyDays = DefaultHistoryDays
 	}
 	from := asOf - snapshots.Day(historyDays) + 1
 	for _, ls := range loaded {
 		if err := b.stage("map:" + ls.in.Source); err != nil {
 			return nil, err
 		}
-		days, err := b.daysOf(ctx, store, ls, from, asOf)
-		if err != nil {
+		if err := b.mapSource(ctx, store, key, cat, acc, ls, rates, from, asOf); err != nil {
 			return nil, err
-		}
-		var latest *source.Day
-		if n := len(days); n > 0 {
-			if latest, err = days[n-1](); err != nil {
-				return nil, err
-			}
-		}
-		for i, get := range days {
-			d := latest
-			if i < len(days)-1 {
-				if d, err = get(); err != nil {
-					return nil, err
-				}
-			}
-			obs, rep := ls.src.Map(d, latest, cat)
-			dropped := acc.add(ls.in.Source, d.Date, obs, rates)
-			for reason, n := range dropped {
-				rep.Reasons[reason] += n
-				rep.Observations -= n
-			}
-			if d == latest {
-				ls.status.LastDay = d.Date.String()
-				ls.status.Rows, ls.status.Matched, ls.status.Observations = rep.Read, rep.Matched(), rep.Observations
-				if ls.read != nil && ls.read.Date == d.Date {
-					if err := b.report(rep); err != nil {
-						return nil, err
-					}
-				}
-			}
-			ls.status.Days++
 		}
 		ls.status.Stale = ls.status.LastDay == "" || int(asOf-mustDay(ls.status.LastDay)) > snapshots.StaleAfterDays
 	}
@@ -390,28 +369,148 @@ func checkCreatedAt(ctx context.Context, store *history.Store, days []history.En
 	return nil
 }
 
-// daysOf returns a source's days to map, oldest first, as loaders (one day
-// in memory at a time): the store's days from from to to, or the day read.
-func (b *build) daysOf(ctx context.Context, store *history.Store, ls *loadedSource, from, to snapshots.Day) ([]func() (*source.Day, error), error) {
-	var out []func() (*source.Day, error)
-	if store == nil {
-		if ls.read != nil && ls.read.Date <= to {
-			d := ls.read
-			out = append(out, func() (*source.Day, error) { return d, nil })
-		}
-		return out, nil
-	}
+// DefaultHistoryDays is how many days of history a snapshot built from
+// sources holds by default (Options.HistoryDays).
+const DefaultHistoryDays = 730
+
+// kept reports whether an observation of a day other than its source's
+// newest is kept: its headline field (the source's history) and sales.
+// The other numbers of a day are quotes, and quotes are the newest day's.
+func kept(src string, o *source.Observation) bool {
+	return o.Field == source.FieldSale || headline(src, o.Field)
+}
+
+// mapSource maps a source's days from from to to into acc: the newest from
+// its raw day, the older ones from their mapped days (mapped now and filed
+// when the store has none).
+func (b *build) mapSource(ctx context.Context, store *history.Store, key history.MappedKey, cat *source.Catalog,
+	acc *accumulator, ls *loadedSource, rates *ecb.Rates, from, to snapshots.Day) error {
+	name := ls.in.Source
+	var days []history.Entry
 	for _, e := range ls.days {
-		if e.Date < from || e.Date > to {
-			continue
+		if e.Date >= from && e.Date <= to {
+			days = append(days, e)
 		}
-		e := e
-		if ls.read != nil && ls.read.Date == e.Date {
-			d := ls.read
-			out = append(out, func() (*source.Day, error) { return d, nil })
-			continue
-		}
-		out = append(out, func() (*source.Day, error) { return store.Get(ctx, e) })
 	}
-	return out, nil
+	var latest *source.Day
+	switch {
+	case store == nil:
+		if ls.read != nil && ls.read.Date <= to {
+			latest = ls.read
+		}
+	case len(days) > 0:
+		e := days[len(days)-1]
+		if ls.read != nil && ls.read.Date == e.Date {
+			latest = ls.read
+		} else {
+			var err error
+			if latest, err = store.Get(ctx, e); err != nil {
+				return err
+			}
+		}
+	}
+	if latest == nil {
+		return nil
+	}
+	var onFile map[snapshots.Day][]history.MappedEntry
+	if store != nil {
+		var err error
+		if onFile, err = store.MappedDays(ctx, name); err != nil {
+			return err
+		}
+	}
+	fromFile, mapped := 0, 0
+	for _, e := range days[:max(len(days)-1, 0)] {
+		obs, cached, err := b.olderDay(ctx, store, key, cat, ls, e, latest, onFile[e.Date])
+		if err != nil {
+			return err
+		}
+		if cached {
+			fromFile++
+		} else {
+			mapped++
+		}
+		acc.add(name, e.Date, obs, rates)
+		ls.status.Days++
+	}
+
+	obs, rep := ls.src.Map(latest, latest, cat)
+	dropped := acc.add(name, latest.Date, obs, rates)
+	for reason, n := range dropped {
+		rep.Reasons[reason] += n
+		rep.Observations -= n
+	}
+	ls.status.Days++
+	ls.status.LastDay = latest.Date.String()
+	ls.status.Rows, ls.status.Matched, ls.status.Observations = rep.Read, rep.Matched(), rep.Observations
+	if ls.read != nil && ls.read.Date == latest.Date {
+		if err := b.report(rep); err != nil {
+			return err
+		}
+	}
+	if store != nil {
+		// Tomorrow this day is an older one: file what it keeps.
+		e := days[len(days)-1]
+		if !mappedOnFile(onFile[e.Date], e, key) {
+			b.fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: keptOf(name, obs)}, onFile[e.Date])
+		}
+		b.progress.note(fmt.Sprintf("history: %s: %d older days read mapped, %d mapped from their raw day", name, fromFile, mapped))
+	}
+	return nil
+}
+
+// olderDay returns the kept observations of a source's older day e: from
+// its mapped day on file (cached), else mapped now with latest, the
+// source's newest day, and filed.
+func (b *build) olderDay(ctx context.Context, store *history.Store, key history.MappedKey, cat *source.Catalog, ls *loadedSource,
+	e history.Entry, latest *source.Day, onFile []history.MappedEntry) (obs []source.Observation, cached bool, err error) {
+	for _, me := range onFile {
+		if !me.Of(e, key) {
+			continue
+		}
+		m, err := store.GetMapped(ctx, me, e, key, cat)
+		if err == nil {
+			return m.Observations, true, nil
+		}
+		b.progress.note(fmt.Sprintf("history: %v; mapping the day again from its raw day", err))
+	}
+	d := ls.read
+	if d == nil || d.Date != e.Date {
+		if d, err = store.Get(ctx, e); err != nil {
+			return nil, false, err
+		}
+	}
+	all, _ := ls.src.Map(d, latest, cat)
+	obs = keptOf(ls.in.Source, all)
+	b.fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: obs}, onFile)
+	return obs, false, nil
+}
+
+func mappedOnFile(onFile []history.MappedEntry, e history.Entry, key history.MappedKey) bool {
+	for _, me := range onFile {
+		if me.Of(e, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileMapped files a mapped day; a failure is noted, not an error: the day
+// is mapped again from its raw day next time.
+func (b *build) fileMapped(ctx context.Context, store *history.Store, cat *source.Catalog, m *history.Mapped, onFile []history.MappedEntry) {
+	if _, _, err := store.PutMapped(ctx, m, cat, onFile); err != nil {
+		b.progress.note(fmt.Sprintf("history: %v (the day is mapped from its raw day until it is filed)", err))
+	}
+}
+
+// keptOf returns the observations of obs kept of a day that is not its
+// source's newest (kept), in their order.
+func keptOf(src string, obs []source.Observation) []source.Observation {
+	out := make([]source.Observation, 0, len(obs)/4)
+	for i := range obs {
+		if kept(src, &obs[i]) {
+			out = append(out, obs[i])
+		}
+	}
+	return out
 }

@@ -38,6 +38,14 @@ type Source interface {
 	Map(d, latest *Day, cat *Catalog) ([]Observation, *Report)
 }
 
+// MapVersion is the version of what the sources' Map make of a day. A day
+// mapped before and kept in the history store (its mapped observations,
+// history.Mapped) serves a build only when it was mapped with this version:
+// bump it with any change to a source's Map, or to the matching it uses,
+// that changes the observations of some day. TestMapVersion (package
+// builder) fails when the fixtures' observations change while it stays.
+const MapVersion = 1
+
 // ErrRefused marks an input refused as a whole: nothing of it is used.
 var ErrRefused = errors.New("refused")
 
