@@ -43,6 +43,11 @@ import (
 //   - Sold listings matched with confidence are verified sales of their
 //     marketplace (observed).
 
+// ErrAllRefused fails a build whose every source given was refused: the
+// live snapshot stays (rebuild from the store alone with a History and no
+// Sources).
+var ErrAllRefused = errors.New("every source given was refused: nothing new to build, the live snapshot stays")
+
 // sourcesByName are the sources --source names.
 var sourcesByName = map[string]source.Source{
 	source.Cardmarket:    cardmarket.Source{},
@@ -68,6 +73,16 @@ func SourceByName(name string) (source.Source, error) {
 		return nil, fmt.Errorf("unknown source %q; known: %s", name, strings.Join(SourceNames(), ", "))
 	}
 	return s, nil
+}
+
+// CheckInput checks a --source value before anything is read: a known
+// source and the options it takes.
+func CheckInput(in source.Input) error {
+	s, err := SourceByName(in.Source)
+	if err != nil {
+		return err
+	}
+	return in.CheckOptions(s.Options()...)
 }
 
 // provenanceName is the provenance name of a source's numbers.
@@ -281,6 +296,21 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 			msgs = append(msgs, ls.in.Source+": "+ls.status.Refused)
 		}
 		return nil, fmt.Errorf("no source has a day to build from (%s)", strings.Join(msgs, "; "))
+	}
+
+	// Every source given refused (files bad or unreachable): nothing new
+	// to build, and a new snapshot would only say yesterday's numbers again
+	// (a nightly job then fails, and publishes nothing).
+	if len(opts.Sources) > 0 {
+		var msgs []string
+		for _, ls := range loaded[:len(opts.Sources)] {
+			if ls.read == nil {
+				msgs = append(msgs, ls.in.Source+": "+ls.status.Refused)
+			}
+		}
+		if len(msgs) == len(opts.Sources) {
+			return nil, fmt.Errorf("%w: %s", ErrAllRefused, strings.Join(msgs, "; "))
+		}
 	}
 
 	// Map every day of every source onto the catalog: the newest day of

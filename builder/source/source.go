@@ -25,6 +25,9 @@ const (
 type Source interface {
 	// Name is the source's name (Cardmarket, TCGplayer ...).
 	Name() string
+	// Options are the key=value options of an Input it reads; Read
+	// refuses others (Input.CheckOptions).
+	Options() []string
 	// Read reads and validates one day of the source at in (a file,
 	// directory or URL, and the options of --source): all or nothing. A
 	// refused input is an error wrapping ErrRefused that says what is
