@@ -10,6 +10,41 @@ import (
 	"github.com/cardedge/cardedge/snapshots"
 )
 
+// How much history a snapshot keeps of the sources (docs/real-data.md,
+// "History at scale"): each source's headline series, and the price series
+// and partner feed rows made of them, have one point a day for the last
+// DailyDays days up to as_of, one a calendar week (Monday to Sunday) up to
+// WeeklyDays days before as_of, and one a calendar month before: the
+// latest of its day, week or month. A price series made of a feed keeps
+// only the points where its price changes, and its last (a day without a
+// point keeps the previous point's values). The partner feed rows
+// (SalePriceFeed) cover the last FeedRowDays days only. Sold listings
+// (observed sales) are kept whole.
+const (
+	DailyDays   = 30
+	WeeklyDays  = 182
+	FeedRowDays = 7
+)
+
+// week numbers the calendar weeks, Monday to Sunday (day 0, 1970-01-01,
+// was a Thursday).
+func week(d snapshots.Day) int { return (int(d) + 3) / 7 }
+
+// historyBucket returns the bucket of a source's point of day d in a
+// snapshot as of asOf: of the points of one bucket only the latest is
+// kept. Its day in the daily days, its week in the weekly ones, its month
+// before (the zone in the high bits keeps the buckets of zones apart).
+func historyBucket(d, asOf snapshots.Day) int64 {
+	switch age := int(asOf - d); {
+	case age < DailyDays:
+		return int64(d)
+	case age < WeeklyDays:
+		return 1<<40 | int64(week(d))
+	}
+	t := d.Time()
+	return 2<<40 | int64(t.Year())*12 + int64(t.Month())
+}
+
 // accumulator gathers the sources' observations, day after day (each
 // source's days oldest first), into each card's compact market: the newest
 // day's quotes per source, the headline fields' daily history, the
@@ -112,11 +147,17 @@ func (a *accumulator) add(src string, day snapshots.Day, obs []source.Observatio
 			s = &snapshots.SourceSeries{Source: prov, Field: o.Field, Finish: finish, Grade: o.Grade, Currency: conv.Currency}
 			ca.history[k] = s
 		}
-		if n := len(s.Points); n > 0 && s.Points[n-1].Day >= o.Day {
+		n := len(s.Points)
+		if n > 0 && s.Points[n-1].Day >= o.Day {
 			dropped[dropDuplicate]++ // two products of one printing: the first keeps the day
 			continue
 		}
-		s.Points = append(s.Points, snapshots.SourcePoint{Day: o.Day, Cents: conv.USDCents, Amount: conv.Amount, RateDay: conv.RateDay})
+		p := snapshots.SourcePoint{Day: o.Day, Cents: conv.USDCents, Amount: conv.Amount, RateDay: conv.RateDay}
+		if n > 0 && historyBucket(s.Points[n-1].Day, a.asOf) == historyBucket(o.Day, a.asOf) {
+			s.Points[n-1] = p // the later point of its week or month
+			continue
+		}
+		s.Points = append(s.Points, p)
 	}
 	for k, n := range dropped {
 		if n == 0 {
@@ -194,6 +235,9 @@ func (a *accumulator) markets(cards []*snapshots.Card, loaded []*loadedSource) m
 			}
 			if k.source == snapshots.SourceTCGplayer && k.field == "market" {
 				for _, p := range s.Points {
+					if p.Day <= a.asOf-FeedRowDays {
+						continue
+					}
 					cm.Sales = append(cm.Sales, snapshots.Sale{Day: p.Day, PriceCents: p.Cents, Marketplace: snapshots.MarketPartner,
 						TradeType: snapshots.TradeFixedPrice, Grade: k.grade, Confidence: snapshots.ConfExact, Flags: snapshots.SalePriceFeed, Finish: k.finish})
 				}
@@ -201,13 +245,17 @@ func (a *accumulator) markets(cards []*snapshots.Card, loaded []*loadedSource) m
 		}
 		for _, g := range order {
 			s := chosen[g]
-			ps := snapshots.PriceSeries{Grade: g.grade, Points: make([]snapshots.PricePoint, len(s.Points))}
+			ps := snapshots.PriceSeries{Grade: g.grade, Points: make([]snapshots.PricePoint, 0, len(s.Points))}
 			for i, p := range s.Points {
 				// A feed's point is the source's number of the day: fmv,
 				// tvwap and median alike; no sales behind it that the
-				// feed counts.
-				ps.Points[i] = snapshots.PricePoint{Day: p.Day, FMVCents: p.Cents, TVWAPCents: p.Cents, MedianCents: p.Cents,
-					Confidence: estimate.ConfidenceMedium}
+				// feed counts. Only changes are kept, and the last point
+				// (how fresh the feed is).
+				if n := len(ps.Points); n > 0 && ps.Points[n-1].FMVCents == p.Cents && i < len(s.Points)-1 {
+					continue
+				}
+				ps.Points = append(ps.Points, snapshots.PricePoint{Day: p.Day, FMVCents: p.Cents, TVWAPCents: p.Cents, MedianCents: p.Cents,
+					Confidence: estimate.ConfidenceMedium})
 			}
 			cm.Prices = append(cm.Prices, SuppliedSeries{Finish: g.finish, PriceSeries: ps, Source: s.Source, Field: s.Field})
 		}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -78,6 +79,8 @@ func TestMeasure_HistoryYear(t *testing.T) {
 				r.peak>>20, mib(total), sizes)
 			t.Logf("%d days, %s: market.bolt by bucket (keys and values): %s; %d price points, %d sales", n, run,
 				boltBuckets(t, filepath.Join(out, "y", "market.bolt")), r.m.Counts["price_points"], r.m.Counts["sales"])
+			t.Logf("%d days, %s: gold.sqlite by table and index: %s; aggregates.bolt by bucket: %s", n, run,
+				goldTables(t, filepath.Join(out, "y", "gold.sqlite")), boltBuckets(t, filepath.Join(out, "y", "aggregates.bolt")))
 		}
 	}
 }
@@ -123,12 +126,25 @@ func generateYear(t *testing.T, store string, end snapshots.Day, n int) string {
 		walk[key] = p
 		return p
 	}
-	start := time.Now()
-	filed := 0
 	var csv strings.Builder
 	csv.WriteString("Date,USD,\n")
 	for d := first; d <= end; d++ {
-		fmt.Fprintf(&csv, "%s,%.4f,\n", d, 1.05+0.02*rnd.Float64())
+		fmt.Fprintf(&csv, "%s,%.4f,\n", d, 1.05+0.02*rand.New(rand.NewPCG(uint64(d), 2)).Float64())
+	}
+	rates := filepath.Join(store, "..", filepath.Base(store)+"-rates.csv")
+	if err := os.WriteFile(rates, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := false
+	for d := end - snapshots.Day(n) + 1; d <= end; d++ {
+		missing = missing || !have[source.Cardmarket+d.String()] || !have[source.TCGplayer+d.String()]
+	}
+	if !missing {
+		return rates
+	}
+	start := time.Now()
+	filed := 0
+	for d := first; d <= end; d++ {
 		base := rand.New(rand.NewPCG(uint64(d), 1))
 		cm, tcg := catalogDays(cat, d, 0, base)
 		for _, day := range []*source.Day{cm, tcg} {
@@ -147,13 +163,7 @@ func generateYear(t *testing.T, store string, end snapshots.Day, n int) string {
 			filed++
 		}
 	}
-	if filed > 0 {
-		t.Logf("generated %d days into %s in %s", filed, store, time.Since(start).Round(time.Second))
-	}
-	rates := filepath.Join(store, "..", filepath.Base(store)+"-rates.csv")
-	if err := os.WriteFile(rates, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	t.Logf("generated %d days into %s in %s", filed, store, time.Since(start).Round(time.Second))
 	return rates
 }
 
@@ -281,6 +291,26 @@ func boltBuckets(t *testing.T, path string) string {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	return sortedSizes(by)
+}
+
+// goldTables sums gold.sqlite's pages by table and index (the sqlite3
+// shell's dbstat; "" when it is not installed).
+func goldTables(t *testing.T, path string) string {
+	t.Helper()
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		return "(no sqlite3 shell)"
+	}
+	out, err := exec.Command("sqlite3", "-readonly", path, "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").Output()
+	if err != nil {
+		t.Fatalf("sqlite3 %s: %v", path, err)
+	}
+	by := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		name, size, _ := strings.Cut(line, "|")
+		n, _ := strconv.ParseInt(size, 10, 64)
+		by[name] = n
 	}
 	return sortedSizes(by)
 }
