@@ -1,3 +1,5 @@
+//go:build unix
+
 package builder_test
 
 import (
@@ -12,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +42,7 @@ import (
 //
 // CARDEDGE_MEASURE_STORE keeps the generated store between runs (it takes
 // minutes to write); without it the store is a temporary directory.
+// CARDEDGE_MEASURE_RUNS=warm skips the cold builds.
 func TestMeasure_HistoryYear(t *testing.T) {
 	measureOnly(t)
 	counts := []int{1, 365}
@@ -62,8 +66,12 @@ func TestMeasure_HistoryYear(t *testing.T) {
 	}
 	end := mustDay("2026-11-20")
 	rates := generateYear(t, store, end, maxDays)
+	runs := []string{"cold", "warm"}
+	if s := os.Getenv("CARDEDGE_MEASURE_RUNS"); s != "" {
+		runs = strings.Split(s, ",")
+	}
 	for _, n := range counts {
-		for _, run := range []string{"cold", "warm"} {
+		for _, run := range runs {
 			if run == "cold" {
 				if err := os.RemoveAll(filepath.Join(store, history.MappedDir)); err != nil {
 					t.Fatal(err)
@@ -74,8 +82,8 @@ func TestMeasure_HistoryYear(t *testing.T) {
 				AsOf: end, SnapshotID: "y", ReportDir: filepath.Join(out, "reports")}
 			r := measureBuild(t, opts)
 			sizes, total := dirSizes(t, filepath.Join(out, "y"))
-			t.Logf("%d days, %s: build %s, sources %s (%s), peak Go heap %d MiB, snapshot %.1f MiB: %s",
-				n, run, r.took.Round(time.Millisecond), r.sources.Round(time.Millisecond), strings.Join(r.stages, ", "),
+			t.Logf("%d days, %s: build %s (CPU %s), sources %s (%s), peak Go heap %d MiB, snapshot %.1f MiB: %s",
+				n, run, r.took.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.sources.Round(time.Millisecond), strings.Join(r.stages, ", "),
 				r.peak>>20, mib(total), sizes)
 			t.Logf("%d days, %s: market.bolt by bucket (keys and values): %s; %d price points, %d sales", n, run,
 				boltBuckets(t, filepath.Join(out, "y", "market.bolt")), r.m.Counts["price_points"], r.m.Counts["sales"])
@@ -170,6 +178,7 @@ func generateYear(t *testing.T, store string, end snapshots.Day, n int) string {
 type measured struct {
 	m       *snapshots.Manifest
 	took    time.Duration
+	cpu     time.Duration // user and system CPU time of the process
 	sources time.Duration // from the first source stage to the first market stage
 	stages  []string      // the sources' stages
 	peak    uint64        // the peak Go heap
@@ -215,9 +224,11 @@ func measureBuild(t *testing.T, opts builder.Options) measured {
 		last, lastName = now, stage
 		return nil
 	}
+	cpu0 := cpuTime(t)
 	start := time.Now()
 	m, err := builder.Compile(context.Background(), opts)
 	r.took = time.Since(start)
+	r.cpu = cpuTime(t) - cpu0
 	close(stop)
 	r.peak = <-peak
 	if err != nil {
@@ -313,4 +324,14 @@ func goldTables(t *testing.T, path string) string {
 		by[name] = n
 	}
 	return sortedSizes(by)
+}
+
+// cpuTime is the user and system CPU time the process has used.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cardedge/cardedge/builder/history"
 	"github.com/cardedge/cardedge/builder/source"
@@ -450,18 +451,22 @@ func (b *build) mapSource(ctx context.Context, store *history.Store, key history
 		}
 	}
 	fromFile, mapped := 0, 0
-	for _, e := range days[:max(len(days)-1, 0)] {
-		obs, cached, err := b.olderDay(ctx, store, key, cat, ls, e, latest, onFile[e.Date])
-		if err != nil {
-			return err
-		}
-		if cached {
+	err := b.olderDays(ctx, days[:max(len(days)-1, 0)], func(e history.Entry) (olderDay, error) {
+		return b.olderDay(ctx, store, key, cat, ls, e, latest, onFile[e.Date])
+	}, func(e history.Entry, o olderDay) {
+		if o.cached {
 			fromFile++
 		} else {
 			mapped++
 		}
-		acc.add(name, e.Date, obs, rates)
+		for _, n := range o.notes {
+			b.progress.note(n)
+		}
+		acc.add(name, e.Date, o.obs, rates)
 		ls.status.Days++
+	})
+	if err != nil {
+		return err
 	}
 
 	obs, rep := ls.src.Map(latest, latest, cat)
@@ -482,38 +487,117 @@ func (b *build) mapSource(ctx context.Context, store *history.Store, key history
 		// Tomorrow this day is an older one: file what it keeps.
 		e := days[len(days)-1]
 		if !mappedOnFile(onFile[e.Date], e, key) {
-			b.fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: keptOf(name, obs)}, onFile[e.Date])
+			if err := fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: keptOf(name, obs)}, onFile[e.Date]); err != nil {
+				b.progress.note(err.Error())
+			}
 		}
 		b.progress.note(fmt.Sprintf("history: %s: %d older days read mapped, %d mapped from their raw day", name, fromFile, mapped))
 	}
 	return nil
 }
 
-// olderDay returns the kept observations of a source's older day e: from
-// its mapped day on file (cached), else mapped now with latest, the
-// source's newest day, and filed.
+// olderDay is what a source's older day gives: its kept observations,
+// whether they were read mapped (else mapped now), and what to note.
+type olderDay struct {
+	obs    []source.Observation
+	cached bool
+	notes  []string
+}
+
+// olderDays gets the older days of a source on up to b.opts.Workers
+// goroutines, a few days ahead of their use, and hands them to use in
+// their order, on the calling goroutine.
+func (b *build) olderDays(ctx context.Context, days []history.Entry, get func(history.Entry) (olderDay, error), use func(history.Entry, olderDay)) error {
+	type result struct {
+		o   olderDay
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	workers := max(1, b.opts.Workers)
+	results := make([]chan result, len(days))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	ahead := make(chan struct{}, 2*workers) // days got and not yet used
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(jobs)
+		for i := range days {
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				o, err := get(days[i])
+				results[i] <- result{o, err}
+			}
+		}()
+	}
+	for i, e := range days {
+		var r result
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if r.err != nil {
+			return r.err
+		}
+		<-ahead
+		use(e, r.o)
+	}
+	return nil
+}
+
+// olderDay returns what a source's older day e gives: from its mapped day
+// on file (cached), else mapped now with latest, the source's newest day,
+// and filed. It may run on several goroutines at once.
 func (b *build) olderDay(ctx context.Context, store *history.Store, key history.MappedKey, cat *source.Catalog, ls *loadedSource,
-	e history.Entry, latest *source.Day, onFile []history.MappedEntry) (obs []source.Observation, cached bool, err error) {
+	e history.Entry, latest *source.Day, onFile []history.MappedEntry) (olderDay, error) {
+	var out olderDay
 	for _, me := range onFile {
 		if !me.Of(e, key) {
 			continue
 		}
 		m, err := store.GetMapped(ctx, me, e, key, cat)
 		if err == nil {
-			return m.Observations, true, nil
+			out.obs, out.cached = m.Observations, true
+			return out, nil
 		}
-		b.progress.note(fmt.Sprintf("history: %v; mapping the day again from its raw day", err))
+		out.notes = append(out.notes, fmt.Sprintf("history: %v; mapping the day again from its raw day", err))
 	}
 	d := ls.read
 	if d == nil || d.Date != e.Date {
+		var err error
 		if d, err = store.Get(ctx, e); err != nil {
-			return nil, false, err
+			return out, err
 		}
 	}
 	all, _ := ls.src.Map(d, latest, cat)
-	obs = keptOf(ls.in.Source, all)
-	b.fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: obs}, onFile)
-	return obs, false, nil
+	out.obs = keptOf(ls.in.Source, all)
+	if err := fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: out.obs}, onFile); err != nil {
+		out.notes = append(out.notes, err.Error())
+	}
+	return out, nil
 }
 
 func mappedOnFile(onFile []history.MappedEntry, e history.Entry, key history.MappedKey) bool {
@@ -525,12 +609,13 @@ func mappedOnFile(onFile []history.MappedEntry, e history.Entry, key history.Map
 	return false
 }
 
-// fileMapped files a mapped day; a failure is noted, not an error: the day
-// is mapped again from its raw day next time.
-func (b *build) fileMapped(ctx context.Context, store *history.Store, cat *source.Catalog, m *history.Mapped, onFile []history.MappedEntry) {
+// fileMapped files a mapped day; a failure is to be noted, not an error:
+// the day is mapped from its raw day until it is filed.
+func fileMapped(ctx context.Context, store *history.Store, cat *source.Catalog, m *history.Mapped, onFile []history.MappedEntry) error {
 	if _, _, err := store.PutMapped(ctx, m, cat, onFile); err != nil {
-		b.progress.note(fmt.Sprintf("history: %v (the day is mapped from its raw day until it is filed)", err))
+		return fmt.Errorf("history: %w (the day is mapped from its raw day until it is filed)", err)
 	}
+	return nil
 }
 
 // keptOf returns the observations of obs kept of a day that is not its
