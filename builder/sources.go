@@ -43,6 +43,12 @@ import (
 //     sales as before: the sold listings (observed).
 //   - Sold listings matched with confidence are verified sales of their
 //     marketplace (observed).
+//   - A year of history stays cheap (accumulate.go): a day that is not its
+//     source's newest is read from its mapped day in the store (mapped once,
+//     history.Mapped) and gives its headline fields and sales only; the
+//     snapshot keeps the history daily for DailyDays, weekly to WeeklyDays,
+//     monthly before; a feed's price series keeps its changes; the feed
+//     rows cover FeedRowDays.
 
 // ErrAllRefused fails a build whose every source given was refused: the
 // live snapshot stays (rebuild from the store alone with a History and no
