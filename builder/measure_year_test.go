@@ -42,7 +42,9 @@ import (
 //
 // CARDEDGE_MEASURE_STORE keeps the generated store between runs (it takes
 // minutes to write); without it the store is a temporary directory.
-// CARDEDGE_MEASURE_RUNS=warm skips the cold builds.
+// CARDEDGE_MEASURE_RUNS=warm skips the cold builds; CARDEDGE_MEASURE_RUNS=none
+// only generates the store (to measure it with cardbuild build, e.g. beside
+// another branch's binary).
 func TestMeasure_HistoryYear(t *testing.T) {
 	measureOnly(t)
 	counts := []int{1, 365}
@@ -69,6 +71,9 @@ func TestMeasure_HistoryYear(t *testing.T) {
 	runs := []string{"cold", "warm"}
 	if s := os.Getenv("CARDEDGE_MEASURE_RUNS"); s != "" {
 		runs = strings.Split(s, ",")
+	}
+	if len(runs) == 1 && runs[0] == "none" {
+		return
 	}
 	for _, n := range counts {
 		for _, run := range runs {
