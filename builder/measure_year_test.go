@@ -40,6 +40,8 @@ import (
 //	CARDEDGE_MEASURE=1 CARDEDGE_MEASURE_STORE=/tmp/cardedge-year \
 //	    go test ./builder -run 'TestMeasure_HistoryYear$' -v -timeout 3h
 //
+// CARDEDGE_MEASURE_SPAN=N starts the prices' walk N days before the end
+// (default 730, the most days it can generate).
 // CARDEDGE_MEASURE_STORE keeps the generated store between runs (it takes
 // minutes to write); without it the store is a temporary directory.
 // CARDEDGE_MEASURE_RUNS=warm skips the cold builds; CARDEDGE_MEASURE_RUNS=none
@@ -120,9 +122,18 @@ func generateYear(t *testing.T, store string, end snapshots.Day, n int) string {
 	}
 	cat := shippedSourceCatalog(t)
 	// The walk starts at a fixed first day, so that a store generated for
-	// fewer days is the tail of a longer one.
-	const span = 730
-	first := end - span + 1
+	// fewer days is the tail of a longer one; CARDEDGE_MEASURE_SPAN moves it
+	// (a store of 90 days walked from 730 days back takes 8 times the time
+	// to write).
+	span := 730
+	if s := os.Getenv("CARDEDGE_MEASURE_SPAN"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 {
+			t.Fatalf("CARDEDGE_MEASURE_SPAN: %q", s)
+		}
+		span = v
+	}
+	first := end - snapshots.Day(span) + 1
 	if n > span {
 		t.Fatalf("at most %d days", span)
 	}
