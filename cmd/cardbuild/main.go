@@ -275,6 +275,9 @@ func writePlan(w io.Writer, opts builder.Options, srcs sourceFlags, publishTo st
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "  history: %s (%d days)\n  rates: %s\n  contact: %s\n", orNone(opts.History), max(opts.HistoryDays, 1), orNone(opts.Rates), orNone(opts.Contact))
+		for _, warning := range planWarnings(opts, srcs) {
+			fmt.Fprintf(w, "  warning: %s\n", warning)
+		}
 	case opts.MarketDir != "":
 		fmt.Fprintf(w, "  market feeds: %s\n", opts.MarketDir)
 	default:
@@ -283,6 +286,29 @@ func writePlan(w io.Writer, opts builder.Options, srcs sourceFlags, publishTo st
 	if publishTo != "" {
 		fmt.Fprintf(w, "  then published to %s\n", publishTo)
 	}
+}
+
+// planWarnings are what a build from sources with these flags would miss
+// without failing at once: a URL fetched with no contact, EUR prices with
+// no rates to convert them (dropped), a catalog directory that is not
+// there (the build fails reading it).
+func planWarnings(opts builder.Options, srcs sourceFlags) []string {
+	var out []string
+	fetched, eur := false, false
+	for _, in := range srcs {
+		fetched = fetched || strings.HasPrefix(in.Location, "https://") || strings.HasPrefix(in.Location, "http://")
+		eur = eur || in.Source == source.Cardmarket || in.Source == source.SoldListings
+	}
+	if fetched && opts.Contact == "" {
+		out = append(out, "no --contact: the sources' sites see no way to reach you (give a URL or an email)")
+	}
+	if eur && opts.Rates == "" {
+		out = append(out, "no --rates: amounts in a currency other than USD (Cardmarket's EUR, a sold-listing export's) are dropped")
+	}
+	if fi, err := os.Stat(opts.CatalogDir); err != nil || !fi.IsDir() {
+		out = append(out, fmt.Sprintf("catalog %s is not a directory here: the build reads its cards from it", opts.CatalogDir))
+	}
+	return out
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) error {

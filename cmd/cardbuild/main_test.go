@@ -270,6 +270,7 @@ func TestMain_Sources(t *testing.T) {
 func TestMain_DryRun(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "snapshots")
 	stdout, stderr, err := run("build", "--out", root, "--dry-run", "--history", "s3://bucket/history", "--contact", "ops@example.com",
+		"--catalog", smallCatalog, "--rates", "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip",
 		"--source", "cardmarket=https://downloads.s3.cardmarket.com/productCatalog/priceGuide,guides=6+18",
 		"--source", "tcgplayer=https://tcgcsv.com,categories=3+85+68", "--publish", "s3://bucket/snapshots")
 	if err != nil {
@@ -283,6 +284,20 @@ func TestMain_DryRun(t *testing.T) {
 	}
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the dry run made %s: %v", root, err)
+	}
+	if strings.Contains(stdout, "warning:") {
+		t.Errorf("a plan with a contact, rates and a catalog warns:\n%s", stdout)
+	}
+	// What the build would miss without failing at once is said.
+	stdout, stderr, err = run("build", "--out", root, "--dry-run", "--catalog", filepath.Join(root, "no-catalog"),
+		"--source", "cardmarket=https://downloads.s3.cardmarket.com/productCatalog/priceGuide,guides=6+18")
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"warning: no --contact", "warning: no --rates", "warning: catalog " + filepath.Join(root, "no-catalog")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan lacks %q:\n%s", want, stdout)
+		}
 	}
 	for _, args := range [][]string{
 		{"--source", "tcgplayer=https://tcgcsv.com,categorys=3"},
