@@ -11,8 +11,10 @@
 // prices through tcgcsv, PriceCharting's guide, sold-listing exports;
 // packages builder/source and its source packages, rates of
 // builder/source/ecb, days filed in and read back from the history store of
-// builder/history; sources.go says how their numbers land in the
-// snapshot, with their provenance, and Backfill files past days), derives every price
+// builder/history, each day mapped once and kept as its mapped day beside
+// the raw one; sources.go says how their numbers land in the snapshot,
+// with their provenance and at which step of history, and Backfill files
+// past days), derives every price
 // series and aggregate the edge serves, and writes them through
 // snapshots/bolt, snapshots/gold and index into <out>/<id>.tmp/. Only after
 // every file is fsynced is the directory renamed and CURRENT replaced, so a
@@ -34,6 +36,10 @@
 // builder/source/tcgcsv, builder/source/pricecharting,
 // builder/source/soldlistings, builder/source/ecb, builder/history and the
 // standard library; servers never import it.
+//
+// A build from sources fails (ErrAllRefused) when every source given was
+// refused, so that a nightly job publishes nothing new and the live
+// snapshot stays.
 //
 // # Caveats
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cardedge/cardedge/builder/history"
 	"github.com/cardedge/cardedge/builder/source"
@@ -42,6 +43,17 @@ import (
 //     sales as before: the sold listings (observed).
 //   - Sold listings matched with confidence are verified sales of their
 //     marketplace (observed).
+//   - A year of history stays cheap (accumulate.go): a day that is not its
+//     source's newest is read from its mapped day in the store (mapped once,
+//     history.Mapped) and gives its headline fields and sales only; the
+//     snapshot keeps the history daily for DailyDays, weekly to WeeklyDays,
+//     monthly before; a feed's price series keeps its changes; the feed
+//     rows cover FeedRowDays.
+
+// ErrAllRefused fails a build whose every source given was refused: the
+// live snapshot stays (rebuild from the store alone with a History and no
+// Sources).
+var ErrAllRefused = errors.New("every source given was refused: nothing new to build, the live snapshot stays")
 
 // sourcesByName are the sources --source names.
 var sourcesByName = map[string]source.Source{
@@ -68,6 +80,16 @@ func SourceByName(name string) (source.Source, error) {
 		return nil, fmt.Errorf("unknown source %q; known: %s", name, strings.Join(SourceNames(), ", "))
 	}
 	return s, nil
+}
+
+// CheckInput checks a --source value before anything is read: a known
+// source and the options it takes.
+func CheckInput(in source.Input) error {
+	s, err := SourceByName(in.Source)
+	if err != nil {
+		return err
+	}
+	return in.CheckOptions(s.Options()...)
 }
 
 // provenanceName is the provenance name of a source's numbers.
@@ -283,51 +305,45 @@ func (b *build) loadSources(ctx context.Context, cards []*snapshots.Card, sets [
 		return nil, fmt.Errorf("no source has a day to build from (%s)", strings.Join(msgs, "; "))
 	}
 
-	// Map every day of every source onto the catalog.
+	// Every source given refused (files bad or unreachable): nothing new
+	// to build, and a new snapshot would only say yesterday's numbers again
+	// (a nightly job then fails, and publishes nothing).
+	if len(opts.Sources) > 0 {
+		var msgs []string
+		for _, ls := range loaded[:len(opts.Sources)] {
+			if ls.read == nil {
+				msgs = append(msgs, ls.in.Source+": "+ls.status.Refused)
+			}
+		}
+		if len(msgs) == len(opts.Sources) {
+			return nil, fmt.Errorf("%w: %s", ErrAllRefused, strings.Join(msgs, "; "))
+		}
+	}
+
+	// Map every day of every source onto the catalog: the newest day of
+	// each source from its raw day (all its numbers, its report), the
+	// older ones from their mapped days when the store keeps them (else
+	// mapped now from their raw day, and filed), oldest first.
 	cat := source.NewCatalog(cards, sets)
+	var key history.MappedKey
+	if store != nil {
+		var err error
+		if key, err = history.KeyOf(cat); err != nil {
+			return nil, err
+		}
+	}
 	acc := newAccumulator(asOf)
 	historyDays := opts.HistoryDays
 	if historyDays < 1 {
-		historyDays = 730
+		historyDays = DefaultHistoryDays
 	}
 	from := asOf - snapshots.Day(historyDays) + 1
 	for _, ls := range loaded {
 		if err := b.stage("map:" + ls.in.Source); err != nil {
 			return nil, err
 		}
-		days, err := b.daysOf(ctx, store, ls, from, asOf)
-		if err != nil {
+		if err := b.mapSource(ctx, store, key, cat, acc, ls, rates, from, asOf); err != nil {
 			return nil, err
-		}
-		var latest *source.Day
-		if n := len(days); n > 0 {
-			if latest, err = days[n-1](); err != nil {
-				return nil, err
-			}
-		}
-		for i, get := range days {
-			d := latest
-			if i < len(days)-1 {
-				if d, err = get(); err != nil {
-					return nil, err
-				}
-			}
-			obs, rep := ls.src.Map(d, latest, cat)
-			dropped := acc.add(ls.in.Source, d.Date, obs, rates)
-			for reason, n := range dropped {
-				rep.Reasons[reason] += n
-				rep.Observations -= n
-			}
-			if d == latest {
-				ls.status.LastDay = d.Date.String()
-				ls.status.Rows, ls.status.Matched, ls.status.Observations = rep.Read, rep.Matched(), rep.Observations
-				if ls.read != nil && ls.read.Date == d.Date {
-					if err := b.report(rep); err != nil {
-						return nil, err
-					}
-				}
-			}
-			ls.status.Days++
 		}
 		ls.status.Stale = ls.status.LastDay == "" || int(asOf-mustDay(ls.status.LastDay)) > snapshots.StaleAfterDays
 	}
@@ -390,28 +406,232 @@ func checkCreatedAt(ctx context.Context, store *history.Store, days []history.En
 	return nil
 }
 
-// daysOf returns a source's days to map, oldest first, as loaders (one day
-// in memory at a time): the store's days from from to to, or the day read.
-func (b *build) daysOf(ctx context.Context, store *history.Store, ls *loadedSource, from, to snapshots.Day) ([]func() (*source.Day, error), error) {
-	var out []func() (*source.Day, error)
-	if store == nil {
-		if ls.read != nil && ls.read.Date <= to {
-			d := ls.read
-			out = append(out, func() (*source.Day, error) { return d, nil })
-		}
-		return out, nil
-	}
+// DefaultHistoryDays is how many days of history a snapshot built from
+// sources holds by default (Options.HistoryDays).
+const DefaultHistoryDays = 730
+
+// kept reports whether an observation of a day other than its source's
+// newest is kept: its headline field (the source's history) and sales.
+// The other numbers of a day are quotes, and quotes are the newest day's.
+func kept(src string, o *source.Observation) bool {
+	return o.Field == source.FieldSale || headline(src, o.Field)
+}
+
+// mapSource maps a source's days from from to to into acc: the newest from
+// its raw day, the older ones from their mapped days (mapped now and filed
+// when the store has none).
+func (b *build) mapSource(ctx context.Context, store *history.Store, key history.MappedKey, cat *source.Catalog,
+	acc *accumulator, ls *loadedSource, rates *ecb.Rates, from, to snapshots.Day) error {
+	name := ls.in.Source
+	var days []history.Entry
 	for _, e := range ls.days {
-		if e.Date < from || e.Date > to {
-			continue
+		if e.Date >= from && e.Date <= to {
+			days = append(days, e)
 		}
-		e := e
+	}
+	var latest *source.Day
+	switch {
+	case store == nil:
+		if ls.read != nil && ls.read.Date <= to {
+			latest = ls.read
+		}
+	case len(days) > 0:
+		e := days[len(days)-1]
 		if ls.read != nil && ls.read.Date == e.Date {
-			d := ls.read
-			out = append(out, func() (*source.Day, error) { return d, nil })
+			latest = ls.read
+		} else {
+			var err error
+			if latest, err = store.Get(ctx, e); err != nil {
+				return err
+			}
+		}
+	}
+	if latest == nil {
+		return nil
+	}
+	var onFile map[snapshots.Day][]history.MappedEntry
+	if store != nil {
+		var err error
+		if onFile, err = store.MappedDays(ctx, name); err != nil {
+			return err
+		}
+	}
+	fromFile, mapped := 0, 0
+	err := b.olderDays(ctx, days[:max(len(days)-1, 0)], func(e history.Entry) (olderDay, error) {
+		return b.olderDay(ctx, store, key, cat, ls, e, latest, onFile[e.Date])
+	}, func(e history.Entry, o olderDay) {
+		if o.cached {
+			fromFile++
+		} else {
+			mapped++
+		}
+		for _, n := range o.notes {
+			b.progress.note(n)
+		}
+		acc.add(name, e.Date, o.obs, rates)
+		ls.status.Days++
+	})
+	if err != nil {
+		return err
+	}
+
+	obs, rep := ls.src.Map(latest, latest, cat)
+	dropped := acc.add(name, latest.Date, obs, rates)
+	for reason, n := range dropped {
+		rep.Reasons[reason] += n
+		rep.Observations -= n
+	}
+	ls.status.Days++
+	ls.status.LastDay = latest.Date.String()
+	ls.status.Rows, ls.status.Matched, ls.status.Observations = rep.Read, rep.Matched(), rep.Observations
+	if ls.read != nil && ls.read.Date == latest.Date {
+		if err := b.report(rep); err != nil {
+			return err
+		}
+	}
+	if store != nil {
+		// Tomorrow this day is an older one: file what it keeps.
+		e := days[len(days)-1]
+		if !mappedOnFile(onFile[e.Date], e, key) {
+			if err := fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: keptOf(name, obs)}, onFile[e.Date]); err != nil {
+				b.progress.note(err.Error())
+			}
+		}
+		b.progress.note(fmt.Sprintf("history: %s: %d older days read mapped, %d mapped from their raw day", name, fromFile, mapped))
+	}
+	return nil
+}
+
+// olderDay is what a source's older day gives: its kept observations,
+// whether they were read mapped (else mapped now), and what to note.
+type olderDay struct {
+	obs    []source.Observation
+	cached bool
+	notes  []string
+}
+
+// olderDays gets the older days of a source on up to b.opts.Workers
+// goroutines, a few days ahead of their use, and hands them to use in
+// their order, on the calling goroutine.
+func (b *build) olderDays(ctx context.Context, days []history.Entry, get func(history.Entry) (olderDay, error), use func(history.Entry, olderDay)) error {
+	type result struct {
+		o   olderDay
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	workers := max(1, b.opts.Workers)
+	results := make([]chan result, len(days))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	ahead := make(chan struct{}, 2*workers) // days got and not yet used
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(jobs)
+		for i := range days {
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				o, err := get(days[i])
+				results[i] <- result{o, err}
+			}
+		}()
+	}
+	for i, e := range days {
+		var r result
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if r.err != nil {
+			return r.err
+		}
+		<-ahead
+		use(e, r.o)
+	}
+	return nil
+}
+
+// olderDay returns what a source's older day e gives: from its mapped day
+// on file (cached), else mapped now with latest, the source's newest day,
+// and filed. It may run on several goroutines at once.
+func (b *build) olderDay(ctx context.Context, store *history.Store, key history.MappedKey, cat *source.Catalog, ls *loadedSource,
+	e history.Entry, latest *source.Day, onFile []history.MappedEntry) (olderDay, error) {
+	var out olderDay
+	for _, me := range onFile {
+		if !me.Of(e, key) {
 			continue
 		}
-		out = append(out, func() (*source.Day, error) { return store.Get(ctx, e) })
+		m, err := store.GetMapped(ctx, me, e, key, cat)
+		if err == nil {
+			out.obs, out.cached = m.Observations, true
+			return out, nil
+		}
+		out.notes = append(out.notes, fmt.Sprintf("history: %v; mapping the day again from its raw day", err))
+	}
+	d := ls.read
+	if d == nil || d.Date != e.Date {
+		var err error
+		if d, err = store.Get(ctx, e); err != nil {
+			return out, err
+		}
+	}
+	all, _ := ls.src.Map(d, latest, cat)
+	out.obs = keptOf(ls.in.Source, all)
+	if err := fileMapped(ctx, store, cat, &history.Mapped{Entry: e, Key: key, Observations: out.obs}, onFile); err != nil {
+		out.notes = append(out.notes, err.Error())
 	}
 	return out, nil
+}
+
+func mappedOnFile(onFile []history.MappedEntry, e history.Entry, key history.MappedKey) bool {
+	for _, me := range onFile {
+		if me.Of(e, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileMapped files a mapped day; a failure is to be noted, not an error:
+// the day is mapped from its raw day until it is filed.
+func fileMapped(ctx context.Context, store *history.Store, cat *source.Catalog, m *history.Mapped, onFile []history.MappedEntry) error {
+	if _, _, err := store.PutMapped(ctx, m, cat, onFile); err != nil {
+		return fmt.Errorf("history: %w (the day is mapped from its raw day until it is filed)", err)
+	}
+	return nil
+}
+
+// keptOf returns the observations of obs kept of a day that is not its
+// source's newest (kept), in their order.
+func keptOf(src string, obs []source.Observation) []source.Observation {
+	out := make([]source.Observation, 0, len(obs)/4)
+	for i := range obs {
+		if kept(src, &obs[i]) {
+			out = append(out, obs[i])
+		}
+	}
+	return out
 }

@@ -346,6 +346,18 @@ func TestCompile_SourcesRefused(t *testing.T) {
 	if !found {
 		t.Errorf("--replace-day did not replace the day: %+v", cs.Quotes)
 	}
+	// Every source given refused: the build fails, CURRENT stays.
+	before, err := snapshots.ReadCurrent(sb.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sb.build(t, []string{cm("truncated-2026-11-21.json"), "tcgplayer=" + filepath.Join(t.TempDir(), "nothing")}, nil)
+	if !errors.Is(err, builder.ErrAllRefused) || !strings.Contains(err.Error(), "cardmarket: ") || !strings.Contains(err.Error(), "tcgplayer: ") {
+		t.Errorf("all refused: %v, want ErrAllRefused naming both", err)
+	}
+	if after, _ := snapshots.ReadCurrent(sb.out); after != before {
+		t.Errorf("CURRENT moved from %s to %s", before, after)
+	}
 	// Without a history store, a refused source simply has no data; with
 	// no source left the build fails.
 	_, err = sb.build(t, []string{cm("truncated-2026-11-21.json")}, func(o *builder.Options) { o.History = "" })

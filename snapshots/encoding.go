@@ -52,52 +52,150 @@ func DecodeSales(dst []Sale, b []byte) ([]Sale, error) {
 	return dst, nil
 }
 
-const pointSize = 38
+// Point head bits of EncodeSeries: which of a point's values follow its
+// day and fmv.
+const (
+	pointTVWAP    = 1 << iota // tvwap differs from fmv
+	pointMedian               // median differs from fmv
+	pointSales                // sales or sample is not zero
+	pointConf                 // confidence or flags differ from the previous point's
+	pointHeadBits = pointTVWAP | pointMedian | pointSales | pointConf
+)
 
-// EncodeSeries appends the encoding of a card's price series to dst.
+// minPointSize is the smallest encoded point: head, day, fmv.
+const minPointSize = 3
+
+// EncodeSeries appends the encoding of a card's price series to dst (format
+// 7; a series of a feed's daily prices takes about 4 bytes a point). Per
+// series: the grade (a byte) and the count of points (uvarint); per point, a
+// head byte, the day (varint delta from the previous point's, the first
+// from 0), fmv (varint delta from the previous point's, the first from 0),
+// then what the head says: tvwap - fmv and median - fmv (varints), sales
+// and sample (varints), confidence and flags (bytes; else the previous
+// point's, the first point's default being 0).
 func EncodeSeries(dst []byte, series []PriceSeries) []byte {
 	for _, s := range series {
 		dst = append(dst, byte(s.Grade))
-		dst = binary.LittleEndian.AppendUint32(dst, uint32(len(s.Points)))
+		dst = binary.AppendUvarint(dst, uint64(len(s.Points)))
+		var prev PricePoint
 		for _, p := range s.Points {
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Day))
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.FMVCents))
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.TVWAPCents))
-			dst = binary.LittleEndian.AppendUint64(dst, uint64(p.MedianCents))
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Sales))
-			dst = binary.LittleEndian.AppendUint32(dst, uint32(p.Sample))
-			dst = append(dst, byte(p.Confidence), byte(p.Flags))
+			head := byte(0)
+			if p.TVWAPCents != p.FMVCents {
+				head |= pointTVWAP
+			}
+			if p.MedianCents != p.FMVCents {
+				head |= pointMedian
+			}
+			if p.Sales != 0 || p.Sample != 0 {
+				head |= pointSales
+			}
+			if p.Confidence != prev.Confidence || p.Flags != prev.Flags {
+				head |= pointConf
+			}
+			dst = append(dst, head)
+			dst = binary.AppendVarint(dst, int64(p.Day)-int64(prev.Day))
+			dst = binary.AppendVarint(dst, p.FMVCents-prev.FMVCents)
+			if head&pointTVWAP != 0 {
+				dst = binary.AppendVarint(dst, p.TVWAPCents-p.FMVCents)
+			}
+			if head&pointMedian != 0 {
+				dst = binary.AppendVarint(dst, p.MedianCents-p.FMVCents)
+			}
+			if head&pointSales != 0 {
+				dst = binary.AppendVarint(dst, int64(p.Sales))
+				dst = binary.AppendVarint(dst, int64(p.Sample))
+			}
+			if head&pointConf != 0 {
+				dst = append(dst, byte(p.Confidence), byte(p.Flags))
+			}
+			prev = p
 		}
 	}
 	return dst
 }
 
+// seriesDecoder reads EncodeSeries' varints, remembering the first error.
+type seriesDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *seriesDecoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = fmt.Errorf("decode series: truncated or corrupt varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *seriesDecoder) int32() int32 {
+	v := d.varint()
+	if d.err == nil && (v < math.MinInt32 || v > math.MaxInt32) {
+		d.err = fmt.Errorf("decode series: %d is out of range", v)
+	}
+	return int32(v)
+}
+
+func (d *seriesDecoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) == 0 {
+		d.err = fmt.Errorf("decode series: truncated point")
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
 // DecodeSeries decodes price series encoded by EncodeSeries.
 func DecodeSeries(b []byte) ([]PriceSeries, error) {
 	var out []PriceSeries
-	for len(b) > 0 {
-		if len(b) < 5 {
+	d := &seriesDecoder{b: b}
+	for len(d.b) > 0 {
+		s := PriceSeries{Grade: Grade(d.byte())}
+		n, k := binary.Uvarint(d.b)
+		if k <= 0 {
 			return nil, fmt.Errorf("decode series: truncated header")
 		}
-		s := PriceSeries{Grade: Grade(b[0])}
-		n := int(binary.LittleEndian.Uint32(b[1:]))
-		b = b[5:]
-		if len(b) < n*pointSize {
-			return nil, fmt.Errorf("decode series: %d points need %d bytes, have %d", n, n*pointSize, len(b))
+		d.b = d.b[k:]
+		if n > uint64(len(d.b)/minPointSize) {
+			return nil, fmt.Errorf("decode series: %d points cannot fit in %d bytes", n, len(d.b))
 		}
 		s.Points = make([]PricePoint, n)
+		var prev PricePoint
 		for i := range s.Points {
-			s.Points[i] = PricePoint{
-				Day:         Day(binary.LittleEndian.Uint32(b[0:])),
-				FMVCents:    int64(binary.LittleEndian.Uint64(b[4:])),
-				TVWAPCents:  int64(binary.LittleEndian.Uint64(b[12:])),
-				MedianCents: int64(binary.LittleEndian.Uint64(b[20:])),
-				Sales:       int32(binary.LittleEndian.Uint32(b[28:])),
-				Sample:      int32(binary.LittleEndian.Uint32(b[32:])),
-				Confidence:  estimate.Confidence(b[36]),
-				Flags:       estimate.Flags(b[37]),
+			head := d.byte()
+			if head&^pointHeadBits != 0 && d.err == nil {
+				d.err = fmt.Errorf("decode series: bad point head %#x", head)
 			}
-			b = b[pointSize:]
+			p := PricePoint{Confidence: prev.Confidence, Flags: prev.Flags}
+			p.Day = Day(int64(prev.Day) + d.varint())
+			p.FMVCents = prev.FMVCents + d.varint()
+			p.TVWAPCents, p.MedianCents = p.FMVCents, p.FMVCents
+			if head&pointTVWAP != 0 {
+				p.TVWAPCents = p.FMVCents + d.varint()
+			}
+			if head&pointMedian != 0 {
+				p.MedianCents = p.FMVCents + d.varint()
+			}
+			if head&pointSales != 0 {
+				p.Sales, p.Sample = d.int32(), d.int32()
+			}
+			if head&pointConf != 0 {
+				p.Confidence, p.Flags = estimate.Confidence(d.byte()), estimate.Flags(d.byte())
+			}
+			if d.err != nil {
+				return nil, d.err
+			}
+			s.Points[i] = p
+			prev = p
 		}
 		out = append(out, s)
 	}

@@ -168,10 +168,12 @@ func sourceName(b byte) (string, error) {
 }
 
 // cardSourcesVersion is the first byte of EncodeCardSources' output.
-const cardSourcesVersion = 1
+const cardSourcesVersion = 2
 
-// EncodeCardSources appends the binary encoding of cs to dst: varints,
-// day deltas within a series.
+// EncodeCardSources appends the binary encoding of cs to dst: varints; a
+// history's days, cents and amounts as deltas from the previous point's,
+// and a USD series' amounts (its cents) and rate days (none) not stored
+// (version 2).
 func EncodeCardSources(dst []byte, cs *CardSources) ([]byte, error) {
 	dst = append(dst, cardSourcesVersion)
 	flags := byte(0)
@@ -206,21 +208,36 @@ func EncodeCardSources(dst []byte, cs *CardSources) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		dst = append(dst, si, s.Finish, byte(s.Grade))
+		// A series whose amounts are its cents and that has no rate days
+		// (a USD source) stores neither.
+		plain := true
+		for _, p := range s.Points {
+			if p.Amount != p.Cents || p.RateDay != 0 {
+				plain = false
+				break
+			}
+		}
+		var sf byte
+		if plain {
+			sf |= 1
+		}
+		dst = append(dst, si, s.Finish, byte(s.Grade), sf)
 		dst = appendString(dst, s.Field)
 		dst = appendString(dst, s.Currency)
 		dst = binary.AppendUvarint(dst, uint64(len(s.Points)))
-		prev := Day(0)
+		var prev SourcePoint
 		for _, p := range s.Points {
-			dst = binary.AppendVarint(dst, int64(p.Day-prev))
-			dst = binary.AppendVarint(dst, p.Cents)
-			dst = binary.AppendVarint(dst, p.Amount)
-			rd := int64(0)
-			if p.RateDay != 0 {
-				rd = int64(p.Day-p.RateDay) + 1 // 0 means none
+			dst = binary.AppendVarint(dst, int64(p.Day)-int64(prev.Day))
+			dst = binary.AppendVarint(dst, p.Cents-prev.Cents)
+			if !plain {
+				dst = binary.AppendVarint(dst, p.Amount-prev.Amount)
+				rd := int64(0)
+				if p.RateDay != 0 {
+					rd = int64(p.Day-p.RateDay) + 1 // 0 means none
+				}
+				dst = binary.AppendVarint(dst, rd)
 			}
-			dst = binary.AppendVarint(dst, rd)
-			prev = p.Day
+			prev = p
 		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(cs.Series)))
@@ -351,6 +368,7 @@ func DecodeCardSources(b []byte) (*CardSources, error) {
 		cs.History = make([]SourceSeries, 0, n)
 		for range n {
 			s := SourceSeries{Source: d.source(), Finish: d.byte(), Grade: Grade(d.byte())}
+			plain := d.byte()&1 != 0
 			s.Field = d.string()
 			s.Currency = d.string()
 			np := d.count()
@@ -358,16 +376,19 @@ func DecodeCardSources(b []byte) (*CardSources, error) {
 				return nil, d.err
 			}
 			s.Points = make([]SourcePoint, np)
-			prev := Day(0)
+			var prev SourcePoint
 			for i := range s.Points {
 				p := &s.Points[i]
-				p.Day = prev + Day(d.varint())
-				p.Cents = d.varint()
-				p.Amount = d.varint()
-				if rd := d.varint(); rd != 0 {
-					p.RateDay = p.Day - Day(rd-1)
+				p.Day = Day(int64(prev.Day) + d.varint())
+				p.Cents = prev.Cents + d.varint()
+				p.Amount = p.Cents
+				if !plain {
+					p.Amount = prev.Amount + d.varint()
+					if rd := d.varint(); rd != 0 {
+						p.RateDay = p.Day - Day(rd-1)
+					}
 				}
-				prev = p.Day
+				prev = *p
 			}
 			cs.History = append(cs.History, s)
 		}

@@ -25,7 +25,9 @@ func TestCardSources_Encoding(t *testing.T) {
 				Rate: 1.05, RateDay: d("2026-11-20"), Product: "273699", Match: "id", Stale: true},
 		},
 		History: []snapshots.SourceSeries{{Source: "cardmarket", Field: "trend", Finish: 2, Grade: snapshots.RawNearMint, Currency: "EUR",
-			Points: []snapshots.SourcePoint{{Day: d("2026-11-19"), Cents: 32266, Amount: 31025, RateDay: d("2026-11-19")}, {Day: d("2026-11-22"), Cents: 33653, Amount: 32050, RateDay: d("2026-11-20")}}}},
+			Points: []snapshots.SourcePoint{{Day: d("2026-11-19"), Cents: 32266, Amount: 31025, RateDay: d("2026-11-19")}, {Day: d("2026-11-22"), Cents: 33653, Amount: 32050, RateDay: d("2026-11-20")}}},
+			{Source: "tcgplayer", Field: "market", Finish: 0, Grade: snapshots.RawNearMint, Currency: "USD",
+				Points: []snapshots.SourcePoint{{Day: d("2026-11-19"), Cents: 35000, Amount: 35000}, {Day: d("2026-11-20"), Cents: 34990, Amount: 34990}}}},
 		Series:    []snapshots.SeriesSource{{Finish: 0, Grade: snapshots.RawNearMint, Source: "tcgplayer", Field: "market"}, {Finish: 1, Grade: 40, Source: "observed"}},
 		Synthetic: true,
 	}

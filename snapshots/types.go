@@ -20,7 +20,13 @@ import (
 //	6  the index's facts field (the syntax's whole values, word runs of
 //	   rarities and pokemontcg.io's fields); Pokémon play facts may carry
 //	   the card text of a pokemon-tcg-data clone (PokemonPlay.Rules ...)
-const FormatVersion = 6
+//	7  price series in a compact encoding (EncodeSeries: deltas as varints,
+//	   about 4 bytes a point of a feed's series where 38 were fixed), card
+//	   provenance's histories likewise (EncodeCardSources version 2)
+//
+// A reader opens only snapshots of its own version: any other is refused
+// with ErrFormat (CheckManifest), as the encodings change between versions.
+const FormatVersion = 7
 
 // Languages of the card catalog, in the order the API lists them.
 var Languages = []string{"en", "ja", "zh-cn", "zh-tw"}

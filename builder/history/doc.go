@@ -14,6 +14,14 @@
 // already filed; with different content it is refused (ErrDayFiled) unless
 // replaced on purpose (Put with replace: the old file goes).
 //
+// Beside the raw days, the store keeps each day's mapped observations
+// (mapped.go): derived data, rebuilt from the raw day whenever it is
+// missing, corrupt, or was mapped by another source.MapVersion or onto
+// another catalog, so that a build maps only the days it has not mapped
+// before.
+//
+//	<store>/mapped/<source>/<YYYY-MM-DD>.<raw>.<key>.<sha256>.obs.gz
+//
 // The store is a directory or an S3-compatible bucket (s3://BUCKET/PREFIX,
 // configured as snapshots/s3 configures its client: the AWS environment).
 //

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cardedge/cardedge/builder/history"
 	"github.com/cardedge/cardedge/builder/source"
+	"github.com/cardedge/cardedge/builder/source/sourcetest"
 	"github.com/cardedge/cardedge/snapshots"
 	"github.com/cardedge/cardedge/snapshots/s3/s3test"
 )
@@ -195,5 +196,22 @@ func TestStore_S3(t *testing.T) {
 	}
 	if !strings.HasPrefix(d.Input, "s3://history/cardedge/days/cardmarket/2026-11-20.") {
 		t.Errorf("input %s", d.Input)
+	}
+	// Mapped days beside the raw ones: listed apart, read back.
+	cat := sourcetest.MustCatalog(t)
+	key := mustKey(t, cat)
+	me, _, err := s.PutMapped(ctx, sampleMapped(t, cat, days[0], key), cat, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.Days(ctx, "cardmarket"); err != nil || len(again) != 1 {
+		t.Errorf("raw days with a mapped day: %v, %v", again, err)
+	}
+	onFile, err := s.MappedDays(ctx, "cardmarket")
+	if err != nil || len(onFile[days[0].Date]) != 1 || onFile[days[0].Date][0] != me {
+		t.Fatalf("mapped days %v, %v", onFile, err)
+	}
+	if _, err := s.GetMapped(ctx, me, days[0], key, cat); err != nil {
+		t.Fatal(err)
 	}
 }

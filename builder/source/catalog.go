@@ -1,7 +1,12 @@
 package source
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"unicode"
 
 	"golang.org/x/text/runes"
@@ -24,6 +29,13 @@ type Catalog struct {
 	setByCode map[string][]*snapshots.Set            // game|language|FoldName(code) -> sets
 	byName    map[string][]*snapshots.Card           // game|FoldName(name) -> cards
 	byLangNum map[string][]*snapshots.Card           // game|language|number -> cards
+	index     map[*snapshots.Card]int                // card -> its position in Cards
+
+	fingerprint struct {
+		once sync.Once
+		sum  string
+		err  error
+	}
 }
 
 // NewCatalog indexes cards and sets (every game, catalog order).
@@ -33,6 +45,7 @@ func NewCatalog(cards []*snapshots.Card, sets []*snapshots.Set) *Catalog {
 		byNumber:  map[string][]*snapshots.Card{}, setByID: map[string]*snapshots.Set{},
 		setByName: map[string][]*snapshots.Set{}, setByCode: map[string][]*snapshots.Set{},
 		byName: map[string][]*snapshots.Card{}, byLangNum: map[string][]*snapshots.Card{},
+		index: make(map[*snapshots.Card]int, len(cards)),
 	}
 	for _, s := range sets {
 		c.setByID[s.Game+"|"+strings.ToLower(s.ID)] = s
@@ -46,7 +59,8 @@ func NewCatalog(cards []*snapshots.Card, sets []*snapshots.Set) *Catalog {
 			}
 		}
 	}
-	for _, card := range cards {
+	for i, card := range cards {
+		c.index[card] = i
 		for _, m := range card.MarketIDs {
 			for market, id := range map[string]int64{snapshots.MarketIDCardmarket: m.Cardmarket, snapshots.MarketIDTCGplayer: m.TCGplayer} {
 				if id == 0 {
@@ -117,6 +131,40 @@ func (c *Catalog) SetsByName(game, language, name string) []*snapshots.Set {
 // source id folds to code's.
 func (c *Catalog) SetsByCode(game, language, code string) []*snapshots.Set {
 	return c.setByCode[game+"|"+language+"|"+FoldName(code)]
+}
+
+// Index returns the position of card in Cards (ok false for a card of
+// another catalog).
+func (c *Catalog) Index(card *snapshots.Card) (int, bool) {
+	i, ok := c.index[card]
+	return i, ok
+}
+
+// Fingerprint is the SHA-256 (hex) of the catalog as the sources map onto
+// it: every card and set, in order, as JSON. Two catalogs with the same
+// fingerprint map a day to the same observations (with the same MapVersion);
+// a mapped day kept for one catalog is refused for another. It is computed
+// once.
+func (c *Catalog) Fingerprint() (string, error) {
+	f := &c.fingerprint
+	f.once.Do(func() {
+		h := sha256.New()
+		enc := json.NewEncoder(h)
+		fmt.Fprintf(h, "cards %d\n", len(c.Cards))
+		for _, card := range c.Cards {
+			if f.err = enc.Encode(card); f.err != nil {
+				return
+			}
+		}
+		fmt.Fprintf(h, "sets %d\n", len(c.Sets))
+		for _, s := range c.Sets {
+			if f.err = enc.Encode(s); f.err != nil {
+				return
+			}
+		}
+		f.sum = hex.EncodeToString(h.Sum(nil))
+	})
+	return f.sum, f.err
 }
 
 // NormalizeNumber is a collector number as the sources' numbers are

@@ -25,6 +25,9 @@ const (
 type Source interface {
 	// Name is the source's name (Cardmarket, TCGplayer ...).
 	Name() string
+	// Options are the key=value options of an Input it reads; Read
+	// refuses others (Input.CheckOptions).
+	Options() []string
 	// Read reads and validates one day of the source at in (a file,
 	// directory or URL, and the options of --source): all or nothing. A
 	// refused input is an error wrapping ErrRefused that says what is
@@ -37,6 +40,14 @@ type Source interface {
 	// products of the latest day name them).
 	Map(d, latest *Day, cat *Catalog) ([]Observation, *Report)
 }
+
+// MapVersion is the version of what the sources' Map make of a day. A day
+// mapped before and kept in the history store (its mapped observations,
+// history.Mapped) serves a build only when it was mapped with this version:
+// bump it with any change to a source's Map, or to the matching it uses,
+// that changes the observations of some day. TestMapVersion (package
+// builder) fails when the fixtures' observations change while it stays.
+const MapVersion = 1
 
 // ErrRefused marks an input refused as a whole: nothing of it is used.
 var ErrRefused = errors.New("refused")

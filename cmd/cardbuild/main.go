@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -71,7 +72,7 @@ const usage = `usage:
                   [--publish s3://BUCKET/PREFIX [--allow-shrink]]
                   [--source NAME=FILE|DIR|URL[,key=value...]]... [--history DIR|s3://BUCKET/PREFIX]
                   [--rates FILE|URL] [--contact URL|EMAIL] [--reports DIR] [--replace-day]
-                  [--synthetic-fill] [--history-days N] [--fetch-cache DIR]
+                  [--synthetic-fill] [--history-days N] [--fetch-cache DIR] [--dry-run]
                                          real market sources instead of the synthesizer (docs/real-data.md):
                                          cardmarket=price_guide_6.json  tcgplayer=https://tcgcsv.com[,categories=3+85+68]
                                          pricecharting=guide.csv[,day=D]  soldlistings=sold.csv[,day=D,marketplace=ebay]
@@ -145,7 +146,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var srcs sourceFlags
 	fs.Var(&srcs, "source", "a real market source, NAME=FILE|DIR|URL[,key=value...] (repeatable; NAME: "+strings.Join(builder.SourceNames(), ", ")+")")
 	fs.StringVar(&opts.History, "history", "", "the sources' history store, a directory or s3://BUCKET/PREFIX: each day is filed there and the snapshot's history read back")
-	fs.IntVar(&opts.HistoryDays, "history-days", 730, "days of history, ending at as_of, the snapshot holds")
+	fs.IntVar(&opts.HistoryDays, "history-days", builder.DefaultHistoryDays, "days of history, ending at as_of, the snapshot holds")
 	fs.BoolVar(&opts.ReplaceDay, "replace-day", false, "replace a day already filed in the history with other content (else that input is refused)")
 	fs.StringVar(&opts.Rates, "rates", "", "the ECB's eurofxref-hist.csv (or .zip), a file or URL, converting EUR and other currencies to USD")
 	fs.StringVar(&opts.Contact, "contact", "", "the operator's URL or email, sent in the User-Agent of every request to a source")
@@ -154,6 +155,7 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fetchCache := fs.String("fetch-cache", "", "keep the sources' downloads here for conditional requests (ETag, If-Modified-Since)")
 	memLimitMiB := fs.Int64("mem-limit-mib", 3200, "soft limit of the Go heap in MiB (the garbage collector works harder near it; 0: none)")
 	gcPercent := fs.Int("gc-percent", 200, "garbage collection target percentage, as GOGC (-1: keep GOGC's)")
+	dryRun := fs.Bool("dry-run", false, "check the flags, print what the build would read and where it would write, and build nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -174,6 +176,10 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("build: --as-of: %w", err)
 		}
 		opts.AsOf = d
+	}
+	if *dryRun {
+		writePlan(stdout, opts, srcs, *publishTo)
+		return nil
 	}
 	if !quiet {
 		opts.Progress = stderr
@@ -248,6 +254,61 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintln(stdout, dir)
 	return nil
+}
+
+// writePlan prints what a build with these flags would read and write
+// (build --dry-run).
+func writePlan(w io.Writer, opts builder.Options, srcs sourceFlags, publishTo string) {
+	fmt.Fprintf(w, "dry run: a build into %s (keep %d), catalog %s\n", opts.Out, opts.Keep, opts.CatalogDir)
+	switch {
+	case len(srcs) > 0 || opts.History != "":
+		for _, in := range srcs {
+			fmt.Fprintf(w, "  source %s: %s", in.Source, in.Location)
+			keys := make([]string, 0, len(in.Options))
+			for k := range in.Options {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				fmt.Fprintf(w, ", %s=%s", k, in.Options[k])
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "  history: %s (%d days)\n  rates: %s\n  contact: %s\n", orNone(opts.History), max(opts.HistoryDays, 1), orNone(opts.Rates), orNone(opts.Contact))
+		for _, warning := range planWarnings(opts, srcs) {
+			fmt.Fprintf(w, "  warning: %s\n", warning)
+		}
+	case opts.MarketDir != "":
+		fmt.Fprintf(w, "  market feeds: %s\n", opts.MarketDir)
+	default:
+		fmt.Fprintf(w, "  the synthetic market (preset %s, seed %d)\n", opts.Preset, opts.Seed)
+	}
+	if publishTo != "" {
+		fmt.Fprintf(w, "  then published to %s\n", publishTo)
+	}
+}
+
+// planWarnings are what a build from sources with these flags would miss
+// without failing at once: a URL fetched with no contact, EUR prices with
+// no rates to convert them (dropped), a catalog directory that is not
+// there (the build fails reading it).
+func planWarnings(opts builder.Options, srcs sourceFlags) []string {
+	var out []string
+	fetched, eur := false, false
+	for _, in := range srcs {
+		fetched = fetched || strings.HasPrefix(in.Location, "https://") || strings.HasPrefix(in.Location, "http://")
+		eur = eur || in.Source == source.Cardmarket || in.Source == source.SoldListings
+	}
+	if fetched && opts.Contact == "" {
+		out = append(out, "no --contact: the sources' sites see no way to reach you (give a URL or an email)")
+	}
+	if eur && opts.Rates == "" {
+		out = append(out, "no --rates: amounts in a currency other than USD (Cardmarket's EUR, a sold-listing export's) are dropped")
+	}
+	if fi, err := os.Stat(opts.CatalogDir); err != nil || !fi.IsDir() {
+		out = append(out, fmt.Sprintf("catalog %s is not a directory here: the build reads its cards from it", opts.CatalogDir))
+	}
+	return out
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) error {

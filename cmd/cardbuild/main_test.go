@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,5 +262,51 @@ func TestMain_Sources(t *testing.T) {
 	}
 	if _, _, err := run("build", "--out", root, "--source", "ebay=x"); err == nil || !strings.Contains(err.Error(), `unknown source "ebay"`) {
 		t.Errorf("unknown source: %v", err)
+	}
+}
+
+// TestMain_DryRun: build --dry-run checks the flags and the sources'
+// options, prints the plan and writes nothing.
+func TestMain_DryRun(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "snapshots")
+	stdout, stderr, err := run("build", "--out", root, "--dry-run", "--history", "s3://bucket/history", "--contact", "ops@example.com",
+		"--catalog", smallCatalog, "--rates", "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-hist.zip",
+		"--source", "cardmarket=https://downloads.s3.cardmarket.com/productCatalog/priceGuide,guides=6+18",
+		"--source", "tcgplayer=https://tcgcsv.com,categories=3+85+68", "--publish", "s3://bucket/snapshots")
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"dry run: a build into " + root, "source cardmarket: https://downloads.s3.cardmarket.com/productCatalog/priceGuide, guides=6+18",
+		"source tcgplayer: https://tcgcsv.com, categories=3+85+68", fmt.Sprintf("history: s3://bucket/history (%d days)", builder.DefaultHistoryDays), "then published to s3://bucket/snapshots"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dry run made %s: %v", root, err)
+	}
+	if strings.Contains(stdout, "warning:") {
+		t.Errorf("a plan with a contact, rates and a catalog warns:\n%s", stdout)
+	}
+	// What the build would miss without failing at once is said.
+	stdout, stderr, err = run("build", "--out", root, "--dry-run", "--catalog", filepath.Join(root, "no-catalog"),
+		"--source", "cardmarket=https://downloads.s3.cardmarket.com/productCatalog/priceGuide,guides=6+18")
+	if err != nil {
+		t.Fatalf("dry run: %v\n%s", err, stderr)
+	}
+	for _, want := range []string{"warning: no --contact", "warning: no --rates", "warning: catalog " + filepath.Join(root, "no-catalog")} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, args := range [][]string{
+		{"--source", "tcgplayer=https://tcgcsv.com,categorys=3"},
+		{"--source", "ebay=sold.csv"},
+		{"--publish", "http://bucket"},
+		{"--no-such-flag"},
+	} {
+		if _, _, err := run(append([]string{"build", "--out", root, "--dry-run"}, args...)...); err == nil {
+			t.Errorf("dry run with %v: no error", args)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func (s *sourceFlags) Set(v string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := builder.SourceByName(in.Source); err != nil {
+	if err := builder.CheckInput(in); err != nil {
 		return err
 	}
 	*s = append(*s, in)

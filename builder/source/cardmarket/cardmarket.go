@@ -33,10 +33,19 @@ var _ source.Source = Source{}
 // Name implements source.Source.
 func (Source) Name() string { return source.Cardmarket }
 
-// Read implements source.Source: in.Location is a price guide file or URL.
+// Options implements source.Source.
+func (Source) Options() []string { return []string{"guides"} }
+
+// Read implements source.Source: in.Location is a price guide file or URL;
+// with the option guides=6+18 it is the directory or URL the guides are in,
+// and the day is every guide named (price_guide_<n>.json: 6 Pokémon, 18 One
+// Piece) read as one: all or nothing, refused unless they are of one day.
 func (Source) Read(ctx context.Context, f *source.Fetcher, in source.Input) (*source.Day, error) {
-	if err := in.CheckOptions(); err != nil {
+	if err := in.CheckOptions(Source{}.Options()...); err != nil {
 		return nil, err
+	}
+	if _, ok := in.Options["guides"]; ok {
+		return readGuideFiles(ctx, f, in)
 	}
 	file, err := f.Get(ctx, in.Location)
 	if err != nil {
@@ -48,6 +57,64 @@ func (Source) Read(ctx context.Context, f *source.Fetcher, in source.Input) (*so
 	}
 	d.Input = in.Location
 	return d, nil
+}
+
+// GuideFile is the name of Cardmarket's price guide of game category n
+// (6 Pokémon, 18 One Piece).
+func GuideFile(n int) string { return "price_guide_" + strconv.Itoa(n) + ".json" }
+
+// readGuideFiles reads the guides=6+18 of in's location as one day.
+func readGuideFiles(ctx context.Context, f *source.Fetcher, in source.Input) (*source.Day, error) {
+	var ns []int
+	seenN := map[int]bool{}
+	for _, p := range strings.Split(in.Options["guides"], "+") {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || seenN[n] {
+			return nil, fmt.Errorf("source cardmarket: guides %q: want game numbers joined by +, each once (6+18)", in.Options["guides"])
+		}
+		seenN[n] = true
+		ns = append(ns, n)
+	}
+	out := &source.Day{Source: source.Cardmarket, Input: in.Location + " (" + strings.Join(strings.Split(in.Options["guides"], "+"), ", ") + ")"}
+	var bodies [][]byte
+	var firstName string
+	seen := map[string]string{}
+	for _, n := range ns {
+		loc := source.Join(in.Location, GuideFile(n))
+		file, err := f.Get(ctx, loc)
+		if err != nil {
+			return nil, fmt.Errorf("cardmarket: %w", err)
+		}
+		d, err := Parse(file.Body)
+		if err != nil {
+			return nil, fmt.Errorf("cardmarket %s: %w", loc, err)
+		}
+		bodies = append(bodies, file.Body)
+		if out.Date == 0 {
+			out.Date, firstName = d.Date, GuideFile(n)
+		} else if d.Date != out.Date {
+			return nil, fmt.Errorf("cardmarket %s: %w", in.Location, source.Refusedf("%s is of %s, %s of %s: the guides of a day must be of one day",
+				firstName, out.Date, GuideFile(n), d.Date))
+		}
+		if d.CreatedAt.After(out.CreatedAt) {
+			out.CreatedAt = d.CreatedAt
+		}
+		for _, r := range d.Rows {
+			if other, dup := seen[r.Product]; dup {
+				out.Rejected = append(out.Rejected, source.Entry{Status: source.StatusRejected, Product: r.Product, Reason: "duplicate idProduct",
+					Detail: fmt.Sprintf("%s: idProduct %s already in %s", GuideFile(n), r.Product, other)})
+				continue
+			}
+			seen[r.Product] = GuideFile(n)
+			out.Rows = append(out.Rows, r)
+		}
+		for _, e := range d.Rejected {
+			e.Detail = GuideFile(n) + ": " + e.Detail
+			out.Rejected = append(out.Rejected, e)
+		}
+	}
+	out.Digest = source.Digest(bodies...)
+	return out, nil
 }
 
 // guide is one entry of priceGuides.

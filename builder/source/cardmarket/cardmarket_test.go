@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +241,65 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRead_Guides: guides=6+18 reads Pokémon's and One Piece's guides from
+// one directory as one day; guides of two days, a missing guide or a bad
+// one refuse the day whole.
+func TestRead_Guides(t *testing.T) {
+	dir := t.TempDir()
+	pokemon, err := os.ReadFile(sourcetest.Path("cardmarket", "price_guide_6-2026-11-20.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	onePiece := `{"version":1,"createdAt":"2026-11-20T02:53:02+0100","priceGuides":[` +
+		`{"idProduct":800001,"idCategory":1621,"trend":1.5},{"idProduct":702303,"idCategory":1621,"trend":9}]}`
+	write := func(name, body string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("price_guide_6.json", string(pokemon))
+	write("price_guide_18.json", onePiece)
+	f := source.NewFetcher("test", "test@example.com", "")
+	read := func(guides string) (*source.Day, error) {
+		return cardmarket.Source{}.Read(context.Background(), f, source.Input{Source: "cardmarket", Location: dir, Options: map[string]string{"guides": guides}})
+	}
+	d, err := read("6+18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	single := mustRead(t, "price_guide_6-2026-11-20.json")
+	if d.Date != single.Date || len(d.Rows) != len(single.Rows)+1 || d.Rows[len(d.Rows)-1].Product != "800001" {
+		t.Errorf("day %s, %d rows, want %s and %d rows ending with 800001", d.Date, len(d.Rows), single.Date, len(single.Rows)+1)
+	}
+	if got, want := d.CreatedAt.UTC(), time.Date(2026, 11, 20, 1, 53, 2, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("createdAt %v, want the later guide's %v", got, want)
+	}
+	if n := len(d.Rejected); n != len(single.Rejected)+1 || d.Rejected[n-1].Product != "702303" || d.Rejected[n-1].Reason != "duplicate idProduct" {
+		t.Errorf("rejected %+v, want 702303 of price_guide_18.json refused as a duplicate", d.Rejected)
+	}
+	if d.Digest == single.Digest {
+		t.Error("the two guides' day has the digest of one")
+	}
+	// One guide through guides=: the same day as the file read alone.
+	if one, err := read("6"); err != nil || one.Digest != single.Digest || len(one.Rows) != len(single.Rows) {
+		t.Errorf("guides=6: %v, digest %s, want %s", err, one.Digest, single.Digest)
+	}
+
+	for _, tt := range []struct {
+		name, guides, body, want string
+	}{
+		{"two days", "6+18", strings.Replace(onePiece, "2026-11-20T02", "2026-11-19T02", 1), "price_guide_6.json is of 2026-11-20, price_guide_18.json of 2026-11-19"},
+		{"truncated", "6+18", onePiece[:60], "not whole JSON"},
+		{"missing", "6+7", onePiece, "not found"},
+		{"bad list", "6+x", onePiece, "want game numbers"},
+		{"twice", "6+6", onePiece, "each once"},
+	} {
+		write("price_guide_18.json", tt.body)
+		if _, err := read(tt.guides); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
 }

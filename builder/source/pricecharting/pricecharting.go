@@ -42,10 +42,13 @@ var _ source.Source = Source{}
 // Name implements source.Source.
 func (Source) Name() string { return source.PriceCharting }
 
+// Options implements source.Source.
+func (Source) Options() []string { return []string{"day"} }
+
 // Read implements source.Source: in.Location is the CSV file or URL.
 // Option: day=YYYY-MM-DD.
 func (Source) Read(ctx context.Context, f *source.Fetcher, in source.Input) (*source.Day, error) {
-	if err := in.CheckOptions("day"); err != nil {
+	if err := in.CheckOptions(Source{}.Options()...); err != nil {
 		return nil, err
 	}
 	d, ok, err := in.DayOption()

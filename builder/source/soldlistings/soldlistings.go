@@ -24,12 +24,12 @@ var _ source.Source = Source{}
 // Name implements source.Source.
 func (Source) Name() string { return source.SoldListings }
 
-// Options a sold-listings input takes.
-var options = []string{"day", "marketplace", "trade_type", "game"}
+// Options implements source.Source.
+func (Source) Options() []string { return []string{"day", "marketplace", "trade_type", "game"} }
 
 // Read implements source.Source: in.Location is the CSV file or URL.
 func (Source) Read(ctx context.Context, f *source.Fetcher, in source.Input) (*source.Day, error) {
-	if err := in.CheckOptions(options...); err != nil {
+	if err := in.CheckOptions(Source{}.Options()...); err != nil {
 		return nil, err
 	}
 	d, ok, err := in.DayOption()

@@ -47,11 +47,14 @@ var _ source.Source = Source{}
 // Name implements source.Source.
 func (Source) Name() string { return source.TCGplayer }
 
+// Options implements source.Source.
+func (Source) Options() []string { return []string{"categories", "day"} }
+
 // Read implements source.Source: in.Location is a tcgcsv base URL or
 // directory, or an archive day's directory (named YYYY-MM-DD). Options:
 // categories=3+85+68, day=YYYY-MM-DD (when last-updated.txt is missing).
 func (Source) Read(ctx context.Context, f *source.Fetcher, in source.Input) (*source.Day, error) {
-	if err := in.CheckOptions("categories", "day"); err != nil {
+	if err := in.CheckOptions(Source{}.Options()...); err != nil {
 		return nil, err
 	}
 	dayOpt, haveDay, err := in.DayOption()
