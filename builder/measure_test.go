@@ -439,10 +439,7 @@ func TestMeasure_HistoryDays(t *testing.T) {
 func TestMeasure_NameMatching(t *testing.T) {
 	measureOnly(t)
 	cat := shippedSourceCatalog(t)
-	sets := map[string][]*snapshots.Set{}
-	for _, s := range cat.Sets {
-		sets[s.Game] = append(sets[s.Game], s)
-	}
+	sets := soldlistings.SetsByGame(cat)
 	pc, title, bare := map[string]int{}, map[string]int{}, map[string]int{}
 	n := 0
 	for _, c := range cat.Cards {

@@ -2,6 +2,7 @@ package builder
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -11,6 +12,8 @@ import (
 	"github.com/cardedge/cardedge/builder/source"
 	"github.com/cardedge/cardedge/builder/source/cardmarket"
 	"github.com/cardedge/cardedge/builder/source/ecb"
+	"github.com/cardedge/cardedge/builder/source/pricecharting"
+	"github.com/cardedge/cardedge/builder/source/soldlistings"
 	"github.com/cardedge/cardedge/builder/source/tcgcsv"
 	"github.com/cardedge/cardedge/snapshots"
 )
@@ -148,5 +151,87 @@ func BenchmarkSources_TCGplayer100k(b *testing.B) {
 		acc := newAccumulator(d.Date)
 		acc.add(source.TCGplayer, d.Date, obs, nil)
 		acc.markets(cards, []*loadedSource{{in: source.Input{Source: source.TCGplayer}}})
+	}
+}
+
+// englishCards returns the English cards of the catalog with their set, in
+// catalog order, for the name-matched sources' generated files.
+func englishCards(cat *source.Catalog, cards []*snapshots.Card) (out []*snapshots.Card, sets []*snapshots.Set) {
+	for _, c := range cards {
+		if c.Language == "en" {
+			out = append(out, c)
+			sets = append(sets, cat.Set(c.Game, c.SetID))
+		}
+	}
+	return out, sets
+}
+
+// BenchmarkSources_PriceCharting100k: a PriceCharting guide of 100k lines
+// ("<name> #<number>" of console "Pokemon <set>" for every English card,
+// then products the catalog lacks) through parse, the name match and
+// accumulation.
+func BenchmarkSources_PriceCharting100k(b *testing.B) {
+	cat, cards := benchCatalog(b)
+	en, sets := englishCards(cat, cards)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"id", "console-name", "product-name", "loose-price", "graded-price", "manual-only-price"})
+	for i := 0; i < 100_000; i++ {
+		console, product := "Pokemon Imaginary Set", fmt.Sprintf("Sealed Box %d #%d", i, i)
+		if i < len(en) {
+			console = "Pokemon " + sets[i].Name
+			if en[i].Game == "onepiece" {
+				console = "One Piece " + sets[i].Name
+			}
+			product = en[i].Name + " #" + en[i].Number
+		}
+		w.Write([]string{fmt.Sprint(i + 1), console, product, fmt.Sprintf("$%d.00", 5+i%90), fmt.Sprintf("$%d.00", 50+i%900), fmt.Sprintf("$%d.00", 200+i%5000)})
+	}
+	w.Flush()
+	body := buf.Bytes()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := pricecharting.Parse(body, 20777)
+		if err != nil {
+			b.Fatal(err)
+		}
+		obs, _ := pricecharting.Source{}.Map(d, d, cat)
+		acc := newAccumulator(d.Date)
+		acc.add(source.PriceCharting, d.Date, obs, nil)
+		acc.markets(cards, []*loadedSource{{in: source.Input{Source: source.PriceCharting}}})
+	}
+}
+
+// BenchmarkSources_SoldListings100k: a sold-listings export of 100k titles
+// ("<name> <number>/<printed> <set> PSA 10" of the English cards, in turn)
+// through parse, the title match and accumulation.
+func BenchmarkSources_SoldListings100k(b *testing.B) {
+	cat, cards := benchCatalog(b)
+	en, sets := englishCards(cat, cards)
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"date", "title", "price", "currency", "url"})
+	for i := 0; i < 100_000; i++ {
+		c, s := en[i%len(en)], sets[i%len(en)]
+		number := c.Number
+		if s.CardCountPrinted > 0 {
+			number += fmt.Sprintf("/%d", s.CardCountPrinted)
+		}
+		w.Write([]string{fmt.Sprintf("2026-11-%02d", 1+i%20), c.Name + " " + number + " " + s.Name + " PSA 10", fmt.Sprintf("$%d.00", 20+i%3000), "USD", fmt.Sprintf("https://www.ebay.com/itm/%d", i)})
+	}
+	w.Flush()
+	body := buf.Bytes()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d, err := soldlistings.Parse(body, 20777, soldlistings.Defaults{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		obs, _ := soldlistings.Source{}.Map(d, d, cat)
+		acc := newAccumulator(d.Date)
+		acc.add(source.SoldListings, d.Date, obs, nil)
+		acc.markets(cards, []*loadedSource{{in: source.Input{Source: source.SoldListings}}})
 	}
 }

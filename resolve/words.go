@@ -45,7 +45,7 @@ var artNames = map[string]string{
 func Read(r snapshots.Reader, game, ref string) (*Understood, snapshots.Words) {
 	w := snapshots.ReadWords(ref)
 	if sets, err := r.Sets(game); err == nil {
-		w.CutSet(sets)
+		w.CutSet(snapshots.NewSetNames(sets))
 	}
 	if !w.HasGrade && w.Printing == "" && w.Art == "" && len(w.Sets) == 0 {
 		return nil, w

@@ -168,17 +168,32 @@ func saidOf(before, after string) string {
 	return before[i : len(before)-j]
 }
 
-// CutSet takes a set name out of w.Text: the longest name of sets said as
-// whole words (any case; a one-word name such as "Base" or "Jungle" only
-// when "set" follows it, since one word is often a card's). Every set of
-// that name is kept in w.Sets (its language editions), the words in
-// w.SetSaid. Text keeps at least one word: a reference that is only a set
-// name names no card.
-func (w *Words) CutSet(sets []*Set) {
+// SetNames are a game's sets with their names folded for CutSet
+// (lowercase words of letters and digits), folded once for many texts.
+type SetNames struct {
+	sets   []*Set
+	folded []string
+}
+
+// NewSetNames folds the names of sets.
+func NewSetNames(sets []*Set) *SetNames {
+	n := &SetNames{sets: sets, folded: make([]string, len(sets))}
+	for i, s := range sets {
+		n.folded[i] = foldWords(s.Name)
+	}
+	return n
+}
+
+// CutSet takes a set name out of w.Text: the longest name of names' sets
+// said as whole words (any case; a one-word name such as "Base" or
+// "Jungle" only when "set" follows it, since one word is often a card's).
+// Every set of that name is kept in w.Sets (its language editions), the
+// words in w.SetSaid. Text keeps at least one word: a reference that is
+// only a set name names no card.
+func (w *Words) CutSet(names *SetNames) {
 	text := " " + w.Text + " "
 	best, bestSaid := "", ""
-	for _, s := range sets {
-		name := foldWords(s.Name)
+	for _, name := range names.folded {
 		if len(name) < 2 || len(name) <= len(best) {
 			continue
 		}
@@ -197,8 +212,8 @@ func (w *Words) CutSet(sets []*Set) {
 	if best == "" {
 		return
 	}
-	for _, s := range sets {
-		if foldWords(s.Name) == best {
+	for i, s := range names.sets {
+		if names.folded[i] == best {
 			w.Sets = append(w.Sets, s)
 		}
 	}

@@ -228,10 +228,7 @@ func saleDate(s string) (snapshots.Day, error) {
 func (Source) Map(d, _ *source.Day, cat *source.Catalog) ([]source.Observation, *source.Report) {
 	var obs []source.Observation
 	rep := source.NewReport(source.SoldListings, d)
-	sets := map[string][]*snapshots.Set{}
-	for _, s := range cat.Sets {
-		sets[s.Game] = append(sets[s.Game], s)
-	}
+	sets := SetsByGame(cat)
 	for i := range d.Rows {
 		row := &d.Rows[i]
 		n := i + 1
@@ -310,10 +307,24 @@ var (
 	noiseRE       = regexp.MustCompile(`\b(pokemon|pokémon|tcg|card|cards|holo|rare|english|eng|japanese|japan|jpn|jp|one piece|mint|nm)\b`)
 )
 
+// SetsByGame folds the names of the catalog's sets once per game, for
+// MatchTitle.
+func SetsByGame(cat *source.Catalog) map[string]*snapshots.SetNames {
+	byGame := map[string][]*snapshots.Set{}
+	for _, s := range cat.Sets {
+		byGame[s.Game] = append(byGame[s.Game], s)
+	}
+	out := make(map[string]*snapshots.SetNames, len(byGame))
+	for g, sets := range byGame {
+		out[g] = snapshots.NewSetNames(sets)
+	}
+	return out
+}
+
 // MatchTitle reads a listing's title: the collectors' words (grade,
 // printing, art, set name), a number, a name. game "" reads it from the
 // title (One Piece when it says so, else Pokémon).
-func MatchTitle(cat *source.Catalog, sets map[string][]*snapshots.Set, title, game string) (TitleMatch, error) {
+func MatchTitle(cat *source.Catalog, sets map[string]*snapshots.SetNames, title, game string) (TitleMatch, error) {
 	lower := strings.ToLower(title)
 	if game == "" {
 		game = "pokemon"
@@ -326,7 +337,9 @@ func MatchTitle(cat *source.Catalog, sets map[string][]*snapshots.Set, title, ga
 		language = "ja"
 	}
 	w := snapshots.ReadWords(title)
-	w.CutSet(sets[game])
+	if names := sets[game]; names != nil {
+		w.CutSet(names)
+	}
 	said := []string{}
 	if w.HasGrade {
 		said = append(said, w.GradeSaid+": grade "+w.Grade.String())

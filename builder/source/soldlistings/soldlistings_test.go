@@ -84,10 +84,7 @@ func TestMap(t *testing.T) {
 
 func TestMatchTitle(t *testing.T) {
 	cat := sourcetest.MustCatalog(t)
-	sets := map[string][]*snapshots.Set{}
-	for _, s := range cat.Sets {
-		sets[s.Game] = append(sets[s.Game], s)
-	}
+	sets := soldlistings.SetsByGame(cat)
 	for _, tt := range []struct {
 		title, want string
 	}{
