@@ -274,11 +274,22 @@ func (s *Server) acquire() *snapshot {
 // pass over the header (one Peek each would copy and normalize its name).
 type requestHeaders struct {
 	authorization, ifNoneMatch, acceptEncoding, requestID, apiKey []byte
-	// id is the response's X-Request-Id (the request's own when it is
-	// usable, else the server's sequence number): handle makes it, dispatch
-	// sets it (after the memo's precomputed header block, which replaces
-	// the response header whole).
-	id []byte
+	// idSeq is the server's sequence number that is the response's
+	// X-Request-Id when the request's own is missing or unusable (0: the
+	// request's own is used). handle picks it; dispatch sets the header
+	// (after the memo's precomputed header block, which replaces the
+	// response header whole) with setRequestID.
+	idSeq uint64
+}
+
+// setRequestID sets the response's X-Request-Id.
+func (h *requestHeaders) setRequestID(rh *fasthttp.ResponseHeader) {
+	if h.idSeq == 0 {
+		rh.SetCanonical(hdrRequestID, h.requestID)
+		return
+	}
+	var buf [16]byte // SetCanonical copies: buf stays on the stack
+	rh.SetCanonical(hdrRequestID, strconv.AppendUint(buf[:0], h.idSeq, 36))
 }
 
 // credential is the request's key: Authorization, else X-Api-Key (read by /v2 only).
@@ -332,19 +343,16 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		start = time.Now()
 	}
 	hdr := readRequestHeaders(&ctx.Request.Header)
-	var idBuf [16]byte
-	id := hdr.requestID
-	if len(id) == 0 || len(id) > 64 || !printableASCII(id) {
-		id = strconv.AppendUint(idBuf[:0], s.reqSeq.Add(1), 36)
+	if id := hdr.requestID; len(id) == 0 || len(id) > 64 || !printableASCII(id) {
+		hdr.idSeq = s.reqSeq.Add(1)
 	}
-	hdr.id = id
 	routeName := s.dispatchSafe(ctx, hdr)
 	status := ctx.Response.StatusCode()
 	took := time.Since(start)
 	s.metrics.observe(routeName, status, took)
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		s.log.Debug("request", "method", string(ctx.Method()), "path", string(ctx.Path()), "route", routeName,
-			"status", status, "duration_us", took.Microseconds(), "request_id", string(id))
+			"status", status, "duration_us", took.Microseconds(), "request_id", requestID(ctx))
 	}
 }
 
@@ -354,11 +362,11 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx, hdr requestHeaders) (route string) {
 	defer func() {
 		if v := recover(); v != nil {
+			hdr.setRequestID(&ctx.Response.Header) // a panic in serveMemo may come before it
 			s.log.Error("panic serving request", "method", string(ctx.Method()), "path", string(ctx.Path()),
-				"request_id", string(hdr.id), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				"request_id", requestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			ctx.Response.ResetBody()
 			ctx.Response.Header.Del("Content-Encoding")
-			ctx.Response.Header.SetCanonical(hdrRequestID, hdr.id)
 			writeCode(ctx, apperr.EINTERNAL, "internal error")
 			route = "panic"
 		}
@@ -380,7 +388,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	if route := s.serveMemo(ctx, hdr); route != "" {
 		return route
 	}
-	ctx.Response.Header.SetCanonical(hdrRequestID, hdr.id)
+	hdr.setRequestID(&ctx.Response.Header)
 	path := ctx.Path()
 	method := methodString(ctx.Method())
 	switch {
@@ -635,12 +643,12 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 	h := &ctx.Response.Header
 	dec, err := s.access.Charge(m.caller, 1)
 	if err != nil {
-		h.SetCanonical(hdrRequestID, hdr.id)
+		hdr.setRequestID(h)
 		s.refuse(ctx, m.caller, dec, err)
 		return m.route.name
 	}
 	m.header.CopyTo(h)
-	h.SetCanonical(hdrRequestID, hdr.id)
+	hdr.setRequestID(h)
 	if !dec.Unmetered { // RateLimit's remainder; the block has its policy
 		bp := s.renderBufs.Get().(*[]byte)
 		b := access.AppendRateLimit((*bp)[:0], dec)
