@@ -190,6 +190,25 @@ func testMemoAnswers(t *testing.T, e *memoEnv) {
 		t.Errorf("Accept-Encoding gzip on a memo hit: Content-Encoding %q", gz.Headers["Content-Encoding"])
 	}
 
+	// An unmetered key's memo hit has no RateLimit headers, as its first
+	// answer: the header block is made for the entry's caller.
+	unmetered, _, err := e.store.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "unmetered", Unmetered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.acc.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	u1 := e.get(t, uri, "Authorization", "Bearer "+unmetered)
+	before := e.memoHits()
+	u2 := e.get(t, uri, "Authorization", "Bearer "+unmetered)
+	if e.memoHits() != before+1 || u2.Headers["RateLimit"] != "" || u2.Headers["RateLimit-Policy"] != "" {
+		t.Errorf("unmetered key: memo hits %d->%d, RateLimit %q, RateLimit-Policy %q", before, e.memoHits(), u2.Headers["RateLimit"], u2.Headers["RateLimit-Policy"])
+	}
+	if diff := cmp.Diff(u1, u2); diff != "" {
+		t.Errorf("unmetered key's memo hit differs from the front door's answer (-front door +memo):\n%s", diff)
+	}
+
 	// The free key's first request of the same URI is not the elite key's
 	// entry: its own tier, its own window.
 	hits := e.memoHits()
