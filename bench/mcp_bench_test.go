@@ -33,6 +33,7 @@ func BenchmarkMCPQuote(b *testing.B) {
 			session := mcpInitialize(b, client, base, key)
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 				"params": map[string]any{"name": "quote", "arguments": map[string]any{"ids": ids[:n]}}})
+			var lastLen int
 			call := func() {
 				req, _ := http.NewRequest("POST", base, bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
@@ -46,6 +47,7 @@ func BenchmarkMCPQuote(b *testing.B) {
 				}
 				out, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
+				lastLen = len(out)
 				if resp.StatusCode != 200 || bytes.Contains(out, []byte(`"isError":true`)) {
 					b.Fatalf("quote: %d %.300s", resp.StatusCode, out)
 				}
@@ -68,6 +70,7 @@ func BenchmarkMCPQuote(b *testing.B) {
 			}
 			b.ReportMetric(pct(0.50), "p50-ms")
 			b.ReportMetric(pct(0.99), "p99-ms")
+			b.ReportMetric(float64(lastLen), "resp-bytes")
 		})
 	}
 }

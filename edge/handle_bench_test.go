@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/access"
+	"github.com/cardedge/cardedge/edge/connguard"
 	"github.com/cardedge/cardedge/state/statetest"
 	"github.com/valyala/fasthttp"
 )
@@ -53,7 +54,9 @@ func newBenchServer(b *testing.B, cacheBytes int64) (*Server, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	acc, err := access.Open(access.Options{State: st})
+	// No background sync: its flushes (a state file commit each second)
+	// would land in callgrind's counts of the request path (bench/callgrind.sh).
+	acc, err := access.Open(access.Options{State: st, SyncInterval: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,12 +68,19 @@ func newBenchServer(b *testing.B, cacheBytes int64) (*Server, string) {
 // work on a connection (reading and parsing the request, the handler,
 // serializing the response headers, copying the body out) for a cached card
 // detail against the load harness's ceiling: a handler that sets a fixed body
-// of the same size. The connection is in memory, so the figures leave out
-// the kernel; bench/ measures over loopback. Compare the two ns/op.
+// of the same size, and for the edge with its cache off (the card detail
+// rendered from the snapshot's encoded card on every request), and for the
+// cached edge behind the slow-client guard (connguard) as Serve runs it. The
+// connection is in memory, so the figures leave out the kernel; bench/
+// measures over loopback. Compare the ns/op, or count instructions:
+//
+//	bench/callgrind.sh ./edge 'ServeConn/edge_cached$' 'fasthttp.(*Server).serveConnCounted'
 func BenchmarkServeConn(b *testing.B) {
+	cardRequest := func(secret string) []byte {
+		return []byte("GET /api/v3/cards/en:base1-4?include=market_summary HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer " + secret + "\r\n\r\n")
+	}
 	srv, secret := newBenchServer(b, 64<<20)
-	request := []byte("GET /api/v3/cards/en:base1-4?include=market_summary HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer " + secret + "\r\n\r\n")
-
+	request := cardRequest(secret)
 	first := &requestConn{request: request, left: 1}
 	if err := srv.http.ServeConn(first); err != nil {
 		b.Fatal(err)
@@ -84,22 +94,71 @@ func BenchmarkServeConn(b *testing.B) {
 		ctx.SetContentType("application/json")
 		ctx.SetBody(body)
 	}}
+	uncached, uncachedSecret := newBenchServer(b, 0)
 
 	for _, bc := range []struct {
-		name string
-		srv  *fasthttp.Server
-	}{{"edge_cached", srv.http}, {"ceiling", ceiling}} {
+		name    string
+		srv     *fasthttp.Server
+		request []byte
+		guarded bool
+	}{
+		{"edge_cached", srv.http, request, false},
+		{"edge_cached_guarded", srv.http, request, true},
+		{"edge_uncached", uncached.http, cardRequest(uncachedSecret), false},
+		{"ceiling", ceiling, request, false},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
-			c := &requestConn{request: request, left: b.N, discard: true}
+			c := &requestConn{request: bc.request, left: b.N, discard: true}
+			var conn net.Conn = c
+			if bc.guarded {
+				ln := connguard.Listen(&oneConnListener{conn: c}, connguard.Timeouts{Read: srv.opts.ReadTimeout, Write: srv.opts.WriteTimeout, Idle: srv.opts.IdleTimeout})
+				defer ln.Close()
+				var err error
+				if conn, err = ln.Accept(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			growStack(256)
 			b.ResetTimer()
-			if err := bc.srv.ServeConn(c); err != nil {
+			if err := bc.srv.ServeConn(conn); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(c.written)/float64(b.N), "bytes/resp")
 		})
 	}
 }
+
+// growStack grows the goroutine's stack by about kib KiB (it stays grown:
+// stacks shrink only in a GC). callgrind counts a toggled function only
+// until the stack moves: a stack growth inside the measured loop would stop
+// bench/callgrind.sh's count.
+//
+//go:noinline
+func growStack(kib int) byte {
+	var frame [1024]byte
+	if kib <= 1 {
+		return frame[0]
+	}
+	frame[kib%len(frame)] = byte(kib)
+	return growStack(kib-1) + frame[kib%len(frame)]
+}
+
+// oneConnListener accepts its one connection, then reports itself closed.
+type oneConnListener struct {
+	conn  net.Conn
+	taken bool
+}
+
+func (l *oneConnListener) Accept() (net.Conn, error) {
+	if !l.taken {
+		l.taken = true
+		return l.conn, nil
+	}
+	return nil, net.ErrClosed
+}
+func (l *oneConnListener) Close() error   { return nil }
+func (l *oneConnListener) Addr() net.Addr { return l.conn.LocalAddr() }
 
 // requestConn is a net.Conn that reads as left copies of one request, each
 // in its own Read (so the server flushes a response per request, as over a

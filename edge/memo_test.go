@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -161,13 +162,51 @@ func testMemoAnswers(t *testing.T, e *memoEnv) {
 		t.Errorf("memo hit differs from the front door's answer (-front door +memo):\n%s", diff)
 	}
 
+	// The memo copies the entry's header block whole: the request id is
+	// set after it, the client's own when it sent a usable one.
+	for _, sent := range []string{"", "trace-42"} {
+		var req fasthttp.Request
+		req.SetRequestURI("http://edge" + uri)
+		req.Header.Set("Authorization", "Bearer "+e.elite)
+		if sent != "" {
+			req.Header.Set("X-Request-Id", sent)
+		}
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
+		hits := e.memoHits()
+		e.srv.handle(&ctx)
+		got := string(ctx.Response.Header.Peek("X-Request-Id"))
+		if e.memoHits() != hits+1 || got == "" || (sent != "" && got != sent) {
+			t.Errorf("memo hit with X-Request-Id %q: memo hits %d->%d, response X-Request-Id %q", sent, hits, e.memoHits(), got)
+		}
+	}
+
 	notModified := e.get(t, uri, "Authorization", "Bearer "+e.elite, "If-None-Match", first.Headers["ETag"])
-	if notModified.Status != 304 || e.memoHits() != 2 {
+	if notModified.Status != 304 || e.memoHits() != 4 {
 		t.Errorf("If-None-Match on a memo hit: %d (memo hits %d)", notModified.Status, e.memoHits())
 	}
 	gz := e.get(t, uri, "Authorization", "Bearer "+e.elite, "Accept-Encoding", "gzip")
 	if gz.Headers["Content-Encoding"] != "gzip" {
 		t.Errorf("Accept-Encoding gzip on a memo hit: Content-Encoding %q", gz.Headers["Content-Encoding"])
+	}
+
+	// An unmetered key's memo hit has no RateLimit headers, as its first
+	// answer: the header block is made for the entry's caller.
+	unmetered, _, err := e.store.Create(context.Background(), access.KeySpec{Tier: access.Elite, Name: "unmetered", Unmetered: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.acc.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	u1 := e.get(t, uri, "Authorization", "Bearer "+unmetered)
+	before := e.memoHits()
+	u2 := e.get(t, uri, "Authorization", "Bearer "+unmetered)
+	if e.memoHits() != before+1 || u2.Headers["RateLimit"] != "" || u2.Headers["RateLimit-Policy"] != "" {
+		t.Errorf("unmetered key: memo hits %d->%d, RateLimit %q, RateLimit-Policy %q", before, e.memoHits(), u2.Headers["RateLimit"], u2.Headers["RateLimit-Policy"])
+	}
+	if diff := cmp.Diff(u1, u2); diff != "" {
+		t.Errorf("unmetered key's memo hit differs from the front door's answer (-front door +memo):\n%s", diff)
 	}
 
 	// The free key's first request of the same URI is not the elite key's
@@ -205,6 +244,19 @@ func testMemoCharges(t *testing.T, e *memoEnv) {
 	// matters is that the memo refused too, not only the first request.
 	if refused == 0 || e.memoHits() == 0 {
 		t.Fatalf("101 requests of a free key: %d refused, %d memo hits", refused, e.memoHits())
+	}
+	// A metered key's memo hit says its remainder (the header block holds
+	// a placeholder) and a refusal by the memo has its request id.
+	var req fasthttp.Request
+	req.SetRequestURI("http://edge" + uri)
+	req.Header.Set("Authorization", "Bearer "+e.free)
+	var ctx fasthttp.RequestCtx
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4000}, nil)
+	e.srv.handle(&ctx)
+	if got := ctx.Response.Header.PeekCanonical([]byte("RateLimit")); ctx.Response.StatusCode() != 429 || !strings.Contains(string(got), `"burst";r=0`) ||
+		len(ctx.Response.Header.Peek("X-Request-Id")) == 0 || len(ctx.Response.Header.Peek("Retry-After")) == 0 {
+		t.Errorf("free key refused by the memo: %d, RateLimit %q, X-Request-Id %q, Retry-After %q", ctx.Response.StatusCode(), got,
+			ctx.Response.Header.Peek("X-Request-Id"), ctx.Response.Header.Peek("Retry-After"))
 	}
 
 	const card = "/api/v3/cards/en:base1-4"
@@ -335,5 +387,27 @@ func TestFrontMemo_Key(t *testing.T) {
 	remember("/y", auth+"k")
 	if !found("/x", auth) || found("/y", auth+"k") {
 		t.Fatalf("a key of memoMaxKey bytes found %v (want true), one byte longer found %v (want false)", found("/x", auth), found("/y", auth+"k"))
+	}
+}
+
+// TestConstantTimeEqual: the memo's comparison of Authorization values
+// agrees with bytes.Equal on every length around its 8-byte words, with the
+// difference anywhere.
+func TestConstantTimeEqual(t *testing.T) {
+	for n := 0; n <= 25; n++ {
+		a := []byte(strings.Repeat("k", n))
+		if !constantTimeEqual(a, bytes.Clone(a)) {
+			t.Errorf("equal %d bytes: false", n)
+		}
+		if constantTimeEqual(a, append(bytes.Clone(a), 'k')) {
+			t.Errorf("%d bytes against %d: true", n, n+1)
+		}
+		for i := 0; i < n; i++ {
+			b := bytes.Clone(a)
+			b[i] ^= 0x80
+			if constantTimeEqual(a, b) {
+				t.Errorf("%d bytes differing at %d: true", n, i)
+			}
+		}
 	}
 }

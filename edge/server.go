@@ -274,6 +274,22 @@ func (s *Server) acquire() *snapshot {
 // pass over the header (one Peek each would copy and normalize its name).
 type requestHeaders struct {
 	authorization, ifNoneMatch, acceptEncoding, requestID, apiKey []byte
+	// idSeq is the server's sequence number that is the response's
+	// X-Request-Id when the request's own is missing or unusable (0: the
+	// request's own is used). handle picks it; dispatch sets the header
+	// (after the memo's precomputed header block, which replaces the
+	// response header whole) with setRequestID.
+	idSeq uint64
+}
+
+// setRequestID sets the response's X-Request-Id.
+func (h *requestHeaders) setRequestID(rh *fasthttp.ResponseHeader) {
+	if h.idSeq == 0 {
+		rh.SetCanonical(hdrRequestID, h.requestID)
+		return
+	}
+	var buf [16]byte // SetCanonical copies: buf stays on the stack
+	rh.SetCanonical(hdrRequestID, strconv.AppendUint(buf[:0], h.idSeq, 36))
 }
 
 // credential is the request's key: Authorization, else X-Api-Key (read by /v2 only).
@@ -327,19 +343,16 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		start = time.Now()
 	}
 	hdr := readRequestHeaders(&ctx.Request.Header)
-	var idBuf [16]byte
-	id := hdr.requestID
-	if len(id) == 0 || len(id) > 64 || !printableASCII(id) {
-		id = strconv.AppendUint(idBuf[:0], s.reqSeq.Add(1), 36)
+	if id := hdr.requestID; len(id) == 0 || len(id) > 64 || !printableASCII(id) {
+		hdr.idSeq = s.reqSeq.Add(1)
 	}
-	ctx.Response.Header.SetCanonical(hdrRequestID, id)
 	routeName := s.dispatchSafe(ctx, hdr)
 	status := ctx.Response.StatusCode()
 	took := time.Since(start)
 	s.metrics.observe(routeName, status, took)
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		s.log.Debug("request", "method", string(ctx.Method()), "path", string(ctx.Path()), "route", routeName,
-			"status", status, "duration_us", took.Microseconds(), "request_id", string(id))
+			"status", status, "duration_us", took.Microseconds(), "request_id", requestID(ctx))
 	}
 }
 
@@ -349,6 +362,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 func (s *Server) dispatchSafe(ctx *fasthttp.RequestCtx, hdr requestHeaders) (route string) {
 	defer func() {
 		if v := recover(); v != nil {
+			hdr.setRequestID(&ctx.Response.Header) // a panic in serveMemo may come before it
 			s.log.Error("panic serving request", "method", string(ctx.Method()), "path", string(ctx.Path()),
 				"request_id", requestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			ctx.Response.ResetBody()
@@ -374,6 +388,7 @@ func (s *Server) dispatch(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	if route := s.serveMemo(ctx, hdr); route != "" {
 		return route
 	}
+	hdr.setRequestID(&ctx.Response.Header)
 	path := ctx.Path()
 	method := methodString(ctx.Method())
 	switch {
@@ -610,8 +625,12 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 }
 
 // serveMemo answers a keyed GET the front-door memo remembers (see
-// frontMemo): charge, access headers, the cached response. It returns the
-// route name, or "" when the memo does not know the request.
+// frontMemo): charge, then the entry's precomputed header block (status,
+// Content-Type, ETag, Vary, Cache-Control and the caller's tier headers, the
+// same for every request of the entry) copied whole, the request id, the
+// rate limit's remainder when the key is metered, and the cached body with
+// its 304 and content negotiation. It returns the route name, or "" when the
+// memo does not know the request.
 func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string {
 	cred, apiKey := hdr.credential()
 	if s.memo == nil || len(cred) == 0 || !ctx.IsGet() {
@@ -621,11 +640,36 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 	if m == nil {
 		return ""
 	}
-	if dec, ok := s.charge(ctx, m.caller, 1); ok {
-		s.writeAccessHeaders(ctx, m.caller, &dec)
-		writeResponse(ctx, &hdr, fasthttp.StatusOK, m.etag[:], m.body, m.entry)
+	h := &ctx.Response.Header
+	dec, err := s.access.Charge(m.caller, 1)
+	if err != nil {
+		hdr.setRequestID(h)
+		s.refuse(ctx, m.caller, dec, err)
+		return m.route.name
 	}
+	m.header.CopyTo(h)
+	hdr.setRequestID(h)
+	if !dec.Unmetered { // RateLimit's remainder; the block has its policy
+		bp := s.renderBufs.Get().(*[]byte)
+		b := access.AppendRateLimit((*bp)[:0], dec)
+		h.SetCanonical(hdrRateLimit, b)
+		s.putRenderBuf(bp, b)
+	}
+	writeBody(ctx, &hdr, fasthttp.StatusOK, m.etag[:], m.body, m.entry)
 	return m.route.name
+}
+
+// entryHeader is the header block of a memo entry for caller c: what
+// writeAccessHeaders and writeResponse set for every request of it (the
+// status, the tier's headers and RateLimit-Policy, Content-Type, ETag, Vary,
+// Cache-Control), with a RateLimit placeholder for a metered key that
+// serveMemo overwrites in place.
+func entryHeader(e *cache.Entry, c access.Caller) *fasthttp.ResponseHeader {
+	h := new(fasthttp.ResponseHeader)
+	h.SetStatusCode(e.Status)
+	access.SetHeaders(canonicalHeader{h}, access.Decision{Tier: c.Tier, Allowed: true, Unmetered: c.Unmetered}, nil)
+	writeEntryHeader(h, e.ETagBytes())
+	return h
 }
 
 // charge spends units of the caller's quota and one token of its rate. When
@@ -634,12 +678,18 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 func (s *Server) charge(ctx *fasthttp.RequestCtx, caller access.Caller, units int) (access.Decision, bool) {
 	dec, err := s.access.Charge(caller, units)
 	if err != nil {
-		s.metrics.limited.Add(apperr.ErrorCode(err), 1)
-		s.writeAccessHeaders(ctx, caller, &dec) // with Retry-After (access.SetHeaders)
-		s.writeError(ctx, err)
+		s.refuse(ctx, caller, dec, err)
 		return dec, false
 	}
 	return dec, true
+}
+
+// refuse answers a request the access layer refused to charge: the 429 or
+// 401 with the access headers and Retry-After.
+func (s *Server) refuse(ctx *fasthttp.RequestCtx, caller access.Caller, dec access.Decision, err error) {
+	s.metrics.limited.Add(apperr.ErrorCode(err), 1)
+	s.writeAccessHeaders(ctx, caller, &dec) // with Retry-After (access.SetHeaders)
+	s.writeError(ctx, err)
 }
 
 // cacheKey: snapshot generation, route, game, path variables, normalized
@@ -771,6 +821,7 @@ var (
 	hdrVary           = []byte("Vary")
 	hdrCacheControl   = []byte("Cache-Control")
 	hdrRequestID      = []byte("X-Request-Id")
+	hdrRateLimit      = []byte(access.HeaderRateLimit)
 	hdrContentEnc     = []byte("Content-Encoding")
 	varyValue         = []byte("Accept-Encoding, Authorization")
 	cacheControlValue = []byte("private, max-age=60")
@@ -790,11 +841,23 @@ func writeEntry(ctx *fasthttp.RequestCtx, hdr *requestHeaders, e *cache.Entry) (
 // apart (the memo keeps copies beside its key); e is read only for a
 // compressed form.
 func writeResponse(ctx *fasthttp.RequestCtx, hdr *requestHeaders, status int, etag, body []byte, e *cache.Entry) (identity bool) {
-	h := &ctx.Response.Header
+	writeEntryHeader(&ctx.Response.Header, etag)
+	return writeBody(ctx, hdr, status, etag, body, e)
+}
+
+// writeEntryHeader sets the headers of a cached or fresh response that do
+// not depend on the request: Content-Type, ETag, Vary, Cache-Control.
+func writeEntryHeader(h *fasthttp.ResponseHeader, etag []byte) {
 	h.SetContentTypeBytes(mimeJSON)
 	h.SetCanonical(hdrETag, etag)
 	h.SetCanonical(hdrVary, varyValue)
 	h.SetCanonical(hdrCacheControl, cacheControlValue)
+}
+
+// writeBody is writeResponse after writeEntryHeader: the status, 304 for a
+// matching If-None-Match, else the body in the negotiated encoding.
+func writeBody(ctx *fasthttp.RequestCtx, hdr *requestHeaders, status int, etag, body []byte, e *cache.Entry) (identity bool) {
+	h := &ctx.Response.Header
 	if inm := hdr.ifNoneMatch; len(inm) > 0 && etagMatch(inm, etag) {
 		ctx.SetStatusCode(fasthttp.StatusNotModified)
 		ctx.Response.SkipBody = true
@@ -892,6 +955,10 @@ func (s *Server) writeAccessHeaders(ctx *fasthttp.RequestCtx, c access.Caller, d
 	h := canonicalHeader{&ctx.Response.Header}
 	if d == nil { // before a charge: the tier's own headers, no buffer needed
 		access.SetHeaders(h, access.Decision{Tier: c.Tier, Allowed: true, Unmetered: true}, nil)
+		return
+	}
+	if d.Unmetered && d.Allowed { // no RateLimit value to format
+		access.SetHeaders(h, *d, nil)
 		return
 	}
 	bp := s.renderBufs.Get().(*[]byte)

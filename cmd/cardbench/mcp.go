@@ -35,6 +35,12 @@ type MCPFigs struct {
 	Initialize  load.Figures             `json:"initialize"`
 	ByCall      map[string]*load.Figures `json:"by_call"`
 	ErrorSample []string                 `json:"error_sample,omitempty"`
+	// Quote1 is issue 35's figure: QuoteAgents agents that each call quote
+	// with one id (Zipf), closed loop, in one session each, after the mixed
+	// run; beside it, ByCall["quote ids=1"] is the same call among the
+	// mixed workload's heavier calls.
+	QuoteAgents int           `json:"quote_agents,omitempty"`
+	Quote1      *load.Figures `json:"quote_1,omitempty"`
 }
 
 func mcpInitialize(id int) []byte {
@@ -323,7 +329,74 @@ func (h *harness) runMCP(ctx context.Context) error {
 		m.ByCall[k] = f
 	}
 	h.report.MCP = m
+	if p.mcpQuoteSpan > 0 && ctx.Err() == nil {
+		q, err := h.runMCPQuote1(ctx, client, ids)
+		if err != nil {
+			return err
+		}
+		m.QuoteAgents, m.Quote1 = p.mcpQuoteAgents, q
+	}
 	return nil
+}
+
+// runMCPQuote1: the plan's quote agents, each in its own session, call quote
+// with one id (Zipf) until the span ends, waiting for each answer.
+func (h *harness) runMCPQuote1(ctx context.Context, client *fasthttp.HostClient, ids []string) (*load.Figures, error) {
+	p := h.plan
+	h.logf("mcp: %d agents calling quote with 1 id for %s", p.mcpQuoteAgents, p.mcpQuoteSpan)
+	var mu sync.Mutex
+	var lat load.Latencies
+	var calls, failed int64
+	var firstErr string
+	var wg sync.WaitGroup
+	start := time.Now()
+	end := start.Add(p.mcpQuoteSpan)
+	for a := 0; a < p.mcpQuoteAgents; a++ {
+		wg.Add(1)
+		go func(a int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(a), 35))
+			z := load.NewZipf(len(ids), zipfS)
+			s := &mcpSession{client: client, addr: h.cached.addr, key: h.eliteKey}
+			fail := func(msg string) {
+				mu.Lock()
+				defer mu.Unlock()
+				failed++
+				if firstErr == "" {
+					firstErr = msg
+				}
+			}
+			if st, resp, err := s.post("initialize", json.RawMessage(mcpInitParams()), false); err != nil || st != 200 || resp == nil || s.session == "" {
+				fail(fmt.Sprintf("initialize: status %d, %v", st, err))
+				return
+			}
+			defer s.close()
+			if st, _, err := s.post("notifications/initialized", nil, true); err != nil || (st != 202 && st != 200) {
+				fail(fmt.Sprintf("notifications/initialized: status %d, %v", st, err))
+				return
+			}
+			for time.Now().Before(end) && ctx.Err() == nil {
+				t0 := time.Now()
+				st, resp, err := s.post("tools/call", map[string]any{"name": "quote", "arguments": map[string]any{"ids": []string{ids[z.Rank(r)]}}}, false)
+				took := time.Since(t0)
+				mu.Lock()
+				calls++
+				lat.Add(took)
+				mu.Unlock()
+				if err != nil || st != 200 || resp == nil || resp.Error != nil || bytes.Contains(resp.Result, []byte(`"isError":true`)) {
+					fail(fmt.Sprintf("quote: status %d, %v", st, err))
+				}
+			}
+		}(a)
+	}
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	f := &load.Figures{Requests: calls, Errors: failed, Seconds: elapsed, RPS: round2(float64(calls) / elapsed)}
+	lat.Fill(f)
+	if failed > 0 {
+		return f, fmt.Errorf("quote of 1 id: %d of %d calls failed, e.g. %s", failed, calls, firstErr)
+	}
+	return f, nil
 }
 
 func mcpInitParams() []byte {
@@ -356,6 +429,14 @@ func (h *harness) printMCP() {
 	tw.Flush()
 	for _, e := range m.ErrorSample {
 		fmt.Fprintf(w, "   e.g. %s\n", e)
+	}
+	if q := m.Quote1; q != nil {
+		mixed := "-"
+		if f := m.ByCall["quote ids=1"]; f != nil {
+			mixed = f2(f.P50Ms)
+		}
+		fmt.Fprintf(w, "quote ids=1 alone, %d agents: %d calls = %.0f calls/s, p50 %s ms, p99 %s ms (the mixed run's quote ids=1 among %d agents: p50 %s ms)\n",
+			m.QuoteAgents, q.Requests, q.RPS, f2(q.P50Ms), f2(q.P99Ms), m.Agents, mixed)
 	}
 }
 

@@ -35,6 +35,10 @@ type plan struct {
 
 	mcpAgents int
 	mcpSpan   time.Duration
+	// mcpQuoteAgents call quote with one id for mcpQuoteSpan (issue 35's
+	// figure: p50 under 4 agents).
+	mcpQuoteAgents int
+	mcpQuoteSpan   time.Duration
 
 	swapRate float64       // requests/s of the read mix during the swap
 	swapBase time.Duration // load before the build starts
@@ -50,7 +54,7 @@ func planFor(c Config) plan {
 		typeUsersPerSec: 60, typeSpan: 10 * time.Second, typeInterval: 120 * time.Millisecond, typeMaxChars: 14, typeRounds: 5,
 		lookupRate: 5000, lookupRound: 2 * time.Second, lookupRounds: 5, lookupConns: 64,
 		searchRate: 300, searchRound: 3 * time.Second, searchRounds: 5, searchConns: 16,
-		mcpAgents: 16, mcpSpan: 15 * time.Second,
+		mcpAgents: 16, mcpSpan: 15 * time.Second, mcpQuoteAgents: 4, mcpQuoteSpan: 5 * time.Second,
 		swapRate: 2000, swapBase: 5 * time.Second, swapTail: 5 * time.Second,
 		budget: 13*time.Minute + 30*time.Second,
 	}
@@ -61,7 +65,7 @@ func planFor(c Config) plan {
 			typeUsersPerSec: 60, typeSpan: 3 * time.Second, typeInterval: 100 * time.Millisecond, typeMaxChars: 8, typeRounds: 3,
 			lookupRate: 5000, lookupRound: time.Second, lookupRounds: 3, lookupConns: 64,
 			searchRate: 200, searchRound: time.Second, searchRounds: 3, searchConns: 16,
-			mcpAgents: 4, mcpSpan: 2 * time.Second,
+			mcpAgents: 4, mcpSpan: 2 * time.Second, mcpQuoteAgents: 4, mcpQuoteSpan: time.Second,
 			swapRate: 1000, swapBase: 2 * time.Second, swapTail: 2 * time.Second,
 			budget: time.Minute + 40*time.Second,
 		}
