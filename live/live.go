@@ -177,6 +177,8 @@ type OpenReport struct {
 type Phase struct {
 	Name      string
 	Wall, CPU time.Duration
+	// Longest is the phase's longest unpaced stretch (Meter.Longest).
+	Longest time.Duration
 }
 
 // LastOpen returns the report of the last snapshot opened (at the start or
@@ -191,15 +193,16 @@ func (l *Live) LastOpen() OpenReport {
 
 // phaseLog is a Phase in a log line (JSON).
 type phaseLog struct {
-	Name   string  `json:"name"`
-	WallMs float64 `json:"wall_ms"`
-	CPUMs  float64 `json:"cpu_ms,omitempty"`
+	Name      string  `json:"name"`
+	WallMs    float64 `json:"wall_ms"`
+	CPUMs     float64 `json:"cpu_ms,omitempty"`
+	LongestMs float64 `json:"longest_ms,omitempty"`
 }
 
 func (r OpenReport) logValue() []phaseLog {
 	out := make([]phaseLog, len(r.Phases))
 	for i, p := range r.Phases {
-		out[i] = phaseLog{p.Name, ms(p.Wall), ms(p.CPU)}
+		out[i] = phaseLog{p.Name, ms(p.Wall), ms(p.CPU), ms(p.Longest)}
 	}
 	return out
 }
@@ -330,12 +333,13 @@ func (l *Live) open(id string, verify func(dir, id string) (*snapshots.Manifest,
 	rep.Paced = meter != nil
 	last, lastCPU := time.Now(), meter.Busy()
 	rep.Phases = append(rep.Phases, Phase{Name: "verify", Wall: last.Sub(rep.Started)})
+	meter.Longest() // from here
 	phase := func(name string) {
-		now, cpu := time.Now(), meter.Busy()
-		rep.Phases = append(rep.Phases, Phase{Name: name, Wall: now.Sub(last), CPU: cpu - lastCPU})
+		now, cpu, long := time.Now(), meter.Busy(), meter.Longest()
+		rep.Phases = append(rep.Phases, Phase{Name: name, Wall: now.Sub(last), CPU: cpu - lastCPU, Longest: long})
+		rep.Longest = max(rep.Longest, long)
 		last, lastCPU = now, cpu
 	}
-	defer func() { rep.Longest = meter.Longest() }()
 	var r *bolt.Reader
 	var ix *index.Index
 	var v *View

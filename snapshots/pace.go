@@ -170,14 +170,16 @@ func (m *Meter) Busy() time.Duration {
 }
 
 // Longest returns the longest CPU time the work ran between two readings
-// of the thread's clock: a stretch the pacing could not cut, during which
-// requests on the same processor waited (a library call that never Ticks).
-// Call it on the Meter's goroutine.
+// of the thread's clock since the last call: a stretch the pacing could
+// not cut, during which requests on the same processor waited (a library
+// call that never Ticks). Call it on the Meter's goroutine.
 func (m *Meter) Longest() time.Duration {
 	if m == nil {
 		return 0
 	}
-	return max(m.longest, threadCPU()-m.last)
+	d := max(m.longest, threadCPU()-m.last)
+	m.longest = 0
+	return d
 }
 
 // Busy returns the total CPU time the steps took (without the sleeps).

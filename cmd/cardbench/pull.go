@@ -60,7 +60,10 @@ type PullFigs struct {
 	// a pause.
 	Phases           []SwapPhase `json:"phases,omitempty"`
 	LongestUnpacedMs float64     `json:"longest_unpaced_ms"`
-	Note             string      `json:"note"`
+	// Warmed is how many response cache entries the replica made on the
+	// new snapshot before it served (edge.WarmCache).
+	Warmed int    `json:"warmed_entries"`
+	Note   string `json:"note"`
 }
 
 // pullWarm and pullSteady are the swap's warm-up (left out) and steady
@@ -154,7 +157,8 @@ func (h *harness) runPull(ctx context.Context) error {
 	// phases of the opening), not its requests; gctrace its collections.
 	edge, err := h.start(ctx, "cardedge pull", "/ready", func(a string) []string {
 		return []string{"env", "GODEBUG=gctrace=1", filepath.Join(h.cfg.Bin, "cardedge"), "serve", "--snapshots", loc, "--cache-dir", filepath.Join(h.work, "pull-cache"),
-			"--state", state, "--addr", a, "--poll", "1s", "--swap-share", strconv.FormatFloat(pullShare, 'f', -1, 64), "--log-level", "info"}
+			"--state", state, "--addr", a, "--poll", "1s", "--swap-share", strconv.FormatFloat(pullShare, 'f', -1, 64), "--log-level", "info",
+			"--warm-entries", strconv.Itoa(h.cfg.WarmEntries)}
 	})
 	if err != nil {
 		return err
@@ -247,7 +251,7 @@ func (h *harness) runPull(ctx context.Context) error {
 			return err
 		}
 		f.Phases = swapPhases(samples, rl, t0, started, pubStart, published, swapEnd+pullSteady)
-		f.LongestUnpacedMs = rl.longestMs
+		f.LongestUnpacedMs, f.Warmed = rl.longestMs, rl.warmed
 	}
 	return nil
 }
@@ -352,11 +356,11 @@ func (h *harness) printPull() {
 	}
 	fmt.Fprintf(w, "   p99 ms by second: %v\n   marks (s): %v\n", p.P99BySecond, p.Marks)
 	if len(p.Phases) > 0 {
-		fmt.Fprintf(w, "   where the swap's p99 goes (phases dated by the replica's log; the opening's longest unpaced stretch %.1f ms):\n", p.LongestUnpacedMs)
+		fmt.Fprintf(w, "   where the swap's p99 goes (phases dated by the replica's log; the opening's longest unpaced stretch %.1f ms; %d response cache entries warmed on the new snapshot):\n", p.LongestUnpacedMs, p.Warmed)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "   phase\tfrom s\tto s\topening cpu ms\treq\tp50 ms\tp99 ms\tmax ms\tGCs\tGC stw ms\tGC mark ms\t")
+		fmt.Fprintln(tw, "   phase\tfrom s\tto s\topening cpu ms\tlongest unpaced ms\treq\tp50 ms\tp99 ms\tmax ms\tGCs\tGC stw ms\tGC mark ms\t")
 		for _, x := range p.Phases {
-			fmt.Fprintf(tw, "   %s\t%.2f\t%.2f\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t\n", x.Name, x.FromSec, x.ToSec, f2(x.CPUMs), x.Load.Requests,
+			fmt.Fprintf(tw, "   %s\t%.2f\t%.2f\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t\n", x.Name, x.FromSec, x.ToSec, f2(x.CPUMs), f2(x.LongestMs), x.Load.Requests,
 				f2(x.Load.P50Ms), f2(x.Load.P99Ms), f2(x.Load.MaxMs), x.GCs, f2(x.GCPauseMs), f2(x.GCMarkMs))
 		}
 		tw.Flush()

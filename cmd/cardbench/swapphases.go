@@ -17,12 +17,14 @@ import (
 // it, with the latency of the requests scheduled in it and the garbage
 // collections that started in it (GODEBUG=gctrace=1).
 type SwapPhase struct {
-	Name    string       `json:"name"`
-	FromSec float64      `json:"from_seconds"` // since the load started
-	ToSec   float64      `json:"to_seconds"`
-	CPUMs   float64      `json:"opening_cpu_ms,omitempty"` // the paced opening's own CPU time
-	Load    load.Figures `json:"load"`
-	GCs     int          `json:"gcs"`
+	Name    string  `json:"name"`
+	FromSec float64 `json:"from_seconds"` // since the load started
+	ToSec   float64 `json:"to_seconds"`
+	CPUMs   float64 `json:"opening_cpu_ms,omitempty"` // the paced opening's own CPU time
+	// LongestMs is the opening's longest unpaced stretch in the phase.
+	LongestMs float64      `json:"longest_unpaced_ms,omitempty"`
+	Load      load.Figures `json:"load"`
+	GCs       int          `json:"gcs"`
 	// GCPauseMs is the stop-the-world time of those collections; GCMarkMs
 	// their concurrent mark phase (wall), during which requests that
 	// allocate assist the collector.
@@ -41,12 +43,14 @@ type replicaLog struct {
 	longestMs   float64
 	gcs         []gcLine
 	swappedSeen bool
+	warmed      int // entries edge's response cache made on the new snapshot
 }
 
 type logPhase struct {
-	Name   string  `json:"name"`
-	WallMs float64 `json:"wall_ms"`
-	CPUMs  float64 `json:"cpu_ms"`
+	Name      string  `json:"name"`
+	WallMs    float64 `json:"wall_ms"`
+	CPUMs     float64 `json:"cpu_ms"`
+	LongestMs float64 `json:"longest_ms"`
 }
 
 // gcLine is one collection of gctrace: its start (since the process
@@ -85,8 +89,16 @@ func parseReplicaLog(r io.Reader, id string) (replicaLog, error) {
 			Opened  time.Time  `json:"opened"`
 			Phases  []logPhase `json:"phases"`
 			Longest float64    `json:"longest_unpaced_ms"`
+			Entries int        `json:"entries"`
+			Snap    string     `json:"snapshot"`
 		}
-		if json.Unmarshal(line, &e) != nil || e.ID != id {
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		if e.Msg == "response cache warmed" && e.Snap == id {
+			out.warmed = e.Entries
+		}
+		if e.ID != id {
 			continue
 		}
 		switch e.Msg {
@@ -113,22 +125,22 @@ func parseReplicaLog(r io.Reader, id string) (replicaLog, error) {
 func swapPhases(samples []load.Sample, rl replicaLog, t0, started time.Time, pubStart, published, end time.Duration) []SwapPhase {
 	rel := func(t time.Time) time.Duration { return t.Sub(t0) }
 	type cut struct {
-		name     string
-		from, to time.Duration
-		cpuMs    float64
+		name          string
+		from, to      time.Duration
+		cpuMs, longMs float64
 	}
-	cuts := []cut{{"before (steady)", pullWarm, pubStart, 0}, {"publishing", pubStart, published, 0}}
+	cuts := []cut{{"before (steady)", pullWarm, pubStart, 0, 0}, {"publishing", pubStart, published, 0, 0}}
 	fetchStart := rel(rl.fetched) - time.Duration(rl.fetchSecs*float64(time.Second))
 	if !rl.fetched.IsZero() {
-		cuts = append(cuts, cut{"until the poll", published, fetchStart, 0}, cut{"fetch + verify (paced)", fetchStart, rel(rl.fetched), 0},
-			cut{"until the watcher", rel(rl.fetched), rel(rl.opened), 0})
+		cuts = append(cuts, cut{"until the poll", published, fetchStart, 0, 0}, cut{"fetch + verify (paced)", fetchStart, rel(rl.fetched), 0, 0},
+			cut{"until the watcher", rel(rl.fetched), rel(rl.opened), 0, 0})
 	} else {
-		cuts = append(cuts, cut{"until the opening", published, rel(rl.opened), 0})
+		cuts = append(cuts, cut{"until the opening", published, rel(rl.opened), 0, 0})
 	}
 	at := rel(rl.opened)
 	for _, p := range rl.phases {
 		d := time.Duration(p.WallMs * float64(time.Millisecond))
-		cuts = append(cuts, cut{"open: " + p.Name, at, at + d, p.CPUMs})
+		cuts = append(cuts, cut{"open: " + p.Name, at, at + d, p.CPUMs, p.LongestMs})
 		at += d
 	}
 	sw := rel(rl.swapped)
@@ -137,7 +149,7 @@ func swapPhases(samples []load.Sample, rl replicaLog, t0, started time.Time, pub
 		from, to time.Duration
 	}{{"after: 0-1 s", 0, time.Second}, {"after: 1-3 s", time.Second, 3 * time.Second}, {"after: 3-10 s", 3 * time.Second, 10 * time.Second}} {
 		if sw+a.from < end {
-			cuts = append(cuts, cut{a.name, sw + a.from, min(sw+a.to, end), 0})
+			cuts = append(cuts, cut{a.name, sw + a.from, min(sw+a.to, end), 0, 0})
 		}
 	}
 	var out []SwapPhase
@@ -145,7 +157,7 @@ func swapPhases(samples []load.Sample, rl replicaLog, t0, started time.Time, pub
 		if c.to <= c.from {
 			continue
 		}
-		p := SwapPhase{Name: c.name, FromSec: round2(c.from.Seconds()), ToSec: round2(c.to.Seconds()), CPUMs: c.cpuMs, Load: load.Summarize(samples, c.from, c.to)}
+		p := SwapPhase{Name: c.name, FromSec: round2(c.from.Seconds()), ToSec: round2(c.to.Seconds()), CPUMs: c.cpuMs, LongestMs: c.longMs, Load: load.Summarize(samples, c.from, c.to)}
 		for _, g := range rl.gcs {
 			if t := started.Add(g.at).Sub(t0); t >= c.from && t < c.to {
 				p.GCs++

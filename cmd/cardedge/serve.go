@@ -68,7 +68,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.State, "state", "", "state file: accounts, sessions, keys, usage, previews, collections, cohorts (one node; or --redis)")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
-	fs.IntVar(&cfg.WarmEntries, "warm-entries", edge.DefaultWarmEntries, "how many of the response cache's hottest entries are made again on a new snapshot before it serves, paced as the rest of the swap (negative: none)")
+	fs.IntVar(&cfg.WarmEntries, "warm-entries", edge.DefaultWarmEntries, "how many of the response cache's hottest entries are made again on a new snapshot before it serves, paced as the rest of the swap (0: the default; negative: none)")
 	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db: the shared state store of a fleet (alone), or only the quotas and rate limits shared by replicas (with --state)")
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
