@@ -198,6 +198,8 @@ func (h *harness) runPull(ctx context.Context) error {
 	go func() {
 		done <- load.OpenLoop{Addr: edge.addr, MaxConns: 512, Timeout: 5 * time.Second, Grace: 5 * time.Second}.Run(genCtx, shots)
 	}()
+	procs := make(chan []procSample, 1)
+	go func() { procs <- sampleProc(genCtx, edge.proc.Pid(), t0, 50*time.Millisecond) }()
 	sleepCtx(ctx, pullWarm+pullSteady)
 	pubStart := time.Since(t0)
 	err = h.cardbuild(ctx, "publish", clone, loc)
@@ -214,7 +216,7 @@ func (h *harness) runPull(ctx context.Context) error {
 		sleepCtx(ctx, time.Until(t0.Add(served+time.Second+pullSteady+500*time.Millisecond)))
 	}
 	stopGen()
-	samples := <-done
+	samples, ps := <-done, <-procs
 	if err != nil {
 		return err
 	}
@@ -250,7 +252,7 @@ func (h *harness) runPull(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		f.Phases = swapPhases(samples, rl, t0, started, pubStart, published, swapEnd+pullSteady)
+		f.Phases = swapPhases(samples, ps, rl, t0, started, pubStart, published, swapEnd+pullSteady)
 		f.LongestUnpacedMs, f.Warmed = rl.longestMs, rl.warmed
 	}
 	return nil
@@ -270,7 +272,8 @@ func p99BySecond(samples []load.Sample) []float64 {
 
 // cardbuild runs bin/cardbuild with args.
 func (h *harness) cardbuild(ctx context.Context, args ...string) error {
-	argv := load.Pinned(h.cfg.LoadCPU, append([]string{filepath.Join(h.cfg.Bin, "cardbuild")}, args...)...)
+	// On the load CPU below the load generator's priority, as versitygw.
+	argv := load.Niced(10, load.Pinned(h.cfg.LoadCPU, append([]string{filepath.Join(h.cfg.Bin, "cardbuild")}, args...)...)...)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -358,10 +361,10 @@ func (h *harness) printPull() {
 	if len(p.Phases) > 0 {
 		fmt.Fprintf(w, "   where the swap's p99 goes (phases dated by the replica's log; the opening's longest unpaced stretch %.1f ms; %d response cache entries warmed on the new snapshot):\n", p.LongestUnpacedMs, p.Warmed)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "   phase\tfrom s\tto s\topening cpu ms\tlongest unpaced ms\treq\tp50 ms\tp99 ms\tmax ms\tGCs\tGC stw ms\tGC mark ms\t")
+		fmt.Fprintln(tw, "   phase\tfrom s\tto s\topening cpu ms\tlongest unpaced ms\treplica cpu %\tmajflt\tminflt\treq\tp50 ms\tp99 ms\tmax ms\tGCs\tGC stw ms\tGC mark ms\t")
 		for _, x := range p.Phases {
-			fmt.Fprintf(tw, "   %s\t%.2f\t%.2f\t%s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t\n", x.Name, x.FromSec, x.ToSec, f2(x.CPUMs), f2(x.LongestMs), x.Load.Requests,
-				f2(x.Load.P50Ms), f2(x.Load.P99Ms), f2(x.Load.MaxMs), x.GCs, f2(x.GCPauseMs), f2(x.GCMarkMs))
+			fmt.Fprintf(tw, "   %s\t%.2f\t%.2f\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t\n", x.Name, x.FromSec, x.ToSec, f2(x.CPUMs), f2(x.LongestMs),
+				f2(x.CPUPct), x.MajFaults, x.MinFaults, x.Load.Requests, f2(x.Load.P50Ms), f2(x.Load.P99Ms), f2(x.Load.MaxMs), x.GCs, f2(x.GCPauseMs), f2(x.GCMarkMs))
 		}
 		tw.Flush()
 	}

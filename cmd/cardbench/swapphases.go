@@ -3,11 +3,16 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cardedge/cardedge/bench/load"
@@ -30,6 +35,78 @@ type SwapPhase struct {
 	// allocate assist the collector.
 	GCPauseMs float64 `json:"gc_pause_ms"`
 	GCMarkMs  float64 `json:"gc_mark_ms"`
+	// CPUPct is the replica's CPU time (all threads, user and system) per
+	// second of the phase, in percent of one CPU; MajFaults and MinFaults
+	// its page faults in the phase (/proc/PID/stat, sampled every 50 ms:
+	// phases shorter than that show none).
+	CPUPct    float64 `json:"replica_cpu_pct"`
+	MajFaults int64   `json:"major_faults"`
+	MinFaults int64   `json:"minor_faults"`
+}
+
+// procSample is a process's counters at one moment (since the load
+// started).
+type procSample struct {
+	at             time.Duration
+	cpu            time.Duration
+	minflt, majflt int64
+}
+
+// clockTick is the unit of /proc/PID/stat's times (USER_HZ: 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// readProcStat reads pid's CPU time and page faults from /proc/PID/stat.
+func readProcStat(pid int) (cpu time.Duration, minflt, majflt int64, err error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	// The fields after the command name (in parentheses, which may hold
+	// spaces): state is field 3; minflt 10, majflt 12, utime 14, stime 15.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, 0, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, 0, 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
+	}
+	num := func(k int) int64 { n, _ := strconv.ParseInt(f[k-3], 10, 64); return n }
+	return time.Duration(num(14)+num(15)) * clockTick, num(10), num(12), nil
+}
+
+// sampleProc samples pid's counters every interval until ctx ends.
+func sampleProc(ctx context.Context, pid int, t0 time.Time, interval time.Duration) []procSample {
+	var out []procSample
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if cpu, minf, majf, err := readProcStat(pid); err == nil {
+			out = append(out, procSample{time.Since(t0), cpu, minf, majf})
+		}
+		select {
+		case <-ctx.Done():
+			return out
+		case <-t.C:
+		}
+	}
+}
+
+// procDelta returns the counters' change between the samples nearest to
+// from and to.
+func procDelta(ps []procSample, from, to time.Duration) (cpuPct float64, majflt, minflt int64) {
+	at := func(d time.Duration) int {
+		i, _ := slices.BinarySearchFunc(ps, d, func(s procSample, d time.Duration) int { return cmp.Compare(s.at, d) })
+		return min(i, len(ps)-1)
+	}
+	if len(ps) == 0 {
+		return 0, 0, 0
+	}
+	a, b := ps[at(from)], ps[at(to)]
+	if b.at <= a.at {
+		return 0, 0, 0
+	}
+	return round2(100 * float64(b.cpu-a.cpu) / float64(b.at-a.at)), b.majflt - a.majflt, b.minflt - a.minflt
 }
 
 // replicaLog is what a swap leaves in the replica's log (JSON lines of
@@ -122,7 +199,7 @@ func parseReplicaLog(r io.Reader, id string) (replicaLog, error) {
 // verification), each phase of the opening from the replica's log, and
 // the seconds after the swap. t0 is when the load started, started when
 // the replica's process started (gctrace dates collections from it).
-func swapPhases(samples []load.Sample, rl replicaLog, t0, started time.Time, pubStart, published, end time.Duration) []SwapPhase {
+func swapPhases(samples []load.Sample, ps []procSample, rl replicaLog, t0, started time.Time, pubStart, published, end time.Duration) []SwapPhase {
 	rel := func(t time.Time) time.Duration { return t.Sub(t0) }
 	type cut struct {
 		name          string
@@ -166,6 +243,7 @@ func swapPhases(samples []load.Sample, rl replicaLog, t0, started time.Time, pub
 			}
 		}
 		p.GCPauseMs, p.GCMarkMs = round2(p.GCPauseMs), round2(p.GCMarkMs)
+		p.CPUPct, p.MajFaults, p.MinFaults = procDelta(ps, c.from, c.to)
 		out = append(out, p)
 	}
 	return out

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func TestSwapPhases(t *testing.T) {
 	for ms := 0; ms < 30000; ms += 10 {
 		samples = append(samples, load.Sample{At: time.Duration(ms) * time.Millisecond, Lat: time.Millisecond, Status: 200})
 	}
-	ph := swapPhases(samples, rl, t0, started, 10*time.Second, 14*time.Second, 30*time.Second)
+	ph := swapPhases(samples, nil, rl, t0, started, 10*time.Second, 14*time.Second, 30*time.Second)
 	var names []string
 	for _, p := range ph {
 		names = append(names, p.Name)
@@ -56,5 +57,23 @@ func TestSwapPhases(t *testing.T) {
 	}
 	if _, err := parseReplicaLog(strings.NewReader(log), "missing"); err == nil {
 		t.Error("a log without the swap parsed")
+	}
+}
+
+func TestProcStat(t *testing.T) {
+	cpu, minflt, _, err := readProcStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if minflt <= 0 || cpu < 0 {
+		t.Errorf("this process: cpu %s, %d minor faults", cpu, minflt)
+	}
+	ps := []procSample{{0, 0, 10, 1}, {time.Second, 500 * time.Millisecond, 30, 4}, {2 * time.Second, 600 * time.Millisecond, 35, 4}}
+	pct, maj, min := procDelta(ps, 0, time.Second)
+	if pct != 50 || maj != 3 || min != 20 {
+		t.Errorf("procDelta = %v %d %d, want 50 3 20", pct, maj, min)
+	}
+	if pct, _, _ := procDelta(ps, time.Second, 5*time.Second); pct != 10 {
+		t.Errorf("procDelta past the last sample = %v%%, want 10", pct)
 	}
 }
