@@ -1,12 +1,14 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +31,18 @@ type Options struct {
 	// meanwhile keep their latency; nil means full speed. The first snapshot
 	// opens at full speed: nothing is served yet.
 	Pacer *snapshots.Pacer
+	// SwapGCPercent is the garbage collector's GOGC while a snapshot opens
+	// beside the live one (paced), restored once it swapped or was
+	// refused: while two snapshots are live every collection marks both,
+	// and on a server with one processor a collection's mark phase is
+	// what lifted the requests' p99 most during an opening (issue 35).
+	// With a high enough value the opening makes no collection, and the
+	// first one after the swap marks the new snapshot alone (the old one
+	// is garbage then). The heap grows meanwhile by what the opening
+	// allocates (about the snapshot's own heap again). 0 means 400; a
+	// negative value leaves GOGC alone; a value below the process's own
+	// GOGC changes nothing.
+	SwapGCPercent int
 	// Derive lists the data adapters derive from each snapshot before it
 	// serves (View.Derived), in order.
 	Derive []Derivation
@@ -223,7 +237,9 @@ func (l *Live) Check() error {
 	if id == old.ID() || id == l.rejected {
 		return nil
 	}
+	restore := l.raiseGC()
 	v, err := l.open(id, l.verify, l.opts.Pacer, old)
+	defer restore() // after the swap (or the refusal) and its listeners
 	if err != nil {
 		l.rejected = id
 		reason := "open"
@@ -249,6 +265,21 @@ func (l *Live) Check() error {
 	v.Release()
 	old.Release()
 	return nil
+}
+
+// raiseGC sets GOGC to Options.SwapGCPercent for a paced opening and
+// returns what restores it.
+func (l *Live) raiseGC() (restore func()) {
+	pct := cmp.Or(l.opts.SwapGCPercent, 400)
+	if p := l.opts.Pacer; pct < 0 || p == nil || p.Share <= 0 || p.Share >= 1 { // not paced
+		return func() {}
+	}
+	prev := debug.SetGCPercent(pct)
+	if prev < 0 || prev >= pct { // off, or already as high
+		debug.SetGCPercent(prev)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(prev) }
 }
 
 // Watch polls CURRENT every interval (0: 1 s) until ctx ends.
