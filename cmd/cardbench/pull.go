@@ -158,7 +158,7 @@ func (h *harness) runPull(ctx context.Context) error {
 	edge, err := h.start(ctx, "cardedge pull", "/ready", func(a string) []string {
 		return []string{"env", "GODEBUG=gctrace=1", filepath.Join(h.cfg.Bin, "cardedge"), "serve", "--snapshots", loc, "--cache-dir", filepath.Join(h.work, "pull-cache"),
 			"--state", state, "--addr", a, "--poll", "1s", "--swap-share", strconv.FormatFloat(pullShare, 'f', -1, 64), "--log-level", "info",
-			"--warm-entries", strconv.Itoa(h.cfg.WarmEntries)}
+			"--warm-entries", strconv.Itoa(h.cfg.WarmEntries), "--swap-gogc", strconv.Itoa(h.cfg.SwapGOGC)}
 	})
 	if err != nil {
 		return err

@@ -202,7 +202,7 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 		return nil, err
 	}
 	if s.live, err = live.Open(s.source.root, live.Options{
-		Source: s.source.source, Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), Logger: log,
+		Source: s.source.source, Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), SwapGCPercent: cfg.Fleet.SwapGOGC, Logger: log,
 		Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{ImageURL: cfg.ImageURLTemplate})},
 	}); err != nil {
 		return nil, err
