@@ -1,7 +1,6 @@
 package live
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,19 +30,16 @@ type Options struct {
 	// meanwhile keep their latency; nil means full speed. The first snapshot
 	// opens at full speed: nothing is served yet.
 	Pacer *snapshots.Pacer
-	// SwapGCPercent is the garbage collector's GOGC while a snapshot opens
-	// beside the live one (paced), restored once it swapped or was
-	// refused: while two snapshots are live every collection marks both,
-	// and on a server with one processor a collection's mark phase is
-	// what lifted the requests' p99 most during an opening (issue 35).
-	// With a high enough value the opening makes no collection, and the
-	// first one after the swap marks the new snapshot alone (the old one
-	// is garbage then). The opening of the default snapshot allocates
-	// about 4x the live heap of one snapshot, most of it kept: the peak
-	// heap is about what it is with collections (1.8 GB against 1.7 GB
-	// there). 0 means 800; a negative value leaves GOGC alone; a value
-	// below the process's own GOGC changes nothing; GOMEMLIMIT still
-	// bounds the heap.
+	// SwapGCPercent, when above the process's GOGC, is GOGC while a
+	// snapshot opens beside the live one (paced), restored once it swapped
+	// or was refused; 0 leaves GOGC alone. While two snapshots are live a
+	// collection marks both; with a value high enough for the opening to
+	// make none, the first collection after the swap marks the new
+	// snapshot alone (the old one is garbage then), but it comes right
+	// after the swap. The opening allocates several times one snapshot's
+	// live heap, most of it kept, so the peak heap grows little. Off by
+	// default: on the shared benchmark machine its effect on the swap's
+	// p99 did not stand out of the noise (docs/operations.md).
 	SwapGCPercent int
 	// Derive lists the data adapters derive from each snapshot before it
 	// serves (View.Derived), in order.
@@ -272,8 +268,8 @@ func (l *Live) Check() error {
 // raiseGC sets GOGC to Options.SwapGCPercent for a paced opening and
 // returns what restores it.
 func (l *Live) raiseGC() (restore func()) {
-	pct := cmp.Or(l.opts.SwapGCPercent, 800)
-	if p := l.opts.Pacer; pct < 0 || p == nil || p.Share <= 0 || p.Share >= 1 { // not paced
+	pct := l.opts.SwapGCPercent
+	if p := l.opts.Pacer; pct <= 0 || p == nil || p.Share <= 0 || p.Share >= 1 { // off, or not paced
 		return func() {}
 	}
 	prev := debug.SetGCPercent(pct)
@@ -392,6 +388,9 @@ func (l *Live) open(id string, verify func(dir, id string) (*snapshots.Manifest,
 			err = fmt.Errorf("%w: %s: damaged: %v", snapshots.ErrVerify, dir, p)
 		}
 	}()
+	if meter != nil {
+		snapshots.Readahead(dir, m) // beside the live snapshot: its pages read outside the process
+	}
 	if r, err = bolt.OpenMetered(dir, m, meter); err != nil {
 		return nil, err
 	}

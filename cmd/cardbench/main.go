@@ -52,7 +52,7 @@ type Config struct {
 	// WarmEntries is the pull replica's --warm-entries (0: serve's
 	// default; negative: none, the swap with a cold response cache).
 	WarmEntries int
-	// SwapGOGC is the pull replica's --swap-gogc (0: serve's default).
+	// SwapGOGC is the pull replica's --swap-gogc (0: GOGC left alone).
 	SwapGOGC int
 }
 
@@ -80,7 +80,7 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds per throughput comparison (default 1 quick, 3 full)")
 	fs.DurationVar(&c.RoundDur, "round", 0, "duration of one wrk run (default 1s quick, 4s full)")
 	fs.IntVar(&c.WarmEntries, "warm-entries", 0, "the pull replica's --warm-entries (0: cardedge serve's default; -1: a swap with a cold response cache, to compare)")
-	fs.IntVar(&c.SwapGOGC, "swap-gogc", 0, "the pull replica's --swap-gogc (0: cardedge serve's default; -1: GOGC left alone while the new snapshot opens, to compare)")
+	fs.IntVar(&c.SwapGOGC, "swap-gogc", 0, "the pull replica's --swap-gogc (0: GOGC left alone while the new snapshot opens; 800: no collection during the opening, to compare)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
