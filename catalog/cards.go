@@ -115,24 +115,31 @@ func OrderOf(key string, asc bool) Order {
 }
 
 // LoadCards reads a game's cards and the price each shows
-// (snapshots.ShownPrice) and builds their views.
-func LoadCards(r snapshots.Reader, game string) (*Cards, error) {
+// (snapshots.ShownPrice) and builds their views; meter (nil: full speed)
+// paces it, ticked per card and in the sorts' comparisons.
+func LoadCards(r snapshots.Reader, game string, meter *snapshots.Meter) (*Cards, error) {
 	cards, err := r.Cards(game)
 	if err != nil {
 		return nil, err
 	}
 	prices := make([]int64, len(cards))
 	for i, c := range cards {
+		meter.Tick()
 		if prices[i], err = snapshots.ShownPrice(r, c); err != nil {
 			return nil, err
 		}
 	}
-	return NewCards(cards, prices), nil
+	return newCards(cards, prices, meter), nil
 }
 
 // NewCards builds the views of cards (catalog order: cards[i].Ordinal is
 // i) with the price each shows, by ordinal (nil: their PriceCents).
 func NewCards(cards []*snapshots.Card, prices []int64) *Cards {
+	return newCards(cards, prices, nil)
+}
+
+// newCards is NewCards paced by meter.
+func newCards(cards []*snapshots.Card, prices []int64, meter *snapshots.Meter) *Cards {
 	n := len(cards)
 	o := &Cards{cards: cards}
 	if prices == nil {
@@ -147,6 +154,7 @@ func NewCards(cards []*snapshots.Card, prices []int64) *Cards {
 	o.sets, o.rarities, o.numbers, o.languages = newClasses(n, true), newClasses(n, true), newClasses(n, true), newClasses(n, true)
 	o.variants, o.grams = newClasses(n, false), newClasses(n, false)
 	for i, c := range cards {
+		meter.Tick()
 		ord := uint32(i)
 		o.folded[i], o.lowerIDs[i] = index.Fold(c.Name), strings.ToLower(c.ID)
 		for _, text := range []string{o.folded[i], o.lowerIDs[i]} {
@@ -167,7 +175,7 @@ func NewCards(cards []*snapshots.Card, prices []int64) *Cards {
 		for _, asc := range []bool{false, true} {
 			ord := OrderOf(key, asc)
 			sorted := append([]*snapshots.Card(nil), cards...)
-			sortCards(sorted, key, asc, o.folded, o.prices)
+			sortCards(sorted, key, asc, o.folded, o.prices, meter)
 			rank := make([]uint32, n)
 			for pos, c := range sorted {
 				rank[c.Ordinal] = uint32(pos)
@@ -372,8 +380,9 @@ func (o *Cards) List(f *Filter, order Order, offset, limit int) (page []*snapsho
 
 // sortCards sorts cards by key (volume: 30-day volume then sales; name, by
 // the folded names indexed by ordinal; price, by the shown prices indexed by
-// ordinal) in the given order, ties in catalog order whatever the order.
-func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string, prices []int64) {
+// ordinal) in the given order, ties in catalog order whatever the order;
+// meter (nil: none) is ticked per comparison.
+func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string, prices []int64, meter *snapshots.Meter) {
 	name := func(c *snapshots.Card) string { return folded[c.Ordinal] }
 	var byKey func(a, b *snapshots.Card) int
 	switch key {
@@ -392,6 +401,7 @@ func sortCards(cards []*snapshots.Card, key string, asc bool, folded []string, p
 	// Ties go in catalog order: with the ordinal last the order is total,
 	// so an unstable sort gives the one result.
 	slices.SortFunc(cards, func(a, b *snapshots.Card) int {
+		meter.Tick()
 		c := byKey(a, b)
 		if !asc {
 			c = -c

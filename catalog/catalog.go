@@ -52,9 +52,13 @@ func (c *Catalog) game(game string) *gameViews {
 
 // Cards returns the game's card views (LoadCards), computing them on first
 // use.
-func (c *Catalog) Cards(game string) (*Cards, error) {
+func (c *Catalog) Cards(game string) (*Cards, error) { return c.CardsMetered(game, nil) }
+
+// CardsMetered is Cards with the first use paced by meter (a snapshot
+// opened beside the live one computes them before it serves).
+func (c *Catalog) CardsMetered(game string, meter *snapshots.Meter) (*Cards, error) {
 	g := c.game(game)
-	g.cardsOnce.Do(func() { g.cards, g.cardsErr = LoadCards(c.r, game) })
+	g.cardsOnce.Do(func() { g.cards, g.cardsErr = LoadCards(c.r, game, meter) })
 	return g.cards, g.cardsErr
 }
 

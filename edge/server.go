@@ -47,6 +47,10 @@ type Options struct {
 	Collections Collections
 	// CacheBytes is the response cache budget (0 disables the cache).
 	CacheBytes int64
+	// WarmEntries is how many of the cache's hottest entries WarmCache
+	// makes again on a new snapshot before it serves (0:
+	// DefaultWarmEntries; negative: none).
+	WarmEntries int
 	// CursorSecret signs sales cursors (required, at least 16 bytes).
 	CursorSecret []byte
 	// Logger (nil = slog.Default()).
@@ -485,6 +489,39 @@ func (s *Server) putRequest(req *request) {
 // view is the request's snapshot as the domain packages read it.
 func (r *request) view() *live.View { return r.snap.View }
 
+// validate parses the request's query parameters and game, and copies its
+// body (POST, PUT, PATCH), into r (the snapshot, context and route vars set).
+func (r *request) validate(rt *route) validationErrors {
+	ctx, snap := r.ctx, r.snap
+	verrs := r.params.parse(ctx.QueryArgs(), rt.params)
+	r.p = &r.params
+	if rt.hasGame {
+		g := ctx.QueryArgs().Peek("game")
+		r.game = snap.Manifest().Games[0]
+		if g != nil {
+			if !snap.Manifest().HasGame(string(g)) {
+				verrs = append(verrs, queryError("game", "Input should be "+enumList(snap.Manifest().Games), "enum", string(g), map[string]any{"expected": enumList(snap.Manifest().Games)}))
+			} else {
+				r.game = string(g)
+			}
+		}
+	}
+	if ctx.IsPost() || ctx.IsPut() || ctx.IsPatch() {
+		r.body = append([]byte(nil), ctx.PostBody()...)
+	}
+	return verrs
+}
+
+// clampRows lowers limit to the caller's row cap (before the cache key is
+// made).
+func (r *request) clampRows(rt *route) {
+	if rt.hasLimit {
+		if c := r.limits.RowCap; c > 0 && r.p.int("limit") > c {
+			r.p.setInt("limit", c)
+		}
+	}
+}
+
 // windowStart returns the first day the caller's tier may see (and false when
 // the tier is unlimited).
 func (r *request) windowStart() (snapshots.Day, bool) {
@@ -514,24 +551,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	}
 
 	// Validate.
-	verrs := req.params.parse(ctx.QueryArgs(), rt.params)
-	req.p = &req.params
-	p := req.p
-	if rt.hasGame {
-		g := ctx.QueryArgs().Peek("game")
-		req.game = snap.Manifest().Games[0]
-		if g != nil {
-			if !snap.Manifest().HasGame(string(g)) {
-				verrs = append(verrs, queryError("game", "Input should be "+enumList(snap.Manifest().Games), "enum", string(g), map[string]any{"expected": enumList(snap.Manifest().Games)}))
-			} else {
-				req.game = string(g)
-			}
-		}
-	}
-	if ctx.IsPost() || ctx.IsPut() || ctx.IsPatch() {
-		req.body = append([]byte(nil), ctx.PostBody()...)
-	}
-	if len(verrs) > 0 {
+	if verrs := req.validate(rt); len(verrs) > 0 {
 		// Refused before authenticating (nothing is charged), with the
 		// headers of the key's tier: a valid key's 422 says its tier.
 		s.writeError(ctx, verrs)
@@ -593,12 +613,7 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 		s.writeAccessHeaders(ctx, caller, &dec)
 	}
 
-	// Clamp: the row cap lowers limit before the cache key is made.
-	if rt.hasLimit {
-		if c := req.limits.RowCap; c > 0 && p.int("limit") > c {
-			p.setInt("limit", c)
-		}
-	}
+	req.clampRows(rt)
 
 	if rt.raw != nil {
 		rt.raw(req)
@@ -611,7 +626,13 @@ func (s *Server) serveRoute(ctx *fasthttp.RequestCtx, hdr requestHeaders, rt *ro
 	key := s.cacheKey(req, rt)
 	entry, ok := s.cache.Lookup(key)
 	if !ok {
-		if entry, err = s.cache.Fill(key, func() (*cache.Entry, error) { return s.render(req, rt) }); err != nil {
+		if entry, err = s.cache.Fill(key, func() (*cache.Entry, error) {
+			e, err := s.render(req, rt)
+			if err == nil {
+				s.cache.Remember(key, e, newWarmRecipe(req, rt)) // for WarmCache
+			}
+			return e, err
+		}); err != nil {
 			s.writeError(ctx, err)
 			return
 		}
@@ -647,6 +668,7 @@ func (s *Server) serveMemo(ctx *fasthttp.RequestCtx, hdr requestHeaders) string 
 		s.refuse(ctx, m.caller, dec, err)
 		return m.route.name
 	}
+	m.entry.Hit() // for WarmCache's ranking
 	m.header.CopyTo(h)
 	hdr.setRequestID(h)
 	if !dec.Unmetered { // RateLimit's remainder; the block has its policy

@@ -62,7 +62,7 @@ func (s *snapshot) warm(meter *snapshots.Meter) error {
 	}
 	s.encoded, s.setItems = map[string]*pricing.CardObjects{}, map[string]*setItems{}
 	for _, game := range s.Manifest().Games {
-		o, err := s.catalog.Cards(game)
+		o, err := s.catalog.CardsMetered(game, meter)
 		if err != nil {
 			return fmt.Errorf("card orders of %s: %w", game, err)
 		}

@@ -2,9 +2,13 @@ package live_test
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cardedge/cardedge/live"
@@ -191,5 +195,48 @@ func TestView_Release(t *testing.T) {
 	b.Release()
 	if _, err := b.Reader.Sales("pokemon", "en:base1-4"); err == nil {
 		t.Errorf("the old snapshot answers after its last release: not closed")
+	}
+}
+
+// TestLive_BeforeSwap: a paced swap runs the BeforeSwap functions with the
+// live and the new snapshot before the new one serves, under
+// SwapGCPercent (restored after), and reports its phases; the opening at
+// the start runs none of them.
+func TestLive_BeforeSwap(t *testing.T) {
+	root := mustRoot(t, "s0001")
+	var builds int
+	l := mustOpen(t, root, live.Options{Pacer: snapshots.NewPacer(0.5), SwapGCPercent: 777, Derive: []live.Derivation{counted(&builds)}})
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+	before := gogc()
+	var calls []string
+	l.BeforeSwap("probe", func(prev, next *live.View, meter *snapshots.Meter) {
+		meter.Yield()
+		serving := l.Acquire()
+		defer serving.Release()
+		calls = append(calls, fmt.Sprintf("%s->%s serving %s, derived %v, GOGC %d", prev.ID(), next.ID(), serving.ID(), next.Derived("test"), gogc()))
+	})
+	if len(calls) != 0 {
+		t.Fatalf("BeforeSwap ran at the start: %v", calls)
+	}
+	if err := snapshots.Publish(root, "s0002"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Check(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"s0001->s0002 serving s0001, derived derived from s0002, GOGC 777"}
+	if !slices.Equal(calls, want) {
+		t.Errorf("BeforeSwap calls %q, want %q", calls, want)
+	}
+	if got := gogc(); got != before {
+		t.Errorf("GOGC %d after the swap, want %d again", got, before)
+	}
+	rep := l.LastOpen()
+	var names []string
+	for _, p := range rep.Phases {
+		names = append(names, p.Name)
+	}
+	if got, want := strings.Join(names, ","), "verify,reader,index,gold,derive test,before probe"; got != want || rep.ID != "s0002" || !rep.Paced {
+		t.Errorf("LastOpen: %s paced %v phases %s, want s0002 paced, %s", rep.ID, rep.Paced, got, want)
 	}
 }

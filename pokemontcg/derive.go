@@ -88,7 +88,7 @@ func Load(v *live.View, opts Options, meter *snapshots.Meter) (*Catalog, error) 
 		cat.encoded[c.Ordinal] = objs[c.Ordinal].AppendJSON(nil, All)
 	}
 	for _, f := range WarmSorts {
-		cat.sortRanks[f] = cat.rank(f, func(c *snapshots.Card) *Card { return objs[c.Ordinal] })
+		cat.sortRanks[f] = cat.rank(f, func(c *snapshots.Card) *Card { return objs[c.Ordinal] }, meter)
 	}
 	return cat, nil
 }

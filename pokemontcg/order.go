@@ -280,14 +280,15 @@ func (cat *Catalog) rankOf(field string) *ranks {
 	if r := cat.sortRanks[field]; r != nil {
 		return r
 	}
-	r := cat.rank(field, cat.Card)
+	r := cat.rank(field, cat.Card, nil)
 	cat.sortRanks[field] = r
 	return r
 }
 
 // rank computes the ranks of a card sort field over the catalog's cards,
-// objOf giving each card's object.
-func (cat *Catalog) rank(field string, objOf func(*snapshots.Card) *Card) *ranks {
+// objOf giving each card's object; meter (nil: none) is ticked per card
+// and per comparison.
+func (cat *Catalog) rank(field string, objOf func(*snapshots.Card) *Card, meter *snapshots.Meter) *ranks {
 	f := cardSorts[field]
 	type kv struct {
 		ord uint32
@@ -299,11 +300,15 @@ func (cat *Catalog) rank(field string, objOf func(*snapshots.Card) *Card) *ranks
 		r.r[i] = missing
 	}
 	for _, c := range cat.cards {
+		meter.Tick()
 		if v := f.value(objOf(c)); v != "" {
 			vals = append(vals, kv{c.Ordinal, v})
 		}
 	}
-	slices.SortStableFunc(vals, func(a, b kv) int { return compareValues(f.kind, a.v, b.v) })
+	slices.SortStableFunc(vals, func(a, b kv) int {
+		meter.Tick()
+		return compareValues(f.kind, a.v, b.v)
+	})
 	rank := uint32(0)
 	for i, x := range vals {
 		if i > 0 && compareValues(f.kind, vals[i-1].v, x.v) != 0 {

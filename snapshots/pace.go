@@ -68,22 +68,33 @@ func (p *Pacer) Step(fn func() error) error {
 
 // Meter paces, with its Pacer's share and budget, a stretch of work that
 // cannot be cut into Steps: a library's callback loop (decoding every card
-// of a bbolt bucket) or a long computation. The work calls Tick often (after
-// each item: Tick is a clock read when nothing is owed), and Tick sleeps what
-// the pacing owes for the CPU time the thread used since the last one. Begin
-// locks the goroutine to its thread (so that the thread's CPU time is the
-// work's) until End.
+// of a bbolt bucket), a sort's comparisons or a long computation. The work
+// calls Tick often (after each item, or in a sort's comparison function:
+// Tick is a counter increment, and every eighth call a monotonic clock
+// read, when nothing is owed), and Tick sleeps what the pacing owes for the
+// CPU time the thread used since the thread's clock was last read (a system
+// call, made at most every tickGap of wall time). Begin locks the goroutine
+// to its thread (so that the thread's CPU time is the work's) until End.
 //
 // A nil Meter (Begin of a nil or zero Pacer) does nothing.
 type Meter struct {
-	p    *Pacer
-	last time.Duration
-	n    int
+	p        *Pacer
+	last     time.Duration // the thread's CPU time at the last reading
+	lastWall time.Duration // monotonic time of the last reading
+	n        int
+	// busy is the CPU time accounted so far; longest the longest CPU time
+	// between two readings (a stretch the pacing could not cut).
+	busy, longest time.Duration
 }
 
-// tickEvery is how many Ticks make one reading of the thread's clock (a
-// system call): items are small.
-const tickEvery = 8
+// tickEvery is how many Ticks make one reading of the monotonic clock, and
+// tickGap the wall time after which a Tick reads the thread's CPU clock (a
+// system call) and settles what is owed: items are small, and a sort's
+// comparisons smaller still.
+const (
+	tickEvery = 8
+	tickGap   = 100 * time.Microsecond
+)
 
 // Begin starts a metered stretch of work on the calling goroutine; call End
 // on the same goroutine.
@@ -92,21 +103,39 @@ func (p *Pacer) Begin() *Meter {
 		return nil
 	}
 	runtime.LockOSThread()
-	return &Meter{p: p, last: threadCPU()}
+	return &Meter{p: p, last: threadCPU(), lastWall: monotonic()}
 }
 
-// Tick accounts for the work done since the last Tick and sleeps what the
-// pacing owes.
+// Tick accounts for the work done since the last reading and sleeps what
+// the pacing owes.
 func (m *Meter) Tick() {
 	if m == nil {
 		return
 	}
-	if m.n++; m.n%tickEvery != 0 {
+	if m.n++; m.n%tickEvery != 0 || monotonic()-m.lastWall < tickGap {
 		return
 	}
+	m.settle()
+}
+
+// Yield is Tick after an item that takes tens of microseconds or more (a
+// response rendered): it settles as soon as tickGap passed since the last
+// reading, without waiting for Tick's count.
+func (m *Meter) Yield() {
+	if m == nil || monotonic()-m.lastWall < tickGap {
+		return
+	}
+	m.settle()
+}
+
+// settle reads the thread's CPU clock, accounts for the work since the last
+// reading and sleeps what is owed.
+func (m *Meter) settle() {
 	now := threadCPU()
 	d := now - m.last
 	m.last = now
+	m.busy += d
+	m.longest = max(m.longest, d)
 	p := m.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -118,6 +147,7 @@ func (m *Meter) Tick() {
 		p.debt -= time.Since(s)
 		m.last = threadCPU() // the sleep itself is not work
 	}
+	m.lastWall = monotonic()
 }
 
 // End accounts for the last of the work and unlocks the goroutine from its
@@ -126,9 +156,30 @@ func (m *Meter) End() {
 	if m == nil {
 		return
 	}
-	m.n = tickEvery - 1
-	m.Tick()
+	m.settle()
 	runtime.UnlockOSThread()
+}
+
+// Busy returns the CPU time of the work metered so far (0 for a nil
+// Meter). Call it on the Meter's goroutine.
+func (m *Meter) Busy() time.Duration {
+	if m == nil {
+		return 0
+	}
+	return m.busy + threadCPU() - m.last
+}
+
+// Longest returns the longest CPU time the work ran between two readings
+// of the thread's clock since the last call: a stretch the pacing could
+// not cut, during which requests on the same processor waited (a library
+// call that never Ticks). Call it on the Meter's goroutine.
+func (m *Meter) Longest() time.Duration {
+	if m == nil {
+		return 0
+	}
+	d := max(m.longest, threadCPU()-m.last)
+	m.longest = 0
+	return d
 }
 
 // Busy returns the total CPU time the steps took (without the sleeps).

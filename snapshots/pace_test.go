@@ -1,6 +1,8 @@
 package snapshots_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -55,5 +57,24 @@ func TestPacer_Meter(t *testing.T) {
 	// the wall time (less the last sleep owed, under 1 ms).
 	if paced.Busy() <= 0 || d < 3*paced.Busy() {
 		t.Fatalf("metered work took %s for %s of CPU: not paced", d, paced.Busy())
+	}
+}
+
+// TestReadahead advises a snapshot's files but its bulk files, and skips a
+// file the manifest names that is not there.
+func TestReadahead(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.bolt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "bulk"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bulk", "x.json.gz"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &snapshots.Manifest{Files: map[string]string{"a.bolt": "", "missing.bolt": "", "bulk/x.json.gz": ""}}
+	if got, want := snapshots.Readahead(dir, m), 1; got != want {
+		t.Errorf("Readahead advised %d files, want %d (a.bolt)", got, want)
 	}
 }

@@ -49,6 +49,11 @@ type Config struct {
 	Budget    time.Duration
 	Rounds    int
 	RoundDur  time.Duration
+	// WarmEntries is the pull replica's --warm-entries (0: serve's
+	// default; negative: none, the swap with a cold response cache).
+	WarmEntries int
+	// SwapGOGC is the pull replica's --swap-gogc (0: GOGC left alone).
+	SwapGOGC int
 }
 
 // ParseFlags reads the command line.
@@ -74,6 +79,8 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.DurationVar(&c.Budget, "budget", 0, "wall-time budget (default 1m40s quick, 13m30s full); work that would overrun it is skipped with a line saying so; the run is stopped a minute after it")
 	fs.IntVar(&c.Rounds, "rounds", 0, "interleaved rounds per throughput comparison (default 1 quick, 3 full)")
 	fs.DurationVar(&c.RoundDur, "round", 0, "duration of one wrk run (default 1s quick, 4s full)")
+	fs.IntVar(&c.WarmEntries, "warm-entries", 0, "the pull replica's --warm-entries (0: cardedge serve's default; -1: a swap with a cold response cache, to compare)")
+	fs.IntVar(&c.SwapGOGC, "swap-gogc", 0, "the pull replica's --swap-gogc (0: GOGC left alone while the new snapshot opens; 800: no collection during the opening, to compare)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,7 +54,16 @@ type PullFigs struct {
 	// the fetch ended (the replica's log) and the new snapshot was served.
 	P99BySecond []float64          `json:"p99_ms_by_second"`
 	Marks       map[string]float64 `json:"marks_seconds"`
-	Note        string             `json:"note"`
+	// Phases is where the swap's latency went: the load and the garbage
+	// collections of each phase the replica's log dates (swapphases.go);
+	// LongestUnpacedMs the longest stretch the paced opening ran without
+	// a pause.
+	Phases           []SwapPhase `json:"phases,omitempty"`
+	LongestUnpacedMs float64     `json:"longest_unpaced_ms"`
+	// Warmed is how many response cache entries the replica made on the
+	// new snapshot before it served (edge.WarmCache).
+	Warmed int    `json:"warmed_entries"`
+	Note   string `json:"note"`
 }
 
 // pullWarm and pullSteady are the swap's warm-up (left out) and steady
@@ -110,7 +120,11 @@ func (h *harness) runPull(ctx context.Context) error {
 	for k, v := range env {
 		os.Setenv(k, v)
 	}
-	gw, err := load.Start("versitygw", filepath.Join(h.work, "versitygw.log"), bin, "--port", addr, "posix", dir)
+	// The S3 server runs on the load CPU, not the replica's (in a fleet it
+	// is another machine), below the load generator's priority (nice 10):
+	// serving the fetch must not delay the requests' sending, which counts
+	// as latency.
+	gw, err := load.Start("versitygw", filepath.Join(h.work, "versitygw.log"), load.Niced(10, load.Pinned(h.cfg.LoadCPU, bin, "--port", addr, "posix", dir)...)...)
 	if err != nil {
 		return err
 	}
@@ -138,9 +152,13 @@ func (h *harness) runPull(ctx context.Context) error {
 	}
 	h.logf("pull: starting a replica on %s (first fetch at full speed, then open)", loc)
 	t = time.Now()
+	started := t
+	// At log level info the replica logs its fetches and swaps (with the
+	// phases of the opening), not its requests; gctrace its collections.
 	edge, err := h.start(ctx, "cardedge pull", "/ready", func(a string) []string {
-		return []string{filepath.Join(h.cfg.Bin, "cardedge"), "serve", "--snapshots", loc, "--cache-dir", filepath.Join(h.work, "pull-cache"),
-			"--state", state, "--addr", a, "--poll", "1s", "--swap-share", strconv.FormatFloat(pullShare, 'f', -1, 64), "--log-level", "warn"}
+		return []string{"env", "GODEBUG=gctrace=1", filepath.Join(h.cfg.Bin, "cardedge"), "serve", "--snapshots", loc, "--cache-dir", filepath.Join(h.work, "pull-cache"),
+			"--state", state, "--addr", a, "--poll", "1s", "--swap-share", strconv.FormatFloat(pullShare, 'f', -1, 64), "--log-level", "info",
+			"--warm-entries", strconv.Itoa(h.cfg.WarmEntries), "--swap-gogc", strconv.Itoa(h.cfg.SwapGOGC)}
 	})
 	if err != nil {
 		return err
@@ -180,6 +198,8 @@ func (h *harness) runPull(ctx context.Context) error {
 	go func() {
 		done <- load.OpenLoop{Addr: edge.addr, MaxConns: 512, Timeout: 5 * time.Second, Grace: 5 * time.Second}.Run(genCtx, shots)
 	}()
+	procs := make(chan []procSample, 1)
+	go func() { procs <- sampleProc(genCtx, edge.proc.Pid(), t0, 50*time.Millisecond) }()
 	sleepCtx(ctx, pullWarm+pullSteady)
 	pubStart := time.Since(t0)
 	err = h.cardbuild(ctx, "publish", clone, loc)
@@ -196,7 +216,7 @@ func (h *harness) runPull(ctx context.Context) error {
 		sleepCtx(ctx, time.Until(t0.Add(served+time.Second+pullSteady+500*time.Millisecond)))
 	}
 	stopGen()
-	samples := <-done
+	samples, ps := <-done, <-procs
 	if err != nil {
 		return err
 	}
@@ -224,8 +244,17 @@ func (h *harness) runPull(ctx context.Context) error {
 	f.P99BySecond = p99BySecond(samples)
 	f.Marks = map[string]float64{"publish_start": round2(pubStart.Seconds()), "published": round2(published.Seconds()),
 		"fetched": round2((published + time.Duration((secs1-secs0)*float64(time.Second))).Seconds()), "served": round2(served.Seconds())}
-	f.Note = "one replica pinned to the edge CPU; cardbuild publish and versitygw run on this same machine, unpinned: the publishing window shows their cost, " +
+	f.Note = "one replica pinned to the edge CPU; versitygw and cardbuild publish pinned to the load CPU (in a fleet they are other machines): the publishing window shows their cost, " +
 		"the swap window starts when CURRENT is replaced in the bucket (the replica then fetches and verifies paced, opens, swaps)"
+	if lf, err := os.Open(edge.proc.LogPath); err == nil {
+		rl, err := parseReplicaLog(lf, "pullb")
+		lf.Close()
+		if err != nil {
+			return err
+		}
+		f.Phases = swapPhases(samples, ps, rl, t0, started, pubStart, published, swapEnd+pullSteady)
+		f.LongestUnpacedMs, f.Warmed = rl.longestMs, rl.warmed
+	}
 	return nil
 }
 
@@ -243,7 +272,9 @@ func p99BySecond(samples []load.Sample) []float64 {
 
 // cardbuild runs bin/cardbuild with args.
 func (h *harness) cardbuild(ctx context.Context, args ...string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(h.cfg.Bin, "cardbuild"), args...)
+	// On the load CPU below the load generator's priority, as versitygw.
+	argv := load.Niced(10, load.Pinned(h.cfg.LoadCPU, append([]string{filepath.Join(h.cfg.Bin, "cardbuild")}, args...)...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("cardbuild %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -327,5 +358,15 @@ func (h *harness) printPull() {
 			f2(x.f.P50Ms), f2(x.f.P99Ms), f2(x.f.P999Ms), f2(x.f.MaxMs), x.f.Errors)
 	}
 	fmt.Fprintf(w, "   p99 ms by second: %v\n   marks (s): %v\n", p.P99BySecond, p.Marks)
+	if len(p.Phases) > 0 {
+		fmt.Fprintf(w, "   where the swap's p99 goes (phases dated by the replica's log; the opening's longest unpaced stretch %.1f ms; %d response cache entries warmed on the new snapshot):\n", p.LongestUnpacedMs, p.Warmed)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "   phase\tfrom s\tto s\topening cpu ms\tlongest unpaced ms\treplica cpu %\tmajflt\tminflt\treq\tp50 ms\tp99 ms\tmax ms\tGCs\tGC stw ms\tGC mark ms\t")
+		for _, x := range p.Phases {
+			fmt.Fprintf(tw, "   %s\t%.2f\t%.2f\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t\n", x.Name, x.FromSec, x.ToSec, f2(x.CPUMs), f2(x.LongestMs),
+				f2(x.CPUPct), x.MajFaults, x.MinFaults, x.Load.Requests, f2(x.Load.P50Ms), f2(x.Load.P99Ms), f2(x.Load.MaxMs), x.GCs, f2(x.GCPauseMs), f2(x.GCMarkMs))
+		}
+		tw.Flush()
+	}
 	fmt.Fprintf(w, "   %s\n", p.Note)
 }

@@ -32,6 +32,9 @@ type FleetConfig struct {
 	// SwapShare is the share of one CPU fetching and verifying a new
 	// snapshot may take (0.25 by default; 1: full speed).
 	SwapShare float64
+	// SwapGOGC is GOGC while a new snapshot opens beside the live one
+	// (live.Options.SwapGCPercent: 0 leaves GOGC alone).
+	SwapGOGC int
 }
 
 func (c *FleetConfig) register(fs *flag.FlagSet) {
@@ -41,6 +44,7 @@ func (c *FleetConfig) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.Pin, "pin", "", "with an s3:// --snapshots: serve this snapshot id and not what the bucket publishes (rollback)")
 	fs.DurationVar(&c.Drain, "drain", 0, "on SIGTERM, answer /ready with 503 this long before closing the listener (a load balancer's health-check window)")
 	fs.Float64Var(&c.SwapShare, "swap-share", 0.25, "share of one CPU that fetching and verifying a new snapshot beside the live one may take (1: full speed)")
+	fs.IntVar(&c.SwapGOGC, "swap-gogc", 0, "GOGC while a new snapshot opens beside the live one, restored after the swap, when above --gc-percent (0: GOGC left alone; high enough, the opening collects nothing and the first collection, after the swap, marks the new snapshot alone)")
 }
 
 // snapshotSource is where serve's snapshots come from.

@@ -34,6 +34,10 @@ import (
 type ServeConfig struct {
 	Snapshots, State, Addr, Redis, LogLevel string
 	CacheMB                                 int
+	// WarmEntries is how many of the response cache's hottest entries are
+	// made again on a new snapshot before it serves (edge.Options.WarmEntries:
+	// 0 is edge.DefaultWarmEntries, negative none).
+	WarmEntries int
 	// LLMURL, LLMModel and LLMKey point the agent chat at an OpenAI-compatible
 	// endpoint (empty URL: the embedded agent).
 	LLMURL, LLMModel, LLMKey string
@@ -64,6 +68,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.State, "state", "", "state file: accounts, sessions, keys, usage, previews, collections, cohorts (one node; or --redis)")
 	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.IntVar(&cfg.CacheMB, "cache-mb", 256, "response cache size in MiB (0 disables)")
+	fs.IntVar(&cfg.WarmEntries, "warm-entries", edge.DefaultWarmEntries, "how many of the response cache's hottest entries are made again on a new snapshot before it serves, paced as the rest of the swap (0: the default; negative: none)")
 	fs.StringVar(&cfg.Redis, "redis", "", "redis://host:port/db: the shared state store of a fleet (alone), or only the quotas and rate limits shared by replicas (with --state)")
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.LLMURL, "llm-url", "", "base URL of an OpenAI-compatible API (.../v1) for the agent chat; empty: the embedded agent")
@@ -197,7 +202,7 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 		return nil, err
 	}
 	if s.live, err = live.Open(s.source.root, live.Options{
-		Source: s.source.source, Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), Logger: log,
+		Source: s.source.source, Pacer: snapshots.NewPacer(cfg.Fleet.SwapShare), SwapGCPercent: cfg.Fleet.SwapGOGC, Logger: log,
 		Derive: []live.Derivation{edge.Derivation(), pokemontcg.Derivation(pokemontcg.Options{ImageURL: cfg.ImageURLTemplate})},
 	}); err != nil {
 		return nil, err
@@ -239,7 +244,7 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	}
 	eo := edge.Options{
 		Snapshots: s.live, Source: s.source.source, Access: s.access, Collections: s.collections,
-		CacheBytes: int64(cfg.CacheMB) << 20, CursorSecret: secret,
+		CacheBytes: int64(cfg.CacheMB) << 20, WarmEntries: cfg.WarmEntries, CursorSecret: secret,
 		Logger: log, Version: version, Model: agentModel(cfg), PublicURL: cfg.PublicURL,
 		MCP: mcpHandler, Dashboard: dashboard, Alerts: s.alerts, Webhooks: s.webhooks,
 	}
@@ -249,6 +254,9 @@ func openServer(ctx context.Context, cfg ServeConfig, log *slog.Logger) (_ *serv
 	if s.edge, err = edge.New(eo); err != nil {
 		return nil, err
 	}
+	// A new snapshot serves with the response cache's hottest entries made
+	// again on it (paced as the rest of its opening), not with an empty one.
+	s.live.BeforeSwap("edge cache", s.edge.WarmCache)
 	return s, nil
 }
 

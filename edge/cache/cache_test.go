@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -146,4 +147,53 @@ func get(c *cache.Cache, key string, fill func() (*cache.Entry, error)) (e *cach
 	}
 	e, err = c.Fill(key, fill)
 	return e, false, err
+}
+
+// TestCache_HottestAndPreload ranks remembered entries by their hits (the
+// cold and the unhit left out), and a preloaded entry answers Lookup even
+// when ristretto never stored it, counted as a hit.
+func TestCache_HottestAndPreload(t *testing.T) {
+	c, err := cache.New(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, hits := range []int{1, 5, 0, 3} {
+		key := fmt.Sprintf("1|k%d", i)
+		e, err := c.Fill(key, func() (*cache.Entry, error) { return cache.NewEntry(200, []byte(key)), nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Remember(key, e, i)
+		for range hits {
+			e.Hit()
+		}
+	}
+	var got []string
+	for _, h := range c.Hottest(10) {
+		got = append(got, fmt.Sprintf("%s:%d:%v", h.Key, h.Hits, h.Recipe))
+	}
+	if got, want := strings.Join(got, " "), "1|k1:5:1 1|k3:3:3 1|k0:1:0"; got != want {
+		t.Errorf("Hottest(10) = %s, want %s", got, want)
+	}
+	if got := c.Hottest(1); len(got) != 1 || got[0].Key != "1|k1" {
+		t.Errorf("Hottest(1) = %v", got)
+	}
+
+	e := cache.NewEntry(200, []byte("warmed"))
+	c.Preload([]cache.Warmed{{Key: "2|k1", Entry: e, Recipe: 1, Hits: 5}})
+	st0 := c.Stats()
+	if got, ok := c.Lookup("2|k1"); !ok || got != e {
+		t.Fatalf("Lookup of a preloaded key: %v %v", got, ok)
+	}
+	if _, ok := c.Lookup("2|nope"); ok {
+		t.Fatal("Lookup of a key never stored hit")
+	}
+	st1 := c.Stats()
+	if got, want := [2]int64{st1.Hits - st0.Hits, st1.Misses - st0.Misses}, [2]int64{1, 1}; got != want {
+		t.Errorf("hits, misses = %v, want %v", got, want)
+	}
+	if h := c.Hottest(1); len(h) != 1 || h[0].Key != "2|k1" || h[0].Hits != 6 {
+		t.Errorf("after Preload, Hottest(1) = %v, want 2|k1 with its 5 hits carried over and 1 more", h)
+	}
 }
