@@ -97,7 +97,7 @@ func TestRedis_SharedQuota(t *testing.T) {
 	free, fk := MustKey(t, path, access.Free, false, false)
 	pro, _ := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T20:00:00Z")
-	clock.step = time.Second
+	clock.SetStep(time.Second)
 	a := openRedis(t, path, rs.URL(), "shared:", clock)
 	b := openRedis(t, path, rs.URL(), "shared:", clock)
 	ca, cb := MustAuth(t, a, free), MustAuth(t, b, free)
@@ -135,7 +135,7 @@ func TestRedis_SharedQuota(t *testing.T) {
 
 	// One bucket: Pro's burst of 40 is shared, not 40 per replica: at one
 	// instant the two answer at most a batch each past it.
-	clock.step = 0
+	clock.SetStep(0)
 	pa, pb := MustAuth(t, a, pro), MustAuth(t, b, pro)
 	allowed = 0
 	for range 60 {
@@ -160,7 +160,7 @@ func TestRedis_ConcurrentCharges(t *testing.T) {
 	path := StatePath(t)
 	free, fk := MustKey(t, path, access.Free, false, false)
 	clock := NewClock(t, "2026-11-05T08:00:00Z")
-	clock.step = 10 * time.Second // every bucket full: only the quota refuses
+	clock.SetStep(10 * time.Second) // every bucket full: only the quota refuses
 	open := func() *access.Service {
 		s, err := access.Open(access.Options{State: Store(t, path, clock), Counter: mustCounter(t, rs.URL(), "batch:", 5*time.Second), Now: clock.Now, SyncInterval: -1, LockTimeout: 500 * time.Millisecond})
 		if err != nil {
@@ -266,7 +266,7 @@ func TestRedis_FleetBound(t *testing.T) {
 			path := StatePath(t)
 			secret, k := MustKey(t, path, tc.tier, false, false)
 			clock := NewClock(t, "2026-11-05T00:00:00Z")
-			clock.step = tc.step
+			clock.SetStep(tc.step)
 			var replicas []*access.Service
 			var callers []access.Caller
 			for range 3 {
@@ -329,35 +329,103 @@ func TestRedis_FleetBound(t *testing.T) {
 				t.Fatalf("Redis counter = %d, want the %d admitted", got, allowed)
 			}
 
-			// Rate: a new day, the clock stopped; the bucket's burst is
-			// shared, overspent by at most one batch per replica.
-			clock.Set("2026-11-06T00:00:00Z")
-			clock.step = 0
+			// Each replica takes a grant of a new day: one charge each, then
+			// a send. The test fails rather than pass without them.
+			rc := rs.Client()
+			defer rc.Close()
+			holdGrants := func(day string) {
+				t.Helper()
+				clock.Set(day)
+				clock.SetStep(time.Second)
+				for i, s := range replicas {
+					if _, err := s.Charge(callers[i], 1); err != nil {
+						t.Fatal(err)
+					}
+				}
+				syncAll(t, replicas...)
+				gk := fmt.Sprintf("fleet:{%s}:g:%d", k.ID, snapshots.DayOf(clock.Peek()))
+				if n, err := rc.HLen(context.Background(), gk).Result(); err != nil || n != 3 {
+					t.Fatalf("%d grants held (%v), want one per replica", n, err)
+				}
+			}
+
+			// Rate: every replica holds a grant and a full bucket (an hour
+			// later), the clock stopped; the bucket's burst is shared,
+			// overspent by at most one batch per replica. Two bursts, the
+			// replicas' sends between them: the second finds the bucket
+			// spent and admits nothing more.
+			holdGrants("2026-11-06T00:00:00Z")
+			clock.Set("2026-11-06T01:00:00Z")
+			clock.SetStep(0)
 			b := int64(access.LimitsOf(tc.tier).Burst)
 			var n atomic.Int64
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			for g := range 24 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					for {
-						d, err := replicas[g%3].Charge(callers[g%3], 1)
-						if err != nil {
-							if d.Reason != access.ReasonRate {
+			for range 2 {
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for g := range 24 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						for refused := 0; refused < 10; {
+							d, err := replicas[g%3].Charge(callers[g%3], 1)
+							switch {
+							case err == nil:
+								n.Add(1)
+							case d.Reason == access.ReasonRate:
+								refused++
+								runtime.Gosched()
+							default:
 								t.Errorf("charge: %+v %v", d, err)
+								return
 							}
-							return
 						}
-						n.Add(1)
-					}
-				}()
+					}()
+				}
+				close(start)
+				wg.Wait()
+				syncAll(t, replicas...)
 			}
-			close(start)
-			wg.Wait()
+			t.Logf("%d admitted at one instant (burst %d, batch %d)", n.Load(), b, batch(tc.tier))
 			if max := b + 3*int64(batch(tc.tier)); n.Load() < b || n.Load() > max {
 				t.Fatalf("three replicas admitted %d at one instant, want the burst of %d and at most %d", n.Load(), b, max)
+			}
+
+			// Quota, the worst case: every replica holds a grant; one
+			// spends the rest of the day (the counter is set 10 slacks
+			// below the quota: the others' earlier calls) while the others
+			// stay idle, then the others spend on their stale grants. The
+			// day ends at most the slack past the quota.
+			holdGrants("2026-11-07T00:00:00Z")
+			clock.SetStep(tc.step)
+			qk := fmt.Sprintf("fleet:{%s}:q:%d", k.ID, snapshots.DayOf(clock.Peek()))
+			if err := rc.Set(context.Background(), qk, quota-10*slack(tc.tier), 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			spend := func(i int) {
+				t.Helper()
+				for range 4 * quota {
+					d, err := replicas[i].Charge(callers[i], 1)
+					switch {
+					case err == nil:
+					case d.Reason == access.ReasonQuota:
+						return
+					case d.Reason == access.ReasonRate:
+						runtime.Gosched()
+					default:
+						t.Fatalf("charge: %+v %v", d, err)
+					}
+				}
+				t.Fatalf("no quota refusal after %d charges", 4*quota)
+			}
+			for i := range replicas {
+				spend(i)
+			}
+			syncAll(t, replicas...)
+			got := sharedCount(t, rs, "fleet:", k.ID, clock.Peek())
+			t.Logf("worst case: the day ended at %d (quota %d, slack %d)", got, quota, slack(tc.tier))
+			if got < int64(quota) || got > int64(quota+slack(tc.tier)) {
+				t.Fatalf("the day ended at %d, want the quota of %d and at most %d more", got, quota, slack(tc.tier))
 			}
 		})
 	}
@@ -373,7 +441,7 @@ func TestRedis_NearLimit(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.step = time.Second
+	clock.SetStep(time.Second)
 	a := openRedis(t, path, rs.URL(), "near:", clock)
 	b := openRedis(t, path, rs.URL(), "near:", clock)
 	ca, cb := MustAuth(t, a, secret), MustAuth(t, b, secret)
@@ -441,7 +509,7 @@ func TestRedis_CloseReturnsGrants(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Elite, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.step = time.Second
+	clock.SetStep(time.Second)
 	s := openRedis(t, path, rs.URL(), "close:", clock)
 	c := MustAuth(t, s, secret)
 	for range 10 {
@@ -474,7 +542,7 @@ func TestRedis_Outage(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.step = time.Second
+	clock.SetStep(time.Second)
 	a := openRedis(t, path, rs.URL(), "outage:", clock)
 	b := openRedis(t, path, rs.URL(), "outage:", clock)
 	ca, cb := MustAuth(t, a, secret), MustAuth(t, b, secret)
@@ -539,7 +607,7 @@ func TestRedis_RestartEmpty(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Free, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.step = time.Second
+	clock.SetStep(time.Second)
 	s := openRedis(t, path, rs.URL(), "empty:", clock)
 	c := MustAuth(t, s, secret)
 	for range 50 {
@@ -590,7 +658,7 @@ func openBenchRedis(b *testing.B) (*access.Service, []byte) {
 	path := StatePath(b)
 	secret, _ := MustKey(b, path, access.Elite, false, false)
 	clock := NewClock(b, "2026-11-05T00:00:00Z")
-	clock.step = 10 * time.Second
+	clock.SetStep(10 * time.Second)
 	s, err := access.Open(access.Options{State: Store(b, path, clock), Counter: mustCounter(b, rs.URL(), "bench:", time.Second), Now: clock.Now, SyncInterval: -1})
 	if err != nil {
 		b.Fatal(err)
@@ -627,7 +695,7 @@ func TestRedis_Hung(t *testing.T) {
 	path := StatePath(t)
 	secret, k := MustKey(t, path, access.Pro, false, false)
 	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.step = time.Second
+	clock.SetStep(time.Second)
 	s := openRedisTimeout(t, path, rs.URL(), "hung:", clock, 0) // the default 50 ms: a hung Redis trips the breaker
 	c := MustAuth(t, s, secret)
 	if _, err := s.Charge(c, 1); err != nil {
