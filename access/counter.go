@@ -60,7 +60,8 @@ type shared struct {
 	sendDone chan struct{}    // closed when sendLoop returns
 
 	mu       sync.Mutex
-	incoming []*keyState // keys made active since the last send
+	incoming []*keyState   // keys made active since the last send
+	sendEnd  chan struct{} // closed when the send in flight (or the next) ends
 
 	sendMu sync.Mutex // one send at a time; guards the fields below
 	keys   []*keyState
@@ -80,7 +81,7 @@ func newShared(c Counter, log *slog.Logger, now func() time.Time, local bool) *s
 	var id [8]byte
 	rand.Read(id[:])
 	r := &shared{c: c, log: log, local: local, now: now, t0: time.Now(), id: "r" + hex.EncodeToString(id[:]),
-		wakec: make(chan struct{}, 1), sendDone: make(chan struct{})}
+		wakec: make(chan struct{}, 1), sendDone: make(chan struct{}), sendEnd: make(chan struct{})}
 	r.newEpoch()
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()

@@ -155,7 +155,25 @@
 // latency; charges queued behind the failed round trip fail at once (their
 // context, the breaker's epoch, is cancelled). Each sync pings the Counter;
 // when it answers, the units admitted meanwhile are added (Reconcile) and
-// the breaker closes. Policy: while Redis is
+// the breaker closes.
+//
+// Local admission (grant.go, issue 35): a replica answers a metered charge on
+// its own when it holds a grant of the key's day (units the Counter set aside
+// for it, on a lease of Redis's clock) and its view of the shared bucket
+// holds a batch, and sends what it admitted in the background (sendLoop:
+// every Options.SendInterval, 200 ms, or at once when a batch fills; every
+// key in one Settle), which tops grants up. A charge that finds the grant or
+// the batch spent waits for that send (at most maxWaits) before it is charged
+// exactly. The bound, per key: past its daily quota by at most the slack (1 %
+// of the quota, at least 5 units), since the grants together hold at most the
+// slack and are topped up only while the counter plus every grant stays a
+// slack below the quota; past its burst by at most one batch (a quarter of
+// the burst) per replica. Near the quota (the Counter says so) or with less
+// than a batch in the bucket's view, charges are exact. A failed send makes
+// what it carried owed, as for a failed charge; the breaker drops every
+// grant; Close gives them back. SendInterval < 0 turns local admission off.
+//
+// Policy: while Redis is
 // down, a key may overshoot its quota (and its rate) by what the other
 // replicas admit meanwhile, at most one quota per replica; a call that timed
 // out after Redis ran it is counted twice (the strict side). A counter Redis

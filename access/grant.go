@@ -90,23 +90,41 @@ func (g *grantState) unconfirmed(d snapshots.Day) (units, calls int64) {
 // the grants' leases (Options.Now may be a test's or a benchmark's).
 func (r *shared) mono() int64 { return int64(time.Since(r.t0)) }
 
+// admission is what admit did with a charge.
+type admission int8
+
+const (
+	// chargeExact: no grant of today, the key near a limit, or the grant's
+	// lease or epoch over: charge exactly.
+	chargeExact admission = iota
+	// admittedLocally: answered on the grant (d is filled in).
+	admittedLocally
+	// waitSend: the grant holds but its balance or the batch is spent; the
+	// next send tops it up (waitSend), then admit may answer.
+	waitSend
+)
+
 // admit answers n units of st on its own grant when it may: far from the
-// key's limits, with a grant of today and a batch left. false: charge
-// exactly.
-func (r *shared) admit(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, d *Decision) bool {
+// key's limits, with a grant of today and a batch left.
+func (r *shared) admit(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, d *Decision) admission {
 	b := batchOf(lim)
 	mono := r.mono()
 	ep := r.epoch.Load()
 	st.mu.Lock()
 	g := &st.grant
-	if g.day != today || g.near || g.balance < n || mono >= g.until || g.epoch != ep || g.unsentCalls+g.sentCalls >= b || st.rollover(today) != today {
+	if g.day != today || g.near || mono >= g.until || g.epoch != ep || st.rollover(today) != today {
 		st.mu.Unlock()
-		return false
+		return chargeExact
+	}
+	if g.balance < n || g.unsentCalls+g.sentCalls >= b {
+		st.mu.Unlock()
+		r.wake()
+		return waitSend
 	}
 	st.bucket.refill(nowNs, lim.RatePerSec, lim.Burst)
 	if st.bucket.tokens < float64(b) { // near the rate limit
 		st.mu.Unlock()
-		return false
+		return chargeExact
 	}
 	st.bucket.tokens--
 	g.balance -= n
@@ -127,7 +145,26 @@ func (r *shared) admit(st *keyState, t Tier, lim Limits, today snapshots.Day, no
 	d.Remaining = max(0, lim.DailyQuota-int(used))
 	d.RateRemaining = int(tokens)
 	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
-	return true
+	return admittedLocally
+}
+
+// maxWaits is how many sends a charge waits for (admit said waitSend)
+// before it is charged exactly: under a burst, a send tops the grant up by
+// about a batch, which the first waiters take.
+const maxWaits = 8
+
+// waitSend waits for the end of the next send (or of the sender); false
+// when the sender has stopped.
+func (r *shared) waitSend() bool {
+	r.mu.Lock()
+	c := r.sendEnd
+	r.mu.Unlock()
+	select {
+	case <-c:
+		return true
+	case <-r.sendDone:
+		return false
+	}
 }
 
 // wake asks the sender to send now.
@@ -175,6 +212,12 @@ type entry struct {
 func (r *shared) send(final bool) {
 	r.sendMu.Lock()
 	defer r.sendMu.Unlock()
+	defer func() { // wake the charges waiting for a send
+		r.mu.Lock()
+		close(r.sendEnd)
+		r.sendEnd = make(chan struct{})
+		r.mu.Unlock()
+	}()
 	r.mu.Lock()
 	r.keys = append(r.keys, r.incoming...)
 	r.incoming = r.incoming[:0]
@@ -324,6 +367,8 @@ func (r *shared) apply(e entry, c state.Charge, res state.ChargeResult, mono int
 	g.near = res.Near
 	if c.Want > 0 {
 		g.until, g.epoch = mono+int64(grantLease)/2, ep
+	} else {
+		g.until = 0 // given back
 	}
 	r.view(st, e.day, e.nowNs, res)
 }

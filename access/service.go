@@ -419,8 +419,18 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	owed := false
 	if r := s.shared; r != nil {
 		if r.up() {
-			if r.local && r.admit(st, c.Tier, lim, today, nowNs, n, &d) {
-				return d, nil
+			if r.local {
+				a := r.admit(st, c.Tier, lim, today, nowNs, n, &d)
+				for i := 0; a == waitSend && i < maxWaits && r.waitSend(); i++ {
+					// The charge is decided after the send: at its time.
+					now = s.now()
+					nowNs, today = now.UnixNano(), dayOf(now)
+					d.Reset = secondsToMidnight(now)
+					a = r.admit(st, c.Tier, lim, today, nowNs, n, &d)
+				}
+				if a == admittedLocally {
+					return d, nil
+				}
 			}
 			res, units, calls, err := r.charge(st, today, nowNs, lim, n)
 			if err == nil {
