@@ -161,7 +161,7 @@
 // its own when it holds a grant of the key's day (units the Counter set aside
 // for it, on a lease of Redis's clock) and its view of the shared bucket
 // holds a batch, and sends what it admitted in the background (sendLoop:
-// every Options.SendInterval, 200 ms, or at once when a batch fills; every
+// every Options.SendInterval, 1 s, or at once when a batch fills; every
 // key in one Settle), which tops grants up. A charge that finds the grant or
 // the batch spent waits for that send (at most maxWaits) before it is charged
 // exactly. The bound, per key: past its daily quota by at most the slack (1 %

@@ -45,7 +45,7 @@ func batchOf(lim Limits) int64 { return max(int64(lim.Burst)/4, 1) }
 
 const (
 	// defaultSendInterval is Options.SendInterval's default.
-	defaultSendInterval = 200 * time.Millisecond
+	defaultSendInterval = time.Second
 	// grantLease is how long a grant lives on Redis's clock unless renewed;
 	// the replica uses it for half as long from the moment it asked (its own
 	// monotonic clock), and renews it when a quarter is left.
@@ -75,6 +75,8 @@ type grantState struct {
 	// in the sender's list.
 	last   int64
 	active bool
+	// waiting is how many charges wait for a send to admit them.
+	waiting int64
 }
 
 // unconfirmed is what st admitted on its own on day d that the counter may
@@ -100,23 +102,36 @@ const (
 	// admittedLocally: answered on the grant (d is filled in).
 	admittedLocally
 	// waitSend: the grant holds but its balance or the batch is spent; the
-	// next send tops it up (waitSend), then admit may answer.
+	// next send tops it up (waitSend), then admit may answer. The caller
+	// counts among the key's waiters until it calls admit again (waited) or
+	// unwait.
 	waitSend
 )
 
 // admit answers n units of st on its own grant when it may: far from the
-// key's limits, with a grant of today and a batch left.
-func (r *shared) admit(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, d *Decision) admission {
+// key's limits, with a grant of today and a batch left. waited says that the
+// caller waited for a send (admit said waitSend). At most a batch of
+// charges of a key wait at once: a send makes room for about a batch, and
+// the others are charged exactly at once rather than woken for nothing.
+func (r *shared) admit(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, d *Decision, waited bool) admission {
 	b := batchOf(lim)
 	mono := r.mono()
 	ep := r.epoch.Load()
 	st.mu.Lock()
 	g := &st.grant
+	if waited {
+		g.waiting--
+	}
 	if g.day != today || g.near || mono >= g.until || g.epoch != ep || st.rollover(today) != today {
 		st.mu.Unlock()
 		return chargeExact
 	}
 	if g.balance < n || g.unsentCalls+g.sentCalls >= b {
+		if g.waiting >= b {
+			st.mu.Unlock()
+			return chargeExact
+		}
+		g.waiting++
 		st.mu.Unlock()
 		r.wake()
 		return waitSend
@@ -152,6 +167,14 @@ func (r *shared) admit(st *keyState, t Tier, lim Limits, today snapshots.Day, no
 // before it is charged exactly: under a burst, a send tops the grant up by
 // about a batch, which the first waiters take.
 const maxWaits = 8
+
+// unwait takes a charge that waited and will not call admit again off
+// st's waiters.
+func (r *shared) unwait(st *keyState) {
+	st.mu.Lock()
+	st.grant.waiting--
+	st.mu.Unlock()
+}
 
 // waitSend waits for the end of the next send (or of the sender); false
 // when the sender has stopped.

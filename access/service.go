@@ -30,7 +30,7 @@ type Options struct {
 	// SendInterval is, with a Counter, how long the calls this replica
 	// answered on its own (within the bound of doc.go, "Several replicas")
 	// wait at most before they are sent to the Counter, in one round trip
-	// for every key; zero means 200 ms. Negative turns local admission off:
+	// for every key; zero means 1 s. Negative turns local admission off:
 	// every charge of a metered key then waits for the Counter's answer.
 	SendInterval time.Duration
 	// Now is the wall clock (quota days and token buckets); nil means
@@ -420,13 +420,17 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	if r := s.shared; r != nil {
 		if r.up() {
 			if r.local {
-				a := r.admit(st, c.Tier, lim, today, nowNs, n, &d)
-				for i := 0; a == waitSend && i < maxWaits && r.waitSend(); i++ {
+				a := r.admit(st, c.Tier, lim, today, nowNs, n, &d, false)
+				for i := 0; a == waitSend; i++ {
+					if i == maxWaits || !r.waitSend() {
+						r.unwait(st)
+						break
+					}
 					// The charge is decided after the send: at its time.
 					now = s.now()
 					nowNs, today = now.UnixNano(), dayOf(now)
 					d.Reset = secondsToMidnight(now)
-					a = r.admit(st, c.Tier, lim, today, nowNs, n, &d)
+					a = r.admit(st, c.Tier, lim, today, nowNs, n, &d, true)
 				}
 				if a == admittedLocally {
 					return d, nil
