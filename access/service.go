@@ -731,7 +731,11 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 	}
 	refusals := takeRefusals(states)
 	lastUsed := takeLastUsed(states, final)
-	totals := make([]int64, len(states))
+	keys := make([]string, len(states))
+	for i, st := range states {
+		keys[i] = usageKey(st.id, today)
+	}
+	var totals []int64
 	var rev int64
 	var recs []keyRecord
 	read := func(tx state.Tx) (err error) {
@@ -739,10 +743,8 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 		if rev, err = tx.Count(state.Meta, state.MetaKeysRev); err != nil { // before the keys, as in load
 			return err
 		}
-		for i, st := range states {
-			if totals[i], err = tx.Count(state.Usage, usageKey(st.id, today)); err != nil {
-				return err
-			}
+		if totals, err = tx.Counts(state.Usage, keys); err != nil { // one round trip in Redis, not one per key
+			return err
 		}
 		if rev != s.keysRev {
 			recs, err = readKeys(tx)
