@@ -21,11 +21,13 @@ import (
 // KEYS[3i+1] its day counter (an integer), KEYS[3i+2] its bucket ("tokens
 // ms", a string that expires once the bucket would be full again),
 // KEYS[3i+3] its day's grants (a hash: holder -> "balance expiry_ms", on
-// Redis's clock; any key when it names no holder) and ARGV[13i+2..13i+14]
+// Redis's clock; any key when it names no holder) and ARGV[14i+2..14i+15]
 // now_ms, rate/s, burst, quota, units, floor, admitted, calls, holder, want,
-// return, slack, lease_ms. The reply is one string, "status used
-// tokens*1000 grant near" per charge, comma-separated: status 0 quota
-// refused, 1 rate refused, 2 allowed (used and tokens after the charge).
+// return, slack, lease_ms, times. The reply is one string, "status used
+// tokens*1000 grant near ok" per charge, comma-separated: ok of the times
+// calls of units each were allowed, in turn, until one was refused; status
+// 0 quota refused, 1 rate refused, 2 allowed (used and tokens after the
+// charge).
 //
 // In order: floor seeds a missing counter (a Redis that lost its data);
 // admitted units and calls (answered by the caller on its own) are added and
@@ -41,7 +43,7 @@ local cttl = ARGV[1]
 local out = {}
 local rnow
 for i = 0, #KEYS / 3 - 1 do
-  local qk, bk, gk, a = KEYS[3*i+1], KEYS[3*i+2], KEYS[3*i+3], 1 + 13*i
+  local qk, bk, gk, a = KEYS[3*i+1], KEYS[3*i+2], KEYS[3*i+3], 1 + 14*i
   local now = tonumber(ARGV[a+1])
   local rate = tonumber(ARGV[a+2])
   local burst = tonumber(ARGV[a+3])
@@ -109,15 +111,22 @@ for i = 0, #KEYS / 3 - 1 do
     mine = math.max(0, mine - admitted - tonumber(ARGV[a+11]))
   end
   local status = 2
+  local ok = 0
   if units > 0 then
-    if used + units > quota then
-      status = 0
-    elseif tokens < 1 then
-      status = 1
-    else
+    for r = 1, tonumber(ARGV[a+14]) do
+      if used + (ok + 1) * units > quota then
+        status = 0
+        break
+      elseif tokens < 1 then
+        status = 1
+        break
+      end
       tokens = tokens - 1
+      ok = ok + 1
+    end
+    if ok > 0 then
       taken = true
-      used = redis.call('INCRBY', qk, units)
+      used = redis.call('INCRBY', qk, ok * units)
       if fresh then
         redis.call('EXPIRE', qk, cttl)
       end
@@ -149,7 +158,7 @@ for i = 0, #KEYS / 3 - 1 do
       redis.call('HDEL', gk, holder)
     end
   end
-  out[i + 1] = status .. ' ' .. string.format('%d', used) .. ' ' .. string.format('%d', math.floor(tokens * 1000)) .. ' ' .. string.format('%d', mine) .. ' ' .. near
+  out[i + 1] = status .. ' ' .. string.format('%d', used) .. ' ' .. string.format('%d', math.floor(tokens * 1000)) .. ' ' .. string.format('%d', mine) .. ' ' .. near .. ' ' .. ok
 end
 return table.concat(out, ',')
 `
@@ -324,16 +333,23 @@ func (k *Counter) set(call *chargeCall, c state.Charge) {
 		call.keys[2] = k.grantsKey(c.ID, c.Day)
 	}
 	call.args = append(call.args[:0], c.NowMs, c.RatePerSec, c.Burst, c.Quota, c.Units, c.Floor,
-		c.Admitted, c.Calls, c.Holder, c.Want, c.Return, c.Slack, c.LeaseMs)
+		c.Admitted, c.Calls, c.Holder, c.Want, c.Return, c.Slack, c.LeaseMs, 1)
+	call.plain = c.Units > 0 && c.Admitted == 0 && c.Calls == 0 && c.Holder == ""
+	call.c = c
 }
 
 // chargeCall is one charge waiting for, or carried by, a round trip.
 type chargeCall struct {
 	keys [3]string
 	args []any
-	res  state.ChargeResult
-	err  error
-	lead chan bool // true: carry the next batch; false: res and err are set
+	// c is the charge; plain says that it only decides Units (nothing
+	// admitted locally, no grant): run merges the plain charges of one
+	// counter with the same limits into one entry of the script.
+	c     state.Charge
+	plain bool
+	res   state.ChargeResult
+	err   error
+	lead  chan bool // true: carry the next batch; false: res and err are set
 }
 
 // maxBatch bounds the charges of one round trip.
@@ -394,52 +410,101 @@ func (k *Counter) run(ctx context.Context, batch []*chargeCall) {
 		}
 		return
 	}
-	keys := make([]string, 0, 3*len(batch))
-	args := make([]any, 0, 1+argsPerCharge*len(batch))
-	args = append(args, counterTTL)
+	// Entries: a charge each, except that the plain charges of one counter
+	// with the same limits and units go in one entry (the first's), decided
+	// in turn by the script: a hot key's batch costs one entry, not one per
+	// charge.
+	entries := make([][]*chargeCall, 0, len(batch))
 	for _, c := range batch {
-		keys = append(keys, c.keys[:]...)
-		args = append(args, c.args...)
+		j := -1
+		if c.plain {
+			for e := len(entries) - 1; e >= 0; e-- {
+				if f := entries[e][0]; f.plain && f.keys[0] == c.keys[0] && f.c.Units == c.c.Units && f.c.Quota == c.c.Quota &&
+					f.c.RatePerSec == c.c.RatePerSec && f.c.Burst == c.c.Burst {
+					j = e
+					break
+				}
+			}
+		}
+		if j < 0 {
+			entries = append(entries, []*chargeCall{c})
+			continue
+		}
+		entries[j] = append(entries[j], c)
+	}
+	keys := make([]string, 0, 3*len(entries))
+	args := make([]any, 0, 1+argsPerCharge*len(entries))
+	args = append(args, counterTTL)
+	for _, e := range entries {
+		f := e[0]
+		keys = append(keys, f.keys[:]...)
+		if len(e) == 1 {
+			args = append(args, f.args...)
+			continue
+		}
+		// The latest clock reading and the highest floor of the merged.
+		now, floor := f.c.NowMs, f.c.Floor
+		for _, c := range e[1:] {
+			now, floor = max(now, c.c.NowMs), max(floor, c.c.Floor)
+		}
+		args = append(append(args, now), f.args[1:5]...)
+		args = append(append(args, floor), f.args[6:argsPerCharge-1]...)
+		args = append(args, len(e))
 	}
 	ctx, cancel := context.WithTimeout(ctx, k.timeout)
 	reply, err := k.script.Run(ctx, k.c, keys, args...).Text()
 	cancel()
-	for i, c := range batch {
+	for i, e := range entries {
 		if err != nil {
-			c.err = err
+			for _, c := range e {
+				c.err = err
+			}
 			continue
 		}
 		var one string
 		one, reply, _ = strings.Cut(reply, ",")
-		c.res, c.err = result(one)
-		if i == len(batch)-1 && reply != "" {
-			c.err = errReply
+		res, ok, rerr := result(one)
+		if rerr == nil && (ok < 0 || ok > int64(len(e))) {
+			rerr = errReply
+		}
+		if i == len(entries)-1 && reply != "" {
+			rerr = errReply
+		}
+		// The first ok were allowed in turn: each sees the counter and the
+		// bucket as they were after it; the others were refused.
+		for m, c := range e {
+			c.res, c.err = res, rerr
+			if rerr == nil && int64(m) < ok {
+				back := ok - 1 - int64(m)
+				c.res.Status = state.ChargeAllowed
+				c.res.Used -= back * c.c.Units
+				c.res.TokensMilli += back * 1000
+			}
 		}
 	}
 }
 
 // argsPerCharge is the script's arguments per charge (chargeScript).
-const argsPerCharge = 13
+const argsPerCharge = 14
 
-// result decodes the script's reply to one charge: "status used
-// tokens*1000 grant near".
-func result(s string) (state.ChargeResult, error) {
-	var res state.ChargeResult
+// result decodes the script's reply to one entry: "status used
+// tokens*1000 grant near ok" (ok: how many of its charges were allowed).
+func result(s string) (res state.ChargeResult, ok int64, err error) {
 	var status, near int64
-	for _, p := range []*int64{&status, &res.Used, &res.TokensMilli, &res.Grant, &near} {
+	for _, p := range []*int64{&status, &res.Used, &res.TokensMilli, &res.Grant, &near, &ok} {
 		var f string
 		f, s, _ = strings.Cut(s, " ")
 		x, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return state.ChargeResult{}, errReply
+			return state.ChargeResult{}, 0, errReply
 		}
 		*p = x
 	}
 	if s != "" || status < 0 || status > 2 || near < 0 || near > 1 {
-		return state.ChargeResult{}, errReply
+		return state.ChargeResult{}, 0, errReply
 	}
 	res.Status, res.Near = state.ChargeStatus(status), near == 1
-	return res, nil
+	return res, ok, nil
 }
 
 // errReply is a script reply this code cannot read.
