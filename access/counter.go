@@ -2,7 +2,10 @@ package access
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,9 +19,13 @@ import (
 // store's Redis client. An error means it could not be reached (or answered
 // too late): the Service then counts locally until it answers again.
 type Counter interface {
-	// Charge applies c atomically: a token taken and the units counted, or
-	// nothing changed and the status says which limit refused.
+	// Charge applies c atomically: what the caller admitted on its own
+	// recorded, then a token taken and the units counted, or nothing more
+	// changed and the status says which limit refused.
 	Charge(ctx context.Context, c state.Charge) (state.ChargeResult, error)
+	// Settle applies cs in order (each as Charge does): a replica's
+	// background send of what it admitted on its own, with its grants.
+	Settle(ctx context.Context, cs []state.Charge) ([]state.ChargeResult, error)
 	// DayCount returns id's counter of day (0 when there is none).
 	DayCount(ctx context.Context, id string, day int) (int64, error)
 	// Reconcile adds what was admitted while it could not be reached, and
@@ -36,11 +43,30 @@ type Counter interface {
 // Charges carry the breaker's epoch as their context: when the breaker
 // opens, the epoch is cancelled, so that charges queued behind a failing
 // round trip fail at once instead of each waiting for a timeout.
+//
+// With local admission (grant.go), it also holds this replica's grants and
+// sends what it admitted on its own in the background.
 type shared struct {
 	c     Counter
 	log   *slog.Logger
 	down  atomic.Bool
 	epoch atomic.Pointer[epoch]
+
+	local    bool             // local admission on (Options.SendInterval >= 0)
+	now      func() time.Time // Options.Now: the days and buckets
+	t0       time.Time        // mono's origin
+	id       string           // this replica's grant holder name
+	wakec    chan struct{}    // a charge asks for a send now
+	sendDone chan struct{}    // closed when sendLoop returns
+
+	mu       sync.Mutex
+	incoming []*keyState   // keys made active since the last send
+	sendEnd  chan struct{} // closed when the send in flight (or the next) ends
+
+	sendMu sync.Mutex // one send at a time; guards the fields below
+	keys   []*keyState
+	cs     []state.Charge
+	es     []entry
 }
 
 // pingTimeout bounds the pings of a breaker's probe.
@@ -51,8 +77,11 @@ type epoch struct {
 	cancel context.CancelFunc
 }
 
-func newShared(c Counter, log *slog.Logger) *shared {
-	r := &shared{c: c, log: log}
+func newShared(c Counter, log *slog.Logger, now func() time.Time, local bool) *shared {
+	var id [8]byte
+	rand.Read(id[:])
+	r := &shared{c: c, log: log, local: local, now: now, t0: time.Now(), id: "r" + hex.EncodeToString(id[:]),
+		wakec: make(chan struct{}, 1), sendDone: make(chan struct{}), sendEnd: make(chan struct{})}
 	r.newEpoch()
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
@@ -78,27 +107,54 @@ func (r *shared) trip(err error) {
 	}
 }
 
-// charge runs one charge of key st.
-func (r *shared) charge(st *keyState, today snapshots.Day, nowNs int64, lim Limits, n int64) (state.ChargeResult, error) {
+// charge runs one exact charge of key st, carrying the units and calls st
+// admitted on its own and did not send yet (so that the answer counts them);
+// on an error the caller hands them back (uncarry).
+func (r *shared) charge(st *keyState, today snapshots.Day, nowNs int64, lim Limits, n int64) (res state.ChargeResult, units, calls int64, err error) {
 	st.mu.Lock()
 	var floor int64
 	if st.day == today {
-		floor = st.admittedFloor(today)
+		units, calls = st.grant.carry(today)
+		u, _ := st.grant.unconfirmed(today)
+		floor = max(0, st.admittedFloor(today)-u)
 	}
 	st.mu.Unlock()
-	return r.c.Charge(r.epoch.Load().ctx, state.Charge{
+	res, err = r.c.Charge(r.epoch.Load().ctx, state.Charge{
 		ID: st.id, Day: int(today), NowMs: nowNs / 1e6, RatePerSec: lim.RatePerSec, Burst: lim.Burst,
-		Quota: int64(lim.DailyQuota), Units: n, Floor: floor,
+		Quota: int64(lim.DailyQuota), Units: n, Floor: floor, Admitted: units, Calls: calls,
 	})
+	return res, units, calls, err
+}
+
+// uncarry takes back what a failed exact charge carried: owed to the
+// counter (it may have landed: counted twice then, the safe side).
+func (r *shared) uncarry(st *keyState, today snapshots.Day, units, calls int64) {
+	if units == 0 && calls == 0 {
+		return
+	}
+	st.mu.Lock()
+	if g := &st.grant; g.day == today {
+		g.sent -= units
+		g.sentCalls -= calls
+	}
+	st.owed.add(today, units)
+	st.mu.Unlock()
 }
 
 // admittedFloor is what st admitted on day d as far as this replica knows:
 // the state store's count at the last sync plus what was admitted since and
-// not yet flushed (pend). A Counter that lost its data is seeded with it;
-// the store's count alone would drop the charges the Counter admitted in
-// the last sync interval before it died. Call with st.mu held.
+// not yet flushed (pend, and what a sync is flushing now). A Counter that
+// lost its data is seeded with it; the store's count alone would drop the
+// charges the Counter admitted in the last sync interval before it died.
+// Call with st.mu held.
 func (st *keyState) admittedFloor(d snapshots.Day) int64 {
-	return st.floor + st.pend.on(d)
+	n := st.floor + st.pend.on(d)
+	for _, c := range st.flushing {
+		if c.day == d {
+			n += c.n
+		}
+	}
+	return n
 }
 
 // dayCount reads the shared counter of st's day d (for Usage).

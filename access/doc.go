@@ -147,15 +147,34 @@
 // replicas share one quota and one bucket. The Redis counter batches: a
 // charge that finds no round trip of its process in flight makes one at
 // once; the charges that arrive meanwhile wait for it, then go together in
-// one script run (up to 128): under load one command carries many charges,
-// each with its own answer. Its calls have short timeouts (50 ms) and sit
+// one script run (up to 128), the charges of one key in one entry decided in
+// turn: under load one command carries many charges, each with its own
+// answer. Its calls have short timeouts (50 ms) and sit
 // behind this package's circuit breaker (counter.go): the first failure opens
 // it, and calls then count locally, with the same limits applied to the
 // local counters (which follow the shared ones while they answer), adding no
 // latency; charges queued behind the failed round trip fail at once (their
 // context, the breaker's epoch, is cancelled). Each sync pings the Counter;
 // when it answers, the units admitted meanwhile are added (Reconcile) and
-// the breaker closes. Policy: while Redis is
+// the breaker closes.
+//
+// Local admission (grant.go, issue 35): a replica answers a metered charge on
+// its own when it holds a grant of the key's day (units the Counter set aside
+// for it, on a lease of Redis's clock) and its view of the shared bucket
+// holds a batch, and sends what it admitted in the background (sendLoop:
+// every Options.SendInterval, 1 s, or at once when a batch fills; every
+// key in one Settle), which tops grants up. A charge that finds the grant or
+// the batch spent waits for that send (at most maxWaits, and at most a batch
+// of a key's charges at once) before it is charged exactly. The bound, per key: past its daily quota by at most the slack (1 %
+// of the quota, at least 5 units), since the grants together hold at most the
+// slack and are topped up only while the counter plus every grant stays a
+// slack below the quota; past its burst by at most one batch (a quarter of
+// the burst) per replica. Near the quota (the Counter says so) or with less
+// than a batch in the bucket's view, charges are exact. A failed send makes
+// what it carried owed, as for a failed charge; the breaker drops every
+// grant; Close gives them back. SendInterval < 0 turns local admission off.
+//
+// Policy: while Redis is
 // down, a key may overshoot its quota (and its rate) by what the other
 // replicas admit meanwhile, at most one quota per replica; a call that timed
 // out after Redis ran it is counted twice (the strict side). A counter Redis
@@ -164,9 +183,11 @@
 // Playground callers never touch Redis: Playground's 1 request/s is per client
 // address and per replica (route a client to one replica, or accept N/s for N
 // replicas). Usage reads per-day history from the state store and today's
-// count as the highest of the store, this process and the shared counter. A
-// shared charge allocates (go-redis, the counter's keys) and waits for a
-// round trip, shared by the charges batched with it.
+// count as the highest of the store, this process and the shared counter.
+// A charge answered on a grant allocates nothing and makes no round trip;
+// an exact one allocates (go-redis, the counter's keys) and waits for a
+// round trip, shared by the charges batched with it. The sync reads every
+// key's day total from the store in one Counts (one round trip in Redis).
 //
 // # Caveats
 //

@@ -114,7 +114,11 @@ type keyState struct {
 	used   int64         // units spent on day, by every process as far as known
 	floor  int64         // the state store's count of day at the last sync
 	pend   dayCounts     // admitted here and not yet in the state store
-	owed   dayCounts     // admitted here while the shared counters were down, not yet in them
+	// flushing is what a sync took from pend and is adding to the state
+	// store (nil outside a sync): still admitted, not yet in floor.
+	flushing []dayCount
+	owed     dayCounts  // admitted here while the shared counters were down, not yet in them
+	grant    grantState // this replica's grant of the shared counters (grant.go)
 
 	// exp is the key's expiry in unix nanoseconds (0: never), set when the
 	// key table is installed; Authenticate and Charge read it.

@@ -27,6 +27,12 @@ type Options struct {
 	// other replicas of a fleet (state/redis's Counter); nil means local
 	// counting only. The Service does not close it.
 	Counter Counter
+	// SendInterval is, with a Counter, how long the calls this replica
+	// answered on its own (within the bound of doc.go, "Several replicas")
+	// wait at most before they are sent to the Counter, in one round trip
+	// for every key; zero means 1 s. Negative turns local admission off:
+	// every charge of a metered key then waits for the Counter's answer.
+	SendInterval time.Duration
 	// Now is the wall clock (quota days and token buckets); nil means
 	// time.Now.
 	Now func() time.Time
@@ -116,6 +122,7 @@ type Service struct {
 	addrs [numAddrShards]addrShard
 
 	shared *shared // nil without Options.Counter
+	sendOn bool    // shared's sendLoop runs
 
 	syncMu    sync.Mutex
 	stop      chan struct{}
@@ -179,8 +186,16 @@ func Open(opts Options) (*Service, error) {
 	if err := s.load(ctx); err != nil {
 		return nil, err
 	}
+	if opts.SendInterval == 0 {
+		opts.SendInterval = defaultSendInterval
+		s.opts.SendInterval = opts.SendInterval
+	}
 	if opts.Counter != nil {
-		s.shared = newShared(opts.Counter, s.log)
+		s.shared = newShared(opts.Counter, s.log, opts.Now, opts.SendInterval > 0)
+		if s.shared.local {
+			s.sendOn = true
+			go s.shared.sendLoop(opts.SendInterval, s.stop)
+		}
 	}
 	if opts.SyncInterval > 0 {
 		go s.loop()
@@ -404,11 +419,29 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	owed := false
 	if r := s.shared; r != nil {
 		if r.up() {
-			res, err := r.charge(st, today, nowNs, lim, n)
+			if r.local {
+				a := r.admit(st, c.Tier, lim, today, nowNs, n, &d, false)
+				for i := 0; a == waitSend; i++ {
+					if i == maxWaits || !r.waitSend() {
+						r.unwait(st)
+						break
+					}
+					// The charge is decided after the send: at its time.
+					now = s.now()
+					nowNs, today = now.UnixNano(), dayOf(now)
+					d.Reset = secondsToMidnight(now)
+					a = r.admit(st, c.Tier, lim, today, nowNs, n, &d, true)
+				}
+				if a == admittedLocally {
+					return d, nil
+				}
+			}
+			res, units, calls, err := r.charge(st, today, nowNs, lim, n)
 			if err == nil {
-				return s.applyShared(st, c.Tier, lim, today, nowNs, n, res, d)
+				return s.applyShared(st, c.Tier, lim, today, nowNs, n, res, d, units, calls)
 			}
 			r.trip(err)
+			r.uncarry(st, today, units, calls)
 		}
 		owed = true
 	}
@@ -449,25 +482,40 @@ func (s *Service) Charge(c Caller, units int) (Decision, error) {
 	return d, nil
 }
 
-// applyShared records a shared counter's decision locally.
-func (s *Service) applyShared(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, res state.ChargeResult, d Decision) (Decision, error) {
-	tokens := float64(res.TokensMilli) / 1000
+// applyShared records an exact charge's decision locally; it carried units
+// and calls this replica had admitted on its own.
+func (s *Service) applyShared(st *keyState, t Tier, lim Limits, today snapshots.Day, nowNs, n int64, res state.ChargeResult, d Decision, units, calls int64) (Decision, error) {
+	r := s.shared
+	wake := false
 	st.mu.Lock()
 	day := st.rollover(today)
-	if day == today && res.Used > st.used {
-		st.used = res.Used
+	g := &st.grant
+	if g.day == today {
+		g.sent -= units
+		g.sentCalls -= calls
 	}
-	st.bucket = bucket{tokens: tokens, last: nowNs}
+	if day == today {
+		r.view(st, today, nowNs, res)
+	} else {
+		st.bucket = bucket{tokens: float64(res.TokensMilli) / 1000, last: nowNs}
+	}
 	if res.Status == state.ChargeAllowed {
 		st.pend.add(day, n)
 		st.last = nowNs
+		if r.local {
+			wake = r.wantGrant(st, t, lim, today, r.mono())
+		}
 	} else {
 		st.refused[Refused429].add(day, 1)
 	}
+	used, tokens := st.used, st.bucket.tokens
 	st.mu.Unlock()
+	if wake {
+		r.wake()
+	}
 
-	d.Remaining = max(0, lim.DailyQuota-int(res.Used))
-	d.RateRemaining = int(tokens)
+	d.Remaining = max(0, lim.DailyQuota-int(used))
+	d.RateRemaining = max(0, int(tokens))
 	d.RateReset = fullSeconds(tokens, lim.RatePerSec, lim.Burst)
 	switch res.Status {
 	case state.ChargeQuota:
@@ -675,6 +723,7 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 	for _, st := range states {
 		st.mu.Lock()
 		c := st.pend.take()
+		st.flushing = c
 		st.mu.Unlock()
 		if c != nil {
 			deltas = append(deltas, delta{st, c})
@@ -682,7 +731,11 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 	}
 	refusals := takeRefusals(states)
 	lastUsed := takeLastUsed(states, final)
-	totals := make([]int64, len(states))
+	keys := make([]string, len(states))
+	for i, st := range states {
+		keys[i] = usageKey(st.id, today)
+	}
+	var totals []int64
 	var rev int64
 	var recs []keyRecord
 	read := func(tx state.Tx) (err error) {
@@ -690,10 +743,8 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 		if rev, err = tx.Count(state.Meta, state.MetaKeysRev); err != nil { // before the keys, as in load
 			return err
 		}
-		for i, st := range states {
-			if totals[i], err = tx.Count(state.Usage, usageKey(st.id, today)); err != nil {
-				return err
-			}
+		if totals, err = tx.Counts(state.Usage, keys); err != nil { // one round trip in Redis, not one per key
+			return err
 		}
 		if rev != s.keysRev {
 			recs, err = readKeys(tx)
@@ -744,6 +795,7 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 			for _, c := range d.counts {
 				d.st.pend.add(c.day, c.n)
 			}
+			d.st.flushing = nil
 			d.st.mu.Unlock()
 		}
 		for _, d := range refusals {
@@ -755,6 +807,7 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 		}
 		for i, st := range states {
 			st.mu.Lock()
+			st.flushing = nil
 			if st.rollover(today) == today {
 				st.floor = totals[i]
 				st.used = max(st.used, totals[i]+st.pend.on(today))
@@ -767,6 +820,9 @@ func (s *Service) sync(wait time.Duration, final bool) error {
 		}
 	}
 	if s.shared != nil {
+		if s.shared.local {
+			s.shared.send(final)
+		}
 		s.shared.tick(states)
 	}
 	return err
@@ -780,6 +836,9 @@ func (s *Service) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stop)
 		<-s.done
+		if s.sendOn {
+			<-s.shared.sendDone
+		}
 		s.closeErr = s.sync(5*s.opts.LockTimeout, true)
 	})
 	return s.closeErr

@@ -88,8 +88,11 @@ func TestAccess_RedisSharedQuota(t *testing.T) {
 			time.Sleep(time.Second) // stay under the Free key's 5/s rate (shared too)
 		}
 	}
-	if ok != 100 || refused != 30 {
-		t.Fatalf("two replicas admitted %d and refused %d of 130 requests; want one quota of 100", ok, refused)
+	// One quota of 100, within the fleet's bound (docs/operations.md, "Shared
+	// state"): the replicas answer on grants of the shared counter, and may
+	// go past it by the slack, 5 calls for a Free key.
+	if ok < 100 || ok > 105 || ok+refused != 130 {
+		t.Fatalf("two replicas admitted %d and refused %d of 130 requests; want one quota of 100 (at most 5 more)", ok, refused)
 	}
 }
 

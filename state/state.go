@@ -74,6 +74,10 @@ type Tx interface {
 	// Inside Update it includes this transaction's own Adds.
 	Count(b Bucket, key string) (int64, error)
 
+	// Counts is Count of each of keys, in one read (a store over the
+	// network makes one round trip, not one per key): ns[i] is keys[i]'s.
+	Counts(b Bucket, keys []string) (ns []int64, err error)
+
 	// Add adds n (which may be negative) to the counter at key, creating it
 	// at 0 first when there is none. A positive ttl sets the counter to
 	// expire ttl from now; 0 keeps its expiry (none for a new counter).

@@ -67,8 +67,17 @@ func TestParseWrk(t *testing.T) {
 }
 
 func TestLuaScript(t *testing.T) {
-	s := luaScript("/tmp/x y.paths", []string{"Authorization", `Bearer a"b`})
+	s := luaScript("/tmp/x y.paths", []string{"Authorization", `Bearer a"b`}, "", nil)
 	for _, want := range []string{`io.lines("/tmp/x y.paths")`, `headers["Authorization"] = "Bearer a\"b"`, wrkMarker, "lat:percentile(99.9)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("script lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "rot") {
+		t.Errorf("a script without a rotation has one:\n%s", s)
+	}
+	s = luaScript("/tmp/p", nil, "Authorization", []string{"Bearer k1", "Bearer k2"})
+	for _, want := range []string{`local rot = {"Bearer k1","Bearer k2",}`, `headers["Authorization"] = rot[(n - 1) % #rot + 1]`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}

@@ -11,10 +11,13 @@
 // clock, so the comparison is fair. With --clock-step 10s an Elite key's
 // day (10,000 calls) is 8,640 readings long and its bucket full at every
 // request, so a metered key is charged and never refused: every request
-// does a charge's full work (in Redis, the script). Never use it for
-// anything else.
+// does a charge's full work (in Redis, the script). --clock-step 0 is the
+// wall clock (cardbench's many-keys comparison, each key within its limits).
+// --make-keys N --keys-out FILE creates N metered Elite keys in the store,
+// writes their secrets to FILE and exits. Never use it for anything else.
 //
 //	benchedge --snapshots DIR --state FILE|--redis URL [--addr 127.0.0.1:PORT] [--cache-mb 256] [--clock-step 1s]
+//	benchedge --snapshots DIR --state FILE|--redis URL --make-keys N --keys-out FILE
 //
 // It imports edge, live, pokemontcg (/v2's derivation), collection,
 // access, state, state/bolt, state/redis and the standard library.

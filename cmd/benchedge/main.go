@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -46,7 +47,9 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	addr := fs.String("addr", "127.0.0.1:8081", "listen address (loopback)")
 	redisURL := fs.String("redis", "", "redis://host:port/db: the state store and the quota counters in Redis, as cardedge serve --redis (in place of --state)")
 	cacheMB := fs.Int("cache-mb", 256, "response cache in MiB")
-	step := fs.Duration("clock-step", time.Second, "how far the access clock moves on each reading")
+	step := fs.Duration("clock-step", time.Second, "how far the access clock moves on each reading (0: the wall clock)")
+	makeKeys := fs.Int("make-keys", 0, "create this many metered Elite keys in the store, write their secrets to --keys-out (one a line) and exit")
+	keysOut := fs.String("keys-out", "", "where --make-keys writes the secrets")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -83,9 +86,14 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	acc, err := access.Open(access.Options{State: st, Counter: counter, Logger: log, Now: func() time.Time {
-		return base.Add(time.Duration(ticks.Add(1)) * *step)
-	}})
+	if *makeKeys > 0 {
+		return createKeys(ctx, st, *makeKeys, *keysOut)
+	}
+	now := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * *step) }
+	if *step == 0 {
+		now = time.Now
+	}
+	acc, err := access.Open(access.Options{State: st, Counter: counter, Logger: log, Now: now})
 	if err != nil {
 		return err
 	}
@@ -119,4 +127,38 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return srv.Shutdown(sctx)
+}
+
+// createKeys stores n metered Elite keys in st, 256 a transaction, and
+// writes their secrets to path, one a line.
+func createKeys(ctx context.Context, st state.Store, n int, path string) error {
+	if path == "" {
+		return errors.New("--make-keys needs --keys-out")
+	}
+	var out strings.Builder
+	for done := 0; done < n; {
+		secs := make([]access.Secret, min(256, n-done))
+		for i := range secs {
+			var err error
+			if secs[i], err = access.NewSecret(access.Elite); err != nil {
+				return err
+			}
+		}
+		err := st.Update(ctx, func(tx state.Tx) error {
+			for _, sec := range secs {
+				if _, err := access.InsertKey(tx, sec, access.Key{Tier: access.Elite, Name: "benchedge", Created: time.Now().UTC()}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("creating keys: %w", err)
+		}
+		for _, sec := range secs {
+			out.WriteString(sec.Text + "\n")
+		}
+		done += len(secs)
+	}
+	return os.WriteFile(path, []byte(out.String()), 0o600)
 }

@@ -22,6 +22,7 @@ type target struct {
 	role    string // "edge", "ceiling" or "nginx"
 	srv     *server
 	headers []string
+	rotate  []string // Authorization values, one per request line in turn
 }
 
 // warm fetches every distinct path of paths once from addr (4 at a time,
@@ -202,8 +203,12 @@ func (h *harness) compareRounds(ctx context.Context, g *Group, pathsFile string,
 				cached0, _ = health(t.srv.addr)
 			}
 			cpu0, _ := cpuTime(t.srv.proc.Pid())
-			f, err := load.WrkRun{Addr: t.srv.addr, PathsFile: pathsFile, Headers: t.headers, Conns: g.Conns,
-				Duration: round, CPU: h.cfg.LoadCPU, Nice: h.cfg.Nice, Dir: h.work}.Run(ctx)
+			w := load.WrkRun{Addr: t.srv.addr, PathsFile: pathsFile, Headers: t.headers, Conns: g.Conns,
+				Duration: round, CPU: h.cfg.LoadCPU, Nice: h.cfg.Nice, Dir: h.work}
+			if len(t.rotate) > 0 {
+				w.RotateHeader, w.Rotate = "Authorization", t.rotate
+			}
+			f, err := w.Run(ctx)
 			if err != nil {
 				return fmt.Errorf("%s, %s: %w", g.Name, t.name, err)
 			}

@@ -303,6 +303,19 @@ func (t *tx) Scan(b state.Bucket, o state.ScanOptions, fn func(key string, value
 	})
 }
 
+// Counts implements state.Tx: Count of each key (bbolt reads in memory).
+func (t *tx) Counts(b state.Bucket, keys []string) ([]int64, error) {
+	ns := make([]int64, len(keys))
+	for i, k := range keys {
+		n, err := t.Count(b, k)
+		if err != nil {
+			return nil, err
+		}
+		ns[i] = n
+	}
+	return ns, nil
+}
+
 // Count implements state.Tx.
 func (t *tx) Count(b state.Bucket, key string) (int64, error) {
 	if err := t.checkKey(b, state.KindCounters, key); err != nil {

@@ -301,6 +301,47 @@ func (t *tx) Count(b state.Bucket, key string) (int64, error) {
 	return n + t.adds[bkey{b, key}], nil
 }
 
+// countsChunk is how many counters Counts reads in one pipeline.
+const countsChunk = 1024
+
+// Counts implements state.Tx: the HMGETs of Count, pipelined (one round
+// trip per countsChunk keys; on the watched connection inside Update).
+func (t *tx) Counts(b state.Bucket, keys []string) ([]int64, error) {
+	for _, k := range keys {
+		if err := checkKey(b, state.KindCounters, k); err != nil {
+			return nil, err
+		}
+	}
+	ns := make([]int64, len(keys))
+	for i := 0; i < len(keys); i += countsChunk {
+		chunk := keys[i:min(i+countsChunk, len(keys))]
+		cmds := make([]*goredis.SliceCmd, len(chunk))
+		_, err := t.cmd().Pipelined(t.ctx, func(p goredis.Pipeliner) error {
+			for j, k := range chunk {
+				cmds[j] = p.HMGet(t.ctx, t.s.dataKey(b, k), fields...)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, t.s.wrap("count "+string(b), err)
+		}
+		for j, c := range cmds {
+			d := decode(c.Val())
+			if d.corrupt != "" {
+				return nil, corrupt(b, chunk[j], d.corrupt)
+			}
+			if d.found && d.record {
+				return nil, corrupt(b, chunk[j], "a record in a bucket of counters")
+			}
+			if d.found && t.live(d.e) {
+				ns[i+j] = d.n
+			}
+			ns[i+j] += t.adds[bkey{b, chunk[j]}]
+		}
+	}
+	return ns, nil
+}
+
 // Add implements state.Tx.
 func (t *tx) Add(b state.Bucket, key string, n int64, ttl time.Duration) error {
 	if err := checkKey(b, state.KindCounters, key); err != nil {

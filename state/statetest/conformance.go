@@ -316,6 +316,28 @@ func TestStore(t *testing.T, open func(t *testing.T, now func() time.Time) state
 			}
 			return err
 		})
+		counts := func(tx state.Tx, want ...int64) error {
+			ns, err := tx.Counts(state.Usage, []string{"k_a/2026-11-20", "k_b/2026-11-20", "k_a/2026-11-20"})
+			if err == nil && fmt.Sprint(ns) != fmt.Sprint(want) {
+				err = fmt.Errorf("Counts: %v, want %v", ns, want)
+			}
+			return err
+		}
+		view(t, st, func(tx state.Tx) error { return counts(tx, 3, 0, 3) })
+		update(t, st, func(tx state.Tx) error {
+			if err := tx.Add(state.Usage, "k_b/2026-11-20", 7, 2*time.Hour); err != nil {
+				return err
+			}
+			return counts(tx, 3, 7, 3) // with this transaction's own Adds
+		})
+		view(t, st, func(tx state.Tx) error { return counts(tx, 3, 7, 3) })
+		update(t, st, func(tx state.Tx) error { return tx.Add(state.Usage, "k_b/2026-11-20", -7, 0) })
+		view(t, st, func(tx state.Tx) error {
+			if _, err := tx.Counts(state.Keys, []string{"k_a"}); err == nil {
+				return errors.New("Counts of a bucket of records: no error")
+			}
+			return nil
+		})
 		update(t, st, func(tx state.Tx) error { return tx.Add(state.Meta, state.MetaKeysRev, 1, 0) })
 		update(t, st, func(tx state.Tx) error { return tx.Add(state.Meta, state.MetaKeysRev, 1, 0) })
 		var rev int64
