@@ -53,6 +53,19 @@ func mustCounter(tb testing.TB, url, prefix string, timeout time.Duration) acces
 // the breaker of a Redis that answers, which would count locally and fail
 // the tests' exact counts; a Redis that is down refuses connections at once.
 // TestRedis_Hung, which needs a timeout to trip it, opens its own.
+// redisKey starts a Redis and writes a state file with one key of tier:
+// the server, the file, the key's secret and record, and a clock at noon of
+// 2026-11-05 moving a second per reading.
+func redisKey(tb testing.TB, tier access.Tier) (*redistest.Server, string, string, access.Key, *Clock) {
+	tb.Helper()
+	rs := redistest.Start(tb, false)
+	path := StatePath(tb)
+	secret, k := MustKey(tb, path, tier, false, false)
+	clock := NewClock(tb, "2026-11-05T12:00:00Z")
+	clock.SetStep(time.Second)
+	return rs, path, secret, k, clock
+}
+
 func openRedis(tb testing.TB, path, url, prefix string, clock *Clock) *access.Service {
 	return openRedisTimeout(tb, path, url, prefix, clock, 2*time.Second)
 }
@@ -437,11 +450,7 @@ func TestRedis_FleetBound(t *testing.T) {
 // calls then end on the quota itself, not past it. A replica that held a
 // grant while another spent the rest answers from the counter too.
 func TestRedis_NearLimit(t *testing.T) {
-	rs := redistest.Start(t, false)
-	path := StatePath(t)
-	secret, k := MustKey(t, path, access.Pro, false, false)
-	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.SetStep(time.Second)
+	rs, path, secret, k, clock := redisKey(t, access.Pro)
 	a := openRedis(t, path, rs.URL(), "near:", clock)
 	b := openRedis(t, path, rs.URL(), "near:", clock)
 	ca, cb := MustAuth(t, a, secret), MustAuth(t, b, secret)
@@ -505,11 +514,7 @@ func TestRedis_NearLimit(t *testing.T) {
 
 // A replica gives its grants back when it closes.
 func TestRedis_CloseReturnsGrants(t *testing.T) {
-	rs := redistest.Start(t, false)
-	path := StatePath(t)
-	secret, k := MustKey(t, path, access.Elite, false, false)
-	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.SetStep(time.Second)
+	rs, path, secret, k, clock := redisKey(t, access.Elite)
 	s := openRedis(t, path, rs.URL(), "close:", clock)
 	c := MustAuth(t, s, secret)
 	for range 10 {
@@ -603,11 +608,7 @@ func TestRedis_Outage(t *testing.T) {
 
 // A Redis restarted empty is seeded from the state file.
 func TestRedis_RestartEmpty(t *testing.T) {
-	rs := redistest.Start(t, false)
-	path := StatePath(t)
-	secret, k := MustKey(t, path, access.Free, false, false)
-	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.SetStep(time.Second)
+	rs, path, secret, k, clock := redisKey(t, access.Free)
 	s := openRedis(t, path, rs.URL(), "empty:", clock)
 	c := MustAuth(t, s, secret)
 	for range 50 {
@@ -691,11 +692,7 @@ func BenchmarkAuthenticateCharge_Redis(b *testing.B) {
 
 // A hung Redis (SIGSTOP) costs one timeout, then the breaker skips it.
 func TestRedis_Hung(t *testing.T) {
-	rs := redistest.Start(t, false)
-	path := StatePath(t)
-	secret, k := MustKey(t, path, access.Pro, false, false)
-	clock := NewClock(t, "2026-11-05T12:00:00Z")
-	clock.SetStep(time.Second)
+	rs, path, secret, k, clock := redisKey(t, access.Pro)
 	s := openRedisTimeout(t, path, rs.URL(), "hung:", clock, 0) // the default 50 ms: a hung Redis trips the breaker
 	c := MustAuth(t, s, secret)
 	if _, err := s.Charge(c, 1); err != nil {

@@ -1,26 +1,16 @@
 package alert_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/cardedge/cardedge/alert"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
-
-// mustJSON is v as encoding/json writes it.
-func mustJSON(tb testing.TB, v any) string {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
 
 func TestNewRuleList(t *testing.T) {
 	lim := alert.Limits{Rules: 10, SetRules: 2}
 	t.Run("Empty", func(t *testing.T) {
-		if got, want := mustJSON(t, alert.NewRuleList(nil, lim)), `{"items":[],"total":0,"limit":10,"set_limit":2}`; got != want {
+		if got, want := jsontexttest.MustMarshal(t, alert.NewRuleList(nil, lim)), `{"items":[],"total":0,"limit":10,"set_limit":2}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 	})
@@ -34,7 +24,7 @@ func TestNewRuleList(t *testing.T) {
 
 func TestNewEventPage(t *testing.T) {
 	t.Run("Empty", func(t *testing.T) {
-		if got, want := mustJSON(t, alert.NewEventPage(nil, "")), `{"items":[],"next_cursor":""}`; got != want {
+		if got, want := jsontexttest.MustMarshal(t, alert.NewEventPage(nil, "")), `{"items":[],"next_cursor":""}`; got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 	})

@@ -167,30 +167,42 @@ func (fb *filterBits) cached(key string, make func() (docSet, error)) (docSet, e
 // walk returns the documents q matches (walked without scoring).
 func (ix *Index) walk(ctx context.Context, r index.IndexReader, q query.Query) (docSet, error) {
 	out := newDocSet(ix.fbits.nDocs)
+	err := ix.eachMatch(ctx, r, q, func(d *search.DocumentMatch) {
+		if len(d.IndexInternalID) == 8 {
+			if num := binary.BigEndian.Uint64(d.IndexInternalID); num < uint64(ix.fbits.nDocs) {
+				out.add(num)
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachMatch walks q without scoring and calls visit with each document it
+// matches (the match is returned to the pool after visit).
+func (ix *Index) eachMatch(ctx context.Context, r index.IndexReader, q query.Query, visit func(*search.DocumentMatch)) error {
 	s, err := q.Searcher(ctx, r, ix.bleve.Mapping(), search.SearcherOptions{Score: "none"})
 	if err != nil {
-		return nil, searchErr(ctx, err)
+		return searchErr(ctx, err)
 	}
 	defer s.Close()
 	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
 	for i := 0; ; i++ {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		d, err := s.Next(sctx)
 		if err != nil {
-			return nil, searchErr(ctx, err)
+			return searchErr(ctx, err)
 		}
 		if d == nil {
-			return out, nil
+			return nil
 		}
-		if len(d.IndexInternalID) == 8 {
-			if num := binary.BigEndian.Uint64(d.IndexInternalID); num < uint64(ix.fbits.nDocs) {
-				out.add(num)
-			}
-		}
+		visit(d)
 		sctx.DocumentMatchPool.Put(d)
 	}
 }

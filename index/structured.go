@@ -559,31 +559,16 @@ func (ix *Index) Match(ctx context.Context, game string, n *syntax.Node) (*CardS
 // of the cards of game gi it matches.
 func (ix *Index) collect(ctx context.Context, r index.IndexReader, gi int, q query.Query) ([]uint64, error) {
 	out := make([]uint64, (ix.gameCards[gi]+63)/64)
-	s, err := q.Searcher(ctx, r, ix.bleve.Mapping(), search.SearcherOptions{Score: "none"})
-	if err != nil {
-		return nil, searchErr(ctx, err)
-	}
-	defer s.Close()
-	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(s.DocumentMatchPoolSize(), 0), IndexReader: r}
-	for i := 0; ; i++ {
-		if i%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		d, err := s.Next(sctx)
-		if err != nil {
-			return nil, searchErr(ctx, err)
-		}
-		if d == nil {
-			return out, nil
-		}
+	err := ix.eachMatch(ctx, r, q, func(d *search.DocumentMatch) {
 		if row, ok := ix.rowOfDoc(d); ok && int(ix.rowGame[row]) == gi {
 			o := ix.rowOrd[row]
 			out[o/64] |= 1 << (o % 64)
 		}
-		sctx.DocumentMatchPool.Put(d)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // loadOrdinals maps each card row to its game (by gameIdx) and to its

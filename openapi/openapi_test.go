@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cardedge/cardedge/openapi"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 func TestOperationID(t *testing.T) {
@@ -17,17 +18,6 @@ func TestOperationID(t *testing.T) {
 	}
 }
 
-// mustJSON is v encoded (maps with sorted keys), to compare documents'
-// parts as the served document shows them.
-func mustJSON(tb testing.TB, v any) string {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
-
 // mustOp builds a document of ops and returns the operation at method and
 // path.
 func mustOp(tb testing.TB, method, path string, ops ...openapi.Operation) (doc, op map[string]any) {
@@ -36,7 +26,7 @@ func mustOp(tb testing.TB, method, path string, ops ...openapi.Operation) (doc, 
 	item, _ := doc["paths"].(map[string]any)[path].(map[string]any)
 	op, _ = item[method].(map[string]any)
 	if op == nil {
-		tb.Fatalf("no operation %s %s in %s", method, path, mustJSON(tb, doc["paths"]))
+		tb.Fatalf("no operation %s %s in %s", method, path, jsontexttest.MustMarshal(tb, doc["paths"]))
 	}
 	return doc, op
 }
@@ -66,15 +56,15 @@ func TestBuild_Parameters(t *testing.T) {
 		`{"description":"","in":"query","name":"since","required":false,"schema":{"format":"date","maxLength":10,"type":"string"}}`,
 	}
 	if len(got) != len(want) {
-		t.Fatalf("%d parameters, want %d: %s", len(got), len(want), mustJSON(t, got))
+		t.Fatalf("%d parameters, want %d: %s", len(got), len(want), jsontexttest.MustMarshal(t, got))
 	}
 	for i := range want {
-		if g := mustJSON(t, got[i]); g != want[i] {
+		if g := jsontexttest.MustMarshal(t, got[i]); g != want[i] {
 			t.Errorf("parameter %d:\n got %s\nwant %s", i, g, want[i])
 		}
 	}
-	if _, op := mustOp(t, "get", "/x", openapi.Operation{Method: "GET", Path: "/x", Name: "x"}); mustJSON(t, op["parameters"]) != "[]" {
-		t.Errorf("no parameters: %s, want []", mustJSON(t, op["parameters"]))
+	if _, op := mustOp(t, "get", "/x", openapi.Operation{Method: "GET", Path: "/x", Name: "x"}); jsontexttest.MustMarshal(t, op["parameters"]) != "[]" {
+		t.Errorf("no parameters: %s, want []", jsontexttest.MustMarshal(t, op["parameters"]))
 	}
 }
 
@@ -89,7 +79,7 @@ func TestBuild_Security(t *testing.T) {
 		{"v2", true, true, `[{},{"bearer":[]},{"apiKey":[]}]`},
 	} {
 		_, op := mustOp(t, "get", "/x", openapi.Operation{Method: "GET", Path: "/x", Name: "x", Keyless: c.keyless, APIKey: c.apiKey})
-		if got := mustJSON(t, op["security"]); got != c.want {
+		if got := jsontexttest.MustMarshal(t, op["security"]); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}
@@ -125,13 +115,13 @@ func TestBuild_Components(t *testing.T) {
 		"TimeLocation": `{"additionalProperties":false,"properties":{},"type":"object"}`,
 		"Wrapped":      `{"additionalProperties":false,"properties":{"row":{"$ref":"#/components/schemas/Row"}},"required":["row"],"type":"object"}`,
 	} {
-		if got := mustJSON(t, schemas[name]); got != want {
+		if got := jsontexttest.MustMarshal(t, schemas[name]); got != want {
 			t.Errorf("component %s:\n got %s\nwant %s", name, got, want)
 		}
 	}
 	ok := func(path string) string {
 		op := doc["paths"].(map[string]any)[path].(map[string]any)["get"].(map[string]any)
-		return mustJSON(t, op["responses"].(map[string]any)["200"])
+		return jsontexttest.MustMarshal(t, op["responses"].(map[string]any)["200"])
 	}
 	if got, want := ok("/rows"), `{"content":{"application/json":{"schema":{"properties":{"contract":{"const":"rows.v1","type":"string"},"data":{"$ref":"#/components/schemas/RowPage"}},"required":["contract","data"],"type":"object"}}},"description":"OK, contract rows.v1"}`; got != want {
 		t.Errorf("200 of /rows:\n got %s\nwant %s", got, want)
@@ -150,7 +140,7 @@ func TestBuild_Examples(t *testing.T) {
 	ex := &openapi.Example{Request: "/rows?limit=1", Body: json.RawMessage(`{"ids":["a"]}`), Response: json.RawMessage(`{"contract":"rows.v1","data":{}}`)}
 	_, op := mustOp(t, "post", "/rows", openapi.Operation{Method: "POST", Path: "/rows", Name: "rows", Contract: "rows.v1",
 		BodyTypes: []string{"text/csv", "application/json"}, Example: ex, SourcesExample: &openapi.Example{Request: "/rows?src=1", Response: json.RawMessage(`1`)}})
-	if got, want := mustJSON(t, op["requestBody"]), `{"content":{"application/json":{"example":{"ids":["a"]},"schema":{"type":"object"}},"text/csv":{"schema":{"type":"string"}}},"required":true}`; got != want {
+	if got, want := jsontexttest.MustMarshal(t, op["requestBody"]), `{"content":{"application/json":{"example":{"ids":["a"]},"schema":{"type":"object"}},"text/csv":{"schema":{"type":"string"}}},"required":true}`; got != want {
 		t.Errorf("requestBody:\n got %s\nwant %s", got, want)
 	}
 	resps := op["responses"].(map[string]any)
@@ -158,7 +148,7 @@ func TestBuild_Examples(t *testing.T) {
 		t.Errorf("an operation with a body has no 413")
 	}
 	exs := resps["200"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["examples"].(map[string]any)
-	if got := mustJSON(t, exs["tiny"].(map[string]any)["value"]); got != string(ex.Response) {
+	if got := jsontexttest.MustMarshal(t, exs["tiny"].(map[string]any)["value"]); got != string(ex.Response) {
 		t.Errorf("tiny example %s, want %s", got, ex.Response)
 	}
 	if got, want := exs["sources"].(map[string]any)["summary"], "POST /rows?src=1 (real sources)"; got != want {
@@ -185,12 +175,12 @@ func TestBuild_RawResponses(t *testing.T) {
 		{"304", `{"description":"Not modified","headers":{"ETag":{"description":"Validator.","schema":{"type":"string"}}}}`},
 		{"416", `{"content":{"application/problem+json":{"examples":{"tiny":{"description":"A real response of this route on the tiny test snapshot (recorded by the edge's tests, edge/testdata/examples).","summary":"GET /files/a, If-Range: \"abc\", Range: bytes=9-","value":{"e":1}}}}},"description":"Bad range"}`},
 	} {
-		if g := mustJSON(t, got[c.status]); g != c.want {
+		if g := jsontexttest.MustMarshal(t, got[c.status]); g != c.want {
 			t.Errorf("response %s:\n got %s\nwant %s", c.status, g, c.want)
 		}
 	}
 	if got["default"] == nil || got["500"] != nil {
-		t.Errorf("responses %v: want the default added and nothing else", mustJSON(t, got))
+		t.Errorf("responses %v: want the default added and nothing else", jsontexttest.MustMarshal(t, got))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 // mustCard reads a card of the tiny snapshot.
@@ -37,15 +38,15 @@ func TestNewPartnerHistory(t *testing.T) {
 	got := pricing.NewPartnerHistory(c, sales, synthetic, 30, 0, false, 365)
 	want := []pricing.PartnerDay{{Date: snapshots.Day(10).String(), MarketPriceUSD: snapshots.USDOrNil(400)},
 		{Date: snapshots.Day(20).String()}, {Date: snapshots.Day(30).String(), MarketPriceUSD: snapshots.USDOrNil(500), Sales: 2, VolumeUSD: 10}}
-	if mustJSON(t, got.Items) != mustJSON(t, want) || got.TotalDays != 3 || got.Truncated || *got.PartnerProductID != 42 || got.WindowStart != nil {
-		t.Fatalf("all days: %s", mustJSON(t, got))
+	if jsontexttest.MustMarshal(t, got.Items) != jsontexttest.MustMarshal(t, want) || got.TotalDays != 3 || got.Truncated || *got.PartnerProductID != 42 || got.WindowStart != nil {
+		t.Fatalf("all days: %s", jsontexttest.MustMarshal(t, got))
 	}
 	if got.Source != "synthetic" || !got.Synthetic || len(got.Sources) != 0 || *got.Finish != "holo" {
 		t.Errorf("synthetic market: source %s synthetic %v sources %v finish %v", got.Source, got.Synthetic, got.Sources, *got.Finish)
 	}
 	got = pricing.NewPartnerHistory(c, sales, synthetic, 30, 15, true, 1)
 	if len(got.Items) != 1 || got.Items[0].Date != want[2].Date || got.TotalDays != 2 || !got.Truncated || *got.WindowStart != snapshots.Day(15).String() {
-		t.Fatalf("from day 15, one day: %s", mustJSON(t, got))
+		t.Fatalf("from day 15, one day: %s", jsontexttest.MustMarshal(t, got))
 	}
 
 	// From real sources: every source's days of the base printing, in its
@@ -86,11 +87,11 @@ func TestNewMarketHistory(t *testing.T) {
 	}
 	got := pricing.NewMarketHistory(c, sales, f, 2)
 	if got.TotalDays != len(all) || !got.Truncated || !slices.Equal(got.Items, all[len(all)-2:]) || got.From != nil {
-		t.Fatalf("the last two days: %s", mustJSON(t, got))
+		t.Fatalf("the last two days: %s", jsontexttest.MustMarshal(t, got))
 	}
 	f.From, f.FromSet = src.AsOf-30, true
 	if got := pricing.NewMarketHistory(c, sales, f, 365); got.Truncated || *got.From != f.From.String() || got.TotalDays != len(got.Items) {
-		t.Fatalf("30 days: %s", mustJSON(t, got))
+		t.Fatalf("30 days: %s", jsontexttest.MustMarshal(t, got))
 	}
 }
 
@@ -114,7 +115,7 @@ func TestNewMarketplaceSales(t *testing.T) {
 		sum += v
 	}
 	if got.Total != n || sum != n || len(got.Items) != 3 || !got.Truncated || feed == 0 {
-		t.Fatalf("%d sales (%d price-feed rows): %s", n, feed, mustJSON(t, got))
+		t.Fatalf("%d sales (%d price-feed rows): %s", n, feed, jsontexttest.MustMarshal(t, got))
 	}
 }
 
@@ -133,7 +134,7 @@ func TestReadHistory(t *testing.T) {
 		t.Fatalf("base printing: %+v", h)
 	}
 	h2, err := pricing.ReadHistory(src.Reader, c, base, snapshots.RawNearMint)
-	if err != nil || mustJSON(t, h2) != mustJSON(t, h) {
+	if err != nil || jsontexttest.MustMarshal(t, h2) != jsontexttest.MustMarshal(t, h) {
 		t.Fatalf("the base printing by its index reads otherwise: %v", err)
 	}
 	if h, err := pricing.ReadHistory(src.Reader, c, base, snapshots.GradedGrade(2, 1)); err != nil || h.Grade != nil {
@@ -146,11 +147,13 @@ func TestReadHistory(t *testing.T) {
 	q.Offset, q.Limit = 3, 5
 	page := pricing.NewPriceHistory(c, c, h, q)
 	n := len(full.Items)
-	if n < 10 || page.Total != n || !slices.EqualFunc(page.Items, full.Items[n-8:n-3], func(a, b pricing.PointRow) bool { return mustJSON(t, a) == mustJSON(t, b) }) {
-		t.Fatalf("page 3+5 of %d points: %s", n, mustJSON(t, page.Items))
+	if n < 10 || page.Total != n || !slices.EqualFunc(page.Items, full.Items[n-8:n-3], func(a, b pricing.PointRow) bool {
+		return jsontexttest.MustMarshal(t, a) == jsontexttest.MustMarshal(t, b)
+	}) {
+		t.Fatalf("page 3+5 of %d points: %s", n, jsontexttest.MustMarshal(t, page.Items))
 	}
 	if page.From != nil || !page.BaseFinish || page.PriceBasis == "" || page.AvailableGrades[0] != h.Series[0].Grade.String() {
-		t.Fatalf("payload: %s", mustJSON(t, page))
+		t.Fatalf("payload: %s", jsontexttest.MustMarshal(t, page))
 	}
 }
 
@@ -180,7 +183,7 @@ func TestNewVWAP(t *testing.T) {
 			}
 			n, cents := snapshots.SumWindow(cum, tc.keep, q.From, q.To)
 			if got.Sales != n || got.VolumeUSD != snapshots.USD(cents) || (n > 0) != (got.VWAPUSD != nil) || got.Note != nil {
-				t.Fatalf("%d sales, %d cents: %s", n, cents, mustJSON(t, got))
+				t.Fatalf("%d sales, %d cents: %s", n, cents, jsontexttest.MustMarshal(t, got))
 			}
 			if n > 0 && *got.VWAPUSD != snapshots.USD((cents+int64(n)/2)/int64(n)) {
 				t.Fatalf("vwap %v of %d cents over %d sales", *got.VWAPUSD, cents, n)
@@ -189,6 +192,6 @@ func TestNewVWAP(t *testing.T) {
 	}
 	got, err := pricing.NewVWAP(src.Reader, c, pricing.VWAPRequest{Finish: pricing.BaseRead, Language: "ja", To: src.AsOf})
 	if err != nil || got.Note == nil || got.Sales != 0 {
-		t.Fatalf("another language: %s, %v", mustJSON(t, got), err)
+		t.Fatalf("another language: %s, %v", jsontexttest.MustMarshal(t, got), err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 // A made-up printing: raw near-mint priced on days 100 and 110, slab 10
@@ -27,16 +28,6 @@ var (
 		{Grade: bgs95, Points: []snapshots.CumPoint{{Day: 107, Count: 1, Cents: 7000}}},
 	}
 )
-
-// mustJSON encodes v as the REST routes do (encoding/json).
-func mustJSON(tb testing.TB, v any) string {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
-}
 
 func TestIncludes(t *testing.T) {
 	const asOf = 120
@@ -80,7 +71,7 @@ func TestIncludes(t *testing.T) {
 				`{"date":"1970-04-22","price_usd":11,"sales":0,"sample_size":0,"confidence":"none","flags":[]}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := mustJSON(t, tc.got); got != tc.want {
+			if got := jsontexttest.MustMarshal(t, tc.got); got != tc.want {
 				t.Errorf("\n got %s\nwant %s", got, tc.want)
 			}
 			// The include's appender writes the same bytes.

@@ -8,6 +8,7 @@ import (
 	"github.com/cardedge/cardedge/index"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 func TestShopListings(t *testing.T) {
@@ -44,13 +45,13 @@ func TestShopListings(t *testing.T) {
 			}
 			for i, r := range got.Items {
 				if (tc.keep != nil && !tc.keep(r)) || (tc.ok != nil && i > 0 && !tc.ok(got.Items[i-1], r)) {
-					t.Fatalf("row %d: %s", i, mustJSON(t, r))
+					t.Fatalf("row %d: %s", i, jsontexttest.MustMarshal(t, r))
 				}
 			}
 			q.Offset, q.Limit = 1, 2
 			page, err := pricing.ShopListings(src.Reader, q)
-			if err != nil || page.Total != got.Total || mustJSON(t, page.Items) != mustJSON(t, got.Items[1:min(3, len(got.Items))]) {
-				t.Fatalf("page 1+2: %s, %v", mustJSON(t, page), err)
+			if err != nil || page.Total != got.Total || jsontexttest.MustMarshal(t, page.Items) != jsontexttest.MustMarshal(t, got.Items[1:min(3, len(got.Items))]) {
+				t.Fatalf("page 1+2: %s, %v", jsontexttest.MustMarshal(t, page), err)
 			}
 		})
 	}
@@ -59,6 +60,6 @@ func TestShopListings(t *testing.T) {
 		t.Fatalf("an unknown card: %v", err)
 	}
 	if got, err := pricing.ShopListings(src.Reader, pricing.ListingsRequest{Game: "pokemon", Offset: 100000, Limit: 5}); err != nil || got.Items == nil || len(got.Items) != 0 {
-		t.Fatalf("past the end: %s, %v", mustJSON(t, got), err)
+		t.Fatalf("past the end: %s, %v", jsontexttest.MustMarshal(t, got), err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/cardedge/cardedge/estimate"
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 var (
@@ -249,7 +250,7 @@ func TestRankTrending(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Total != len(lb.Rows) || len(got.Items) == 0 || mustJSON(t, got.Items) != mustJSON(t, items) {
+		if got.Total != len(lb.Rows) || len(got.Items) == 0 || jsontexttest.MustMarshal(t, got.Items) != jsontexttest.MustMarshal(t, items) {
 			t.Fatalf("%+v: %d of %d, want %d of %d", q, len(got.Items), got.Total, len(items), len(lb.Rows))
 		}
 	}
@@ -269,13 +270,13 @@ func TestNewTrendingBoard(t *testing.T) {
 	}{
 		{"Window", pricing.TrendingRequest{Metric: "composite", Window: "30d", Days: 30, Language: "all", Liquidity: liq, Limit: 5}, -1, nil,
 			`{"metric":"composite","window":"30d","window_days":30,"language":"all","direction":"desc","grader":null,"grade_num":null,"as_of":"1970-01-11",` +
-				`"min_sales":3,"min_price_usd":10.5,"total":7,"offset":0,"limit":5,"items":[],"basis":` + mustJSON(t, liq.Basis()) + `}`},
+				`"min_sales":3,"min_price_usd":10.5,"total":7,"offset":0,"limit":5,"items":[],"basis":` + jsontexttest.MustMarshal(t, liq.Basis()) + `}`},
 		{"CustomGrade", pricing.TrendingRequest{Metric: "volume_usd", Days: 45, Language: "en", Liquidity: liq, Asc: true, Offset: 2, Limit: 3}, 1, &ten,
 			`{"metric":"volume_usd","window":null,"window_days":45,"language":"en","direction":"asc","grader":"bgs","grade_num":10,"as_of":"1970-01-11",` +
-				`"min_sales":3,"min_price_usd":10.5,"total":7,"offset":2,"limit":3,"items":[],"basis":` + mustJSON(t, liq.Basis()) + `}`},
+				`"min_sales":3,"min_price_usd":10.5,"total":7,"offset":2,"limit":3,"items":[],"basis":` + jsontexttest.MustMarshal(t, liq.Basis()) + `}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := mustJSON(t, pricing.NewTrendingBoard(c.q, pg, 10, c.gi, c.gradeNum)); got != c.want {
+			if got := jsontexttest.MustMarshal(t, pricing.NewTrendingBoard(c.q, pg, 10, c.gi, c.gradeNum)); got != c.want {
 				t.Errorf("\n got %s\nwant %s", got, c.want)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 func TestCurrentPrices(t *testing.T) {
@@ -17,24 +18,24 @@ func TestCurrentPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Cost != 2 || len(got.Items) != 4 || mustJSON(t, got.Summary) != mustJSON(t, pricing.PricesSummary{Requested: 5, Unique: 4, Found: 3, NotFound: 1, Priced: got.Summary.Priced}) ||
+	if got.Cost != 2 || len(got.Items) != 4 || jsontexttest.MustMarshal(t, got.Summary) != jsontexttest.MustMarshal(t, pricing.PricesSummary{Requested: 5, Unique: 4, Found: 3, NotFound: 1, Priced: got.Summary.Priced}) ||
 		len(got.Sources) != 2 || got.SnapshotID != src.ID() || got.AsOf != src.AsOf.String() {
-		t.Fatalf("prices: %s", mustJSON(t, got))
+		t.Fatalf("prices: %s", jsontexttest.MustMarshal(t, got))
 	}
 	it := got.Items[0]
 	own, partner := it.Prices[pricing.SourceOwn], it.Prices[pricing.SourcePartner]
 	if it.Status != "ok" || it.Card.CardID != c.ID || own == nil || partner == nil || it.Prices[pricing.SourceObserved] != nil {
-		t.Fatalf("item: %s", mustJSON(t, it))
+		t.Fatalf("item: %s", jsontexttest.MustMarshal(t, it))
 	}
 	sp, err := pricing.Own(src.Reader, c, snapshots.BasePrinting(c), snapshots.RawNearMint, src.AsOf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := snapshots.USDOrNil(sp.Cents); (own.PriceUSD == nil) != (want == nil) || (want != nil && *own.PriceUSD != *want) || *own.Confidence != sp.Estimate.Confidence.String() {
-		t.Fatalf("own: %s, want %+v", mustJSON(t, own), sp)
+		t.Fatalf("own: %s, want %+v", jsontexttest.MustMarshal(t, own), sp)
 	}
 	if got.Items[1].Status != "not_found" || got.Items[1].Card != nil || got.Items[1].Message == "" {
-		t.Fatalf("unknown id: %s", mustJSON(t, got.Items[1]))
+		t.Fatalf("unknown id: %s", jsontexttest.MustMarshal(t, got.Items[1]))
 	}
 
 	q = pricing.PricesRequest{IDs: []string{c.ID}, Requested: 1, Source: pricing.SourceObserved, Grade: snapshots.RawNearMint, Finish: "no-such-finish", Game: "pokemon"}
@@ -43,13 +44,13 @@ func TestCurrentPrices(t *testing.T) {
 		t.Fatal(err)
 	}
 	if it := got.Items[0]; it.Message == "" || it.Finish != nil || it.Prices[pricing.SourceObserved].Note != it.Message || got.Summary.Priced[pricing.SourceObserved] != 0 {
-		t.Fatalf("a finish the card has not: %s", mustJSON(t, got))
+		t.Fatalf("a finish the card has not: %s", jsontexttest.MustMarshal(t, got))
 	}
 }
 
 func TestPricesRequest_Sources(t *testing.T) {
 	for source, want := range map[string]string{"all": `["own","partner"]`, "own": `["own"]`, "observed": `["observed"]`} {
-		if got := mustJSON(t, pricing.PricesRequest{Source: source}.Sources()); got != want {
+		if got := jsontexttest.MustMarshal(t, pricing.PricesRequest{Source: source}.Sources()); got != want {
 			t.Errorf("%s: %s, want %s", source, got, want)
 		}
 	}

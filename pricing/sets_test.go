@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardedge/cardedge/catalog"
 	"github.com/cardedge/cardedge/pricing"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 func TestSetValue(t *testing.T) {
@@ -32,7 +33,7 @@ func TestSetValue(t *testing.T) {
 			pct += x.Pct
 		}
 		if cards != b.Totals.Cards || priced != d.PricedCards || d.PricedCards+d.UnpricedCards != d.Cards || b.Totals.Cards != d.Cards {
-			t.Fatalf("%s: %d cards by rarity, %d in buckets: %s %s", s.ID, cards, priced, mustJSON(t, b), mustJSON(t, d))
+			t.Fatalf("%s: %d cards by rarity, %d in buckets: %s %s", s.ID, cards, priced, jsontexttest.MustMarshal(t, b), jsontexttest.MustMarshal(t, d))
 		}
 		if b.Totals.ValueUSD > 0 {
 			valued++
@@ -69,8 +70,8 @@ func TestNewSetTrendingCards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < 3 || got.Total != len(rows) || got.Direction != "asc" || got.MinSales != 1 || mustJSON(t, got.Items) != mustJSON(t, items) {
-		t.Fatalf("%d rows: %s", len(rows), mustJSON(t, got))
+	if len(rows) < 3 || got.Total != len(rows) || got.Direction != "asc" || got.MinSales != 1 || jsontexttest.MustMarshal(t, got.Items) != jsontexttest.MustMarshal(t, items) {
+		t.Fatalf("%d rows: %s", len(rows), jsontexttest.MustMarshal(t, got))
 	}
 }
 
@@ -85,7 +86,7 @@ func TestNewSetVolumeHistory(t *testing.T) {
 	}
 	got := pricing.NewSetVolumeHistory(s, daily, src.AsOf, 28, pricing.GranularityWeekly)
 	want := pricing.Periods(daily, src.AsOf-27, src.AsOf, pricing.GranularityWeekly)
-	if got.From != (src.AsOf-27).String() || got.To != src.AsOf.String() || got.Days != 28 || mustJSON(t, got.Items) != mustJSON(t, want) || len(want) < 4 {
-		t.Fatalf("%s", mustJSON(t, got))
+	if got.From != (src.AsOf-27).String() || got.To != src.AsOf.String() || got.Days != 28 || jsontexttest.MustMarshal(t, got.Items) != jsontexttest.MustMarshal(t, want) || len(want) < 4 {
+		t.Fatalf("%s", jsontexttest.MustMarshal(t, got))
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cardedge/cardedge/pricing"
 	"github.com/cardedge/cardedge/snapshots"
+	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 func TestPeriods(t *testing.T) {
@@ -27,7 +28,7 @@ func TestPeriods(t *testing.T) {
 		{pricing.GranularityMonthly, mon - 1, mon + 15, `[{"period_start":"2026-11-01","sales":15,"volume_usd":15.06},{"period_start":"2026-12-01","sales":0,"volume_usd":0}]`},
 		{pricing.GranularityDaily, mon + 1, mon, `[]`},
 	} {
-		if got := mustJSON(t, pricing.Periods(days, tc.from, tc.to, tc.granularity)); got != tc.want {
+		if got := jsontexttest.MustMarshal(t, pricing.Periods(days, tc.from, tc.to, tc.granularity)); got != tc.want {
 			t.Errorf("%s %s to %s:\n got %s\nwant %s", tc.granularity, tc.from, tc.to, got, tc.want)
 		}
 	}
@@ -65,7 +66,7 @@ func TestNewMarketVolume(t *testing.T) {
 		for i, s := range got.Sets {
 			share += s.SharePct
 			if i > 0 && s.VolumeUSD > got.Sets[i-1].VolumeUSD {
-				t.Fatalf("sets not by volume: %s", mustJSON(t, got.Sets))
+				t.Fatalf("sets not by volume: %s", jsontexttest.MustMarshal(t, got.Sets))
 			}
 		}
 		if sales == 0 || got.TotalSales != sales || got.TotalVolumeUSD != snapshots.USD(cents) || seriesSales != sales || share > 100.05 {

@@ -171,9 +171,12 @@ func Decode(b []byte) (*source.Day, error) {
 	return d, nil
 }
 
-func gz(b []byte) ([]byte, error) {
+func gz(b []byte) ([]byte, error) { return gzLevel(b, gzip.BestCompression) }
+
+// gzLevel compresses b at level.
+func gzLevel(b []byte, level int) ([]byte, error) {
 	var buf bytes.Buffer
-	w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	w, err := gzip.NewWriterLevel(&buf, level)
 	if err != nil {
 		return nil, err
 	}

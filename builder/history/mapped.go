@@ -185,20 +185,7 @@ func (s *Store) GetMapped(ctx context.Context, me MappedEntry, e Entry, k Mapped
 	return m, nil
 }
 
-func gzFast(b []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	w, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.Write(b); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func gzFast(b []byte) ([]byte, error) { return gzLevel(b, gzip.BestSpeed) }
 
 // EncodeMapped writes m's content (uncompressed): the header line, then
 // the observations:
