@@ -11,7 +11,6 @@ import (
 	"github.com/cardedge/cardedge/access"
 	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/mcp/mcptest"
-	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 // The MCP server of the real program driven by the official MCP TypeScript
@@ -116,7 +115,7 @@ func TestMCP_Inspector(t *testing.T) {
 		}
 		res := inspect("--method", "tools/call", "--tool-name", name, "--tool-args-json", strings.ReplaceAll(args, "$handle", handle))
 		if res["isError"] == true {
-			t.Errorf("%s: %v", name, truncate(jsontexttest.MustMarshal(res)))
+			t.Errorf("%s: %v", name, truncate(mustJSON(res)))
 			continue
 		}
 		content, _ := res["content"].([]any)
@@ -125,7 +124,7 @@ func TestMCP_Inspector(t *testing.T) {
 		}
 		var fromText any
 		json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &fromText)
-		if string(jsontexttest.MustMarshal(fromText)) != string(jsontexttest.MustMarshal(res["structuredContent"])) {
+		if string(mustJSON(fromText)) != string(mustJSON(res["structuredContent"])) {
 			t.Errorf("%s: structuredContent is not the text block's JSON", name)
 		}
 		if name == "pin_cohort" {

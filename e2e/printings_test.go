@@ -14,7 +14,6 @@ import (
 	"github.com/cardedge/cardedge/builder"
 	"github.com/cardedge/cardedge/e2e/e2etest"
 	"github.com/cardedge/cardedge/estimate"
-	"github.com/cardedge/cardedge/snapshots/jsontext/jsontexttest"
 )
 
 // End-to-end tests of prices per printing (#19) against the shared edge of
@@ -44,7 +43,7 @@ func TestMethodology(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("served methodology differs from estimate.Default:\n got %s\nwant %s", truncate(jsontexttest.MustMarshal(got)), truncate(b))
+		t.Errorf("served methodology differs from estimate.Default:\n got %s\nwant %s", truncate(mustJSON(got)), truncate(b))
 	}
 	m := &estimate.Default
 	liq := got["liquidity"].(map[string]any)
@@ -129,7 +128,7 @@ func TestPrintings_CardDetail(t *testing.T) {
 		ph := in["price_history"].(map[string]any)
 		pts := items(t, ph["points"])
 		if ph["finish"] != "holo/shadowless/1st-edition" || len(pts) == 0 || num(pts[len(pts)-1]["price_usd"]) != first {
-			t.Errorf("finish %q: price_history %v", finish, truncate(jsontexttest.MustMarshal(ph)))
+			t.Errorf("finish %q: price_history %v", finish, truncate(mustJSON(ph)))
 		}
 		if in["market_summary"].(map[string]any)["finish"] != "holo/shadowless/1st-edition" {
 			t.Errorf("finish %q: market_summary %v", finish, in["market_summary"])
@@ -262,7 +261,7 @@ func TestPrintings_Quote(t *testing.T) {
 		gp := items(t, s.OK("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "finish": finish, "limit": 3}).Data["items"])[0]
 		pts := items(t, gp["points"])
 		if gp["finish"] != want || gp["estimate"].(map[string]any)["fmv_usd"] != byFinish[want]["price_usd"] || len(pts) == 0 || pts[len(pts)-1]["fmv_usd"] != byFinish[want]["price_usd"] {
-			t.Errorf("get_prices finish %q: %v", finish, truncate(jsontexttest.MustMarshal(gp)))
+			t.Errorf("get_prices finish %q: %v", finish, truncate(mustJSON(gp)))
 		}
 	}
 	// A range without points is an empty list, not null.
@@ -272,7 +271,7 @@ func TestPrintings_Quote(t *testing.T) {
 	}
 	d := s.OK("get_prices", map[string]any{"ids": []string{"en:base1-4"}, "finish": "reverse"}).Data
 	if len(items(t, d["items"])) != 0 || len(items(t, d["unresolved"])) != 1 {
-		t.Errorf("get_prices of a finish the card lacks: %v", truncate(jsontexttest.MustMarshal(d)))
+		t.Errorf("get_prices of a finish the card lacks: %v", truncate(mustJSON(d)))
 	}
 }
 
@@ -443,7 +442,7 @@ func TestPrintings_OutlierFeed(t *testing.T) {
 	ph = getJSON(t, base, key, "/api/v3/cards/en:base1-2/price-history?interval=change&finish=1st-edition")
 	pts = items(t, ph["items"])
 	if ph["finish"] != "holo/shadowless/1st-edition" || len(pts) != 2 {
-		t.Fatalf("thin series: %v", truncate(jsontexttest.MustMarshal(ph)))
+		t.Fatalf("thin series: %v", truncate(mustJSON(ph)))
 	}
 	if a, b := num(pts[0]["price_usd"]), num(pts[1]["price_usd"]); b < a/bound-0.01 || !strings.Contains(fmt.Sprint(pts[1]["flags"]), "thin") {
 		t.Errorf("thin series moved $%.2f -> $%.2f on one sale: bound %.2fx", a, b, bound)
