@@ -28,31 +28,24 @@ func (h *HistorySeries) AppendJSON(b []byte) []byte {
 	b = append(b, `,"to":`...)
 	b = jsontext.AppendStr(b, h.To)
 	b = append(b, `,"points":`...)
-	if h.Points == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range h.Points {
-			p := &h.Points[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"date":`...)
-			b = jsontext.AppendStr(b, p.Date)
-			b = append(b, `,"price_usd":`...)
-			b = jsontext.AppendNumber(b, p.PriceUSD)
-			b = append(b, `,"sales":`...)
-			b = strconv.AppendInt(b, int64(p.Sales), 10)
-			b = append(b, `,"sample_size":`...)
-			b = strconv.AppendInt(b, int64(p.SampleSize), 10)
-			b = append(b, `,"confidence":`...)
-			b = jsontext.AppendStr(b, p.Confidence)
-			b = append(b, `,"flags":`...)
-			b = jsontext.AppendStrs(b, p.Flags)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsontext.AppendArray(b, h.Points, appendHistoryPoint)
+	return append(b, '}')
+}
+
+// appendHistoryPoint writes p as encoding/json does.
+func appendHistoryPoint(b []byte, p *PointRow) []byte {
+	b = append(b, `{"date":`...)
+	b = jsontext.AppendStr(b, p.Date)
+	b = append(b, `,"price_usd":`...)
+	b = jsontext.AppendNumber(b, p.PriceUSD)
+	b = append(b, `,"sales":`...)
+	b = strconv.AppendInt(b, int64(p.Sales), 10)
+	b = append(b, `,"sample_size":`...)
+	b = strconv.AppendInt(b, int64(p.SampleSize), 10)
+	b = append(b, `,"confidence":`...)
+	b = jsontext.AppendStr(b, p.Confidence)
+	b = append(b, `,"flags":`...)
+	b = jsontext.AppendStrs(b, p.Flags)
 	return append(b, '}')
 }
 
@@ -97,27 +90,20 @@ func (p *PopulationInclude) AppendJSON(b []byte) []byte {
 	b = append(b, `,"graded_sales":`...)
 	b = strconv.AppendInt(b, int64(p.GradedSales), 10)
 	b = append(b, `,"grades":`...)
-	if p.Grades == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range p.Grades {
-			r := &p.Grades[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"grader":`...)
-			b = jsontext.AppendStr(b, r.Grader)
-			b = append(b, `,"grade":`...)
-			b = jsontext.AppendNumber(b, r.Grade)
-			b = append(b, `,"sales":`...)
-			b = strconv.AppendInt(b, int64(r.Sales), 10)
-			b = append(b, `,"share_pct":`...)
-			b = jsontext.AppendNumber(b, r.Share)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsontext.AppendArray(b, p.Grades, appendPopulationGrade)
+	return append(b, '}')
+}
+
+// appendPopulationGrade writes r as encoding/json does.
+func appendPopulationGrade(b []byte, r *PopulationRow) []byte {
+	b = append(b, `{"grader":`...)
+	b = jsontext.AppendStr(b, r.Grader)
+	b = append(b, `,"grade":`...)
+	b = jsontext.AppendNumber(b, r.Grade)
+	b = append(b, `,"sales":`...)
+	b = strconv.AppendInt(b, int64(r.Sales), 10)
+	b = append(b, `,"share_pct":`...)
+	b = jsontext.AppendNumber(b, r.Share)
 	return append(b, '}')
 }
 
@@ -142,80 +128,68 @@ func (g *GradingEconomicsInc) AppendJSON(b []byte) []byte {
 
 // appendGradeRows writes rows as encoding/json does.
 func appendGradeRows(b []byte, rows []GradeRow) []byte {
-	if rows == nil {
-		return append(b, "null"...)
+	return jsontext.AppendArray(b, rows, appendGradeRow)
+}
+
+// appendGradeRow writes r as encoding/json does.
+func appendGradeRow(b []byte, r *GradeRow) []byte {
+	b = append(b, `{"grade":`...)
+	b = jsontext.AppendStr(b, r.Grade)
+	b = append(b, `,"grade_name":`...)
+	b = jsontext.AppendStr(b, r.GradeName)
+	b = append(b, `,"sales":`...)
+	b = strconv.AppendInt(b, int64(r.Sales), 10)
+	b = append(b, `,"fmv_usd":`...)
+	b = jsontext.AppendNumberPtr(b, r.FMVUSD)
+	b = append(b, `,"tvwap_usd":`...)
+	b = jsontext.AppendNumberPtr(b, r.TVWAPUSD)
+	b = append(b, `,"median_usd":`...)
+	b = jsontext.AppendNumberPtr(b, r.MedianUSD)
+	b = append(b, `,"last_sale_date":`...)
+	b = jsontext.AppendStrPtr(b, r.LastSale)
+	if r.ChangePct != nil {
+		b = append(b, `,"change_30d_pct":`...)
+		b = jsontext.AppendNumber(b, *r.ChangePct)
 	}
-	b = append(b, '[')
-	for i := range rows {
-		r := &rows[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"grade":`...)
-		b = jsontext.AppendStr(b, r.Grade)
-		b = append(b, `,"grade_name":`...)
-		b = jsontext.AppendStr(b, r.GradeName)
-		b = append(b, `,"sales":`...)
-		b = strconv.AppendInt(b, int64(r.Sales), 10)
-		b = append(b, `,"fmv_usd":`...)
-		b = jsontext.AppendNumberPtr(b, r.FMVUSD)
-		b = append(b, `,"tvwap_usd":`...)
-		b = jsontext.AppendNumberPtr(b, r.TVWAPUSD)
-		b = append(b, `,"median_usd":`...)
-		b = jsontext.AppendNumberPtr(b, r.MedianUSD)
-		b = append(b, `,"last_sale_date":`...)
-		b = jsontext.AppendStrPtr(b, r.LastSale)
-		if r.ChangePct != nil {
-			b = append(b, `,"change_30d_pct":`...)
-			b = jsontext.AppendNumber(b, *r.ChangePct)
-		}
-		if r.PremiumRaw != nil {
-			b = append(b, `,"premium_vs_raw":`...)
-			b = jsontext.AppendNumber(b, *r.PremiumRaw)
-		}
-		b = append(b, '}')
+	if r.PremiumRaw != nil {
+		b = append(b, `,"premium_vs_raw":`...)
+		b = jsontext.AppendNumber(b, *r.PremiumRaw)
 	}
-	return append(b, ']')
+	return append(b, '}')
 }
 
 // appendSaleRows writes rows as encoding/json does.
 func appendSaleRows(b []byte, rows []SaleRow) []byte {
-	if rows == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i := range rows {
-		r := &rows[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"sale_id":`...)
-		b = jsontext.AppendStr(b, r.SaleID)
-		b = append(b, `,"sale_date":`...)
-		b = jsontext.AppendStr(b, r.SaleDate)
-		b = append(b, `,"price_usd":`...)
-		b = jsontext.AppendNumber(b, r.PriceUSD)
-		b = append(b, `,"marketplace":`...)
-		b = jsontext.AppendStr(b, r.Marketplace)
-		b = append(b, `,"on_chain":`...)
-		b = strconv.AppendBool(b, r.OnChain)
-		b = append(b, `,"trade_type":`...)
-		b = jsontext.AppendStr(b, r.TradeType)
-		b = append(b, `,"grade":`...)
-		b = jsontext.AppendStr(b, r.Grade)
-		b = append(b, `,"grade_name":`...)
-		b = jsontext.AppendStr(b, r.GradeName)
-		b = append(b, `,"finish":`...)
-		b = jsontext.AppendStrPtr(b, r.Finish)
-		b = append(b, `,"identity_confidence":`...)
-		b = jsontext.AppendStr(b, r.IdentityConfidence)
-		b = append(b, `,"quality_flagged":`...)
-		b = strconv.AppendBool(b, r.QualityFlagged)
-		b = append(b, `,"price_feed":`...)
-		b = strconv.AppendBool(b, r.PriceFeed)
-		b = append(b, `,"outlier":`...)
-		b = strconv.AppendBool(b, r.Outlier)
-		b = append(b, '}')
-	}
-	return append(b, ']')
+	return jsontext.AppendArray(b, rows, appendSaleRow)
+}
+
+// appendSaleRow writes r as encoding/json does.
+func appendSaleRow(b []byte, r *SaleRow) []byte {
+	b = append(b, `{"sale_id":`...)
+	b = jsontext.AppendStr(b, r.SaleID)
+	b = append(b, `,"sale_date":`...)
+	b = jsontext.AppendStr(b, r.SaleDate)
+	b = append(b, `,"price_usd":`...)
+	b = jsontext.AppendNumber(b, r.PriceUSD)
+	b = append(b, `,"marketplace":`...)
+	b = jsontext.AppendStr(b, r.Marketplace)
+	b = append(b, `,"on_chain":`...)
+	b = strconv.AppendBool(b, r.OnChain)
+	b = append(b, `,"trade_type":`...)
+	b = jsontext.AppendStr(b, r.TradeType)
+	b = append(b, `,"grade":`...)
+	b = jsontext.AppendStr(b, r.Grade)
+	b = append(b, `,"grade_name":`...)
+	b = jsontext.AppendStr(b, r.GradeName)
+	b = append(b, `,"finish":`...)
+	b = jsontext.AppendStrPtr(b, r.Finish)
+	b = append(b, `,"identity_confidence":`...)
+	b = jsontext.AppendStr(b, r.IdentityConfidence)
+	b = append(b, `,"quality_flagged":`...)
+	b = strconv.AppendBool(b, r.QualityFlagged)
+	b = append(b, `,"price_feed":`...)
+	b = strconv.AppendBool(b, r.PriceFeed)
+	b = append(b, `,"outlier":`...)
+	b = strconv.AppendBool(b, r.Outlier)
+	return append(b, '}')
 }

@@ -89,3 +89,19 @@ func AppendIntPtr(b []byte, n *int64) []byte {
 	}
 	return strconv.AppendInt(b, *n, 10)
 }
+
+// AppendArray appends items as encoding/json writes a slice: null when
+// items is nil, else each item written by appendItem between brackets.
+func AppendArray[T any](b []byte, items []T, appendItem func([]byte, *T) []byte) []byte {
+	if items == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendItem(b, &items[i])
+	}
+	return append(b, ']')
+}

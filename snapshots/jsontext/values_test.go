@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -46,4 +47,16 @@ func FuzzAppendValues(f *testing.F) {
 		c := n % 1e15 // the cents the fast path takes
 		check("cents", AppendCents(nil, c), std(float64(c)/100))
 	})
+}
+
+func TestAppendArray(t *testing.T) {
+	item := func(b []byte, n *int) []byte { return strconv.AppendInt(b, int64(*n), 10) }
+	for _, tc := range []struct {
+		in   []int
+		want string
+	}{{nil, "null"}, {[]int{}, "[]"}, {[]int{1}, "[1]"}, {[]int{1, 2, 3}, "[1,2,3]"}} {
+		if got := string(AppendArray(nil, tc.in, item)); got != tc.want {
+			t.Errorf("AppendArray(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
 }
