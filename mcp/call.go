@@ -177,6 +177,15 @@ func (t *toolCall) game(name string) (string, bool, error) {
 	return t.snap.Game(name)
 }
 
+// checkGameFilter refuses a game filter the snapshot lacks ("" filters
+// nothing: every game).
+func (t *toolCall) checkGameFilter(name string) error {
+	if m := t.snap.Reader.Manifest(); name != "" && !m.HasGame(name) {
+		return apperr.Errorf(apperr.EINVALID, "game %q: want one of %s", name, strings.Join(m.Games, ", "))
+	}
+	return nil
+}
+
 // session is the id results and the active cohort are kept under.
 func (t *toolCall) session() string { return t.call.session }
 

@@ -389,8 +389,8 @@ func (s *Server) toolSetCompletion(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Game != "" && !t.snap.Reader.Manifest().HasGame(a.Game) {
-		return nil, apperr.Errorf(apperr.EINVALID, "game %q: want one of %s", a.Game, strings.Join(t.snap.Reader.Manifest().Games, ", "))
+	if err := t.checkGameFilter(a.Game); err != nil {
+		return nil, err
 	}
 	g, err := snapshots.ReadGradeOr(a.Grade, snapshots.RawNearMint)
 	if err != nil {

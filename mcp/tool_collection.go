@@ -112,8 +112,8 @@ func (s *Server) toolListCollection(t *toolCall) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.Game != "" && !t.snap.Reader.Manifest().HasGame(a.Game) {
-		return nil, apperr.Errorf(apperr.EINVALID, "game %q: want one of %s", a.Game, strings.Join(t.snap.Reader.Manifest().Games, ", "))
+	if err := t.checkGameFilter(a.Game); err != nil {
+		return nil, err
 	}
 	if a.Limit == 0 {
 		a.Limit = CollectionDefaultLimit
