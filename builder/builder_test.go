@@ -8,8 +8,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -807,48 +805,15 @@ func TestCompile_Killed(t *testing.T) {
 	snapshotstest.MustOpen(t, filepath.Join(root, third))
 }
 
-// copyDir copies the regular files and directories below src to dst.
-func copyDir(tb testing.TB, src, dst string) {
-	tb.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-}
-
 // TestVerify_ErrFlippedByte flips one byte of market.bolt in a copy of the
 // tiny snapshot: snapshots.Verify and `cardbuild verify` must reject it,
 // naming the file.
 func TestVerify_ErrFlippedByte(t *testing.T) {
 	src, m := MustTiny(t)
 	dir := filepath.Join(t.TempDir(), m.SnapshotID)
-	copyDir(t, src, dir)
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := snapshots.Verify(dir); err != nil {
 		t.Fatalf("the copy does not verify: %v", err)
 	}

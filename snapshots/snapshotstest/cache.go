@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -175,7 +174,7 @@ func copySnapshot(src, root, id string) (*snapshots.Manifest, error) {
 	}
 	tmp := dst + ".tmp"
 	os.RemoveAll(tmp)
-	if err := copyTree(filepath.Join(src, id), tmp); err != nil {
+	if err := os.CopyFS(tmp, os.DirFS(filepath.Join(src, id))); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("copy cached snapshot %s: %w", id, err)
 	}
@@ -187,32 +186,4 @@ func copySnapshot(src, root, id string) (*snapshots.Manifest, error) {
 		return nil, err
 	}
 	return snapshots.ReadManifest(dst)
-}
-
-// copyTree copies the directory src to dst (files and directories only).
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
 }
